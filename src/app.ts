@@ -1,0 +1,104 @@
+import { randomUUID } from 'node:crypto';
+import AjvCompiler from '@fastify/ajv-compiler';
+import cors from '@fastify/cors';
+import swagger from '@fastify/swagger';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import scalar from '@scalar/fastify-api-reference';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { Container } from './container.ts';
+import { createAdminAuth } from './platform/http/admin-auth.ts';
+import { installObservability } from './platform/http/observability.ts';
+import { installProblemHandling } from './platform/http/problem.ts';
+import { companyRoutes } from './modules/companies/index.ts';
+
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+/**
+ * Body parts are validated without type coercion (a string is never a number), while query strings,
+ * params and headers, which are always text on the wire, are coerced.
+ */
+function validatorFactory() {
+  const build = AjvCompiler();
+  return (externalSchemas: unknown, ajvOptions: { customOptions?: Record<string, unknown> }) => {
+    const base = { removeAdditional: false, allErrors: true, useDefaults: true };
+    const strict = build(externalSchemas as never, { ...ajvOptions, customOptions: { ...ajvOptions.customOptions, ...base, coerceTypes: false } });
+    const coercing = build(externalSchemas as never, { ...ajvOptions, customOptions: { ...ajvOptions.customOptions, ...base, coerceTypes: 'array' } } as never);
+    return (route: { httpPart?: string }) => (route.httpPart === 'body' ? strict(route) : coercing(route));
+  };
+}
+
+/** The HTTP application: platform plugins, then every module's routes. No listening here. */
+export async function buildApp(container: Container): Promise<FastifyInstance> {
+  const { config } = container;
+  const app = Fastify({
+    loggerInstance: container.logger,
+    bodyLimit: config.bodyLimitBytes,
+    genReqId: (req) => {
+      const incoming = req.headers['x-request-id'];
+      return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    },
+    return503OnClosing: true,
+    schemaController: { compilersFactory: { buildValidator: validatorFactory() as never } },
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: true } },
+    routerOptions: { ignoreTrailingSlash: true },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.decorateRequest('tenant', null);
+  app.decorateRequest('environment', 'sandbox');
+  app.addHook('onSend', async (request, reply) => {
+    void reply.header('x-request-id', request.id);
+  });
+
+  installProblemHandling(app);
+  // NOTE: CORS answers before any authentication: a preflight carries no credentials, and errors
+  // must carry Access-Control-Allow-Origin too, or browsers hide them from the calling page.
+  await app.register(cors, {
+    origin: '*',
+    methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
+    exposedHeaders: ['x-request-id', 'retry-after', 'location'],
+    maxAge: 600,
+  });
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Milepost API',
+        version: '0.1.0',
+        description:
+          'Pay-by-mile motor insurance: policies and their versions, policyholder login, journeys, statements and card payments. Errors are `application/problem+json` (RFC 9457) with a stable `code`.',
+      },
+      components: {
+        securitySchemes: {
+          adminKey: { type: 'http', scheme: 'bearer', description: 'ADMIN_API_KEY, for /admin routes.' },
+          clientId: { type: 'apiKey', in: 'header', name: 'client_id', description: 'The company’s public client id.' },
+          clientSecret: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'client_secret',
+            description: 'Production or sandbox secret, matching the `environment` header (absent = sandbox). Proxies such as nginx drop headers with underscores unless `underscores_in_headers on` is set.',
+          },
+          policyholderToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Access token from POST /auth/token.' },
+        },
+      },
+    },
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json['$id'] === 'string' ? json['$id'] : `def-${i}`),
+    },
+  });
+  await app.register(scalar, {
+    routePrefix: '/docs',
+    configuration: { url: '/openapi.json', withDefaultFonts: false, title: 'Milepost API' },
+  });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  installObservability(app, {
+    ping: () => container.database.ping(),
+    jobCounts: () => container.jobs.counts(),
+    registry: container.metrics,
+  });
+
+  const adminAuth = createAdminAuth(container.adminApiKey);
+  await app.register(companyRoutes({ companies: container.services.companies, adminAuth }));
+
+  return app;
+}

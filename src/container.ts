@@ -1,0 +1,116 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Registry } from 'prom-client';
+import type { Config } from './config.ts';
+import { migrations } from './migrations/index.ts';
+import { createCompanyService } from './modules/companies/index.ts';
+import { systemClock, type Clock } from './platform/clock.ts';
+import { randomToken } from './platform/crypto.ts';
+import { openDatabase, type DatabaseHandle } from './platform/db/database.ts';
+import { migrateToLatest } from './platform/db/migrate.ts';
+import { createMetricsRegistry } from './platform/http/observability.ts';
+import { registerHousekeeping } from './platform/jobs/housekeeping.ts';
+import { createJobs, type Jobs } from './platform/jobs/jobs.ts';
+import type { Database } from './schema.ts';
+import { createLogger } from './platform/logging.ts';
+
+/** What tests (and the CLI) may replace; everything else is built from the config. */
+export interface ContainerOverrides {
+  readonly clock?: Clock;
+  readonly database?: DatabaseHandle<Database>;
+  readonly logger?: FastifyBaseLogger;
+  /** Seconds between cron checks (pg-boss); tests lower it to see scheduled work quickly. */
+  readonly cronIntervalSeconds?: number;
+  readonly jobPollingSeconds?: number;
+}
+
+export interface Container {
+  readonly config: Config;
+  readonly clock: Clock;
+  readonly logger: FastifyBaseLogger;
+  readonly database: DatabaseHandle<Database>;
+  readonly jobs: Jobs;
+  readonly metrics: Registry;
+  readonly adminApiKey: string;
+  readonly services: ReturnType<typeof buildServices>;
+  /** Starts the job runner (and, in the worker role, workers and schedules). */
+  start(): Promise<void>;
+  /** Stops jobs (waiting for those in flight) and closes the database. */
+  close(): Promise<void>;
+}
+
+function buildServices(deps: { database: DatabaseHandle<Database>; clock: Clock; jobs: Jobs }) {
+  const { db } = deps.database;
+  return {
+    companies: createCompanyService({ db, clock: deps.clock }),
+  };
+}
+
+/**
+ * In embedded mode an unset ADMIN_API_KEY is generated once and kept in DATA_DIR, so the first start
+ * needs no set-up; its path (never the key) is written to stderr.
+ */
+async function resolveAdminKey(config: Config, logger: FastifyBaseLogger): Promise<string> {
+  if (config.adminApiKey !== undefined) return config.adminApiKey;
+  const file = path.join(config.dataDir, 'admin-api-key');
+  try {
+    const existing = (await fs.readFile(file, 'utf8')).trim();
+    if (existing.length >= 32) return existing;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  await fs.mkdir(config.dataDir, { recursive: true });
+  const key = randomToken('mp_admin_');
+  await fs.writeFile(file, `${key}\n`, { mode: 0o600 });
+  logger.warn({ path: file }, 'ADMIN_API_KEY is unset: generated an admin key and wrote it to this file');
+  process.stderr.write(`milepost: admin API key written to ${file}\n`);
+  return key;
+}
+
+/** The one place that picks implementations: PGlite or PostgreSQL, and (later) Stripe or the sandbox, SMTP or the log. */
+export async function createContainer(config: Config, overrides: ContainerOverrides = {}): Promise<Container> {
+  const logger = overrides.logger ?? createLogger(config.logLevel);
+  const clock = overrides.clock ?? systemClock;
+  const database =
+    overrides.database ??
+    (await openDatabase<Database>(
+      config.databaseUrl === undefined ? { dataDir: path.join(config.dataDir, 'pglite') } : { connectionString: config.databaseUrl },
+    ));
+  const applied = await migrateToLatest(database.db as never, migrations);
+  if (applied.length > 0) logger.info({ migrations: applied }, 'applied migrations');
+
+  const runWorkers = config.role !== 'api';
+  const jobs = createJobs({
+    connectionString: database.connectionString,
+    pglite: database.pglite,
+    runWorkers,
+    ...(overrides.cronIntervalSeconds === undefined ? {} : { cronIntervalSeconds: overrides.cronIntervalSeconds }),
+    ...(overrides.jobPollingSeconds === undefined ? {} : { pollingIntervalSeconds: overrides.jobPollingSeconds }),
+    onError: (error) => {
+      logger.error({ err: error }, 'job runner error');
+    },
+  });
+  const services = buildServices({ database, clock, jobs });
+  const housekeeping = registerHousekeeping(jobs, database.db, clock, []);
+  const adminApiKey = await resolveAdminKey(config, logger);
+
+  return {
+    config,
+    clock,
+    logger,
+    database,
+    jobs,
+    metrics: createMetricsRegistry(),
+    adminApiKey,
+    services,
+    async start() {
+      await jobs.start();
+      if (runWorkers) await housekeeping.register();
+    },
+    async close() {
+      await jobs.stop(config.shutdownTimeoutMs);
+      await database.close();
+    },
+  };
+}

@@ -1,0 +1,7 @@
+import type { Migration } from 'kysely/migration';
+import * as m0001 from './0001-companies.ts';
+
+/** Every migration, in order. Forward-only; add new files at the end. */
+export const migrations: Record<string, Migration> = {
+  '0001-companies': m0001,
+};

@@ -1,0 +1,130 @@
+import type { Generated, Kysely } from 'kysely';
+
+export interface CompanyTables {
+  companies: {
+    id: Generated<string>;
+    company_reference: string;
+    name: string;
+    client_id: string;
+    production_secret_hash: Buffer;
+    sandbox_secret_hash: Buffer;
+    currency: Generated<string>;
+    created_at: Generated<Date>;
+    updated_at: Generated<Date>;
+    secrets_rotated_at: Date | null;
+  };
+}
+
+export interface CompanyRecord {
+  readonly id: string;
+  readonly companyReference: string;
+  readonly name: string;
+  readonly clientId: string;
+  readonly productionSecretHash: Uint8Array;
+  readonly sandboxSecretHash: Uint8Array;
+  readonly currency: string;
+  readonly createdAt: Date;
+  readonly secretsRotatedAt: Date | null;
+}
+
+type Executor = Kysely<CompanyTables>;
+
+const columns = [
+  'id',
+  'company_reference',
+  'name',
+  'client_id',
+  'production_secret_hash',
+  'sandbox_secret_hash',
+  'currency',
+  'created_at',
+  'secrets_rotated_at',
+] as const;
+
+function toRecord(row: {
+  id: string;
+  company_reference: string;
+  name: string;
+  client_id: string;
+  production_secret_hash: Buffer;
+  sandbox_secret_hash: Buffer;
+  currency: string;
+  created_at: Date;
+  secrets_rotated_at: Date | null;
+}): CompanyRecord {
+  return {
+    id: row.id,
+    companyReference: row.company_reference,
+    name: row.name,
+    clientId: row.client_id,
+    productionSecretHash: row.production_secret_hash,
+    sandboxSecretHash: row.sandbox_secret_hash,
+    currency: row.currency.trim(),
+    createdAt: row.created_at,
+    secretsRotatedAt: row.secrets_rotated_at,
+  };
+}
+
+export async function insertCompany(
+  db: Executor,
+  values: { companyReference: string; name: string; clientId: string; productionSecretHash: Buffer; sandboxSecretHash: Buffer; at: Date },
+): Promise<CompanyRecord> {
+  const row = await db
+    .insertInto('companies')
+    .values({
+      company_reference: values.companyReference,
+      name: values.name,
+      client_id: values.clientId,
+      production_secret_hash: values.productionSecretHash,
+      sandbox_secret_hash: values.sandboxSecretHash,
+      created_at: values.at,
+      updated_at: values.at,
+    })
+    .returning(columns)
+    .executeTakeFirstOrThrow();
+  return toRecord(row);
+}
+
+export async function findCompanyByClientId(db: Executor, clientId: string): Promise<CompanyRecord | undefined> {
+  const row = await db.selectFrom('companies').select(columns).where('client_id', '=', clientId).executeTakeFirst();
+  return row === undefined ? undefined : toRecord(row);
+}
+
+export async function findCompanyByReference(db: Executor, companyReference: string): Promise<CompanyRecord | undefined> {
+  const row = await db
+    .selectFrom('companies')
+    .select(columns)
+    .where('company_reference', '=', companyReference)
+    .executeTakeFirst();
+  return row === undefined ? undefined : toRecord(row);
+}
+
+export async function findCompanyById(db: Executor, id: string): Promise<CompanyRecord | undefined> {
+  const row = await db.selectFrom('companies').select(columns).where('id', '=', id).executeTakeFirst();
+  return row === undefined ? undefined : toRecord(row);
+}
+
+export async function listCompanies(db: Executor, page: { limit: number; afterReference?: string | undefined }): Promise<CompanyRecord[]> {
+  let query = db.selectFrom('companies').select(columns).orderBy('company_reference').limit(page.limit);
+  if (page.afterReference !== undefined) query = query.where('company_reference', '>', page.afterReference);
+  return (await query.execute()).map(toRecord);
+}
+
+export async function updateCompanySecrets(
+  db: Executor,
+  id: string,
+  hashes: { productionSecretHash?: Buffer; sandboxSecretHash?: Buffer; at: Date },
+): Promise<CompanyRecord | undefined> {
+  const row = await db
+    .updateTable('companies')
+    .set({
+      ...(hashes.productionSecretHash === undefined ? {} : { production_secret_hash: hashes.productionSecretHash }),
+      ...(hashes.sandboxSecretHash === undefined ? {} : { sandbox_secret_hash: hashes.sandboxSecretHash }),
+      secrets_rotated_at: hashes.at,
+      updated_at: hashes.at,
+    })
+    .where('id', '=', id)
+    .returning(columns)
+    .executeTakeFirst();
+  return row === undefined ? undefined : toRecord(row);
+}

@@ -1,0 +1,97 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { preHandlerAsyncHookHandler } from 'fastify';
+import { Type } from 'typebox';
+import { notFound } from '../../platform/errors.ts';
+import { problemResponses } from '../../platform/http/problem.ts';
+import {
+  CompanyCredentialsSchema,
+  CompanyListSchema,
+  CompanyReferenceParamsSchema,
+  CompanySummarySchema,
+  CreateCompanySchema,
+  ListCompaniesQuerySchema,
+  RotateSecretsSchema,
+} from './company-schemas.ts';
+import type { CompanyService } from './company-service.ts';
+
+/** Admin routes for tenants: behind `Authorization: Bearer <ADMIN_API_KEY>`. */
+export function companyRoutes(deps: { companies: CompanyService; adminAuth: preHandlerAsyncHookHandler }): FastifyPluginAsyncTypebox {
+  const { companies, adminAuth } = deps;
+  return async (app) => {
+    app.addSchema(CompanyCredentialsSchema);
+    app.addSchema(CompanySummarySchema);
+    app.addHook('preHandler', adminAuth);
+    const security = [{ adminKey: [] }];
+
+    app.post(
+      '/admin/companies',
+      {
+        schema: {
+          operationId: 'companies.create',
+          tags: ['admin'],
+          summary: 'Create a company (tenant)',
+          description:
+            'Creates a company with a public `client_id`, a production secret and a sandbox secret. The secrets are in this response only; Milepost keeps their SHA-256 hashes.',
+          security,
+          body: CreateCompanySchema,
+          response: { 201: Type.Ref('CompanyCredentials'), ...problemResponses(401, 422) },
+        },
+      },
+      async (request, reply) => reply.code(201).send(await companies.create(request.body.name)),
+    );
+
+    app.get(
+      '/admin/companies',
+      {
+        schema: {
+          operationId: 'companies.list',
+          tags: ['admin'],
+          summary: 'List companies',
+          description: 'Companies in reference order, without secrets. Page with `after` = the previous `next_cursor`.',
+          security,
+          querystring: ListCompaniesQuerySchema,
+          response: { 200: CompanyListSchema, ...problemResponses(401, 422) },
+        },
+      },
+      async (request) => companies.list({ limit: request.query.limit ?? 100, after: request.query.after }),
+    );
+
+    app.get(
+      '/admin/companies/:company_reference',
+      {
+        schema: {
+          operationId: 'companies.get',
+          tags: ['admin'],
+          summary: 'Read a company',
+          security,
+          params: CompanyReferenceParamsSchema,
+          response: { 200: Type.Ref('CompanySummary'), ...problemResponses(401, 404) },
+        },
+      },
+      async (request) => {
+        const company = await companies.findByReference(request.params.company_reference);
+        if (company === undefined) throw notFound('company');
+        return company;
+      },
+    );
+
+    app.post(
+      '/admin/companies/:company_reference/secrets/rotate',
+      {
+        schema: {
+          operationId: 'companies.rotateSecrets',
+          tags: ['admin'],
+          summary: 'Rotate client secrets',
+          description:
+            'Issues new secrets (both, or the one named by `environment`). Old secrets stop working at once in this process and within 5 seconds in others. The `client_id` is kept.',
+          security,
+          params: CompanyReferenceParamsSchema,
+          body: RotateSecretsSchema,
+          response: { 200: Type.Ref('CompanyCredentials'), ...problemResponses(401, 404, 422) },
+        },
+      },
+      async (request) =>
+        companies.rotateSecrets(request.params.company_reference, request.body?.environment ?? undefined),
+    );
+  };
+}

@@ -1,0 +1,146 @@
+import type { Kysely } from 'kysely';
+import type { Clock } from '../../platform/clock.ts';
+import { hashToken, randomToken, tokenMatches } from '../../platform/crypto.ts';
+import { AppError, notFound } from '../../platform/errors.ts';
+import {
+  findCompanyByClientId,
+  findCompanyByReference,
+  insertCompany,
+  listCompanies,
+  updateCompanySecrets,
+  type CompanyRecord,
+  type CompanyTables,
+} from './company-repository.ts';
+import { asTenant, type DataEnvironment, type Tenant } from './tenant.ts';
+
+export interface CompanyCredentials {
+  company_reference: string;
+  name: string;
+  client_id: string;
+  client_secret: string;
+  client_secret_sandbox: string;
+}
+
+export interface CompanySummary {
+  company_reference: string;
+  name: string;
+  client_id: string;
+  currency: string;
+  created_at: string;
+  secrets_rotated_at: string | null;
+}
+
+// Credentials are 256-bit random values; prefixes tell a reader (and a secret scanner) what a string is.
+const newClientId = (): string => randomToken('mp_client_', 16);
+const newProductionSecret = (): string => randomToken('mp_live_');
+const newSandboxSecret = (): string => randomToken('mp_test_');
+const newCompanyReference = (): string => randomToken('co_', 9);
+
+/** How long a looked-up company is reused for client authentication before the database is asked again. */
+const AUTH_CACHE_MS = 5_000;
+
+const summary = (c: CompanyRecord): CompanySummary => ({
+  company_reference: c.companyReference,
+  name: c.name,
+  client_id: c.clientId,
+  currency: c.currency,
+  created_at: c.createdAt.toISOString(),
+  secrets_rotated_at: c.secretsRotatedAt?.toISOString() ?? null,
+});
+
+/** Companies (tenants) and their client credentials. Secrets are shown once and stored as SHA-256 hashes. */
+export function createCompanyService(deps: { db: Kysely<CompanyTables>; clock: Clock }) {
+  const { db, clock } = deps;
+  const cache = new Map<string, { company: CompanyRecord | undefined; until: number }>();
+
+  const lookup = async (clientId: string): Promise<CompanyRecord | undefined> => {
+    const now = Date.now();
+    const hit = cache.get(clientId);
+    if (hit !== undefined && hit.until > now) return hit.company;
+    const company = await findCompanyByClientId(db, clientId);
+    if (cache.size > 10_000) cache.clear();
+    cache.set(clientId, { company, until: now + AUTH_CACHE_MS });
+    return company;
+  };
+
+  return {
+    /** Creates a company with fresh credentials; the only time the secrets are returned. */
+    async create(name: string): Promise<CompanyCredentials> {
+      const clientSecret = newProductionSecret();
+      const clientSecretSandbox = newSandboxSecret();
+      const company = await insertCompany(db, {
+        companyReference: newCompanyReference(),
+        name,
+        clientId: newClientId(),
+        productionSecretHash: hashToken(clientSecret),
+        sandboxSecretHash: hashToken(clientSecretSandbox),
+        at: clock.now(),
+      });
+      return {
+        company_reference: company.companyReference,
+        name: company.name,
+        client_id: company.clientId,
+        client_secret: clientSecret,
+        client_secret_sandbox: clientSecretSandbox,
+      };
+    },
+
+    async list(page: { limit: number; after?: string | undefined }): Promise<{ companies: CompanySummary[]; next_cursor: string | null }> {
+      const rows = await listCompanies(db, { limit: page.limit + 1, afterReference: page.after });
+      const more = rows.length > page.limit;
+      const shown = rows.slice(0, page.limit);
+      return { companies: shown.map(summary), next_cursor: more ? (shown.at(-1)?.companyReference ?? null) : null };
+    },
+
+    /** Replaces the secret of one environment, or both; the old secret stops working at once. */
+    async rotateSecrets(companyReference: string, environment: DataEnvironment | undefined): Promise<CompanyCredentials> {
+      const company = await findCompanyByReference(db, companyReference);
+      if (company === undefined) throw notFound('company');
+      const clientSecret = environment === 'sandbox' ? undefined : newProductionSecret();
+      const clientSecretSandbox = environment === 'production' ? undefined : newSandboxSecret();
+      await updateCompanySecrets(db, company.id, {
+        ...(clientSecret === undefined ? {} : { productionSecretHash: hashToken(clientSecret) }),
+        ...(clientSecretSandbox === undefined ? {} : { sandboxSecretHash: hashToken(clientSecretSandbox) }),
+        at: clock.now(),
+      });
+      cache.delete(company.clientId);
+      return {
+        company_reference: company.companyReference,
+        name: company.name,
+        client_id: company.clientId,
+        // NOTE: the field of an unrotated secret is empty rather than absent, so the shape stays fixed.
+        client_secret: clientSecret ?? '',
+        client_secret_sandbox: clientSecretSandbox ?? '',
+      };
+    },
+
+    /**
+     * Checks client credentials: the production secret works only in production, the sandbox
+     * secret only in sandbox. Every failure gives the same answer, so nothing tells which part was wrong.
+     */
+    async authenticate(clientId: string, clientSecret: string, environment: DataEnvironment): Promise<Tenant> {
+      const company = await lookup(clientId);
+      const hash = environment === 'production' ? company?.productionSecretHash : company?.sandboxSecretHash;
+      // Compare against a fixed hash when the company is unknown, so timing does not reveal client ids.
+      const ok = tokenMatches(clientSecret, hash ?? UNKNOWN_HASH) && company !== undefined;
+      if (!ok) throw new AppError('INVALID_CLIENT_CREDENTIALS', `The client credentials are not valid for the ${environment} environment`);
+      return asTenant(company.id, environment);
+    },
+
+    /** Resolves a company by its public client id alone (policyholder apps cannot keep a secret). */
+    async identify(clientId: string, environment: DataEnvironment): Promise<Tenant> {
+      const company = await lookup(clientId);
+      if (company === undefined) throw new AppError('INVALID_CLIENT_CREDENTIALS', 'Unknown client_id');
+      return asTenant(company.id, environment);
+    },
+
+    async findByReference(companyReference: string): Promise<CompanySummary | undefined> {
+      const company = await findCompanyByReference(db, companyReference);
+      return company === undefined ? undefined : summary(company);
+    },
+  };
+}
+
+const UNKNOWN_HASH = hashToken('no such company');
+
+export type CompanyService = ReturnType<typeof createCompanyService>;

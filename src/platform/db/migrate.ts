@@ -1,0 +1,17 @@
+import type { Kysely } from 'kysely';
+import { Migrator, type Migration, type MigrationProvider } from 'kysely/migration';
+
+/**
+ * Applies every pending migration, the same files on PGlite and PostgreSQL. Migrations are listed
+ * statically (not read from a folder), so a test file or editor backup can never run as one.
+ */
+export async function migrateToLatest(db: Kysely<unknown>, migrations: Record<string, Migration>): Promise<string[]> {
+  const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) };
+  const migrator = new Migrator({ db, provider });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error !== undefined) {
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
+    throw new Error(`migration ${failed} failed`, { cause: error });
+  }
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}

@@ -1,0 +1,95 @@
+import type { FastifyInstance } from 'fastify';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Type } from 'typebox';
+import { problemResponses, sendProblem } from './problem.ts';
+
+export interface ObservabilityDeps {
+  /** Resolves when the database answers; rejects otherwise. */
+  readonly ping: () => Promise<void>;
+  readonly jobCounts?: () => Promise<Array<{ queue: string; state: string; count: number }>>;
+  readonly registry: Registry;
+}
+
+/** A registry per process (not prom-client's global one), so tests can build many apps. */
+export function createMetricsRegistry(): Registry {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  return registry;
+}
+
+/** Request metrics, `/healthz`, `/readyz` and `/metrics`. */
+export function installObservability(app: FastifyInstance, deps: ObservabilityDeps): void {
+  const { registry } = deps;
+  const duration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP request duration by route and status',
+    labelNames: ['method', 'route', 'status_code'],
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [registry],
+  });
+  const errors = new Counter({
+    name: 'http_server_errors_total',
+    help: 'Responses with a 5xx status',
+    labelNames: ['route'],
+    registers: [registry],
+  });
+  if (deps.jobCounts !== undefined) {
+    const jobCounts = deps.jobCounts;
+    new Gauge({
+      name: 'jobs',
+      help: 'Jobs per queue and state',
+      labelNames: ['queue', 'state'],
+      registers: [registry],
+      async collect() {
+        this.reset();
+        for (const row of await jobCounts().catch(() => [])) this.set({ queue: row.queue, state: row.state }, row.count);
+      },
+    });
+  }
+
+  app.addHook('onResponse', async (request, reply) => {
+    // Unmatched URLs share one label so that scanners cannot blow up the series count.
+    const route = request.routeOptions.url ?? 'unmatched';
+    duration.observe({ method: request.method, route, status_code: reply.statusCode }, reply.elapsedTime / 1000);
+    if (reply.statusCode >= 500) errors.inc({ route });
+  });
+
+  const hidden = { hide: true } as const;
+  app.get(
+    '/healthz',
+    {
+      logLevel: 'warn',
+      schema: {
+        operationId: 'platform.health',
+        tags: ['operations'],
+        summary: 'Liveness: the process is up',
+        response: { 200: Type.Object({ status: Type.Literal('ok') }) },
+      },
+    },
+    async () => ({ status: 'ok' as const }),
+  );
+  app.get(
+    '/readyz',
+    {
+      logLevel: 'warn',
+      schema: {
+        operationId: 'platform.ready',
+        tags: ['operations'],
+        summary: 'Readiness: the database answers',
+        response: { 200: Type.Object({ status: Type.Literal('ready'), database: Type.Literal('ok') }), ...problemResponses(503) },
+      },
+    },
+    async (request, reply) => {
+      try {
+        await deps.ping();
+        return { status: 'ready' as const, database: 'ok' as const };
+      } catch (error) {
+        request.log.warn({ err: error }, 'readiness check failed');
+        return sendProblem(reply, 'SERVICE_UNAVAILABLE', 'The database does not answer', undefined, 5);
+      }
+    },
+  );
+  app.get('/metrics', { logLevel: 'warn', schema: { ...hidden } }, async (_request, reply) =>
+    reply.type(registry.contentType).send(await registry.metrics()),
+  );
+}

@@ -1,0 +1,132 @@
+import { STATUS_CODES } from 'node:http';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Type, type Static } from 'typebox';
+import { AppError, ERROR_STATUS, type ErrorCode, type FieldError } from '../errors.ts';
+
+export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
+
+export const FieldErrorSchema = Type.Object(
+  {
+    path: Type.String({ description: 'JSON pointer to the failing value, e.g. `/body/proposer/email`.' }),
+    message: Type.String(),
+  },
+  { $id: 'FieldError' },
+);
+
+/** RFC 9457 problem details, plus `message` and `status_code` for clients of the original service. */
+export const ProblemSchema = Type.Object(
+  {
+    type: Type.String({ description: 'A URI naming the problem type.' }),
+    title: Type.String(),
+    status: Type.Integer(),
+    detail: Type.String(),
+    code: Type.String({ description: 'Stable UPPER_SNAKE code to branch on.', examples: ['VALIDATION_FAILED'] }),
+    message: Type.String({ description: 'Same as `detail`.' }),
+    status_code: Type.Integer({ description: 'Same as `status`.' }),
+    request_id: Type.String(),
+    errors: Type.Optional(Type.Array(Type.Ref('FieldError'))),
+  },
+  { $id: 'Problem', description: 'An error, as application/problem+json (RFC 9457).' },
+);
+export type Problem = Static<typeof ProblemSchema>;
+
+/** The `response` entries for error statuses, to spread into a route schema. */
+export function problemResponses(...statuses: number[]): Record<number, unknown> {
+  return Object.fromEntries(
+    statuses.map((s) => [s, { ...Type.Ref('Problem'), description: STATUS_CODES[s] ?? 'Error' }]),
+  );
+}
+
+function problemBody(request: FastifyRequest, code: string, status: number, detail: string, errors?: readonly FieldError[]): Problem {
+  return {
+    type: `https://milepost.dev/problems/${code.toLowerCase().replaceAll('_', '-')}`,
+    title: STATUS_CODES[status] ?? 'Error',
+    status,
+    detail,
+    code,
+    message: detail,
+    status_code: status,
+    request_id: request.id,
+    ...(errors === undefined || errors.length === 0 ? {} : { errors: [...errors] }),
+  };
+}
+
+export function sendProblem(reply: FastifyReply, code: ErrorCode, detail: string, errors?: readonly FieldError[], retryAfterSeconds?: number): FastifyReply {
+  const status = ERROR_STATUS[code];
+  if (retryAfterSeconds !== undefined) void reply.header('retry-after', String(Math.max(1, Math.ceil(retryAfterSeconds))));
+  return reply.code(status).type(PROBLEM_CONTENT_TYPE).send(problemBody(reply.request, code, status, detail, errors));
+}
+
+interface AjvError {
+  instancePath: string;
+  keyword: string;
+  message?: string;
+  params: Record<string, unknown>;
+}
+
+/** Ajv's errors as `{path, message}` with JSON pointers rooted at the request part that failed. */
+export function fieldErrors(validation: readonly AjvError[], context: string): FieldError[] {
+  const seen = new Set<string>();
+  const out: FieldError[] = [];
+  for (const e of validation) {
+    let path = `/${context}${e.instancePath}`;
+    let message = e.message ?? 'is invalid';
+    if (e.keyword === 'additionalProperties' && typeof e.params['additionalProperty'] === 'string') {
+      path = `${path}/${e.params['additionalProperty']}`;
+      message = 'is not a known field';
+    } else if (e.keyword === 'required' && typeof e.params['missingProperty'] === 'string') {
+      path = `${path}/${e.params['missingProperty']}`;
+      message = 'is required';
+    }
+    // anyOf/oneOf repeat one failure per branch; keep the first per path so the list stays readable.
+    const key = `${path}\u0000${e.keyword === 'anyOf' || e.keyword === 'oneOf' ? '' : message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push({ path, message });
+  }
+  return out;
+}
+
+/** Fastify's own errors for unusable input, each to a 4xx: bad input never becomes a 5xx. */
+const FASTIFY_CODES: Record<string, ErrorCode> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: 'MALFORMED_BODY',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'MALFORMED_BODY',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'MALFORMED_BODY',
+  FST_ERR_CTP_EMPTY_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
+  FST_ERR_CTP_INVALID_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
+  FST_ERR_CTP_BODY_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
+  FST_ERR_BAD_URL: 'ROUTE_NOT_FOUND',
+  FST_ERR_ASYNC_CONSTRAINT: 'VALIDATION_FAILED',
+};
+
+/** One error handler for the whole service; every error leaves as problem+json. */
+export function installProblemHandling(app: FastifyInstance): void {
+  app.addSchema(FieldErrorSchema);
+  app.addSchema(ProblemSchema);
+
+  app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
+    if (error instanceof AppError) {
+      if (error.status >= 500) request.log.error({ err: error }, error.message);
+      return sendProblem(reply, error.code, error.message, error.errors, error.retryAfterSeconds);
+    }
+    if (error.validation !== undefined) {
+      const errors = fieldErrors(error.validation, error.validationContext ?? 'body');
+      const detail = `The request is invalid: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`;
+      return sendProblem(reply, 'VALIDATION_FAILED', detail, errors);
+    }
+    const mapped = FASTIFY_CODES[error.code];
+    if (mapped !== undefined) return sendProblem(reply, mapped, error.message);
+    if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
+      // Other client errors raised by plugins keep their status but still speak problem+json.
+      const status = error.statusCode;
+      return reply.code(status).type(PROBLEM_CONTENT_TYPE).send(problemBody(request, 'BAD_REQUEST', status, error.message));
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    return sendProblem(reply, 'INTERNAL', 'An unexpected error occurred; it has been logged with this request id.');
+  });
+
+  app.setNotFoundHandler((request, reply) =>
+    sendProblem(reply, 'ROUTE_NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0] ?? ''}`),
+  );
+}

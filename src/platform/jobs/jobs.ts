@@ -1,0 +1,123 @@
+import type { PGlite } from '@electric-sql/pglite';
+import type { Transaction } from 'kysely';
+import { PgBoss, fromKysely, fromPglite, type Db, type Job, type QueueOptions, type SendOptions } from 'pg-boss';
+import { currentTransaction } from '../db/database.ts';
+
+export type JobHandler<T> = (data: T, job: Job<T>) => Promise<void>;
+
+export interface QueueDefinition {
+  readonly name: string;
+  readonly options?: QueueOptions;
+}
+
+/** The job port: enqueue inside the caller's transaction, work and schedule in the worker role. */
+export interface Jobs {
+  /** Registers a queue; every queue must be defined before `start`. */
+  define(queue: QueueDefinition): void;
+  /** Enqueues in `trx`, so the job exists exactly when the caller's transaction commits. */
+  enqueue(trx: Transaction<unknown>, name: string, data: object, options?: SendOptions): Promise<string | null>;
+  /** Enqueues outside any transaction (for work that follows a commit). */
+  send(name: string, data: object, options?: SendOptions): Promise<string | null>;
+  work<T>(name: string, handler: JobHandler<T>, options?: { concurrency?: number }): Promise<void>;
+  /** A cron schedule (minute granularity), evaluated in `tz`. */
+  schedule(name: string, cron: string, data: object, tz: string): Promise<void>;
+  /** Counts per queue, for /metrics. */
+  counts(): Promise<Array<{ queue: string; state: string; count: number }>>;
+  start(): Promise<void>;
+  /** Stops taking jobs and waits (up to `timeoutMs`) for those in flight. */
+  stop(timeoutMs: number): Promise<void>;
+}
+
+export interface JobsOptions {
+  readonly connectionString?: string | undefined;
+  readonly pglite?: PGlite | undefined;
+  /** Run workers and cron here (the worker role). The API role only enqueues. */
+  readonly runWorkers: boolean;
+  readonly pollingIntervalSeconds?: number;
+  /** Seconds between cron checks; pg-boss's defaults (30 s / 5 s) are lowered in tests. */
+  readonly cronIntervalSeconds?: number;
+  readonly onError?: (error: Error) => void;
+}
+
+/**
+ * PGlite serialises all statements; a pg-boss statement issued inside an open Kysely transaction must
+ * run through that transaction or it waits for it for ever (STACK-NOTES: the deadlock on PGlite).
+ */
+function pgliteBossDb(pglite: PGlite): Db {
+  const direct = fromPglite(pglite);
+  return {
+    ...direct,
+    executeSql: (text, values) => {
+      const trx = currentTransaction();
+      return trx === undefined ? direct.executeSql(text, values) : fromKysely(trx).executeSql(text, values);
+    },
+  };
+}
+
+export function createJobs(options: JobsOptions): Jobs {
+  const cronSeconds = options.cronIntervalSeconds ?? 30;
+  const common = {
+    schema: 'pgboss',
+    schedule: options.runWorkers,
+    supervise: options.runWorkers,
+    cronMonitorIntervalSeconds: cronSeconds,
+    cronWorkerIntervalSeconds: Math.min(5, cronSeconds),
+  };
+  const boss =
+    options.pglite !== undefined
+      ? new PgBoss({ ...common, db: pgliteBossDb(options.pglite), backend: 'pglite' })
+      : new PgBoss({ ...common, connectionString: options.connectionString ?? '', max: 4 });
+  boss.on('error', (error: Error) => options.onError?.(error));
+  const queues = new Map<string, QueueDefinition>();
+  const polling = options.pollingIntervalSeconds ?? 1;
+  let started = false;
+
+  return {
+    define(queue) {
+      if (started) throw new Error(`queue ${queue.name} defined after start`);
+      queues.set(queue.name, queue);
+    },
+    enqueue(trx, name, data, sendOptions = {}) {
+      return boss.send(name, data, { ...sendOptions, db: fromKysely(trx) });
+    },
+    send(name, data, sendOptions = {}) {
+      return boss.send(name, data, sendOptions);
+    },
+    async work(name, handler, workOptions = {}) {
+      if (!options.runWorkers) return;
+      await boss.work<Parameters<typeof handler>[0]>(
+        name,
+        { pollingIntervalSeconds: polling, batchSize: 1, localConcurrency: workOptions.concurrency ?? 1 },
+        async (batch) => {
+          for (const job of batch) await handler(job.data, job);
+        },
+      );
+    },
+    async schedule(name, cron, data, tz) {
+      if (!options.runWorkers) return;
+      await boss.schedule(name, cron, data, { tz });
+    },
+    async counts() {
+      const result = await boss.getQueues([...queues.keys()]);
+      return result.flatMap((q) => [
+        { queue: q.name, state: 'queued', count: q.queuedCount },
+        { queue: q.name, state: 'active', count: q.activeCount },
+        { queue: q.name, state: 'deferred', count: q.deferredCount },
+        { queue: q.name, state: 'total', count: q.totalCount },
+      ]);
+    },
+    async start() {
+      await boss.start();
+      const existing = new Set((await boss.getQueues()).map((q) => q.name));
+      for (const queue of queues.values()) {
+        if (!existing.has(queue.name)) await boss.createQueue(queue.name, queue.options ?? {});
+      }
+      started = true;
+    },
+    async stop(timeoutMs) {
+      if (!started) return;
+      started = false;
+      await boss.stop({ graceful: true, timeout: Math.max(timeoutMs, 1), close: true });
+    },
+  };
+}

@@ -1,0 +1,62 @@
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/app.ts';
+import { loadConfig } from '../../src/config.ts';
+import { createContainer, type Container, type ContainerOverrides } from '../../src/container.ts';
+import { createLogger } from '../../src/platform/logging.ts';
+import { createTestDatabase } from './database.ts';
+
+export const TEST_ADMIN_KEY = 'test-admin-key-0123456789abcdef0123456789';
+
+export interface TestApp {
+  readonly app: FastifyInstance;
+  readonly container: Container;
+  readonly adminHeaders: Record<string, string>;
+  close(): Promise<void>;
+}
+
+/**
+ * The whole service on a fresh database, for `app.inject`. Jobs start only when asked, since most
+ * tests drive services directly.
+ */
+export async function createTestApp(
+  options: { env?: Record<string, string>; overrides?: ContainerOverrides; startJobs?: boolean } = {},
+): Promise<TestApp> {
+  const config = loadConfig({ ADMIN_API_KEY: TEST_ADMIN_KEY, LOG_LEVEL: process.env['TEST_LOG_LEVEL'] ?? 'silent', ...options.env });
+  const database = options.overrides?.database ?? (await createTestDatabase());
+  const container = await createContainer(config, {
+    logger: createLogger(config.logLevel),
+    cronIntervalSeconds: 1,
+    jobPollingSeconds: 0.5,
+    ...options.overrides,
+    database,
+  });
+  const app = await buildApp(container);
+  await app.ready();
+  if (options.startJobs === true) await container.start();
+  return {
+    app,
+    container,
+    adminHeaders: { authorization: `Bearer ${TEST_ADMIN_KEY}` },
+    async close() {
+      await app.close();
+      await container.close();
+    },
+  };
+}
+
+/** Creates a company through the admin API and returns its credentials as request headers. */
+export async function createCompany(app: FastifyInstance, name = 'Test Insurer') {
+  const response = await app.inject({
+    method: 'POST',
+    url: '/admin/companies',
+    headers: { authorization: `Bearer ${TEST_ADMIN_KEY}` },
+    payload: { name },
+  });
+  if (response.statusCode !== 201) throw new Error(`company create failed: ${response.body}`);
+  const credentials = response.json<{ company_reference: string; client_id: string; client_secret: string; client_secret_sandbox: string }>();
+  return {
+    ...credentials,
+    sandbox: { client_id: credentials.client_id, client_secret: credentials.client_secret_sandbox, environment: 'sandbox' },
+    production: { client_id: credentials.client_id, client_secret: credentials.client_secret, environment: 'production' },
+  };
+}

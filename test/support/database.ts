@@ -1,0 +1,101 @@
+import { createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { migrations } from '../../src/migrations/index.ts';
+import { openDatabase, type DatabaseHandle } from '../../src/platform/db/database.ts';
+import { migrateToLatest } from '../../src/platform/db/migrate.ts';
+import { createJobs } from '../../src/platform/jobs/jobs.ts';
+import type { Database } from '../../src/schema.ts';
+
+/** PostgreSQL when TEST_DATABASE_URL is set, else PGlite in process. */
+export const TEST_DATABASE_URL = process.env['TEST_DATABASE_URL'];
+export const onPostgres = TEST_DATABASE_URL !== undefined && TEST_DATABASE_URL !== '';
+
+const MIGRATIONS_DIR = path.resolve(import.meta.dirname, '../../src/migrations');
+
+/** A key that changes whenever a migration (or the job schema's version) changes. */
+async function schemaKey(): Promise<string> {
+  const hash = createHash('sha256');
+  for (const name of (await fs.readdir(MIGRATIONS_DIR)).sort()) hash.update(name).update(await fs.readFile(path.join(MIGRATIONS_DIR, name)));
+  const bossPackage = JSON.parse(await fs.readFile(path.resolve(import.meta.dirname, '../../node_modules/pg-boss/package.json'), 'utf8')) as { version: string };
+  hash.update(bossPackage.version);
+  return hash.digest('hex').slice(0, 16);
+}
+
+async function prepare(handle: DatabaseHandle<Database>): Promise<void> {
+  await migrateToLatest(handle.db as never, migrations);
+  const jobs = createJobs({ connectionString: handle.connectionString, pglite: handle.pglite, runWorkers: false });
+  await jobs.start();
+  await jobs.stop(1);
+}
+
+async function pgliteTemplate(): Promise<Blob> {
+  const file = path.join(os.tmpdir(), `milepost-pglite-template-${await schemaKey()}.tar.gz`);
+  try {
+    return new Blob([await fs.readFile(file)]);
+  } catch {
+    const handle = await openDatabase<Database>({});
+    await prepare(handle);
+    const dump = await handle.pglite!.dumpDataDir('gzip');
+    await handle.close();
+    const temp = `${file}.${process.pid}.tmp`;
+    await fs.writeFile(temp, Buffer.from(await dump.arrayBuffer()));
+    await fs.rename(temp, file); // atomic: parallel test processes never read half a file
+    return dump;
+  }
+}
+
+function databaseUrl(base: string, name: string): string {
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+async function postgresTemplate(admin: pg.Client, base: string): Promise<string> {
+  const name = `milepost_template_${await schemaKey()}`;
+  // Serialise template creation across test processes.
+  await admin.query('select pg_advisory_lock(727274)');
+  try {
+    const exists = await admin.query('select 1 from pg_database where datname = $1', [name]);
+    if (exists.rowCount === 0) {
+      await admin.query(`create database "${name}_building"`).catch(async () => {
+        await admin.query(`drop database if exists "${name}_building"`);
+        await admin.query(`create database "${name}_building"`);
+      });
+      const handle = await openDatabase<Database>({ connectionString: databaseUrl(base, `${name}_building`), poolSize: 2 });
+      await prepare(handle);
+      await handle.close();
+      await admin.query(`alter database "${name}_building" rename to "${name}"`);
+    }
+  } finally {
+    await admin.query('select pg_advisory_unlock(727274)');
+  }
+  return name;
+}
+
+/** A fresh, migrated database (job schema installed) for one test file; `close` drops it. */
+export async function createTestDatabase(): Promise<DatabaseHandle<Database>> {
+  if (!onPostgres) return openDatabase<Database>({ loadDataDir: await pgliteTemplate() });
+  const base = TEST_DATABASE_URL!;
+  const admin = new pg.Client({ connectionString: base });
+  await admin.connect();
+  try {
+    const template = await postgresTemplate(admin, base);
+    const name = `milepost_test_${randomBytes(6).toString('hex')}`;
+    await admin.query(`create database "${name}" template "${template}"`);
+    const handle = await openDatabase<Database>({ connectionString: databaseUrl(base, name), poolSize: 10 });
+    return {
+      ...handle,
+      close: async () => {
+        await handle.close();
+        const dropper = new pg.Client({ connectionString: base });
+        await dropper.connect();
+        await dropper.query(`drop database if exists "${name}" with (force)`).finally(() => dropper.end());
+      },
+    };
+  } finally {
+    await admin.end();
+  }
+}
