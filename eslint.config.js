@@ -21,10 +21,18 @@ export default defineConfig(
         },
       ],
       '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true }],
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true },
+      ],
       // Fastify hooks and handlers are async by contract even when they need no await.
       '@typescript-eslint/require-await': 'off',
     },
+  },
+  {
+    // Tests may assert presence with `!` after checking it.
+    files: ['test/**/*.ts', '**/*.test.ts', 'bench/**/*.ts'],
+    rules: { '@typescript-eslint/no-non-null-assertion': 'off' },
   },
   {
     // Pure domain rules stay free of I/O: no database, HTTP, clock or process access.
@@ -34,7 +42,21 @@ export default defineConfig(
         'error',
         {
           patterns: [
-            { group: ['kysely', 'pg', '@electric-sql/*', 'fastify', 'node:fs*', 'node:http*', 'node:net', 'stripe', 'nodemailer', 'pg-boss'], message: 'pure rules do no I/O' },
+            {
+              group: [
+                'kysely',
+                'pg',
+                '@electric-sql/*',
+                'fastify',
+                'node:fs*',
+                'node:http*',
+                'node:net',
+                'stripe',
+                'nodemailer',
+                'pg-boss',
+              ],
+              message: 'pure rules do no I/O',
+            },
           ],
         },
       ],
@@ -46,7 +68,18 @@ export default defineConfig(
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [{ regex: '^\\.\\./\\.\\./modules/[^/]+/(?!index\\.ts$)', message: 'import another module through its index.ts' }, { regex: '^\\.\\./(?!\\.)[a-z-]+/(?!index\\.ts$).+', message: 'import a sibling module through its index.ts' }] },
+        {
+          patterns: [
+            {
+              regex: '^\\.\\./\\.\\./modules/[^/]+/(?!index\\.ts$)',
+              message: 'import another module through its index.ts',
+            },
+            {
+              regex: '^\\.\\./(?!\\.)[a-z-]+/(?!index\\.ts$).+',
+              message: 'import a sibling module through its index.ts',
+            },
+          ],
+        },
       ],
     },
   },

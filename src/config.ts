@@ -103,7 +103,9 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
   const databaseUrl = url('DATABASE_URL', ['postgres:', 'postgresql:']);
   const stripeSecretKey = read('STRIPE_SECRET_KEY');
   if (stripeSecretKey !== undefined && !/^(sk|rk)_(live|test)_/.test(stripeSecretKey)) {
-    problems.push('STRIPE_SECRET_KEY must be a Stripe secret key (sk_live_…, sk_test_… or a restricted rk_… key)');
+    problems.push(
+      'STRIPE_SECRET_KEY must be a Stripe secret key (sk_live_…, sk_test_… or a restricted rk_… key)',
+    );
   }
 
   const config: Config = {

@@ -69,13 +69,18 @@ async function resolveAdminKey(config: Config, logger: FastifyBaseLogger): Promi
 }
 
 /** The one place that picks implementations: PGlite or PostgreSQL, and (later) Stripe or the sandbox, SMTP or the log. */
-export async function createContainer(config: Config, overrides: ContainerOverrides = {}): Promise<Container> {
+export async function createContainer(
+  config: Config,
+  overrides: ContainerOverrides = {},
+): Promise<Container> {
   const logger = overrides.logger ?? createLogger(config.logLevel);
   const clock = overrides.clock ?? systemClock;
   const database =
     overrides.database ??
     (await openDatabase<Database>(
-      config.databaseUrl === undefined ? { dataDir: path.join(config.dataDir, 'pglite') } : { connectionString: config.databaseUrl },
+      config.databaseUrl === undefined
+        ? { dataDir: path.join(config.dataDir, 'pglite') }
+        : { connectionString: config.databaseUrl },
     ));
   const applied = await migrateToLatest(database.db as never, migrations);
   if (applied.length > 0) logger.info({ migrations: applied }, 'applied migrations');
@@ -85,8 +90,12 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     connectionString: database.connectionString,
     pglite: database.pglite,
     runWorkers,
-    ...(overrides.cronIntervalSeconds === undefined ? {} : { cronIntervalSeconds: overrides.cronIntervalSeconds }),
-    ...(overrides.jobPollingSeconds === undefined ? {} : { pollingIntervalSeconds: overrides.jobPollingSeconds }),
+    ...(overrides.cronIntervalSeconds === undefined
+      ? {}
+      : { cronIntervalSeconds: overrides.cronIntervalSeconds }),
+    ...(overrides.jobPollingSeconds === undefined
+      ? {}
+      : { pollingIntervalSeconds: overrides.jobPollingSeconds }),
     onError: (error) => {
       logger.error({ err: error }, 'job runner error');
     },

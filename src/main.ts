@@ -24,7 +24,11 @@ async function main(): Promise<void> {
   }
   await container.start();
   logger.info(
-    { role: config.role, database: container.database.kind, ...(app === undefined ? {} : { url: `http://${config.host}:${config.port}` }) },
+    {
+      role: config.role,
+      database: container.database.kind,
+      ...(app === undefined ? {} : { url: `http://${config.host}:${config.port}` }),
+    },
     'milepost started',
   );
 
@@ -53,6 +57,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`milepost: failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.stderr.write(
+    `milepost: failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
   process.exit(1);
 });

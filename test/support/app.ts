@@ -21,7 +21,11 @@ export interface TestApp {
 export async function createTestApp(
   options: { env?: Record<string, string>; overrides?: ContainerOverrides; startJobs?: boolean } = {},
 ): Promise<TestApp> {
-  const config = loadConfig({ ADMIN_API_KEY: TEST_ADMIN_KEY, LOG_LEVEL: process.env['TEST_LOG_LEVEL'] ?? 'silent', ...options.env });
+  const config = loadConfig({
+    ADMIN_API_KEY: TEST_ADMIN_KEY,
+    LOG_LEVEL: process.env['TEST_LOG_LEVEL'] ?? 'silent',
+    ...options.env,
+  });
   const database = options.overrides?.database ?? (await createTestDatabase());
   const container = await createContainer(config, {
     logger: createLogger(config.logLevel),
@@ -53,10 +57,23 @@ export async function createCompany(app: FastifyInstance, name = 'Test Insurer')
     payload: { name },
   });
   if (response.statusCode !== 201) throw new Error(`company create failed: ${response.body}`);
-  const credentials = response.json<{ company_reference: string; client_id: string; client_secret: string; client_secret_sandbox: string }>();
+  const credentials = response.json<{
+    company_reference: string;
+    client_id: string;
+    client_secret: string;
+    client_secret_sandbox: string;
+  }>();
   return {
     ...credentials,
-    sandbox: { client_id: credentials.client_id, client_secret: credentials.client_secret_sandbox, environment: 'sandbox' },
-    production: { client_id: credentials.client_id, client_secret: credentials.client_secret, environment: 'production' },
+    sandbox: {
+      client_id: credentials.client_id,
+      client_secret: credentials.client_secret_sandbox,
+      environment: 'sandbox',
+    },
+    production: {
+      client_id: credentials.client_id,
+      client_secret: credentials.client_secret,
+      environment: 'production',
+    },
   };
 }

@@ -18,15 +18,22 @@ const MIGRATIONS_DIR = path.resolve(import.meta.dirname, '../../src/migrations')
 /** A key that changes whenever a migration (or the job schema's version) changes. */
 async function schemaKey(): Promise<string> {
   const hash = createHash('sha256');
-  for (const name of (await fs.readdir(MIGRATIONS_DIR)).sort()) hash.update(name).update(await fs.readFile(path.join(MIGRATIONS_DIR, name)));
-  const bossPackage = JSON.parse(await fs.readFile(path.resolve(import.meta.dirname, '../../node_modules/pg-boss/package.json'), 'utf8')) as { version: string };
+  for (const name of (await fs.readdir(MIGRATIONS_DIR)).sort())
+    hash.update(name).update(await fs.readFile(path.join(MIGRATIONS_DIR, name)));
+  const bossPackage = JSON.parse(
+    await fs.readFile(path.resolve(import.meta.dirname, '../../node_modules/pg-boss/package.json'), 'utf8'),
+  ) as { version: string };
   hash.update(bossPackage.version);
   return hash.digest('hex').slice(0, 16);
 }
 
 async function prepare(handle: DatabaseHandle<Database>): Promise<void> {
   await migrateToLatest(handle.db as never, migrations);
-  const jobs = createJobs({ connectionString: handle.connectionString, pglite: handle.pglite, runWorkers: false });
+  const jobs = createJobs({
+    connectionString: handle.connectionString,
+    pglite: handle.pglite,
+    runWorkers: false,
+  });
   await jobs.start();
   await jobs.stop(1);
 }
@@ -64,7 +71,10 @@ async function postgresTemplate(admin: pg.Client, base: string): Promise<string>
         await admin.query(`drop database if exists "${name}_building"`);
         await admin.query(`create database "${name}_building"`);
       });
-      const handle = await openDatabase<Database>({ connectionString: databaseUrl(base, `${name}_building`), poolSize: 2 });
+      const handle = await openDatabase<Database>({
+        connectionString: databaseUrl(base, `${name}_building`),
+        poolSize: 2,
+      });
       await prepare(handle);
       await handle.close();
       await admin.query(`alter database "${name}_building" rename to "${name}"`);

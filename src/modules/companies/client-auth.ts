@@ -16,10 +16,16 @@ declare module 'fastify' {
 export const ClientHeadersSchema = Type.Object({
   client_id: Type.Optional(Type.String({ description: "The calling company's public client id." })),
   client_secret: Type.Optional(
-    Type.String({ description: 'The production secret with `environment: production`, the sandbox secret with `environment: sandbox`.' }),
+    Type.String({
+      description:
+        'The production secret with `environment: production`, the sandbox secret with `environment: sandbox`.',
+    }),
   ),
   environment: Type.Optional(
-    Type.String({ description: '`sandbox` (the default when absent), `production` or `mock`.', examples: ['sandbox'] }),
+    Type.String({
+      description: '`sandbox` (the default when absent), `production` or `mock`.',
+      examples: ['sandbox'],
+    }),
   ),
 });
 
@@ -62,7 +68,8 @@ export function createClientAuth(companies: CompanyService, mockEnabled: boolean
       }
       const clientId = header(request, 'client_id');
       const clientSecret = header(request, 'client_secret');
-      if (clientId === undefined) throw new AppError('INVALID_CLIENT_CREDENTIALS', 'The client_id header is required');
+      if (clientId === undefined)
+        throw new AppError('INVALID_CLIENT_CREDENTIALS', 'The client_id header is required');
       if (clientSecret === undefined) {
         if (options.secretRequired === false) {
           request.tenant = await companies.identify(clientId, environment);

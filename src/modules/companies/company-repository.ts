@@ -67,7 +67,14 @@ function toRecord(row: {
 
 export async function insertCompany(
   db: Executor,
-  values: { companyReference: string; name: string; clientId: string; productionSecretHash: Buffer; sandboxSecretHash: Buffer; at: Date },
+  values: {
+    companyReference: string;
+    name: string;
+    clientId: string;
+    productionSecretHash: Buffer;
+    sandboxSecretHash: Buffer;
+    at: Date;
+  },
 ): Promise<CompanyRecord> {
   const row = await db
     .insertInto('companies')
@@ -85,12 +92,22 @@ export async function insertCompany(
   return toRecord(row);
 }
 
-export async function findCompanyByClientId(db: Executor, clientId: string): Promise<CompanyRecord | undefined> {
-  const row = await db.selectFrom('companies').select(columns).where('client_id', '=', clientId).executeTakeFirst();
+export async function findCompanyByClientId(
+  db: Executor,
+  clientId: string,
+): Promise<CompanyRecord | undefined> {
+  const row = await db
+    .selectFrom('companies')
+    .select(columns)
+    .where('client_id', '=', clientId)
+    .executeTakeFirst();
   return row === undefined ? undefined : toRecord(row);
 }
 
-export async function findCompanyByReference(db: Executor, companyReference: string): Promise<CompanyRecord | undefined> {
+export async function findCompanyByReference(
+  db: Executor,
+  companyReference: string,
+): Promise<CompanyRecord | undefined> {
   const row = await db
     .selectFrom('companies')
     .select(columns)
@@ -104,7 +121,10 @@ export async function findCompanyById(db: Executor, id: string): Promise<Company
   return row === undefined ? undefined : toRecord(row);
 }
 
-export async function listCompanies(db: Executor, page: { limit: number; afterReference?: string | undefined }): Promise<CompanyRecord[]> {
+export async function listCompanies(
+  db: Executor,
+  page: { limit: number; afterReference?: string | undefined },
+): Promise<CompanyRecord[]> {
   let query = db.selectFrom('companies').select(columns).orderBy('company_reference').limit(page.limit);
   if (page.afterReference !== undefined) query = query.where('company_reference', '>', page.afterReference);
   return (await query.execute()).map(toRecord);
@@ -118,7 +138,9 @@ export async function updateCompanySecrets(
   const row = await db
     .updateTable('companies')
     .set({
-      ...(hashes.productionSecretHash === undefined ? {} : { production_secret_hash: hashes.productionSecretHash }),
+      ...(hashes.productionSecretHash === undefined
+        ? {}
+        : { production_secret_hash: hashes.productionSecretHash }),
       ...(hashes.sandboxSecretHash === undefined ? {} : { sandbox_secret_hash: hashes.sandboxSecretHash }),
       secrets_rotated_at: hashes.at,
       updated_at: hashes.at,

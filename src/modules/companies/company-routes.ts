@@ -12,10 +12,56 @@ import {
   ListCompaniesQuerySchema,
   RotateSecretsSchema,
 } from './company-schemas.ts';
+import { ClientHeadersSchema, tenantOf, type ClientAuth } from './client-auth.ts';
 import type { CompanyService } from './company-service.ts';
 
+/** Client route: lets an integrator check its credentials and see which company and environment they reach. */
+export function currentCompanyRoutes(deps: {
+  companies: CompanyService;
+  clientAuth: ClientAuth;
+}): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.get(
+      '/companies/current',
+      {
+        preHandler: deps.clientAuth(),
+        schema: {
+          operationId: 'companies.current',
+          tags: ['companies'],
+          summary: 'The company the client credentials belong to',
+          description:
+            'Answers 200 when `client_id`, `client_secret` and `environment` are valid together; 401 otherwise.',
+          security: [{ clientId: [], clientSecret: [] }],
+          headers: ClientHeadersSchema,
+          response: {
+            200: Type.Object({
+              company_reference: Type.String(),
+              name: Type.String(),
+              environment: Type.String(),
+            }),
+            ...problemResponses(401, 422),
+          },
+        },
+      },
+      async (request) => {
+        const tenant = tenantOf(request);
+        const company = await deps.companies.findById(tenant.companyId);
+        if (company === undefined) throw notFound('company');
+        return {
+          company_reference: company.company_reference,
+          name: company.name,
+          environment: tenant.environment,
+        };
+      },
+    );
+  };
+}
+
 /** Admin routes for tenants: behind `Authorization: Bearer <ADMIN_API_KEY>`. */
-export function companyRoutes(deps: { companies: CompanyService; adminAuth: preHandlerAsyncHookHandler }): FastifyPluginAsyncTypebox {
+export function companyRoutes(deps: {
+  companies: CompanyService;
+  adminAuth: preHandlerAsyncHookHandler;
+}): FastifyPluginAsyncTypebox {
   const { companies, adminAuth } = deps;
   return async (app) => {
     app.addSchema(CompanyCredentialsSchema);
@@ -47,7 +93,8 @@ export function companyRoutes(deps: { companies: CompanyService; adminAuth: preH
           operationId: 'companies.list',
           tags: ['admin'],
           summary: 'List companies',
-          description: 'Companies in reference order, without secrets. Page with `after` = the previous `next_cursor`.',
+          description:
+            'Companies in reference order, without secrets. Page with `after` = the previous `next_cursor`.',
           security,
           querystring: ListCompaniesQuerySchema,
           response: { 200: CompanyListSchema, ...problemResponses(401, 422) },

@@ -1,7 +1,14 @@
 import { Type, type Static } from 'typebox';
 
 export const CreateCompanySchema = Type.Object(
-  { name: Type.String({ minLength: 1, maxLength: 200, description: 'The company’s display name.', examples: ['Acme Mutual'] }) },
+  {
+    name: Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description: 'The company’s display name.',
+      examples: ['Acme Mutual'],
+    }),
+  },
   { additionalProperties: false },
 );
 export type CreateCompany = Static<typeof CreateCompanySchema>;
@@ -11,8 +18,12 @@ export const CompanyCredentialsSchema = Type.Object(
     company_reference: Type.String({ examples: ['co_q3ZbX1d2kPfA'] }),
     name: Type.String(),
     client_id: Type.String({ description: 'Public: sent in the `client_id` header.' }),
-    client_secret: Type.String({ description: 'Production secret. Shown once; only its hash is kept. Empty when not rotated.' }),
-    client_secret_sandbox: Type.String({ description: 'Sandbox secret. Shown once; only its hash is kept. Empty when not rotated.' }),
+    client_secret: Type.String({
+      description: 'Production secret. Shown once; only its hash is kept. Empty when not rotated.',
+    }),
+    client_secret_sandbox: Type.String({
+      description: 'Sandbox secret. Shown once; only its hash is kept. Empty when not rotated.',
+    }),
   },
   { $id: 'CompanyCredentials' },
 );
@@ -31,7 +42,9 @@ export const CompanySummarySchema = Type.Object(
 
 export const CompanyListSchema = Type.Object({
   companies: Type.Array(Type.Ref('CompanySummary')),
-  next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as `after` for the next page; null on the last.' }),
+  next_cursor: Type.Union([Type.String(), Type.Null()], {
+    description: 'Pass as `after` for the next page; null on the last.',
+  }),
 });
 
 export const ListCompaniesQuerySchema = Type.Object(
@@ -46,7 +59,9 @@ export const RotateSecretsSchema = Type.Union([
   Type.Object(
     {
       environment: Type.Optional(
-        Type.Union([Type.Literal('production'), Type.Literal('sandbox')], { description: 'Rotate only this one; both when absent.' }),
+        Type.Union([Type.Literal('production'), Type.Literal('sandbox')], {
+          description: 'Rotate only this one; both when absent.',
+        }),
       ),
     },
     { additionalProperties: false },
@@ -54,4 +69,6 @@ export const RotateSecretsSchema = Type.Union([
   Type.Null(),
 ]);
 
-export const CompanyReferenceParamsSchema = Type.Object({ company_reference: Type.String({ maxLength: 100 }) });
+export const CompanyReferenceParamsSchema = Type.Object({
+  company_reference: Type.String({ maxLength: 100 }),
+});

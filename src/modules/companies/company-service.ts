@@ -4,6 +4,7 @@ import { hashToken, randomToken, tokenMatches } from '../../platform/crypto.ts';
 import { AppError, notFound } from '../../platform/errors.ts';
 import {
   findCompanyByClientId,
+  findCompanyById,
   findCompanyByReference,
   insertCompany,
   listCompanies,
@@ -85,15 +86,24 @@ export function createCompanyService(deps: { db: Kysely<CompanyTables>; clock: C
       };
     },
 
-    async list(page: { limit: number; after?: string | undefined }): Promise<{ companies: CompanySummary[]; next_cursor: string | null }> {
+    async list(page: {
+      limit: number;
+      after?: string | undefined;
+    }): Promise<{ companies: CompanySummary[]; next_cursor: string | null }> {
       const rows = await listCompanies(db, { limit: page.limit + 1, afterReference: page.after });
       const more = rows.length > page.limit;
       const shown = rows.slice(0, page.limit);
-      return { companies: shown.map(summary), next_cursor: more ? (shown.at(-1)?.companyReference ?? null) : null };
+      return {
+        companies: shown.map(summary),
+        next_cursor: more ? (shown.at(-1)?.companyReference ?? null) : null,
+      };
     },
 
     /** Replaces the secret of one environment, or both; the old secret stops working at once. */
-    async rotateSecrets(companyReference: string, environment: DataEnvironment | undefined): Promise<CompanyCredentials> {
+    async rotateSecrets(
+      companyReference: string,
+      environment: DataEnvironment | undefined,
+    ): Promise<CompanyCredentials> {
       const company = await findCompanyByReference(db, companyReference);
       if (company === undefined) throw notFound('company');
       const clientSecret = environment === 'sandbox' ? undefined : newProductionSecret();
@@ -118,12 +128,20 @@ export function createCompanyService(deps: { db: Kysely<CompanyTables>; clock: C
      * Checks client credentials: the production secret works only in production, the sandbox
      * secret only in sandbox. Every failure gives the same answer, so nothing tells which part was wrong.
      */
-    async authenticate(clientId: string, clientSecret: string, environment: DataEnvironment): Promise<Tenant> {
+    async authenticate(
+      clientId: string,
+      clientSecret: string,
+      environment: DataEnvironment,
+    ): Promise<Tenant> {
       const company = await lookup(clientId);
       const hash = environment === 'production' ? company?.productionSecretHash : company?.sandboxSecretHash;
       // Compare against a fixed hash when the company is unknown, so timing does not reveal client ids.
       const ok = tokenMatches(clientSecret, hash ?? UNKNOWN_HASH) && company !== undefined;
-      if (!ok) throw new AppError('INVALID_CLIENT_CREDENTIALS', `The client credentials are not valid for the ${environment} environment`);
+      if (!ok)
+        throw new AppError(
+          'INVALID_CLIENT_CREDENTIALS',
+          `The client credentials are not valid for the ${environment} environment`,
+        );
       return asTenant(company.id, environment);
     },
 
@@ -132,6 +150,11 @@ export function createCompanyService(deps: { db: Kysely<CompanyTables>; clock: C
       const company = await lookup(clientId);
       if (company === undefined) throw new AppError('INVALID_CLIENT_CREDENTIALS', 'Unknown client_id');
       return asTenant(company.id, environment);
+    },
+
+    async findById(id: string): Promise<CompanySummary | undefined> {
+      const company = await findCompanyById(db, id);
+      return company === undefined ? undefined : summary(company);
     },
 
     async findByReference(companyReference: string): Promise<CompanySummary | undefined> {

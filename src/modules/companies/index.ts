@@ -1,5 +1,12 @@
 export type { CompanyTables } from './company-repository.ts';
 export { createCompanyService, type CompanyService, type CompanyCredentials } from './company-service.ts';
-export { companyRoutes } from './company-routes.ts';
-export { createClientAuth, environmentOf, tenantOf, ClientHeadersSchema, type ClientAuth, type ClientAuthOptions } from './client-auth.ts';
+export { companyRoutes, currentCompanyRoutes } from './company-routes.ts';
+export {
+  createClientAuth,
+  environmentOf,
+  tenantOf,
+  ClientHeadersSchema,
+  type ClientAuth,
+  type ClientAuthOptions,
+} from './client-auth.ts';
 export { asTenant, type Tenant, type DataEnvironment, type Environment } from './tenant.ts';

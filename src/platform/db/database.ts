@@ -44,7 +44,11 @@ export async function openDatabase<DB>(options: OpenOptions): Promise<DatabaseHa
     const types = new pg.TypeOverrides();
     types.setTypeParser(INT8_OID, parseInt8);
     types.setTypeParser(DATE_OID, keepText);
-    const pool = new pg.Pool({ connectionString: options.connectionString, types, max: options.poolSize ?? 10 });
+    const pool = new pg.Pool({
+      connectionString: options.connectionString,
+      types,
+      max: options.poolSize ?? 10,
+    });
     // An idle client losing its connection must not crash the process; the pool replaces it.
     pool.on('error', () => undefined);
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
@@ -97,5 +101,7 @@ export function inTransaction<DB, T>(db: Kysely<DB>, work: (trx: Transaction<DB>
   // A nested call joins the caller's transaction (Kysely has no nested transactions).
   // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment -- isTransaction proves it is one
   if (db.isTransaction) return work(db as Transaction<DB>);
-  return db.transaction().execute((trx) => openTransactions.run(trx as Transaction<unknown>, () => work(trx)));
+  return db
+    .transaction()
+    .execute((trx) => openTransactions.run(trx as Transaction<unknown>, () => work(trx)));
 }

@@ -5,7 +5,10 @@ import { Migrator, type Migration, type MigrationProvider } from 'kysely/migrati
  * Applies every pending migration, the same files on PGlite and PostgreSQL. Migrations are listed
  * statically (not read from a folder), so a test file or editor backup can never run as one.
  */
-export async function migrateToLatest(db: Kysely<unknown>, migrations: Record<string, Migration>): Promise<string[]> {
+export async function migrateToLatest(
+  db: Kysely<unknown>,
+  migrations: Record<string, Migration>,
+): Promise<string[]> {
   const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) };
   const migrator = new Migrator({ db, provider });
   const { error, results } = await migrator.migrateToLatest();

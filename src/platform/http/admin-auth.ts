@@ -9,7 +9,10 @@ export function createAdminAuth(adminApiKey: string): preHandlerAsyncHookHandler
     const value = request.headers.authorization ?? '';
     const match = /^Bearer\s+(\S+)\s*$/i.exec(value);
     if (match?.[1] === undefined || !tokenMatches(match[1], expected)) {
-      throw new AppError('UNAUTHENTICATED', 'An admin API key is required: Authorization: Bearer <ADMIN_API_KEY>');
+      throw new AppError(
+        'UNAUTHENTICATED',
+        'An admin API key is required: Authorization: Bearer <ADMIN_API_KEY>',
+      );
     }
   };
 }

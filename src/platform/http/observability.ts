@@ -42,16 +42,21 @@ export function installObservability(app: FastifyInstance, deps: ObservabilityDe
       registers: [registry],
       async collect() {
         this.reset();
-        for (const row of await jobCounts().catch(() => [])) this.set({ queue: row.queue, state: row.state }, row.count);
+        for (const row of await jobCounts().catch(() => []))
+          this.set({ queue: row.queue, state: row.state }, row.count);
       },
     });
   }
 
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     // Unmatched URLs share one label so that scanners cannot blow up the series count.
     const route = request.routeOptions.url ?? 'unmatched';
-    duration.observe({ method: request.method, route, status_code: reply.statusCode }, reply.elapsedTime / 1000);
+    duration.observe(
+      { method: request.method, route, status_code: reply.statusCode },
+      reply.elapsedTime / 1000,
+    );
     if (reply.statusCode >= 500) errors.inc({ route });
+    done();
   });
 
   const hidden = { hide: true } as const;
@@ -76,7 +81,10 @@ export function installObservability(app: FastifyInstance, deps: ObservabilityDe
         operationId: 'platform.ready',
         tags: ['operations'],
         summary: 'Readiness: the database answers',
-        response: { 200: Type.Object({ status: Type.Literal('ready'), database: Type.Literal('ok') }), ...problemResponses(503) },
+        response: {
+          200: Type.Object({ status: Type.Literal('ready'), database: Type.Literal('ok') }),
+          ...problemResponses(503),
+        },
       },
     },
     async (request, reply) => {

@@ -20,7 +20,10 @@ export const ProblemSchema = Type.Object(
     title: Type.String(),
     status: Type.Integer(),
     detail: Type.String(),
-    code: Type.String({ description: 'Stable UPPER_SNAKE code to branch on.', examples: ['VALIDATION_FAILED'] }),
+    code: Type.String({
+      description: 'Stable UPPER_SNAKE code to branch on.',
+      examples: ['VALIDATION_FAILED'],
+    }),
     message: Type.String({ description: 'Same as `detail`.' }),
     status_code: Type.Integer({ description: 'Same as `status`.' }),
     request_id: Type.String(),
@@ -37,7 +40,13 @@ export function problemResponses(...statuses: number[]): Record<number, unknown>
   );
 }
 
-function problemBody(request: FastifyRequest, code: string, status: number, detail: string, errors?: readonly FieldError[]): Problem {
+function problemBody(
+  request: FastifyRequest,
+  code: string,
+  status: number,
+  detail: string,
+  errors?: readonly FieldError[],
+): Problem {
   return {
     type: `https://milepost.dev/problems/${code.toLowerCase().replaceAll('_', '-')}`,
     title: STATUS_CODES[status] ?? 'Error',
@@ -51,10 +60,20 @@ function problemBody(request: FastifyRequest, code: string, status: number, deta
   };
 }
 
-export function sendProblem(reply: FastifyReply, code: ErrorCode, detail: string, errors?: readonly FieldError[], retryAfterSeconds?: number): FastifyReply {
+export function sendProblem(
+  reply: FastifyReply,
+  code: ErrorCode,
+  detail: string,
+  errors?: readonly FieldError[],
+  retryAfterSeconds?: number,
+): FastifyReply {
   const status = ERROR_STATUS[code];
-  if (retryAfterSeconds !== undefined) void reply.header('retry-after', String(Math.max(1, Math.ceil(retryAfterSeconds))));
-  return reply.code(status).type(PROBLEM_CONTENT_TYPE).send(problemBody(reply.request, code, status, detail, errors));
+  if (retryAfterSeconds !== undefined)
+    void reply.header('retry-after', String(Math.max(1, Math.ceil(retryAfterSeconds))));
+  return reply
+    .code(status)
+    .type(PROBLEM_CONTENT_TYPE)
+    .send(problemBody(reply.request, code, status, detail, errors));
 }
 
 interface AjvError {
@@ -120,10 +139,17 @@ export function installProblemHandling(app: FastifyInstance): void {
     if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
       // Other client errors raised by plugins keep their status but still speak problem+json.
       const status = error.statusCode;
-      return reply.code(status).type(PROBLEM_CONTENT_TYPE).send(problemBody(request, 'BAD_REQUEST', status, error.message));
+      return reply
+        .code(status)
+        .type(PROBLEM_CONTENT_TYPE)
+        .send(problemBody(request, 'BAD_REQUEST', status, error.message));
     }
     request.log.error({ err: error }, 'unhandled error');
-    return sendProblem(reply, 'INTERNAL', 'An unexpected error occurred; it has been logged with this request id.');
+    return sendProblem(
+      reply,
+      'INTERNAL',
+      'An unexpected error occurred; it has been logged with this request id.',
+    );
   });
 
   app.setNotFoundHandler((request, reply) =>

@@ -30,10 +30,7 @@ export function registerHousekeeping(
     const cutoff = new Date(now.getTime() - RETENTION_DAYS * 86_400_000);
     const old = await db.deleteFrom('housekeeping_runs').where('ran_at', '<', cutoff).executeTakeFirst();
     deleted += Number(old.numDeletedRows);
-    await db
-      .insertInto('housekeeping_runs')
-      .values({ ran_at: now, deleted_rows: deleted })
-      .execute();
+    await db.insertInto('housekeeping_runs').values({ ran_at: now, deleted_rows: deleted }).execute();
     return deleted;
   };
   jobs.define({ name: HOUSEKEEPING_QUEUE, options: { retryLimit: 2, expireInSeconds: 600 } });

@@ -1,7 +1,17 @@
 import type { PGlite } from '@electric-sql/pglite';
-import type { Transaction } from 'kysely';
-import { PgBoss, fromKysely, fromPglite, type Db, type Job, type QueueOptions, type SendOptions } from 'pg-boss';
+import {
+  PgBoss,
+  fromKysely,
+  fromPglite,
+  type Db,
+  type Job,
+  type QueueOptions,
+  type SendOptions,
+} from 'pg-boss';
 import { currentTransaction } from '../db/database.ts';
+
+/** A Kysely transaction (of any database type). */
+export type TransactionLike = Parameters<typeof fromKysely>[0];
 
 export type JobHandler<T> = (data: T, job: Job<T>) => Promise<void>;
 
@@ -15,7 +25,7 @@ export interface Jobs {
   /** Registers a queue; every queue must be defined before `start`. */
   define(queue: QueueDefinition): void;
   /** Enqueues in `trx`, so the job exists exactly when the caller's transaction commits. */
-  enqueue(trx: Transaction<unknown>, name: string, data: object, options?: SendOptions): Promise<string | null>;
+  enqueue(trx: TransactionLike, name: string, data: object, options?: SendOptions): Promise<string | null>;
   /** Enqueues outside any transaction (for work that follows a commit). */
   send(name: string, data: object, options?: SendOptions): Promise<string | null>;
   work<T>(name: string, handler: JobHandler<T>, options?: { concurrency?: number }): Promise<void>;

@@ -1,0 +1,65 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ConfigError, loadConfig } from './config.ts';
+
+test('defaults give the embedded set-up', () => {
+  const config = loadConfig({}, '/srv/milepost');
+  assert.equal(config.port, 3000);
+  assert.equal(config.host, '127.0.0.1');
+  assert.equal(config.databaseUrl, undefined);
+  assert.equal(config.dataDir, '/srv/milepost/data');
+  assert.equal(config.role, 'all');
+  assert.equal(config.mockEnvironment, true);
+  assert.ok(Object.isFrozen(config));
+});
+
+test('every bad setting is reported at once, each by name', () => {
+  assert.throws(
+    () =>
+      loadConfig({
+        PORT: 'eighty',
+        ROLE: 'boss',
+        LOG_LEVEL: 'loud',
+        DATABASE_URL: 'mysql://x',
+        ADMIN_API_KEY: 'short',
+        SMTP_URL: 'not a url',
+        MOCK_ENVIRONMENT: 'maybe',
+        BILLING_RUN_AT: '25:00',
+        STRIPE_SECRET_KEY: 'pk_live_x',
+      }),
+    (error: unknown) => {
+      assert.ok(error instanceof ConfigError);
+      const text = error.problems.join('\n');
+      for (const name of [
+        'PORT',
+        'ROLE',
+        'LOG_LEVEL',
+        'DATABASE_URL',
+        'ADMIN_API_KEY',
+        'SMTP_URL',
+        'MOCK_ENVIRONMENT',
+        'BILLING_RUN_AT',
+        'STRIPE_SECRET_KEY',
+      ]) {
+        assert.match(text, new RegExp(`^${name} `, 'm'), `${name} is named`);
+      }
+      assert.equal(error.problems.length, 9);
+      return true;
+    },
+  );
+});
+
+test('valid settings are read', () => {
+  const config = loadConfig({
+    PORT: '8080',
+    HOST: '0.0.0.0',
+    ROLE: 'Worker',
+    DATABASE_URL: 'postgres://root@127.0.0.1:5432/test',
+    MOCK_ENVIRONMENT: 'off',
+    ADMIN_API_KEY: 'k'.repeat(40),
+  });
+  assert.equal(config.port, 8080);
+  assert.equal(config.role, 'worker');
+  assert.equal(config.databaseUrl, 'postgres://root@127.0.0.1:5432/test');
+  assert.equal(config.mockEnvironment, false);
+});

@@ -1,0 +1,188 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { createTestApp, type TestApp } from '../../support/app.ts';
+
+let t: TestApp;
+before(async () => {
+  t = await createTestApp({ env: { BODY_LIMIT_BYTES: '2048' } });
+});
+after(() => t.close());
+
+const PROBLEM_FIELDS = ['type', 'title', 'status', 'detail', 'code', 'message', 'status_code'];
+
+function assertProblem(
+  response: { statusCode: number; headers: Record<string, unknown>; json: () => unknown },
+  status: number,
+  code?: string,
+) {
+  assert.equal(response.statusCode, status);
+  assert.match(String(response.headers['content-type']), /^application\/problem\+json/);
+  const body = response.json() as Record<string, unknown>;
+  for (const field of PROBLEM_FIELDS) assert.ok(field in body, `problem has ${field}`);
+  assert.equal(body['status'], status);
+  assert.equal(body['status_code'], status);
+  assert.equal(body['message'], body['detail']);
+  if (code !== undefined) assert.equal(body['code'], code);
+  return body;
+}
+
+describe('problem+json for bad input, never a 5xx', () => {
+  const admin = () => t.adminHeaders;
+
+  test('malformed JSON → 422', async () => {
+    const r = await t.app.inject({
+      method: 'POST',
+      url: '/admin/companies',
+      headers: { ...admin(), 'content-type': 'application/json' },
+      payload: '{"name":',
+    });
+    assertProblem(r, 422, 'MALFORMED_BODY');
+  });
+
+  test('empty JSON body → 422', async () => {
+    const r = await t.app.inject({
+      method: 'POST',
+      url: '/admin/companies',
+      headers: { ...admin(), 'content-type': 'application/json' },
+      payload: '',
+    });
+    assertProblem(r, 422);
+  });
+
+  test('validation lists every failing path', async () => {
+    const r = await t.app.inject({
+      method: 'POST',
+      url: '/admin/companies',
+      headers: admin(),
+      payload: { name: 42, colour: 'red' },
+    });
+    const body = assertProblem(r, 422, 'VALIDATION_FAILED');
+    const paths = (body['errors'] as Array<{ path: string }>).map((e) => e.path).sort();
+    assert.deepEqual(paths, ['/body/colour', '/body/name']);
+  });
+
+  test('a string is never coerced to a number in a body', async () => {
+    const r = await t.app.inject({ method: 'GET', url: '/admin/companies?limit=2', headers: admin() });
+    assert.equal(r.statusCode, 200, 'query strings are coerced');
+    const bad = await t.app.inject({ method: 'GET', url: '/admin/companies?limit=two', headers: admin() });
+    assertProblem(bad, 422);
+  });
+
+  test('wrong content type → 415', async () => {
+    const r = await t.app.inject({
+      method: 'POST',
+      url: '/admin/companies',
+      headers: { ...admin(), 'content-type': 'application/xml' },
+      payload: '<name>x</name>',
+    });
+    assertProblem(r, 415, 'UNSUPPORTED_MEDIA_TYPE');
+  });
+
+  test('text/plain body → 422, not a crash', async () => {
+    const r = await t.app.inject({
+      method: 'POST',
+      url: '/admin/companies',
+      headers: { ...admin(), 'content-type': 'text/plain' },
+      payload: 'name=x',
+    });
+    assertProblem(r, 422);
+  });
+
+  test('oversized body → 413', async () => {
+    const r = await t.app.inject({
+      method: 'POST',
+      url: '/admin/companies',
+      headers: admin(),
+      payload: { name: 'x'.repeat(5000) },
+    });
+    assertProblem(r, 413, 'PAYLOAD_TOO_LARGE');
+  });
+
+  test('bad environment header → 422 naming the header', async () => {
+    const r = await t.app.inject({
+      method: 'GET',
+      url: '/companies/current',
+      headers: { client_id: 'x', client_secret: 'y', environment: 'staging' },
+    });
+    const body = assertProblem(r, 422);
+    assert.deepEqual((body['errors'] as Array<{ path: string }>)[0]?.path, '/headers/environment');
+  });
+
+  test('unknown route → 404 problem', async () => {
+    assertProblem(await t.app.inject({ method: 'GET', url: '/nope' }), 404, 'ROUTE_NOT_FOUND');
+  });
+
+  test('wrong admin key → 401', async () => {
+    assertProblem(
+      await t.app.inject({
+        method: 'GET',
+        url: '/admin/companies',
+        headers: { authorization: 'Bearer wrong' },
+      }),
+      401,
+    );
+    assertProblem(await t.app.inject({ method: 'GET', url: '/admin/companies' }), 401);
+  });
+});
+
+describe('CORS', () => {
+  test('a preflight succeeds without credentials and echoes the requested headers', async () => {
+    const r = await t.app.inject({
+      method: 'OPTIONS',
+      url: '/policys/details',
+      headers: {
+        origin: 'https://app.example.com',
+        'access-control-request-method': 'GET',
+        'access-control-request-headers': 'authorization,client_id,client_secret,environment,x-custom',
+      },
+    });
+    assert.equal(r.statusCode, 204);
+    assert.equal(r.headers['access-control-allow-origin'], '*');
+    assert.match(String(r.headers['access-control-allow-headers']), /authorization/);
+    assert.match(String(r.headers['access-control-allow-headers']), /x-custom/);
+  });
+
+  test('errors carry Access-Control-Allow-Origin too', async () => {
+    const r = await t.app.inject({
+      method: 'GET',
+      url: '/companies/current',
+      headers: { origin: 'https://app.example.com' },
+    });
+    assert.equal(r.statusCode, 401);
+    assert.equal(r.headers['access-control-allow-origin'], '*');
+  });
+});
+
+describe('operations', () => {
+  test('healthz, readyz, metrics', async () => {
+    assert.deepEqual((await t.app.inject('/healthz')).json(), { status: 'ok' });
+    assert.deepEqual((await t.app.inject('/readyz')).json(), { status: 'ready', database: 'ok' });
+    const metrics = await t.app.inject('/metrics');
+    assert.match(metrics.body, /http_request_duration_seconds_bucket\{[^}]*route="\/healthz"/);
+    assert.match(metrics.body, /^# TYPE jobs gauge/m);
+  });
+
+  test('request ids: generated, or taken from a sane x-request-id', async () => {
+    const r = await t.app.inject({ url: '/healthz', headers: { 'x-request-id': 'abc-123' } });
+    assert.equal(r.headers['x-request-id'], 'abc-123');
+    const generated = await t.app.inject({
+      url: '/healthz',
+      headers: { 'x-request-id': 'bad id with spaces' },
+    });
+    assert.match(String(generated.headers['x-request-id']), /^[0-9a-f-]{36}$/);
+  });
+
+  test('OpenAPI 3.1 document and the docs page', async () => {
+    const doc = (await t.app.inject('/openapi.json')).json<{
+      openapi: string;
+      paths: Record<string, unknown>;
+      components: { schemas: Record<string, unknown> };
+    }>();
+    assert.equal(doc.openapi, '3.1.0');
+    assert.ok('/admin/companies' in doc.paths);
+    assert.ok('Problem' in doc.components.schemas);
+    const docs = await t.app.inject('/docs/');
+    assert.equal(docs.statusCode, 200);
+    assert.match(docs.body, /<html/i);
+  });
+});
