@@ -10,6 +10,7 @@ import { createAdminAuth } from './platform/http/admin-auth.ts';
 import { installObservability } from './platform/http/observability.ts';
 import { installProblemHandling } from './platform/http/problem.ts';
 import { companyRoutes, createClientAuth, currentCompanyRoutes } from './modules/companies/index.ts';
+import { policyRoutes } from './modules/policies/index.ts';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
@@ -124,6 +125,7 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
   const clientAuth = createClientAuth(container.services.companies, config.mockEnvironment);
   await app.register(companyRoutes({ companies: container.services.companies, adminAuth }));
   await app.register(currentCompanyRoutes({ companies: container.services.companies, clientAuth }));
+  await app.register(policyRoutes({ policies: container.services.policies, clientAuth }));
 
   return app;
 }

@@ -4,7 +4,11 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Registry } from 'prom-client';
 import type { Config } from './config.ts';
 import { migrations } from './migrations/index.ts';
+import { createLogMailer, createSmtpMailer, type Mailer } from './integrations/mail/index.ts';
+import { createAccountService } from './modules/accounts/index.ts';
 import { createCompanyService } from './modules/companies/index.ts';
+import { createNotificationService } from './modules/notifications/index.ts';
+import { createPolicyService } from './modules/policies/index.ts';
 import { systemClock, type Clock } from './platform/clock.ts';
 import { randomToken } from './platform/crypto.ts';
 import { openDatabase, type DatabaseHandle } from './platform/db/database.ts';
@@ -20,6 +24,7 @@ export interface ContainerOverrides {
   readonly clock?: Clock;
   readonly database?: DatabaseHandle<Database>;
   readonly logger?: FastifyBaseLogger;
+  readonly mailer?: Mailer;
   /** Seconds between cron checks (pg-boss); tests lower it to see scheduled work quickly. */
   readonly cronIntervalSeconds?: number;
   readonly jobPollingSeconds?: number;
@@ -40,11 +45,19 @@ export interface Container {
   close(): Promise<void>;
 }
 
-function buildServices(deps: { database: DatabaseHandle<Database>; clock: Clock; jobs: Jobs }) {
+function buildServices(deps: {
+  database: DatabaseHandle<Database>;
+  clock: Clock;
+  jobs: Jobs;
+  mailer: Mailer;
+}) {
   const { db } = deps.database;
-  return {
-    companies: createCompanyService({ db, clock: deps.clock }),
-  };
+  const { clock, jobs } = deps;
+  const companies = createCompanyService({ db, clock });
+  const notifications = createNotificationService({ db, clock, jobs, mailer: deps.mailer });
+  const accounts = createAccountService({ db, clock });
+  const policies = createPolicyService({ db, clock, jobs, accounts, notifications });
+  return { companies, notifications, accounts, policies };
 }
 
 /**
@@ -100,7 +113,12 @@ export async function createContainer(
       logger.error({ err: error }, 'job runner error');
     },
   });
-  const services = buildServices({ database, clock, jobs });
+  const mailer =
+    overrides.mailer ??
+    (config.smtpUrl === undefined
+      ? createLogMailer(logger)
+      : createSmtpMailer(config.smtpUrl, config.emailFrom));
+  const services = buildServices({ database, clock, jobs, mailer });
   const housekeeping = registerHousekeeping(jobs, database.db, clock, []);
   const adminApiKey = await resolveAdminKey(config, logger);
 
@@ -115,10 +133,15 @@ export async function createContainer(
     services,
     async start() {
       await jobs.start();
-      if (runWorkers) await housekeeping.register();
+      if (runWorkers) {
+        await housekeeping.register();
+        await services.notifications.registerWorkers();
+        await services.policies.registerWorkers();
+      }
     },
     async close() {
       await jobs.stop(config.shutdownTimeoutMs);
+      mailer.close();
       await database.close();
     },
   };

@@ -1,5 +1,17 @@
+import type { Kysely } from 'kysely';
+import type { AccountTables } from './modules/accounts/index.ts';
 import type { CompanyTables } from './modules/companies/index.ts';
+import type { OutboxTables } from './modules/notifications/index.ts';
+import type { PolicyTables } from './modules/policies/index.ts';
+import type { EventTables } from './platform/events.ts';
 import type { HousekeepingTables } from './platform/jobs/housekeeping.ts';
 
 /** The whole database as Kysely sees it: each module declares the tables it owns. */
-export interface Database extends CompanyTables, HousekeepingTables {}
+export interface Database
+  extends CompanyTables, HousekeepingTables, AccountTables, PolicyTables, EventTables, OutboxTables {}
+
+/**
+ * What repositories take: the database or an open transaction over it. One type for all of them,
+ * because Kysely's database type parameter is invariant (a `Kysely<Database>` is not a `Kysely<PolicyTables>`).
+ */
+export type Executor = Kysely<Database>;

@@ -1,4 +1,5 @@
-import type { Generated, Kysely } from 'kysely';
+import type { Generated } from 'kysely';
+import type { Executor } from '../../schema.ts';
 
 export interface CompanyTables {
   companies: {
@@ -26,8 +27,6 @@ export interface CompanyRecord {
   readonly createdAt: Date;
   readonly secretsRotatedAt: Date | null;
 }
-
-type Executor = Kysely<CompanyTables>;
 
 const columns = [
   'id',

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Executor } from '../../schema.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { hashToken, randomToken, tokenMatches } from '../../platform/crypto.ts';
 import { AppError, notFound } from '../../platform/errors.ts';
@@ -10,7 +10,6 @@ import {
   listCompanies,
   updateCompanySecrets,
   type CompanyRecord,
-  type CompanyTables,
 } from './company-repository.ts';
 import { asTenant, type DataEnvironment, type Tenant } from './tenant.ts';
 
@@ -50,7 +49,7 @@ const summary = (c: CompanyRecord): CompanySummary => ({
 });
 
 /** Companies (tenants) and their client credentials. Secrets are shown once and stored as SHA-256 hashes. */
-export function createCompanyService(deps: { db: Kysely<CompanyTables>; clock: Clock }) {
+export function createCompanyService(deps: { db: Executor; clock: Clock }) {
   const { db, clock } = deps;
   const cache = new Map<string, { company: CompanyRecord | undefined; until: number }>();
 

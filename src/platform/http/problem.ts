@@ -1,5 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import secureJson from 'secure-json-parse';
 import { Type, type Static } from 'typebox';
 import { AppError, ERROR_STATUS, type ErrorCode, type FieldError } from '../errors.ts';
 
@@ -123,6 +124,27 @@ const FASTIFY_CODES: Record<string, ErrorCode> = {
 export function installProblemHandling(app: FastifyInstance): void {
   app.addSchema(FieldErrorSchema);
   app.addSchema(ProblemSchema);
+
+  // NOTE: many HTTP clients send `Content-Type: application/json` on bodiless requests (a DELETE, a
+  // GET); an empty body then means "no body" rather than malformed JSON. Prototype poisoning is refused.
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.trim() === '') {
+      done(null, undefined);
+      return;
+    }
+    try {
+      done(null, secureJson.parse(text, { protoAction: 'error', constructorAction: 'error' }));
+    } catch (error) {
+      done(
+        new AppError(
+          'MALFORMED_BODY',
+          `The body is not valid JSON: ${error instanceof Error ? error.message : 'parse error'}`,
+        ),
+        undefined,
+      );
+    }
+  });
 
   app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
     if (error instanceof AppError) {

@@ -39,7 +39,7 @@ describe('problem+json for bad input, never a 5xx', () => {
     assertProblem(r, 422, 'MALFORMED_BODY');
   });
 
-  test('empty JSON body → 422', async () => {
+  test('empty JSON body where a body is required → 422', async () => {
     const r = await t.app.inject({
       method: 'POST',
       url: '/admin/companies',

@@ -1,0 +1,219 @@
+/**
+ * Names a point the way a person would name where a journey started or ended: the town or city it is in,
+ * else the village or locality it is at, else the town it is near.
+ *
+ * The places come from GeoNames (CC BY 4.0), selected at build time (build-data.ts → data/geonames/gb-towns.csv
+ * and gb-localities.csv) so that the service parses only what it uses.
+ *
+ * 1. Town: every populated place in gb-places.csv (GeoNames, population ≥ 1,000 or an administrative seat;
+ *    "sections of a populated place" — PPLX, e.g. Chelsea, Canary Wharf — left out, as they are parts of a
+ *    town, not towns) gets an extent radius of 9 m × √population (the radius of a disc holding its people at
+ *    ~3,900 a km², a UK urban density; population counted as at least 1,000): London 24.7 km, Glasgow 6.9 km,
+ *    a town of 10,000 900 m. The point takes the place with the smallest distance ÷ radius, if that is ≤ 1:
+ *    it lies inside that place's extent, and where extents overlap the place it is relatively closest to wins.
+ *    So central London is "London" (not "City of Westminster", 0.5 km away but a 4.5 km extent), the centre
+ *    of Salford or Gateshead is itself, and a point between towns belongs to neither.
+ * 2. Locality: otherwise the nearest place within 3 km from gb-postal-places.csv whose position GeoNames took
+ *    from the place itself (accuracy 4: 14,907 villages, suburbs and towns, Northern Ireland included). Rows
+ *    with estimated positions are left out: they sit on their outward code's centre.
+ * 3. Near a town: otherwise the place with the smallest distance ÷ radius among those within 15 km, else the
+ *    nearest locality within 15 km.
+ * 4. Otherwise null: at sea, abroad (Calais and Dublin are beyond 15 km of any place listed), or in the
+ *    emptiest uplands. The postal places include the Isle of Man and the Channel Islands, so
+ *    Douglas or St Helier are named although they have no GB postcode.
+ */
+import KDBush from 'kdbush';
+import { around } from 'geokdbush';
+import { parseCsvRecords } from './csv.ts';
+
+const METRES_PER_ROOT_PERSON = 9;
+const MINIMUM_POPULATION = 1000;
+const LOCALITY_KILOMETRES = 3;
+const NEAR_METRES = 15_000;
+/** Places with a smaller extent than this (population ≤ 111,000) are searched in a box this size. */
+const SMALL_TOWN_METRES = 3000;
+
+interface Town {
+  readonly name: string;
+  readonly lat: number;
+  readonly lng: number;
+  readonly radiusMetres: number;
+}
+
+interface Locality {
+  readonly name: string;
+  readonly lat: number;
+  readonly lng: number;
+}
+
+export interface PlaceNamer {
+  /** The human name for a point (degrees), or null where no place is near. */
+  nameAt(lat: number, lng: number): string | null;
+  readonly townCount: number;
+  readonly localityCount: number;
+}
+
+/** A town for naming, as `gb-towns.csv` holds it. */
+export interface TownRow {
+  readonly name: string;
+  readonly lat: string;
+  readonly lon: string;
+  readonly population: string;
+}
+
+/** A locality for naming, as `gb-localities.csv` holds it. */
+export interface LocalityRow {
+  readonly name: string;
+  readonly lat: string;
+  readonly lon: string;
+}
+
+/**
+ * Build time: the rows of GeoNames' gb-places.csv that count as towns (all but PPLX, sections of a town),
+ * with their coordinates and population as GeoNames gives them.
+ */
+export function selectTowns(placesCsv: string): TownRow[] {
+  return parseCsvRecords(placesCsv, ['name', 'lat', 'lon', 'feature_code', 'population'])
+    .filter((row) => row.feature_code !== 'PPLX' && row.name !== '')
+    .map(({ name, lat, lon, population }) => ({ name, lat, lon, population }));
+}
+
+/**
+ * Build time: the distinct places of GeoNames' gb-postal-places.csv whose position came from the place itself
+ * (accuracy 4); a name listed under several outward codes at one position appears once.
+ */
+export function selectLocalities(postalPlacesCsv: string): LocalityRow[] {
+  const seen = new Set<string>();
+  const localities: LocalityRow[] = [];
+  const positioned = (line: string) => line.endsWith(',4'); // accuracy is the last column
+  for (const row of parseCsvRecords(postalPlacesCsv, ['place_name', 'lat', 'lon', 'accuracy'], positioned)) {
+    const key = `${row.place_name}|${row.lat}|${row.lon}`;
+    if (row.accuracy !== '4' || row.place_name === '' || seen.has(key)) continue;
+    seen.add(key);
+    localities.push({ name: row.place_name, lat: row.lat, lon: row.lon });
+  }
+  return localities;
+}
+
+/** Builds the namer from the text of gb-towns.csv and gb-localities.csv (written by build-data.ts). */
+export function createPlaceNamer(townsCsv: string, localitiesCsv: string): PlaceNamer {
+  const towns: Town[] = parseCsvRecords(townsCsv, ['name', 'lat', 'lon', 'population'])
+    .map((row) => ({
+      name: row.name,
+      lat: Number(row.lat),
+      lng: Number(row.lon),
+      radiusMetres:
+        METRES_PER_ROOT_PERSON * Math.sqrt(Math.max(MINIMUM_POPULATION, Number(row.population) || 0)),
+    }))
+    .filter((town) => Number.isFinite(town.lat) && Number.isFinite(town.lng));
+  const localities: Locality[] = parseCsvRecords(localitiesCsv, ['name', 'lat', 'lon'])
+    .map((row) => ({ name: row.name, lat: Number(row.lat), lng: Number(row.lon) }))
+    .filter((locality) => Number.isFinite(locality.lat) && Number.isFinite(locality.lng));
+
+  // Most places are small, so the places whose extent could hold a point are found with two box searches:
+  // small places within SMALL_TOWN_METRES, and the few large ones (London's extent is 24.7 km) within the largest.
+  const isLarge = (town: Town) => town.radiusMetres > SMALL_TOWN_METRES;
+  const small = indexOf(towns.filter((town) => !isLarge(town)));
+  const large = indexOf(towns.filter(isLarge));
+  const largeMetres = Math.max(SMALL_TOWN_METRES, ...towns.map((town) => town.radiusMetres));
+  const localityIndex = new KDBush(localities.length, 16, Float64Array);
+  for (const locality of localities) localityIndex.add(locality.lng, locality.lat);
+  localityIndex.finish();
+
+  return {
+    townCount: towns.length,
+    localityCount: localities.length,
+    nameAt(lat, lng) {
+      const scale = localScale(lat);
+      const inside = relativelyClosest(
+        relativelyClosest(undefined, small, scale, lng, lat, SMALL_TOWN_METRES, 1),
+        large,
+        scale,
+        lng,
+        lat,
+        largeMetres,
+        1,
+      );
+      if (inside !== undefined) return inside.town.name;
+
+      const [localityId] = around(localityIndex, lng, lat, 1, LOCALITY_KILOMETRES);
+      const locality = localityId === undefined ? undefined : localities[localityId];
+      if (locality !== undefined) return locality.name;
+
+      const near = relativelyClosest(
+        relativelyClosest(undefined, small, scale, lng, lat, NEAR_METRES, Infinity),
+        large,
+        scale,
+        lng,
+        lat,
+        NEAR_METRES,
+        Infinity,
+      );
+      if (near !== undefined) return near.town.name;
+      const [farId] = around(localityIndex, lng, lat, 1, NEAR_METRES / 1000);
+      return (farId === undefined ? undefined : localities[farId])?.name ?? null;
+    },
+  };
+}
+
+interface TownIndex {
+  readonly index: KDBush;
+  readonly places: readonly Town[];
+}
+
+function indexOf(places: readonly Town[]): TownIndex {
+  const index = new KDBush(places.length, 16, Float64Array);
+  for (const place of places) index.add(place.lng, place.lat);
+  index.finish();
+  return { index, places };
+}
+
+/** Metres per degree of longitude and latitude at a latitude (WGS84 radii of curvature, as cheap-ruler). */
+function localScale(lat: number): { readonly kx: number; readonly ky: number } {
+  const e2 = (1 / 298.257223563) * (2 - 1 / 298.257223563);
+  const cosLat = Math.cos((lat * Math.PI) / 180);
+  const w2 = 1 / (1 - e2 * (1 - cosLat * cosLat));
+  const metresPerRadian = 6_378_137 * Math.sqrt(w2);
+  return {
+    kx: (metresPerRadian * cosLat * Math.PI) / 180 || 1e-9,
+    ky: (metresPerRadian * w2 * (1 - e2) * Math.PI) / 180,
+  };
+}
+
+interface Candidate {
+  readonly town: Town;
+  /** Distance ÷ the town's extent radius. */
+  readonly ratio: number;
+}
+
+/**
+ * The town with the smallest distance ÷ extent radius among those within `metres` of the point whose ratio is
+ * at most `maxRatio`, or `best` if that is better. Distances are measured on the plane tangent at the point:
+ * within 25 km that is within 0.1 % of the ellipsoidal distance, ample for naming.
+ */
+function relativelyClosest(
+  best: Candidate | undefined,
+  { index, places }: TownIndex,
+  scale: { readonly kx: number; readonly ky: number },
+  lng: number,
+  lat: number,
+  metres: number,
+  maxRatio: number,
+): Candidate | undefined {
+  if (places.length === 0) return best;
+  const dLng = Math.min(360, metres / scale.kx);
+  const dLat = metres / scale.ky;
+  let result = best;
+  for (const id of index.range(lng - dLng, lat - dLat, lng + dLng, lat + dLat)) {
+    const town = places[id];
+    if (town === undefined) continue;
+    const dx = (town.lng - lng) * scale.kx;
+    const dy = (town.lat - lat) * scale.ky;
+    const distance = Math.sqrt(dx * dx + dy * dy);
+    const ratio = distance / town.radiusMetres;
+    if (distance <= metres && ratio <= maxRatio && (result === undefined || ratio < result.ratio)) {
+      result = { town, ratio };
+    }
+  }
+  return result;
+}

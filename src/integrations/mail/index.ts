@@ -1,0 +1,1 @@
+export { createLogMailer, createSmtpMailer, type EmailMessage, type Mailer } from './mailer.ts';

@@ -1,0 +1,38 @@
+export {
+  IDEMPOTENCY_METADATA_KEY,
+  type AttachPaymentMethodInput,
+  type ChargeOffSessionInput,
+  type ChargeResult,
+  type CreateCustomerInput,
+  type CreatePaymentIntentInput,
+  type CreatedPaymentIntent,
+  type Customer,
+  type PaymentError,
+  type PaymentEvent,
+  type PaymentGateway,
+  type PaymentIntent,
+  type PaymentIntentStatus,
+  type PaymentMetadata,
+  type PaymentMethod,
+  type Refund,
+  type RefundInput,
+  type RefundStatus,
+} from './gateway.ts';
+export { createStripeGateway, toAppError, type StripeGatewayOptions } from './stripe-gateway.ts';
+export {
+  stripeSandboxPlugin,
+  SANDBOX_API_VERSION,
+  type StripeSandboxOptions,
+} from './sandbox/sandbox-plugin.ts';
+export { stripeSignatureHeader, type SandboxWebhookTarget } from './sandbox/webhooks.ts';
+export {
+  createMemorySandboxStore,
+  type IdempotencyRecord,
+  type ObjectMatch,
+  type SandboxObject,
+  type SandboxStore,
+  type StoredResponse,
+} from './sandbox/store.ts';
+export { createKyselySandboxStore, type SandboxTables } from './sandbox/kysely-store.ts';
+export * as sandboxMigration from './sandbox/sandbox-migration.ts';
+export { TEST_CARDS } from './sandbox/objects.ts';

@@ -1,0 +1,413 @@
+import Stripe from 'stripe';
+import { systemClock, type Clock } from '../../platform/clock.ts';
+import { AppError } from '../../platform/errors.ts';
+import {
+  IDEMPOTENCY_METADATA_KEY,
+  type ChargeResult,
+  type Customer,
+  type PaymentEvent,
+  type PaymentGateway,
+  type PaymentIntent,
+  type PaymentIntentStatus,
+  type PaymentMethod,
+  type RefundStatus,
+} from './gateway.ts';
+
+export interface StripeGatewayOptions {
+  /** `sk_live_…` in production; any `sk_test_…` for the sandbox. */
+  readonly secretKey: string;
+  /**
+   * Where the SDK sends requests; undefined is api.stripe.com. A path is kept as a prefix, e.g.
+   * `http://127.0.0.1:3000/sandbox/stripe` sends `POST /sandbox/stripe/v1/payment_intents`.
+   */
+  readonly apiBase?: string | undefined;
+  /** The endpoint's `whsec_…` signing secret. */
+  readonly webhookSecret: string;
+  /** Per request, in milliseconds. */
+  readonly timeoutMs: number;
+  /** The SDK's own retries of network errors, 409 and 5xx, under the same idempotency key. */
+  readonly maxNetworkRetries: number;
+  /** Now, for the webhook timestamp tolerance; defaults to the system clock. */
+  readonly clock?: Clock;
+  /** Seconds between a webhook's signature time and now that are still accepted (Stripe's default: 300). */
+  readonly webhookToleranceSeconds?: number;
+}
+
+const idOf = (value: string | { id: string } | null | undefined): string | null =>
+  value === null || value === undefined ? null : typeof value === 'string' ? value : value.id;
+
+function toIntent(pi: Stripe.PaymentIntent): PaymentIntent {
+  const error = pi.last_payment_error;
+  return {
+    id: pi.id,
+    status: pi.status as PaymentIntentStatus,
+    amountPence: pi.amount,
+    amountReceivedPence: pi.amount_received,
+    currency: pi.currency,
+    customerId: idOf(pi.customer),
+    paymentMethodId: idOf(pi.payment_method),
+    latestChargeId: idOf(pi.latest_charge),
+    metadata: { ...pi.metadata },
+    lastPaymentError:
+      error === null
+        ? null
+        : {
+            code: error.code ?? null,
+            declineCode: error.decline_code ?? null,
+            message: error.message ?? null,
+          },
+    idempotencyKey: pi.metadata[IDEMPOTENCY_METADATA_KEY] ?? null,
+  };
+}
+
+function toPaymentMethod(pm: Stripe.PaymentMethod): PaymentMethod {
+  return {
+    id: pm.id,
+    brand: pm.card?.brand ?? null,
+    last4: pm.card?.last4 ?? null,
+    expMonth: pm.card?.exp_month ?? null,
+    expYear: pm.card?.exp_year ?? null,
+    customerId: idOf(pm.customer),
+  };
+}
+
+function toCustomer(customer: Stripe.Customer | Stripe.DeletedCustomer): Customer {
+  if (customer.deleted === true) throw new AppError('NOT_FOUND', `customer ${customer.id} has been deleted`);
+  return {
+    id: customer.id,
+    email: customer.email,
+    name: customer.name ?? null,
+    defaultPaymentMethodId: idOf(customer.invoice_settings.default_payment_method),
+  };
+}
+
+/** Stripe's search syntax quotes values with single quotes; a quote or backslash inside is escaped. */
+const searchQuote = (value: string): string => `'${value.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
+
+/**
+ * Wraps an SDK error in `AppError`: network, timeouts, 409, 5xx and rate limits are retryable; card
+ * errors, invalid requests and authentication failures are not.
+ */
+export function toAppError(error: unknown, action: string): AppError {
+  if (error instanceof AppError) return error;
+  if (!(error instanceof Stripe.errors.StripeError)) {
+    return new AppError('UPSTREAM_UNAVAILABLE', `payment processor: ${action} failed`, {
+      retryable: false,
+      cause: error,
+    });
+  }
+  const detail = `payment processor: ${action}: ${error.message}`;
+  if (error instanceof Stripe.errors.StripeCardError)
+    return new AppError('PAYMENT_DECLINED', detail, { retryable: false, cause: error });
+  if (error instanceof Stripe.errors.StripeRateLimitError) {
+    const retryAfter = Number(error.headers?.['retry-after']);
+    return new AppError('UPSTREAM_UNAVAILABLE', detail, {
+      retryable: true,
+      cause: error,
+      ...(Number.isFinite(retryAfter) && retryAfter > 0 ? { retryAfterSeconds: retryAfter } : {}),
+    });
+  }
+  if (error instanceof Stripe.errors.StripeIdempotencyError)
+    return new AppError('CONFLICT', detail, { retryable: false, cause: error });
+  if (error instanceof Stripe.errors.StripeInvalidRequestError) {
+    const missing = error.statusCode === 404 || error.code === 'resource_missing';
+    return new AppError(missing ? 'NOT_FOUND' : 'VALIDATION_FAILED', detail, {
+      retryable: false,
+      cause: error,
+    });
+  }
+  if (
+    error instanceof Stripe.errors.StripeAuthenticationError ||
+    error instanceof Stripe.errors.StripePermissionError
+  ) {
+    return new AppError('UPSTREAM_UNAVAILABLE', detail, { retryable: false, cause: error });
+  }
+  if (error instanceof Stripe.errors.StripeSignatureVerificationError) {
+    return new AppError('UNAUTHENTICATED', `webhook signature verification failed: ${error.message}`, {
+      retryable: false,
+      cause: error,
+    });
+  }
+  // StripeConnectionError (network, timeout), StripeAPIError (5xx, 409 idempotency key in use), anything else.
+  return new AppError('UPSTREAM_UNAVAILABLE', detail, { retryable: true, cause: error });
+}
+
+/** Whether a failed charge request may have been carried out: the caller must reconcile, never re-charge. */
+function isAmbiguous(error: Stripe.errors.StripeError): boolean {
+  if (error instanceof Stripe.errors.StripeConnectionError) return true;
+  if (error instanceof Stripe.errors.StripeAPIError) return true;
+  return error.statusCode === undefined || error.statusCode >= 500 || error.statusCode === 409;
+}
+
+/** `fetch` that sends every request under `prefix` (the SDK always asks for `/v1/…`). */
+function prefixedFetch(prefix: string): typeof fetch {
+  return (input, init) => {
+    const url = new URL(input instanceof Request ? input.url : input);
+    url.pathname = `${prefix}${url.pathname}`;
+    return fetch(input instanceof Request ? new Request(url, input) : url, init);
+  };
+}
+
+function clientOptions(options: StripeGatewayOptions): Stripe.StripeConfig {
+  const base: Stripe.StripeConfig = {
+    timeout: options.timeoutMs,
+    maxNetworkRetries: options.maxNetworkRetries,
+    telemetry: false,
+  };
+  if (options.apiBase === undefined) return base;
+  const url = new URL(options.apiBase);
+  const protocol = url.protocol === 'http:' ? 'http' : 'https';
+  const prefix = url.pathname.replace(/\/+$/, '');
+  return {
+    ...base,
+    host: url.hostname,
+    port: url.port === '' ? (protocol === 'http' ? 80 : 443) : Number(url.port),
+    protocol,
+    ...(prefix === '' ? {} : { httpClient: Stripe.createFetchHttpClient(prefixedFetch(prefix)) }),
+  };
+}
+
+/** The payment gateway over the official Stripe SDK, against Stripe or the built-in sandbox. */
+export function createStripeGateway(options: StripeGatewayOptions): PaymentGateway {
+  const stripe = new Stripe(options.secretKey, clientOptions(options));
+  const clock = options.clock ?? systemClock;
+  const tolerance = options.webhookToleranceSeconds ?? 300;
+
+  async function call<T>(action: string, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      throw toAppError(error, action);
+    }
+  }
+
+  return {
+    createCustomer: (input) =>
+      call('create customer', async () =>
+        toCustomer(
+          await stripe.customers.create(
+            {
+              email: input.email,
+              name: input.name,
+              ...(input.metadata === undefined ? {} : { metadata: { ...input.metadata } }),
+            },
+            { idempotencyKey: input.idempotencyKey },
+          ),
+        ),
+      ),
+
+    retrieveCustomer: (customerId) =>
+      call('retrieve customer', async () => toCustomer(await stripe.customers.retrieve(customerId))),
+
+    createPaymentIntent: (input) =>
+      call('create payment intent', async () => {
+        const pi = await stripe.paymentIntents.create(
+          {
+            amount: input.amountPence,
+            currency: input.currency.toLowerCase(),
+            customer: input.customerId,
+            // NOTE: the card the customer confirms with is saved for the off-session charges of later statements.
+            setup_future_usage: 'off_session',
+            allowed_payment_method_types: ['card'],
+            metadata: { ...input.metadata },
+          },
+          { idempotencyKey: input.idempotencyKey },
+        );
+        if (pi.client_secret === null)
+          throw new AppError(
+            'UPSTREAM_UNAVAILABLE',
+            `payment intent ${pi.id} came back without a client secret`,
+          );
+        return {
+          id: pi.id,
+          clientSecret: pi.client_secret,
+          status: pi.status as PaymentIntentStatus,
+          amountPence: pi.amount,
+          customerId: input.customerId,
+        };
+      }),
+
+    retrievePaymentIntent: (paymentIntentId) =>
+      call('retrieve payment intent', async () =>
+        toIntent(await stripe.paymentIntents.retrieve(paymentIntentId)),
+      ),
+
+    findPaymentIntentByKey: (idempotencyKey) =>
+      call('search payment intents', async () => {
+        const result = await stripe.paymentIntents.search({
+          query: `metadata[${searchQuote(IDEMPOTENCY_METADATA_KEY)}]:${searchQuote(idempotencyKey)}`,
+          limit: 10,
+        });
+        const [first] = result.data;
+        return first === undefined ? undefined : toIntent(first);
+      }),
+
+    async chargeOffSession(input): Promise<ChargeResult> {
+      let pi: Stripe.PaymentIntent;
+      try {
+        pi = await stripe.paymentIntents.create(
+          {
+            amount: input.amountPence,
+            currency: input.currency.toLowerCase(),
+            customer: input.customerId,
+            payment_method: input.paymentMethodId,
+            allowed_payment_method_types: ['card'],
+            confirm: true,
+            off_session: true,
+            // NOTE: the key in metadata lets `findPaymentIntentByKey` find this intent after an ambiguous failure.
+            metadata: { ...input.metadata, [IDEMPOTENCY_METADATA_KEY]: input.idempotencyKey },
+          },
+          { idempotencyKey: input.idempotencyKey },
+        );
+      } catch (error) {
+        if (error instanceof Stripe.errors.StripeCardError) {
+          const intent = error.payment_intent;
+          if (error.code === 'authentication_required' && intent !== undefined) {
+            return {
+              outcome: 'authentication_required',
+              intentId: intent.id,
+              clientSecret: intent.client_secret,
+              paymentMethodId: idOf(intent.last_payment_error?.payment_method) ?? input.paymentMethodId,
+              message: error.message,
+            };
+          }
+          // NOTE: typed as always present, but Stripe leaves it out for card errors that are not issuer declines.
+          const raw = error.raw as { decline_code?: unknown } | undefined;
+          const declineCode = typeof raw?.decline_code === 'string' ? raw.decline_code : undefined;
+          return {
+            outcome: 'declined',
+            ...(intent === undefined ? {} : { intentId: intent.id }),
+            code: error.code ?? 'card_declined',
+            declineCode: declineCode ?? error.code ?? 'generic_decline',
+            message: error.message,
+          };
+        }
+        if (error instanceof Stripe.errors.StripeError && isAmbiguous(error)) {
+          return {
+            outcome: 'unknown',
+            message: `payment processor: charge outcome unknown: ${error.message}`,
+          };
+        }
+        throw toAppError(error, 'charge off session');
+      }
+      switch (pi.status) {
+        case 'succeeded':
+          return { outcome: 'succeeded', intentId: pi.id, chargeId: idOf(pi.latest_charge) };
+        case 'requires_action':
+          return {
+            outcome: 'authentication_required',
+            intentId: pi.id,
+            clientSecret: pi.client_secret,
+            paymentMethodId: idOf(pi.payment_method),
+            message: 'The card issuer requires the customer to authenticate this payment.',
+          };
+        case 'requires_payment_method':
+          return {
+            outcome: 'declined',
+            intentId: pi.id,
+            code: pi.last_payment_error?.code ?? 'card_declined',
+            declineCode: pi.last_payment_error?.decline_code ?? 'generic_decline',
+            message: pi.last_payment_error?.message ?? 'The payment was declined.',
+          };
+        default:
+          // processing, requires_capture, …: not final for a card charge we capture automatically.
+          return { outcome: 'unknown', intentId: pi.id, message: `payment intent ${pi.id} is ${pi.status}` };
+      }
+    },
+
+    attachPaymentMethod: (input) =>
+      call('attach payment method', async () =>
+        toPaymentMethod(
+          await stripe.paymentMethods.attach(
+            input.paymentMethodId,
+            { customer: input.customerId },
+            { idempotencyKey: input.idempotencyKey },
+          ),
+        ),
+      ),
+
+    setDefaultPaymentMethod: (customerId, paymentMethodId) =>
+      call('set default payment method', async () => {
+        // NOTE: no key of ours: setting a value is idempotent, and a derived key would replay an
+        // earlier answer if the customer switched cards and back within 24 hours.
+        await stripe.customers.update(customerId, {
+          invoice_settings: { default_payment_method: paymentMethodId },
+        });
+      }),
+
+    retrievePaymentMethod: (paymentMethodId) =>
+      call('retrieve payment method', async () =>
+        toPaymentMethod(await stripe.paymentMethods.retrieve(paymentMethodId)),
+      ),
+
+    refund: (input) =>
+      call('refund', async () => {
+        const refund = await stripe.refunds.create(
+          {
+            payment_intent: input.paymentIntentId,
+            ...(input.amountPence === undefined ? {} : { amount: input.amountPence }),
+            ...(input.metadata === undefined ? {} : { metadata: { ...input.metadata } }),
+          },
+          { idempotencyKey: input.idempotencyKey },
+        );
+        return {
+          id: refund.id,
+          status: (refund.status ?? 'pending') as RefundStatus,
+          amountPence: refund.amount,
+        };
+      }),
+
+    constructWebhookEvent(rawBody, signatureHeader): PaymentEvent {
+      if (signatureHeader === undefined || signatureHeader === '') {
+        throw new AppError(
+          'UNAUTHENTICATED',
+          'webhook signature verification failed: no Stripe-Signature header',
+        );
+      }
+      let event: Stripe.Event;
+      try {
+        const receivedAt = Math.floor(clock.now().getTime() / 1000);
+        event = stripe.webhooks.constructEvent(
+          rawBody,
+          signatureHeader,
+          options.webhookSecret,
+          tolerance,
+          undefined,
+          receivedAt,
+        );
+      } catch (error) {
+        throw toAppError(error, 'verify webhook');
+      }
+      const createdAt = new Date(event.created * 1000);
+      const object: unknown = event.data.object;
+      const kind = (object as { object?: unknown }).object;
+      if (kind === 'payment_intent') {
+        return {
+          kind: 'payment_intent',
+          id: event.id,
+          type: event.type,
+          createdAt,
+          paymentIntent: toIntent(object as Stripe.PaymentIntent),
+        };
+      }
+      if (kind === 'charge') {
+        const charge = object as Stripe.Charge;
+        return {
+          kind: 'charge',
+          id: event.id,
+          type: event.type,
+          createdAt,
+          charge: {
+            id: charge.id,
+            paymentIntentId: idOf(charge.payment_intent),
+            amountPence: charge.amount,
+            amountRefundedPence: charge.amount_refunded,
+            refunded: charge.refunded,
+            metadata: { ...charge.metadata },
+          },
+        };
+      }
+      return { kind: 'other', id: event.id, type: event.type, createdAt };
+    },
+  };
+}

@@ -1,0 +1,144 @@
+import type { Generated } from 'kysely';
+import type { Executor } from '../../schema.ts';
+
+export interface OutboxTables {
+  outbox_emails: {
+    id: Generated<string>;
+    company_id: string | null;
+    environment: string | null;
+    template: string;
+    recipient: string;
+    subject: string;
+    text_body: string | null;
+    html_body: string | null;
+    status: 'pending' | 'sent' | 'logged' | 'failed';
+    attempts: Generated<number>;
+    last_error: string | null;
+    created_at: Date;
+    sent_at: Date | null;
+  };
+}
+
+export interface OutboxEmail {
+  readonly id: string;
+  readonly template: string;
+  readonly recipient: string;
+  readonly subject: string;
+  readonly text: string | null;
+  readonly html: string | null;
+  readonly status: 'pending' | 'sent' | 'logged' | 'failed';
+  readonly attempts: number;
+}
+
+export async function insertEmail(
+  db: Executor,
+  values: {
+    companyId: string | null;
+    environment: string | null;
+    template: string;
+    recipient: string;
+    subject: string;
+    text: string;
+    html: string;
+    at: Date;
+  },
+): Promise<string> {
+  const row = await db
+    .insertInto('outbox_emails')
+    .values({
+      company_id: values.companyId,
+      environment: values.environment,
+      template: values.template,
+      recipient: values.recipient,
+      subject: values.subject,
+      text_body: values.text,
+      html_body: values.html,
+      status: 'pending',
+      last_error: null,
+      created_at: values.at,
+      sent_at: null,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+/** Locks the row so that two workers never send the same email at once. */
+export async function findEmailForDelivery(db: Executor, id: string): Promise<OutboxEmail | undefined> {
+  const row = await db
+    .selectFrom('outbox_emails')
+    .select(['id', 'template', 'recipient', 'subject', 'text_body', 'html_body', 'status', 'attempts'])
+    .where('id', '=', id)
+    .forUpdate()
+    .executeTakeFirst();
+  return row === undefined
+    ? undefined
+    : {
+        id: row.id,
+        template: row.template,
+        recipient: row.recipient,
+        subject: row.subject,
+        text: row.text_body,
+        html: row.html_body,
+        status: row.status,
+        attempts: row.attempts,
+      };
+}
+
+/**
+ * Marks an email delivered. A sent email's body is dropped, since it may hold a temporary password;
+ * a logged one (no SMTP) keeps it, as the outbox is then how a developer reads it.
+ */
+export async function markEmailDelivered(
+  db: Executor,
+  id: string,
+  status: 'sent' | 'logged',
+  at: Date,
+): Promise<void> {
+  await db
+    .updateTable('outbox_emails')
+    .set((eb) => ({
+      status,
+      sent_at: at,
+      attempts: eb('attempts', '+', 1),
+      last_error: null,
+      ...(status === 'sent' ? { text_body: null, html_body: null } : {}),
+    }))
+    .where('id', '=', id)
+    .execute();
+}
+
+export async function markEmailAttemptFailed(
+  db: Executor,
+  id: string,
+  error: string,
+  final: boolean,
+): Promise<void> {
+  await db
+    .updateTable('outbox_emails')
+    .set((eb) => ({
+      attempts: eb('attempts', '+', 1),
+      last_error: error.slice(0, 1000),
+      ...(final ? { status: 'failed' as const } : {}),
+    }))
+    .where('id', '=', id)
+    .execute();
+}
+
+export async function listEmails(db: Executor, filter: { recipient?: string }): Promise<OutboxEmail[]> {
+  let query = db
+    .selectFrom('outbox_emails')
+    .select(['id', 'template', 'recipient', 'subject', 'text_body', 'html_body', 'status', 'attempts'])
+    .orderBy('created_at');
+  if (filter.recipient !== undefined) query = query.where('recipient', '=', filter.recipient);
+  return (await query.execute()).map((row) => ({
+    id: row.id,
+    template: row.template,
+    recipient: row.recipient,
+    subject: row.subject,
+    text: row.text_body,
+    html: row.html_body,
+    status: row.status,
+    attempts: row.attempts,
+  }));
+}

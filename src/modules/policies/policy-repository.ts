@@ -1,0 +1,303 @@
+import type { Generated } from 'kysely';
+import type { Tenant } from '../companies/index.ts';
+import type { VersionType } from './policy-schemas.ts';
+import type { PolicySnapshot, RenewalTerms, StoredStatus, VersionRecord } from './policy-versions.ts';
+import type { Executor } from '../../schema.ts';
+
+export interface PolicyTables {
+  policies: {
+    id: Generated<string>;
+    policy_reference: string;
+    company_id: string;
+    environment: string;
+    user_id: string;
+    status: StoredStatus;
+    version_count: number;
+    current_start_at: Date;
+    current_end_at: Date;
+    auto_renew: boolean;
+    renewal_terms: string | RenewalTerms | null;
+    created_at: Date;
+    updated_at: Date;
+  };
+  policy_versions: {
+    id: Generated<string>;
+    policy_id: string;
+    sequence: number;
+    version_type: VersionType;
+    snapshot: string | PolicySnapshot;
+    effective_at: Date;
+    statement_start_at: Date | null;
+    statement_end_at: Date | null;
+    usage_premium_pence: number | null;
+    reason: string | null;
+    created_at: Date;
+  };
+}
+
+export interface PolicyRecord {
+  readonly id: string;
+  readonly policyReference: string;
+  readonly companyId: string;
+  readonly environment: string;
+  readonly userId: string;
+  readonly status: StoredStatus;
+  readonly versionCount: number;
+  readonly currentStartAt: Date;
+  readonly currentEndAt: Date;
+  readonly autoRenew: boolean;
+  readonly renewalTerms: RenewalTerms | null;
+  readonly createdAt: Date;
+}
+
+const policyColumns = [
+  'id',
+  'policy_reference',
+  'company_id',
+  'environment',
+  'user_id',
+  'status',
+  'version_count',
+  'current_start_at',
+  'current_end_at',
+  'auto_renew',
+  'renewal_terms',
+  'created_at',
+] as const;
+
+type PolicyRow = {
+  id: string;
+  policy_reference: string;
+  company_id: string;
+  environment: string;
+  user_id: string;
+  status: StoredStatus;
+  version_count: number;
+  current_start_at: Date;
+  current_end_at: Date;
+  auto_renew: boolean;
+  renewal_terms: string | RenewalTerms | null;
+  created_at: Date;
+};
+
+const toPolicy = (row: PolicyRow): PolicyRecord => ({
+  id: row.id,
+  policyReference: row.policy_reference,
+  companyId: row.company_id,
+  environment: row.environment,
+  userId: row.user_id,
+  status: row.status,
+  versionCount: row.version_count,
+  currentStartAt: row.current_start_at,
+  currentEndAt: row.current_end_at,
+  autoRenew: row.auto_renew,
+  renewalTerms:
+    typeof row.renewal_terms === 'string'
+      ? (JSON.parse(row.renewal_terms) as RenewalTerms)
+      : row.renewal_terms,
+  createdAt: row.created_at,
+});
+
+/** Inserts a policy under `reference`; undefined when that reference is taken (the caller draws another). */
+export async function insertPolicy(
+  db: Executor,
+  tenant: Tenant,
+  values: { reference: string; userId: string; startAt: Date; endAt: Date; autoRenew: boolean; at: Date },
+): Promise<PolicyRecord | undefined> {
+  const row = await db
+    .insertInto('policies')
+    .values({
+      policy_reference: values.reference,
+      company_id: tenant.companyId,
+      environment: tenant.environment,
+      user_id: values.userId,
+      status: 'active',
+      version_count: 0,
+      current_start_at: values.startAt,
+      current_end_at: values.endAt,
+      auto_renew: values.autoRenew,
+      renewal_terms: null,
+      created_at: values.at,
+      updated_at: values.at,
+    })
+    .onConflict((oc) => oc.column('policy_reference').doNothing())
+    .returning(policyColumns)
+    .executeTakeFirst();
+  return row === undefined ? undefined : toPolicy(row);
+}
+
+export async function findPolicy(
+  db: Executor,
+  tenant: Tenant,
+  reference: string,
+): Promise<PolicyRecord | undefined> {
+  const row = await db
+    .selectFrom('policies')
+    .select(policyColumns)
+    .where('company_id', '=', tenant.companyId)
+    .where('environment', '=', tenant.environment)
+    .where('policy_reference', '=', reference)
+    .executeTakeFirst();
+  return row === undefined ? undefined : toPolicy(row);
+}
+
+/** The policy row locked for a change: concurrent changes to one policy queue here and lose nothing. */
+export async function lockPolicy(
+  db: Executor,
+  tenant: Tenant,
+  reference: string,
+): Promise<PolicyRecord | undefined> {
+  const row = await db
+    .selectFrom('policies')
+    .select(policyColumns)
+    .where('company_id', '=', tenant.companyId)
+    .where('environment', '=', tenant.environment)
+    .where('policy_reference', '=', reference)
+    .forUpdate()
+    .executeTakeFirst();
+  return row === undefined ? undefined : toPolicy(row);
+}
+
+export async function listPoliciesOfUser(
+  db: Executor,
+  tenant: Tenant,
+  userId: string,
+): Promise<PolicyRecord[]> {
+  const rows = await db
+    .selectFrom('policies')
+    .select(policyColumns)
+    .where('company_id', '=', tenant.companyId)
+    .where('environment', '=', tenant.environment)
+    .where('user_id', '=', userId)
+    .orderBy('created_at')
+    .execute();
+  return rows.map(toPolicy);
+}
+
+/** Appends the next version of a locked policy and moves the policy's summary columns with it. */
+export async function appendVersion(
+  db: Executor,
+  policy: PolicyRecord,
+  values: {
+    versionType: VersionType;
+    snapshot: PolicySnapshot;
+    effectiveAt: Date;
+    at: Date;
+    status: StoredStatus;
+    reason?: string | null;
+    renewalTerms?: RenewalTerms | null;
+    statement?: { startAt: Date; endAt: Date; usagePremiumPence: number };
+  },
+): Promise<VersionRecord> {
+  const sequence = policy.versionCount + 1;
+  const row = await db
+    .insertInto('policy_versions')
+    .values({
+      policy_id: policy.id,
+      sequence,
+      version_type: values.versionType,
+      snapshot: JSON.stringify(values.snapshot),
+      effective_at: values.effectiveAt,
+      statement_start_at: values.statement?.startAt ?? null,
+      statement_end_at: values.statement?.endAt ?? null,
+      usage_premium_pence: values.statement?.usagePremiumPence ?? null,
+      reason: values.reason ?? null,
+      created_at: values.at,
+    })
+    .returning(['id', 'created_at'])
+    .executeTakeFirstOrThrow();
+  await db
+    .updateTable('policies')
+    .set({
+      version_count: sequence,
+      status: values.status,
+      current_start_at: new Date(values.snapshot.policy.start_date * 1000),
+      current_end_at: new Date(values.snapshot.policy.end_date * 1000),
+      auto_renew: values.snapshot.policy.auto_renew ?? false,
+      ...(values.renewalTerms === undefined
+        ? {}
+        : { renewal_terms: values.renewalTerms === null ? null : JSON.stringify(values.renewalTerms) }),
+      updated_at: values.at,
+    })
+    .where('id', '=', policy.id)
+    .execute();
+  return {
+    id: row.id,
+    sequence,
+    versionType: values.versionType,
+    snapshot: values.snapshot,
+    effectiveAt: values.effectiveAt,
+    statementStartAt: values.statement?.startAt ?? null,
+    statementEndAt: values.statement?.endAt ?? null,
+    usagePremiumPence: values.statement?.usagePremiumPence ?? null,
+    createdAt: row.created_at,
+  };
+}
+
+export async function setRenewalTerms(
+  db: Executor,
+  policyId: string,
+  terms: RenewalTerms,
+  at: Date,
+): Promise<void> {
+  await db
+    .updateTable('policies')
+    .set({ renewal_terms: JSON.stringify(terms), updated_at: at })
+    .where('id', '=', policyId)
+    .execute();
+}
+
+/** Every version of a policy, oldest first. */
+export async function listVersions(db: Executor, policyId: string): Promise<VersionRecord[]> {
+  const rows = await db
+    .selectFrom('policy_versions')
+    .select([
+      'id',
+      'sequence',
+      'version_type',
+      'snapshot',
+      'effective_at',
+      'statement_start_at',
+      'statement_end_at',
+      'usage_premium_pence',
+      'created_at',
+    ])
+    .where('policy_id', '=', policyId)
+    .orderBy('sequence')
+    .execute();
+  return rows.map((row) => ({
+    id: row.id,
+    sequence: row.sequence,
+    versionType: row.version_type,
+    snapshot: typeof row.snapshot === 'string' ? (JSON.parse(row.snapshot) as PolicySnapshot) : row.snapshot,
+    effectiveAt: row.effective_at,
+    statementStartAt: row.statement_start_at,
+    statementEndAt: row.statement_end_at,
+    usagePremiumPence: row.usage_premium_pence,
+    createdAt: row.created_at,
+  }));
+}
+
+/**
+ * Live policies whose term has ended, across tenants: the daily renew/lapse job's work list.
+ * Returns the tenant of each, since the job is not acting for one company.
+ */
+export async function listTermsEnded(
+  db: Executor,
+  now: Date,
+  limit: number,
+): Promise<Array<{ reference: string; companyId: string; environment: string }>> {
+  const rows = await db
+    .selectFrom('policies')
+    .select(['policy_reference', 'company_id', 'environment'])
+    .where('status', '=', 'active')
+    .where('current_end_at', '<=', now)
+    .orderBy('current_end_at')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({
+    reference: r.policy_reference,
+    companyId: r.company_id,
+    environment: r.environment,
+  }));
+}

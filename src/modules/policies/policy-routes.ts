@@ -1,0 +1,183 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { problemResponses } from '../../platform/http/problem.ts';
+import { ClientHeadersSchema, tenantOf, type ClientAuth } from '../companies/index.ts';
+import { PolicyInputSchema, PolicyResponseSchema, PricingSchema } from './policy-schemas.ts';
+import type { PolicyService } from './policy-service.ts';
+
+const ReferenceParams = Type.Object({
+  policy_reference: Type.String({ minLength: 1, maxLength: 100, examples: ['amber-falcon-river'] }),
+});
+
+const CancelBody = Type.Object(
+  {
+    effective_date: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 4_102_444_800,
+        description: 'UNIX seconds; defaults to now. Before the start cancels from inception.',
+      }),
+    ),
+    reason: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+  },
+  { additionalProperties: false },
+);
+const CancelByBody = Type.Object(
+  {
+    policy_reference: Type.String({ minLength: 1, maxLength: 100 }),
+    effective_date: Type.Optional(Type.Integer({ minimum: 0, maximum: 4_102_444_800 })),
+    reason: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+  },
+  { additionalProperties: false },
+);
+const RenewalBody = Type.Object(
+  {
+    pricing: PricingSchema,
+    start_date: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 4_102_444_800,
+        description: 'Start of the new term (UNIX seconds); defaults to the current end_date.',
+      }),
+    ),
+    end_date: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 4_102_444_800,
+        description: 'End of the new term; defaults to the start plus the current term’s length.',
+      }),
+    ),
+  },
+  { additionalProperties: false, description: 'The new term’s pricing and, optionally, dates.' },
+);
+
+const security = [{ clientId: [], clientSecret: [] }];
+const tags = ['policies'];
+
+/** POST /policys, GET /policys/:policy_reference, DELETE /policys[/:policy_reference], POST /policys/:policy_reference/renewals. */
+export function policyRoutes(deps: {
+  policies: PolicyService;
+  clientAuth: ClientAuth;
+}): FastifyPluginAsyncTypebox {
+  const { policies, clientAuth } = deps;
+  return async (app) => {
+    const preHandler = clientAuth();
+
+    app.post(
+      '/policys',
+      {
+        preHandler,
+        schema: {
+          operationId: 'policies.submit',
+          tags,
+          summary: 'Create a policy, or adjust one',
+          description: [
+            'Without `policy.policy_reference`: creates the policy (201) with a first `nb` version, and the policyholder’s account in the same transaction. The welcome email (username and temporary password) is sent after commit; when the email already has an account in this company and environment, the policy joins it and a “policy added” email is sent instead.',
+            'With `policy.policy_reference` naming an existing policy: a mid-term adjustment (200) writing an `mta` version with the whole new snapshot, effective at `effective_date` (default now). Adjusting a cancelled or lapsed policy answers 409.',
+          ].join('\n\n'),
+          security,
+          headers: ClientHeadersSchema,
+          body: PolicyInputSchema,
+          response: {
+            200: PolicyResponseSchema,
+            201: PolicyResponseSchema,
+            ...problemResponses(401, 404, 409, 422),
+          },
+        },
+      },
+      async (request, reply) => {
+        const result = await policies.submit(tenantOf(request), request.body);
+        return reply.code(result.created ? 201 : 200).send(result.policy);
+      },
+    );
+
+    app.get(
+      '/policys/:policy_reference',
+      {
+        preHandler,
+        schema: {
+          operationId: 'policies.get',
+          tags,
+          summary: 'Read a policy',
+          description:
+            'The latest snapshot with every version, oldest first (including `st` statement versions). Another company’s or environment’s policy answers 404.',
+          security,
+          headers: ClientHeadersSchema,
+          params: ReferenceParams,
+          response: { 200: PolicyResponseSchema, ...problemResponses(401, 404) },
+        },
+      },
+      async (request) => policies.get(tenantOf(request), request.params.policy_reference),
+    );
+
+    const cancelDescription =
+      'Writes a `cn` version effective at `effective_date` (default now; a date before the start cancels from inception; after the end answers 422) and marks the policy cancelled. A `policy.cancelled` event is recorded for the final statement and the refund.';
+    app.delete(
+      '/policys/:policy_reference',
+      {
+        preHandler,
+        schema: {
+          operationId: 'policies.cancel',
+          tags,
+          summary: 'Cancel a policy',
+          description: cancelDescription,
+          security,
+          headers: ClientHeadersSchema,
+          params: ReferenceParams,
+          body: Type.Union([CancelBody, Type.Null()], { description: 'Optional.' }),
+          response: { 200: PolicyResponseSchema, ...problemResponses(401, 404, 409, 422) },
+        },
+      },
+      async (request) =>
+        policies.cancel(tenantOf(request), request.params.policy_reference, request.body ?? {}),
+    );
+
+    app.delete(
+      '/policys',
+      {
+        preHandler,
+        schema: {
+          operationId: 'policies.cancelByBody',
+          tags,
+          summary: 'Cancel a policy named in the body',
+          description: `The original service’s form: \`{policy_reference, effective_date?, reason?}\` in the body. ${cancelDescription}`,
+          security,
+          headers: ClientHeadersSchema,
+          body: CancelByBody,
+          response: { 200: PolicyResponseSchema, ...problemResponses(401, 404, 409, 422) },
+        },
+      },
+      async (request) => {
+        const { policy_reference: reference, ...rest } = request.body;
+        return policies.cancel(tenantOf(request), reference, rest);
+      },
+    );
+
+    app.post(
+      '/policys/:policy_reference/renewals',
+      {
+        preHandler,
+        schema: {
+          operationId: 'policies.renew',
+          tags,
+          summary: 'Renew a policy for a new term',
+          description:
+            'Writes an `rn` version now (201) with the new term’s dates and pricing and `policy_year` + 1. For a policy with `auto_renew` whose term has not ended, the terms are kept instead (202) and the daily job renews at `end_date`. A live policy whose term ends without stored terms lapses (`ls`). Cancelled or lapsed policies answer 409.',
+          security,
+          headers: ClientHeadersSchema,
+          params: ReferenceParams,
+          body: RenewalBody,
+          response: {
+            201: PolicyResponseSchema,
+            202: PolicyResponseSchema,
+            ...problemResponses(401, 404, 409, 422),
+          },
+        },
+      },
+      async (request, reply) => {
+        const result = await policies.renew(tenantOf(request), request.params.policy_reference, request.body);
+        return reply.code(result.scheduled ? 202 : 201).send(result.policy);
+      },
+    );
+  };
+}

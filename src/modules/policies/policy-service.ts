@@ -1,0 +1,427 @@
+import type { Executor } from '../../schema.ts';
+import type { Clock } from '../../platform/clock.ts';
+import { inTransaction } from '../../platform/db/database.ts';
+import { AppError, notFound, type FieldError } from '../../platform/errors.ts';
+import { recordEvent } from '../../platform/events.ts';
+import type { Jobs } from '../../platform/jobs/jobs.ts';
+import type { AccountService } from '../accounts/index.ts';
+import { asTenant, type DataEnvironment, type Tenant } from '../companies/index.ts';
+import { policyAddedEmail, welcomeEmail, type NotificationService } from '../notifications/index.ts';
+import { generatePolicyReference } from './policy-reference.ts';
+import {
+  appendVersion,
+  findPolicy,
+  insertPolicy,
+  listTermsEnded,
+  listVersions,
+  lockPolicy,
+  setRenewalTerms,
+  type PolicyRecord,
+} from './policy-repository.ts';
+import type { PolicyInput, PolicyResponse, Pricing } from './policy-schemas.ts';
+import { normalisePolicyInput, validatePolicyInput } from './policy-validation.ts';
+import {
+  isLive,
+  nextTerm,
+  renewedSnapshot,
+  statusAt,
+  termEndAction,
+  versionView,
+  type PolicySnapshot,
+  type RenewalTerms,
+  type VersionRecord,
+} from './policy-versions.ts';
+
+type Db = Executor;
+
+export const END_TERMS_QUEUE = 'policies.end-terms';
+
+export interface CancelInput {
+  readonly effective_date?: number | undefined;
+  readonly reason?: string | undefined;
+}
+
+export interface RenewalInput {
+  readonly pricing: Pricing;
+  readonly start_date?: number | undefined;
+  readonly end_date?: number | undefined;
+}
+
+const seconds = (at: Date): number => Math.floor(at.getTime() / 1000);
+const fromSeconds = (s: number): Date => new Date(s * 1000);
+
+function invalid(errors: FieldError[]): AppError {
+  return new AppError(
+    'VALIDATION_FAILED',
+    `The policy is invalid: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`,
+    { errors },
+  );
+}
+
+function snapshotOf(input: PolicyInput, reference: string, createdAtSeconds: number): PolicySnapshot {
+  const { effective_date: _effective, ...rest } = normalisePolicyInput(input);
+  return { ...rest, policy: { ...rest.policy, policy_reference: reference, created_at: createdAtSeconds } };
+}
+
+/** Policies and their versions: creation with the policyholder's account, adjustment, cancellation, renewal, lapse. */
+export function createPolicyService(deps: {
+  db: Db;
+  clock: Clock;
+  jobs: Jobs;
+  accounts: AccountService;
+  notifications: NotificationService;
+}) {
+  const { db, clock, jobs, accounts, notifications } = deps;
+  jobs.define({ name: END_TERMS_QUEUE, options: { retryLimit: 3, retryDelay: 60, expireInSeconds: 3600 } });
+
+  async function view(
+    trx: Db,
+    tenant: Tenant,
+    policy: PolicyRecord,
+    versions?: VersionRecord[],
+  ): Promise<PolicyResponse> {
+    const all = versions ?? (await listVersions(trx, policy.id));
+    const latest = all.at(-1);
+    if (latest === undefined)
+      throw new AppError('INTERNAL', `policy ${policy.policyReference} has no versions`);
+    const account = await accounts.findById(trx, tenant, policy.userId);
+    const { policy: block, ...rest } = latest.snapshot;
+    return {
+      ...rest,
+      policy: { ...block, policy_reference: policy.policyReference, policy_ref: policy.policyReference },
+      policy_reference: policy.policyReference,
+      policy_version_reference: latest.id,
+      user_reference: account?.userReference ?? '',
+      status: statusAt(policy.status, block.start_date, clock.now()),
+      versions: all.map((v) => versionView(policy.policyReference, v)),
+    };
+  }
+
+  async function locked(
+    trx: Db,
+    tenant: Tenant,
+    reference: string,
+  ): Promise<{ policy: PolicyRecord; latest: VersionRecord; versions: VersionRecord[] }> {
+    const policy = await lockPolicy(trx, tenant, reference);
+    if (policy === undefined) throw notFound('policy');
+    if (!isLive(policy.status)) throw new AppError('POLICY_NOT_ACTIVE', `The policy is ${policy.status}`);
+    const versions = await listVersions(trx, policy.id);
+    const latest = versions.at(-1);
+    if (latest === undefined) throw new AppError('INTERNAL', `policy ${reference} has no versions`);
+    return { policy, latest, versions };
+  }
+
+  async function create(tenant: Tenant, input: PolicyInput): Promise<PolicyResponse> {
+    const password = await accounts.preparePassword();
+    const now = clock.now();
+    return inTransaction(db, async (trx) => {
+      const outcome = await accounts.createOrJoin(
+        trx,
+        tenant,
+        {
+          email: input.proposer.email,
+          firstNames: input.proposer.first_names,
+          lastNames: input.proposer.last_names,
+        },
+        password,
+      );
+      let policy: PolicyRecord | undefined;
+      for (let attempt = 0; policy === undefined; attempt++) {
+        if (attempt === 10) throw new AppError('INTERNAL', 'could not allocate a policy reference');
+        policy = await insertPolicy(trx, tenant, {
+          reference: generatePolicyReference(),
+          userId: outcome.account.id,
+          startAt: fromSeconds(input.policy.start_date),
+          endAt: fromSeconds(input.policy.end_date),
+          autoRenew: input.policy.auto_renew ?? false,
+          at: now,
+        });
+      }
+      const snapshot = snapshotOf(input, policy.policyReference, seconds(now));
+      const version = await appendVersion(trx, policy, {
+        versionType: 'nb',
+        snapshot,
+        effectiveAt: fromSeconds(snapshot.policy.start_date),
+        at: now,
+        status: 'active',
+      });
+      const scope = { companyId: tenant.companyId, environment: tenant.environment };
+      await recordEvent(
+        trx,
+        scope,
+        'policy.created',
+        {
+          policy_reference: policy.policyReference,
+          policy_version_reference: version.id,
+          user_reference: outcome.account.userReference,
+        },
+        now,
+      );
+      const email =
+        outcome.kind === 'created'
+          ? welcomeEmail({
+              firstNames: outcome.account.firstNames,
+              username: outcome.account.username,
+              temporaryPassword: outcome.temporaryPassword,
+              policyReference: policy.policyReference,
+              expiresOn: outcome.account.temporaryPasswordExpiresAt?.toISOString().slice(0, 10) ?? '',
+            })
+          : policyAddedEmail({
+              firstNames: outcome.account.firstNames,
+              username: outcome.account.username,
+              policyReference: policy.policyReference,
+            });
+      await notifications.queueEmail(
+        trx,
+        scope,
+        outcome.kind === 'created' ? 'welcome' : 'policy-added',
+        outcome.account.email,
+        email,
+      );
+      const locked = { ...policy, versionCount: 1 };
+      return view(trx, tenant, locked, [version]);
+    });
+  }
+
+  async function adjust(tenant: Tenant, reference: string, input: PolicyInput): Promise<PolicyResponse> {
+    const now = clock.now();
+    return inTransaction(db, async (trx) => {
+      const { policy, versions } = await locked(trx, tenant, reference);
+      const snapshot = snapshotOf(input, reference, versions[0]?.snapshot.policy.created_at ?? seconds(now));
+      const effectiveAt =
+        input.effective_date === undefined
+          ? new Date(Math.max(now.getTime(), snapshot.policy.start_date * 1000))
+          : fromSeconds(input.effective_date);
+      const version = await appendVersion(trx, policy, {
+        versionType: 'mta',
+        snapshot,
+        effectiveAt,
+        at: now,
+        status: 'active',
+      });
+      await recordEvent(
+        trx,
+        { companyId: tenant.companyId, environment: tenant.environment },
+        'policy.adjusted',
+        {
+          policy_reference: reference,
+          policy_version_reference: version.id,
+          effective_date: effectiveAt.toISOString(),
+        },
+        now,
+      );
+      return view(trx, tenant, { ...policy, versionCount: version.sequence }, [...versions, version]);
+    });
+  }
+
+  return {
+    /** POST /policys: a new policy, or an adjustment when `policy.policy_reference` names an existing one. */
+    async submit(tenant: Tenant, input: PolicyInput): Promise<{ created: boolean; policy: PolicyResponse }> {
+      const errors = validatePolicyInput(input);
+      if (errors.length > 0) throw invalid(errors);
+      const reference = input.policy.policy_reference;
+      if (reference === undefined) return { created: true, policy: await create(tenant, input) };
+      return { created: false, policy: await adjust(tenant, reference, input) };
+    },
+
+    async get(tenant: Tenant, reference: string): Promise<PolicyResponse> {
+      const policy = await findPolicy(db, tenant, reference);
+      if (policy === undefined) throw notFound('policy');
+      return view(db, tenant, policy);
+    },
+
+    /** Cancels from `effective_date` (default now; before the start means from inception). */
+    async cancel(tenant: Tenant, reference: string, input: CancelInput): Promise<PolicyResponse> {
+      const now = clock.now();
+      return inTransaction(db, async (trx) => {
+        const { policy, latest, versions } = await locked(trx, tenant, reference);
+        const { start_date: start, end_date: end } = latest.snapshot.policy;
+        const requested = input.effective_date ?? seconds(now);
+        if (requested > end) {
+          throw new AppError('VALIDATION_FAILED', 'effective_date is after the end of the policy', {
+            errors: [{ path: '/body/effective_date', message: 'must not be after the policy end_date' }],
+          });
+        }
+        const effectiveAt = fromSeconds(Math.max(requested, start));
+        const version = await appendVersion(trx, policy, {
+          versionType: 'cn',
+          snapshot: latest.snapshot,
+          effectiveAt,
+          at: now,
+          status: 'cancelled',
+          reason: input.reason ?? null,
+          renewalTerms: null,
+        });
+        // NOTE: statements (final statement) and payments (refund) act on this event.
+        await recordEvent(
+          trx,
+          { companyId: tenant.companyId, environment: tenant.environment },
+          'policy.cancelled',
+          {
+            policy_reference: reference,
+            policy_version_reference: version.id,
+            effective_date: effectiveAt.toISOString(),
+            reason: input.reason ?? null,
+          },
+          now,
+        );
+        return view(trx, tenant, { ...policy, status: 'cancelled', versionCount: version.sequence }, [
+          ...versions,
+          version,
+        ]);
+      });
+    },
+
+    /**
+     * Renews for the next term. An auto-renewing policy whose term has not ended keeps the terms and
+     * renews at `end_date` (the daily job); otherwise the `rn` version is written now.
+     */
+    async renew(
+      tenant: Tenant,
+      reference: string,
+      input: RenewalInput,
+    ): Promise<{ scheduled: boolean; policy: PolicyResponse }> {
+      const now = clock.now();
+      return inTransaction(db, async (trx) => {
+        const { policy, latest, versions } = await locked(trx, tenant, reference);
+        const current = {
+          startDate: latest.snapshot.policy.start_date,
+          endDate: latest.snapshot.policy.end_date,
+        };
+        const term = nextTerm(current, { startDate: input.start_date, endDate: input.end_date });
+        if (term.endDate <= term.startDate || term.startDate < current.startDate) {
+          throw new AppError(
+            'VALIDATION_FAILED',
+            'The renewal term must start after the current one starts and end after it starts',
+            {
+              errors: [{ path: '/body/end_date', message: 'must be after start_date' }],
+            },
+          );
+        }
+        const terms: RenewalTerms = { pricing: input.pricing, ...term };
+        const scope = { companyId: tenant.companyId, environment: tenant.environment };
+        if (policy.autoRenew && now.getTime() < current.endDate * 1000) {
+          await setRenewalTerms(trx, policy.id, terms, now);
+          await recordEvent(
+            trx,
+            scope,
+            'policy.renewal_scheduled',
+            { policy_reference: reference, start_date: fromSeconds(term.startDate).toISOString() },
+            now,
+          );
+          return { scheduled: true, policy: await view(trx, tenant, policy, versions) };
+        }
+        const version = await appendVersion(trx, policy, {
+          versionType: 'rn',
+          snapshot: renewedSnapshot(latest.snapshot, terms),
+          effectiveAt: fromSeconds(term.startDate),
+          at: now,
+          status: 'active',
+          renewalTerms: null,
+        });
+        await recordEvent(
+          trx,
+          scope,
+          'policy.renewed',
+          {
+            policy_reference: reference,
+            policy_version_reference: version.id,
+            start_date: fromSeconds(term.startDate).toISOString(),
+          },
+          now,
+        );
+        return {
+          scheduled: false,
+          policy: await view(trx, tenant, { ...policy, versionCount: version.sequence }, [
+            ...versions,
+            version,
+          ]),
+        };
+      });
+    },
+
+    /**
+     * The daily job: every live policy whose term has ended is renewed on its stored terms (when it
+     * auto-renews) or lapses. Each policy is decided under its row lock, so a re-run writes nothing new.
+     */
+    async endTerms(now: Date = clock.now()): Promise<{ renewed: number; lapsed: number }> {
+      let renewed = 0;
+      let lapsed = 0;
+      for (;;) {
+        const due = await listTermsEnded(db, now, 200);
+        if (due.length === 0) break;
+        for (const item of due) {
+          const tenant = asTenant(item.companyId, item.environment as DataEnvironment);
+          const outcome = await inTransaction(db, async (trx) => {
+            const policy = await lockPolicy(trx, tenant, item.reference);
+            if (policy === undefined) return 'none' as const;
+            const action = termEndAction(
+              {
+                status: policy.status,
+                endAt: policy.currentEndAt,
+                autoRenew: policy.autoRenew,
+                hasRenewalTerms: policy.renewalTerms !== null,
+              },
+              now,
+            );
+            if (action === 'none') return action;
+            const versions = await listVersions(trx, policy.id);
+            const latest = versions.at(-1);
+            if (latest === undefined) return 'none' as const;
+            const scope = { companyId: tenant.companyId, environment: tenant.environment };
+            if (action === 'renew' && policy.renewalTerms !== null) {
+              const version = await appendVersion(trx, policy, {
+                versionType: 'rn',
+                snapshot: renewedSnapshot(latest.snapshot, policy.renewalTerms),
+                effectiveAt: fromSeconds(policy.renewalTerms.startDate),
+                at: now,
+                status: 'active',
+                renewalTerms: null,
+              });
+              await recordEvent(
+                trx,
+                scope,
+                'policy.renewed',
+                { policy_reference: item.reference, policy_version_reference: version.id, automatic: true },
+                now,
+              );
+              return action;
+            }
+            const version = await appendVersion(trx, policy, {
+              versionType: 'ls',
+              snapshot: latest.snapshot,
+              effectiveAt: policy.currentEndAt,
+              at: now,
+              status: 'lapsed',
+              renewalTerms: null,
+            });
+            await recordEvent(
+              trx,
+              scope,
+              'policy.lapsed',
+              {
+                policy_reference: item.reference,
+                policy_version_reference: version.id,
+                effective_date: policy.currentEndAt.toISOString(),
+              },
+              now,
+            );
+            return 'lapse' as const;
+          });
+          if (outcome === 'renew') renewed++;
+          if (outcome === 'lapse') lapsed++;
+        }
+      }
+      return { renewed, lapsed };
+    },
+
+    async registerWorkers(): Promise<void> {
+      await jobs.work(END_TERMS_QUEUE, async () => {
+        await this.endTerms();
+      });
+      await jobs.schedule(END_TERMS_QUEUE, '30 0 * * *', {}, 'Europe/London');
+    },
+  };
+}
+
+export type PolicyService = ReturnType<typeof createPolicyService>;

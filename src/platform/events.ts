@@ -1,0 +1,44 @@
+import type { Generated } from 'kysely';
+import type { Executor } from '../schema.ts';
+
+export interface EventTables {
+  events: {
+    id: Generated<string>;
+    sequence: Generated<number>;
+    company_id: string;
+    environment: string;
+    type: string;
+    data: string | object;
+    created_at: Date;
+  };
+}
+
+export interface EventScope {
+  readonly companyId: string;
+  readonly environment: string;
+}
+
+/**
+ * Writes an event row in the caller's transaction (the outbox pattern): it exists exactly when the
+ * change it describes committed. Webhook delivery reads these rows; the id is stable across retries.
+ */
+export async function recordEvent(
+  trx: Executor,
+  scope: EventScope,
+  type: string,
+  data: object,
+  at: Date,
+): Promise<string> {
+  const row = await trx
+    .insertInto('events')
+    .values({
+      company_id: scope.companyId,
+      environment: scope.environment,
+      type,
+      data: JSON.stringify(data),
+      created_at: at,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}

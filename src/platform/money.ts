@@ -1,0 +1,23 @@
+import { Decimal } from 'decimal.js';
+
+/**
+ * Money in the API is a number of pounds with at most 2 decimals; inside it is integer pence.
+ * Conversions go through the number's shortest decimal string, never through binary arithmetic.
+ */
+export function toPence(pounds: number): number {
+  const pence = new Decimal(String(pounds)).times(100);
+  if (!pence.isInteger()) throw new RangeError(`${String(pounds)} has more than 2 decimal places`);
+  return pence.toNumber();
+}
+
+/** Integer pence → pounds as a JS number (exactly the decimal the pence denote, e.g. 1234 → 12.34). */
+export function fromPence(pence: number): number {
+  return new Decimal(pence).dividedBy(100).toNumber();
+}
+
+/** Rounds an exact decimal amount of pence once, half to even (banker's rounding). */
+export function roundPenceHalfEven(pence: Decimal): number {
+  return pence.toDecimalPlaces(0, Decimal.ROUND_HALF_EVEN).toNumber();
+}
+
+export { Decimal };

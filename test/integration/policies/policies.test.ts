@@ -1,0 +1,420 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import fc from 'fast-check';
+import { verifyPassword } from '../../../src/modules/accounts/index.ts';
+import { fixedClock } from '../../../src/platform/clock.ts';
+import { createCompany, createTestApp, type TestApp } from '../../support/app.ts';
+import { onPostgres } from '../../support/database.ts';
+import { examplePolicyInput, validPolicyInput } from '../../support/policy-arbitraries.ts';
+import { startSmtpServer } from '../../support/smtp.ts';
+
+type Company = Awaited<ReturnType<typeof createCompany>>;
+interface PolicyBody {
+  policy_reference: string;
+  policy_version_reference: string;
+  user_reference: string;
+  status: string;
+  policy: Record<string, unknown> & { policy_reference: string; policy_year?: number };
+  versions: Array<Record<string, unknown> & { version_type: string; policy_version_reference: string }>;
+  [key: string]: unknown;
+}
+
+// 2025-06-01T12:00:00Z: inside the example policy's term.
+const clock = fixedClock('2025-06-01T12:00:00Z');
+let smtp: Awaited<ReturnType<typeof startSmtpServer>>;
+let t: TestApp;
+let acme: Company;
+let other: Company;
+
+before(async () => {
+  smtp = await startSmtpServer();
+  t = await createTestApp({ env: { SMTP_URL: smtp.url }, overrides: { clock }, startJobs: true });
+  acme = await createCompany(t.app, 'Acme');
+  other = await createCompany(t.app, 'Other');
+});
+after(async () => {
+  await t.close();
+  await smtp.close();
+});
+
+let emailCounter = 0;
+const uniqueEmail = () => `driver${++emailCounter}.${Date.now()}@example.com`;
+
+async function createPolicy(headers: Record<string, string>, body: unknown) {
+  return t.app.inject({ method: 'POST', url: '/policys', headers, payload: body as object });
+}
+
+describe('POST /policys (create)', () => {
+  test('201 with the stored object, references, one nb version, the account, and the welcome email over SMTP', async () => {
+    const email = uniqueEmail();
+    const input = examplePolicyInput({ proposer: { email } });
+    const r = await createPolicy(acme.sandbox, input);
+    assert.equal(r.statusCode, 201, r.body);
+    const body = r.json<PolicyBody>();
+    assert.match(body.policy_reference, /^[a-z]+-[a-z]+-[a-z]+$/);
+    assert.equal(body.policy.policy_reference, body.policy_reference);
+    assert.match(body.policy_version_reference, /^[0-9a-f-]{36}$/);
+    assert.equal(body.versions.length, 1);
+    assert.equal(body.versions[0]!.version_type, 'nb');
+    assert.equal(body.versions[0]!.policy_version_reference, body.policy_version_reference);
+    assert.equal(body.versions[0]!.email, email);
+    assert.equal(body.versions[0]!.start_date, new Date(input.policy.start_date * 1000).toISOString());
+    assert.match(body.user_reference, /^usr_/);
+    assert.equal(body.status, 'active');
+    assert.deepEqual(body['vehicle'], input.vehicle);
+
+    const [message] = await smtp.waitFor(email);
+    const username = /Username: (\S+)/.exec(message!.text)?.[1];
+    const password = /Temporary password: (\S+)/.exec(message!.text)?.[1];
+    assert.ok(
+      username !== undefined && password !== undefined,
+      'welcome email has the username and temporary password lines',
+    );
+    assert.match(message!.raw, /text\/html/, 'an HTML part too');
+    const user = await t.container.database.db
+      .selectFrom('users')
+      .selectAll()
+      .where('user_reference', '=', body.user_reference)
+      .executeTakeFirstOrThrow();
+    assert.equal(user.username, username);
+    assert.ok(
+      await verifyPassword(user.password_hash, password),
+      'the stored argon2id hash accepts the emailed password',
+    );
+    assert.match(user.password_hash, /^\$argon2id\$/);
+    assert.equal(user.password_is_temporary, true);
+    assert.equal(
+      user.temporary_password_expires_at?.toISOString(),
+      new Date(clock.now().getTime() + 30 * 86_400_000).toISOString(),
+    );
+    const sent = await t.container.services.notifications.emailsTo(email);
+    // A sent email's body (with the password) is not kept.
+    assert.deepEqual(
+      sent.map((e) => [e.status, e.text]),
+      [['sent', null]],
+    );
+  });
+
+  test('a second policy for the same email joins the account and sends no new password', async () => {
+    const email = uniqueEmail();
+    const first = (
+      await createPolicy(acme.sandbox, examplePolicyInput({ proposer: { email } }))
+    ).json<PolicyBody>();
+    const second = await createPolicy(
+      acme.sandbox,
+      examplePolicyInput({ proposer: { email: email.toUpperCase() }, vehicle: { reg: 'AB12CDE' } }),
+    );
+    assert.equal(second.statusCode, 201);
+    assert.equal(second.json<PolicyBody>().user_reference, first.user_reference);
+    assert.notEqual(second.json<PolicyBody>().policy_reference, first.policy_reference);
+    // Emails go out from parallel workers, so they may arrive in either order.
+    const messages = await smtp.waitFor(email, 2);
+    const withPassword = messages.filter((m) => /Temporary password/.test(m.text));
+    assert.equal(withPassword.length, 1, 'only the first policy sends a password');
+    assert.ok(
+      messages.some(
+        (m) => /added to your existing account/.test(m.text) && !/Temporary password/.test(m.text),
+      ),
+    );
+    // Another company's policy for the same email is another account.
+    const elsewhere = (
+      await createPolicy(other.sandbox, examplePolicyInput({ proposer: { email } }))
+    ).json<PolicyBody>();
+    assert.notEqual(elsewhere.user_reference, first.user_reference);
+  });
+
+  test('an invalid body → 422 listing every failing path', async () => {
+    const input = examplePolicyInput({
+      proposer: { email: 'not-an-email', dob: '1990-02-30' },
+      policy: { billing_day_date: 32 },
+    }) as Record<string, unknown>;
+    input['colour'] = 'red';
+    const r = await createPolicy(acme.sandbox, input);
+    assert.equal(r.statusCode, 422);
+    const paths = r.json<{ errors: Array<{ path: string }> }>().errors.map((e) => e.path);
+    for (const path of ['/body/proposer/email', '/body/policy/billing_day_date', '/body/colour'])
+      assert.ok(paths.includes(path), `${path} in ${paths.join(', ')}`);
+    const cross = await createPolicy(acme.sandbox, examplePolicyInput({ proposer: { dob: '1990-02-30' } }));
+    assert.equal(cross.statusCode, 422, 'a day that does not exist');
+    assert.ok(
+      cross.json<{ errors: Array<{ path: string }> }>().errors.some((e) => e.path === '/body/proposer/dob'),
+    );
+  });
+
+  test('client credentials are required', async () => {
+    assert.equal((await createPolicy({}, examplePolicyInput())).statusCode, 401);
+    assert.equal(
+      (await createPolicy({ ...acme.sandbox, client_secret: 'wrong' }, examplePolicyInput())).statusCode,
+      401,
+    );
+  });
+
+  test('property: any valid policy object round-trips through POST and GET', async () => {
+    await fc.assert(
+      fc.asyncProperty(validPolicyInput(), async (input) => {
+        const created = await createPolicy(acme.sandbox, input);
+        assert.equal(created.statusCode, 201, created.body);
+        const reference = created.json<PolicyBody>().policy_reference;
+        const read = await t.app.inject({ url: `/policys/${reference}`, headers: acme.sandbox });
+        assert.equal(read.statusCode, 200);
+        const body = read.json<PolicyBody>();
+        assert.deepEqual(body, created.json());
+        assert.deepEqual(body['proposer'] !== undefined, true);
+        assert.equal((body['pricing'] as { usage_rate: number }).usage_rate, input.pricing.usage_rate);
+        assert.equal((body['vehicle'] as { reg: string }).reg, input.vehicle.reg);
+        assert.equal(body.policy['start_date'], input.policy.start_date);
+      }),
+      { numRuns: 12 },
+    );
+  });
+});
+
+describe('GET /policys/:policy_reference', () => {
+  test('another company or environment gets 404', async () => {
+    const created = (
+      await createPolicy(acme.sandbox, examplePolicyInput({ proposer: { email: uniqueEmail() } }))
+    ).json<PolicyBody>();
+    const url = `/policys/${created.policy_reference}`;
+    assert.equal((await t.app.inject({ url, headers: acme.sandbox })).statusCode, 200);
+    assert.equal((await t.app.inject({ url, headers: other.sandbox })).statusCode, 404);
+    assert.equal((await t.app.inject({ url, headers: acme.production })).statusCode, 404);
+    assert.equal(
+      (await t.app.inject({ url: '/policys/no-such-policy', headers: acme.sandbox })).statusCode,
+      404,
+    );
+  });
+});
+
+describe('adjustment, cancellation, renewal', () => {
+  test('an adjustment writes an mta version; earlier snapshots stay as they were', async () => {
+    const created = (
+      await createPolicy(acme.sandbox, examplePolicyInput({ proposer: { email: uniqueEmail() } }))
+    ).json<PolicyBody>();
+    const adjustment = examplePolicyInput({
+      policy: { policy_reference: created.policy_reference },
+      vehicle: { reg: 'XY99ZZZ' },
+      pricing: { usage_rate: 0.07 },
+    });
+    const r = await createPolicy(acme.sandbox, {
+      ...adjustment,
+      effective_date: Math.floor(clock.now().getTime() / 1000),
+    });
+    assert.equal(r.statusCode, 200, r.body);
+    const body = r.json<PolicyBody>();
+    assert.deepEqual(
+      body.versions.map((v) => v.version_type),
+      ['nb', 'mta'],
+    );
+    assert.equal(
+      body.versions[0]!.vehicle_reg,
+      created.versions[0]!.vehicle_reg,
+      'the nb snapshot is unchanged',
+    );
+    assert.equal(body.versions[1]!.vehicle_reg, 'XY99ZZZ');
+    assert.equal(body.versions[1]!.usage_rate, 0.07);
+    assert.equal(body.versions[1]!.effective_date, clock.now().toISOString());
+    assert.equal(body.policy_version_reference, body.versions[1]!.policy_version_reference);
+    assert.equal(body.user_reference, created.user_reference);
+    const missing = await createPolicy(
+      acme.sandbox,
+      examplePolicyInput({ policy: { policy_reference: 'no-such-policy' } }),
+    );
+    assert.equal(missing.statusCode, 404);
+    const otherTenant = await createPolicy(other.sandbox, adjustment);
+    assert.equal(otherTenant.statusCode, 404);
+  });
+
+  test('cancellation (both forms) writes cn; a cancelled policy cannot be adjusted (409)', async () => {
+    const a = (
+      await createPolicy(acme.sandbox, examplePolicyInput({ proposer: { email: uniqueEmail() } }))
+    ).json<PolicyBody>();
+    const r = await t.app.inject({
+      method: 'DELETE',
+      url: `/policys/${a.policy_reference}`,
+      headers: acme.sandbox,
+      payload: { reason: 'sold the car' },
+    });
+    assert.equal(r.statusCode, 200, r.body);
+    assert.equal(r.json<PolicyBody>().status, 'cancelled');
+    assert.deepEqual(
+      r.json<PolicyBody>().versions.map((v) => v.version_type),
+      ['nb', 'cn'],
+    );
+    const adjust = await createPolicy(
+      acme.sandbox,
+      examplePolicyInput({ policy: { policy_reference: a.policy_reference } }),
+    );
+    assert.equal(adjust.statusCode, 409);
+    assert.equal(adjust.json<{ code: string }>().code, 'POLICY_NOT_ACTIVE');
+    assert.equal(
+      (await t.app.inject({ method: 'DELETE', url: `/policys/${a.policy_reference}`, headers: acme.sandbox }))
+        .statusCode,
+      409,
+    );
+
+    const b = (
+      await createPolicy(acme.sandbox, examplePolicyInput({ proposer: { email: uniqueEmail() } }))
+    ).json<PolicyBody>();
+    const byBody = await t.app.inject({
+      method: 'DELETE',
+      url: '/policys',
+      headers: acme.sandbox,
+      payload: { policy_reference: b.policy_reference },
+    });
+    assert.equal(byBody.statusCode, 200);
+    assert.equal(byBody.json<PolicyBody>().versions.at(-1)?.version_type, 'cn');
+    assert.equal(
+      (
+        await t.app.inject({
+          method: 'DELETE',
+          url: '/policys',
+          headers: other.sandbox,
+          payload: { policy_reference: b.policy_reference },
+        })
+      ).statusCode,
+      404,
+    );
+    assert.equal(
+      (
+        await t.app.inject({
+          method: 'DELETE',
+          url: '/policys',
+          headers: acme.sandbox,
+          payload: { reference: 'x' },
+        })
+      ).statusCode,
+      422,
+    );
+
+    const events = await t.container.database.db
+      .selectFrom('events')
+      .select(['type', 'data'])
+      .where('type', '=', 'policy.cancelled')
+      .execute();
+    assert.ok(
+      events.some((e) => (e.data as { policy_reference: string }).policy_reference === a.policy_reference),
+    );
+  });
+
+  test('renewal writes rn with policy_year + 1 and the new term', async () => {
+    const input = examplePolicyInput({
+      proposer: { email: uniqueEmail() },
+      policy: { auto_renew: false, policy_year: 1 },
+    });
+    const created = (await createPolicy(acme.sandbox, input)).json<PolicyBody>();
+    const r = await t.app.inject({
+      method: 'POST',
+      url: `/policys/${created.policy_reference}/renewals`,
+      headers: acme.sandbox,
+      payload: { pricing: { ...input.pricing, usage_rate: 0.05 } },
+    });
+    assert.equal(r.statusCode, 201, r.body);
+    const body = r.json<PolicyBody>();
+    assert.equal(body.versions.at(-1)?.version_type, 'rn');
+    assert.equal(body.policy.policy_year, 2);
+    assert.equal(body.policy['start_date'], input.policy.end_date);
+    assert.equal(
+      body.policy['end_date'],
+      input.policy.end_date + (input.policy.end_date - input.policy.start_date),
+    );
+    assert.equal(
+      (
+        await t.app.inject({
+          method: 'POST',
+          url: `/policys/${created.policy_reference}/renewals`,
+          headers: other.sandbox,
+          payload: { pricing: input.pricing },
+        })
+      ).statusCode,
+      404,
+    );
+    assert.equal(
+      (
+        await t.app.inject({
+          method: 'POST',
+          url: `/policys/${created.policy_reference}/renewals`,
+          headers: acme.sandbox,
+          payload: {},
+        })
+      ).statusCode,
+      422,
+    );
+  });
+
+  test('the daily job renews auto-renewing policies with terms, lapses the rest, and a re-run writes nothing', async () => {
+    const base = examplePolicyInput();
+    const auto = (
+      await createPolicy(
+        acme.sandbox,
+        examplePolicyInput({ proposer: { email: uniqueEmail() }, policy: { auto_renew: true } }),
+      )
+    ).json<PolicyBody>();
+    const plain = (
+      await createPolicy(
+        acme.sandbox,
+        examplePolicyInput({ proposer: { email: uniqueEmail() }, policy: { auto_renew: false } }),
+      )
+    ).json<PolicyBody>();
+    const scheduled = await t.app.inject({
+      method: 'POST',
+      url: `/policys/${auto.policy_reference}/renewals`,
+      headers: acme.sandbox,
+      payload: { pricing: base.pricing },
+    });
+    assert.equal(scheduled.statusCode, 202, scheduled.body);
+    assert.equal(scheduled.json<PolicyBody>().versions.length, 1, 'nothing written yet');
+
+    const afterEnd = new Date((base.policy.end_date + 3600) * 1000);
+    const first = await t.container.services.policies.endTerms(afterEnd);
+    assert.ok(first.renewed >= 1 && first.lapsed >= 1);
+    const again = await t.container.services.policies.endTerms(afterEnd);
+    assert.deepEqual(again, { renewed: 0, lapsed: 0 });
+
+    const autoNow = (
+      await t.app.inject({ url: `/policys/${auto.policy_reference}`, headers: acme.sandbox })
+    ).json<PolicyBody>();
+    assert.deepEqual(
+      autoNow.versions.map((v) => v.version_type),
+      ['nb', 'rn'],
+    );
+    const plainNow = (
+      await t.app.inject({ url: `/policys/${plain.policy_reference}`, headers: acme.sandbox })
+    ).json<PolicyBody>();
+    assert.deepEqual(
+      plainNow.versions.map((v) => v.version_type),
+      ['nb', 'ls'],
+    );
+    assert.equal(plainNow.status, 'lapsed');
+  });
+
+  test(
+    'concurrent adjustments give two versions and lose neither',
+    { skip: !onPostgres && 'row locks are exercised on PostgreSQL' },
+    async () => {
+      const created = (
+        await createPolicy(acme.sandbox, examplePolicyInput({ proposer: { email: uniqueEmail() } }))
+      ).json<PolicyBody>();
+      const adjust = (reg: string) =>
+        createPolicy(
+          acme.sandbox,
+          examplePolicyInput({ policy: { policy_reference: created.policy_reference }, vehicle: { reg } }),
+        );
+      const results = await Promise.all([adjust('AA11AAA'), adjust('BB22BBB'), adjust('CC33CCC')]);
+      assert.deepEqual(
+        results.map((r) => r.statusCode),
+        [200, 200, 200],
+      );
+      const final = (
+        await t.app.inject({ url: `/policys/${created.policy_reference}`, headers: acme.sandbox })
+      ).json<PolicyBody>();
+      assert.deepEqual(
+        final.versions.map((v) => v.version_type),
+        ['nb', 'mta', 'mta', 'mta'],
+      );
+      assert.deepEqual(
+        new Set(final.versions.slice(1).map((v) => v['vehicle_reg'])),
+        new Set(['AA11AAA', 'BB22BBB', 'CC33CCC']),
+      );
+    },
+  );
+});

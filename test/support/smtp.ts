@@ -1,0 +1,57 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { SMTPServer } from 'smtp-server';
+
+export interface ReceivedEmail {
+  readonly to: string[];
+  readonly raw: string;
+  /** The raw message with quoted-printable soft line breaks joined, for searching. */
+  readonly text: string;
+}
+
+/** A real SMTP server on a random local port that keeps what it receives. */
+export async function startSmtpServer(): Promise<{
+  url: string;
+  received: ReceivedEmail[];
+  waitFor(to: string, count?: number, timeoutMs?: number): Promise<ReceivedEmail[]>;
+  close(): Promise<void>;
+}> {
+  const received: ReceivedEmail[] = [];
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS', 'AUTH'],
+    logger: false,
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('end', () => {
+        const raw = Buffer.concat(chunks).toString('utf8');
+        const to = session.envelope.rcptTo.map((r) => r.address.toLowerCase());
+        received.push({ to, raw, text: raw.replace(/=\r?\n/g, '').replace(/=3D/g, '=') });
+        callback();
+      });
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.server.address();
+  if (address === null || typeof address === 'string') throw new Error('smtp server has no port');
+  return {
+    url: `smtp://127.0.0.1:${address.port}`,
+    received,
+    async waitFor(to, count = 1, timeoutMs = 15_000) {
+      const until = Date.now() + timeoutMs;
+      for (;;) {
+        const mine = received.filter((m) => m.to.includes(to.toLowerCase()));
+        if (mine.length >= count) return mine;
+        if (Date.now() > until)
+          throw new Error(`timed out waiting for ${count} email(s) to ${to}; have ${mine.length}`);
+        await sleep(50);
+      }
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => {
+          resolve();
+        });
+      }),
+  };
+}
