@@ -12,6 +12,7 @@ import {
   appendVersion,
   findPolicy,
   insertPolicy,
+  listPoliciesOfUser,
   listTermsEnded,
   listVersions,
   lockPolicy,
@@ -228,6 +229,25 @@ export function createPolicyService(deps: {
       const policy = await findPolicy(db, tenant, reference);
       if (policy === undefined) throw notFound('policy');
       return view(db, tenant, policy);
+    },
+
+    /**
+     * A policyholder's policy: the one named, or their current one (the latest live policy, else the
+     * latest). Another policyholder's policy is "not found", never "forbidden".
+     */
+    async getForPolicyholder(tenant: Tenant, userId: string, reference?: string): Promise<PolicyResponse> {
+      const mine = await listPoliciesOfUser(db, tenant, userId);
+      const chosen =
+        reference === undefined
+          ? (mine.filter((p) => p.status === 'active').at(-1) ?? mine.at(-1))
+          : mine.find((p) => p.policyReference === reference);
+      if (chosen === undefined) throw notFound('policy');
+      return view(db, tenant, chosen);
+    },
+
+    /** References of a policyholder's policies, oldest first. */
+    async referencesOf(tenant: Tenant, userId: string): Promise<string[]> {
+      return (await listPoliciesOfUser(db, tenant, userId)).map((p) => p.policyReference);
     },
 
     /** Cancels from `effective_date` (default now; before the start means from inception). */
