@@ -9,8 +9,29 @@ import type { Container } from './container.ts';
 import { createAdminAuth } from './platform/http/admin-auth.ts';
 import { installObservability } from './platform/http/observability.ts';
 import { installProblemHandling } from './platform/http/problem.ts';
-import { companyRoutes, createClientAuth, currentCompanyRoutes } from './modules/companies/index.ts';
+import {
+  companyRoutes,
+  createClientAuth,
+  currentCompanyRoutes,
+  type Tenant,
+} from './modules/companies/index.ts';
 import { policyRoutes } from './modules/policies/index.ts';
+import { statementRoutes } from './modules/statements/index.ts';
+import {
+  authRoutes,
+  clientOrPolicyholder,
+  createPolicyholderAuth,
+  policyholderOf,
+} from './modules/auth/index.ts';
+import { openApiWebhooks, webhookRoutes } from './modules/webhooks/index.ts';
+import { journeyRoutes } from './modules/journeys/index.ts';
+import { paymentRoutes, stripeWebhookRoutes } from './modules/payments/index.ts';
+import {
+  createKyselySandboxStore,
+  stripeSandboxPlugin,
+  type SandboxTables,
+} from './integrations/payments/index.ts';
+import type { Kysely } from 'kysely';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
@@ -51,10 +72,13 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
     schemaController: { compilersFactory: { buildValidator: validatorFactory() as never } },
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: true } },
     routerOptions: { ignoreTrailingSlash: true },
+    // The client address (login throttling) comes from X-Forwarded-For only behind trusted proxies.
+    trustProxy: config.trustProxy,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorateRequest('tenant', null);
   app.decorateRequest('environment', 'sandbox');
+  app.decorateRequest('policyholder', null);
   // Callback-style hooks: on the hot path they cost less than async ones.
   app.addHook('onRequest', (request, reply, done) => {
     void reply.header('x-request-id', request.id);
@@ -73,6 +97,8 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
+      // Every event type the service sends to webhook endpoints, with its payload schema.
+      webhooks: openApiWebhooks() as never,
       info: {
         title: 'Milepost API',
         version: '0.1.0',
@@ -126,6 +152,58 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
   await app.register(companyRoutes({ companies: container.services.companies, adminAuth }));
   await app.register(currentCompanyRoutes({ companies: container.services.companies, clientAuth }));
   await app.register(policyRoutes({ policies: container.services.policies, clientAuth }));
+  const policyholderAuth = createPolicyholderAuth(container.services.auth, config.mockEnvironment);
+  await app.register(
+    authRoutes({
+      auth: container.services.auth,
+      clientAuth,
+      policyholderAuth,
+      adminAuth,
+      mockEnabled: config.mockEnvironment,
+      clock: container.clock,
+      accessTokenTtlSeconds: config.accessTokenTtlSeconds,
+    }),
+  );
+  await app.register(webhookRoutes({ webhooks: container.services.webhooks, clientAuth }));
+  await app.register(
+    journeyRoutes({
+      journeys: container.services.journeys,
+      clientAuth,
+      policyholderAuth: { authenticate: policyholderAuth(), policyholderOf },
+    }),
+  );
+  // Payments and statement reads serve clients and a policyholder's own policies alike.
+  const policyholders = {
+    authenticate: clientOrPolicyholder(clientAuth(), policyholderAuth()),
+    ownsPolicy: async (tenant: Tenant, userId: string, reference: string) =>
+      (await container.services.policies.referencesOf(tenant, userId)).includes(reference),
+  };
+  await app.register(paymentRoutes({ payments: container.services.payments, clientAuth, policyholders }));
+  await app.register(stripeWebhookRoutes({ payments: container.services.payments }));
+  await app.register(
+    statementRoutes({
+      statements: container.services.statements,
+      companies: container.services.companies,
+      clientAuth,
+      adminAuth,
+      policyholders,
+    }),
+  );
+  // The built-in Stripe-compatible sandbox: what the sandbox environment's payments talk to, over HTTP.
+  await app.register(
+    stripeSandboxPlugin({
+      store: createKyselySandboxStore(container.database.db as unknown as Kysely<SandboxTables>),
+      clock: container.clock,
+      webhook: {
+        url: () => {
+          const base = container.gateways.sandboxBaseUrl();
+          return base === undefined ? undefined : `${base}/webhooks/stripe`;
+        },
+        secret: container.gateways.sandboxWebhookSecret,
+      },
+    }),
+    { prefix: '/sandbox/stripe' },
+  );
 
   return app;
 }

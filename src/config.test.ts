@@ -63,3 +63,11 @@ test('valid settings are read', () => {
   assert.equal(config.databaseUrl, 'postgres://root@127.0.0.1:5432/test');
   assert.equal(config.mockEnvironment, false);
 });
+
+test('payment retry days are increasing whole days', () => {
+  assert.deepEqual(loadConfig({}).paymentRetryDays, [1, 3, 5, 7]);
+  assert.deepEqual(loadConfig({ PAYMENT_RETRY_DAYS: '2, 4' }).paymentRetryDays, [2, 4]);
+  for (const bad of ['3,1', '0,2', 'a', '1,1']) {
+    assert.throws(() => loadConfig({ PAYMENT_RETRY_DAYS: bad }), /PAYMENT_RETRY_DAYS/);
+  }
+});

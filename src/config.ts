@@ -20,10 +20,27 @@ export interface Config {
   readonly publicBaseUrl: string | undefined;
   readonly stripeSecretKey: string | undefined;
   readonly stripeApiBase: string | undefined;
+  readonly stripeWebhookSecret: string | undefined;
+  /** Where the built-in Stripe sandbox is reached; undefined means this process's own URL. */
+  readonly sandboxStripeApiBase: string | undefined;
+  /** Days after a first failure on which a statement payment is retried. */
+  readonly paymentRetryDays: readonly number[];
   readonly billingRunAt: string;
   readonly webhooksAllowPrivate: boolean;
+  /** Delays between webhook delivery attempts, in milliseconds (`WEBHOOKS_RETRY_SCHEDULE`). */
+  readonly webhookRetryScheduleMs: readonly number[];
+  /** How often the worker looks for events to fan out and deliveries that are due. */
+  readonly webhookPollIntervalMs: number;
   readonly bodyLimitBytes: number;
   readonly shutdownTimeoutMs: number;
+  /** Policyholder login (issue 4): lifetimes of access tokens, refresh tokens and NEW_PASSWORD_REQUIRED sessions. */
+  readonly accessTokenTtlSeconds: number;
+  readonly refreshTokenTtlDays: number;
+  readonly loginSessionTtlSeconds: number;
+  /** Days each Ed25519 signing key signs before the next one takes over. */
+  readonly signingKeyRotationDays: number;
+  /** Fastify's trustProxy: whose X-Forwarded-For to believe for the client address (login throttling). */
+  readonly trustProxy: boolean | string;
 }
 
 export class ConfigError extends Error {
@@ -36,6 +53,18 @@ export class ConfigError extends Error {
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
+
+/**
+ * TRUST_PROXY: `false` (default: the socket address is the client), `true` (trust every hop), or
+ * comma-separated addresses/CIDRs of the proxies to trust.
+ */
+function trustProxy(raw: string | undefined, problems: string[]): boolean | string {
+  if (raw === undefined || /^(0|false|off|no)$/i.test(raw)) return false;
+  if (/^(true|on|yes)$/i.test(raw)) return true;
+  if (/^[\d.:a-f/,\s]+$/i.test(raw) && /[.:]/.test(raw)) return raw;
+  problems.push(`TRUST_PROXY must be true, false or the proxies' addresses (got "${raw}")`);
+  return false;
+}
 
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 const ROLES: readonly Role[] = ['all', 'api', 'worker'];
@@ -91,6 +120,24 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     return raw;
   };
 
+  // Durations such as `5s,5m,30m,2h`: units are ms, s, m, h.
+  const durationsMs = (name: string, fallback: readonly number[]): readonly number[] => {
+    const raw = read(name);
+    if (raw === undefined) return fallback;
+    const unitMs: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+    const parsed = raw.split(',').map((part) => {
+      const match = /^(\d{1,9})(ms|s|m|h)$/.exec(part.trim());
+      return match === null ? NaN : Number(match[1]) * (unitMs[match[2] ?? ''] ?? NaN);
+    });
+    if (parsed.length > 20 || parsed.some((ms) => !Number.isFinite(ms) || ms > 7 * 86_400_000)) {
+      problems.push(
+        `${name} must be up to 20 comma-separated durations such as 5s,5m,2h (units ms, s, m, h; each at most 7 days)`,
+      );
+      return fallback;
+    }
+    return Object.freeze(parsed);
+  };
+
   const adminApiKey = read('ADMIN_API_KEY');
   if (adminApiKey !== undefined && adminApiKey.length < 32) {
     problems.push('ADMIN_API_KEY must be at least 32 characters');
@@ -99,6 +146,16 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
   const billingRunAt = read('BILLING_RUN_AT') ?? '02:00';
   if (!/^([01]\d|2[0-3]):[0-5]\d$/.test(billingRunAt)) {
     problems.push(`BILLING_RUN_AT must be HH:MM in Europe/London time (got "${billingRunAt}")`);
+  }
+  const retryDaysRaw = read('PAYMENT_RETRY_DAYS') ?? '1,3,5,7';
+  const paymentRetryDays = retryDaysRaw.split(',').map((d) => Number(d.trim()));
+  if (
+    paymentRetryDays.some((d) => !Number.isInteger(d) || d < 1 || d > 60) ||
+    paymentRetryDays.some((d, i) => i > 0 && d <= (paymentRetryDays[i - 1] ?? 0))
+  ) {
+    problems.push(
+      `PAYMENT_RETRY_DAYS must be increasing whole days from 1 to 60, comma-separated (got "${retryDaysRaw}")`,
+    );
   }
   const databaseUrl = url('DATABASE_URL', ['postgres:', 'postgresql:']);
   const stripeSecretKey = read('STRIPE_SECRET_KEY');
@@ -122,10 +179,23 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     publicBaseUrl: url('PUBLIC_BASE_URL', ['http:', 'https:']),
     stripeSecretKey,
     stripeApiBase: url('STRIPE_API_BASE', ['http:', 'https:']),
+    stripeWebhookSecret: read('STRIPE_WEBHOOK_SECRET'),
+    sandboxStripeApiBase: url('SANDBOX_STRIPE_API_BASE', ['http:', 'https:']),
+    paymentRetryDays,
     billingRunAt,
     webhooksAllowPrivate: bool('WEBHOOKS_ALLOW_PRIVATE', true),
+    webhookRetryScheduleMs: durationsMs(
+      'WEBHOOKS_RETRY_SCHEDULE',
+      [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
+    ),
+    webhookPollIntervalMs: integer('WEBHOOKS_POLL_INTERVAL_MS', 1000, 10, 60_000),
     bodyLimitBytes: integer('BODY_LIMIT_BYTES', 1_048_576, 1024, 104_857_600),
     shutdownTimeoutMs: integer('SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    accessTokenTtlSeconds: integer('ACCESS_TOKEN_TTL_SECONDS', 900, 60, 86_400),
+    refreshTokenTtlDays: integer('REFRESH_TOKEN_TTL_DAYS', 30, 1, 365),
+    loginSessionTtlSeconds: integer('LOGIN_SESSION_TTL_SECONDS', 300, 60, 3600),
+    signingKeyRotationDays: integer('SIGNING_KEY_ROTATION_DAYS', 30, 1, 365),
+    trustProxy: trustProxy(read('TRUST_PROXY'), problems),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);

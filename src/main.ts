@@ -20,7 +20,8 @@ async function main(): Promise<void> {
   let app: FastifyInstance | undefined;
   if (config.role !== 'worker') {
     app = await buildApp(container);
-    await app.listen({ port: config.port, host: config.host });
+    const address = await app.listen({ port: config.port, host: config.host });
+    container.setListeningUrl(address);
   }
   await container.start();
   logger.info(

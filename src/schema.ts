@@ -1,14 +1,32 @@
 import type { Kysely } from 'kysely';
 import type { AccountTables } from './modules/accounts/index.ts';
+import type { AuthTables } from './modules/auth/index.ts';
 import type { CompanyTables } from './modules/companies/index.ts';
 import type { OutboxTables } from './modules/notifications/index.ts';
+import type { PaymentTables } from './modules/payments/index.ts';
+import type { SandboxTables } from './integrations/payments/index.ts';
+import type { JourneyTables } from './modules/journeys/index.ts';
 import type { PolicyTables } from './modules/policies/index.ts';
+import type { StatementTables } from './modules/statements/index.ts';
+import type { WebhookTables } from './modules/webhooks/index.ts';
 import type { EventTables } from './platform/events.ts';
 import type { HousekeepingTables } from './platform/jobs/housekeeping.ts';
 
 /** The whole database as Kysely sees it: each module declares the tables it owns. */
 export interface Database
-  extends CompanyTables, HousekeepingTables, AccountTables, PolicyTables, EventTables, OutboxTables {}
+  extends
+    CompanyTables,
+    HousekeepingTables,
+    AccountTables,
+    AuthTables,
+    PolicyTables,
+    EventTables,
+    OutboxTables,
+    PaymentTables,
+    SandboxTables,
+    JourneyTables,
+    WebhookTables,
+    StatementTables {}
 
 /**
  * What repositories take: the database or an open transaction over it. One type for all of them,

@@ -1,9 +1,19 @@
 import type { Migration } from 'kysely/migration';
 import * as m0001 from './0001-companies.ts';
 import * as m0002 from './0002-policies.ts';
+import * as m0003 from './0003-payments.ts';
+import * as m0004 from './0004-auth.ts';
+import * as m0005 from './0005-journeys.ts';
+import * as m0006 from './0006-webhooks.ts';
+import * as m0007 from './0007-statements.ts';
 
 /** Every migration, in order. Forward-only; add new files at the end. */
 export const migrations: Record<string, Migration> = {
   '0001-companies': m0001,
   '0002-policies': m0002,
+  '0003-payments': m0003,
+  '0004-auth': m0004,
+  '0005-journeys': m0005,
+  '0006-webhooks': m0006,
+  '0007-statements': m0007,
 };

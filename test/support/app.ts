@@ -19,9 +19,16 @@ export interface TestApp {
  * tests drive services directly.
  */
 export async function createTestApp(
-  options: { env?: Record<string, string>; overrides?: ContainerOverrides; startJobs?: boolean } = {},
+  options: {
+    env?: Record<string, string>;
+    overrides?: ContainerOverrides;
+    startJobs?: boolean;
+    listen?: boolean;
+  } = {},
 ): Promise<TestApp> {
+  // Queues always exist (anything that enqueues needs them); workers and cron run only when asked.
   const config = loadConfig({
+    ROLE: options.startJobs === true ? 'all' : 'api',
     ADMIN_API_KEY: TEST_ADMIN_KEY,
     LOG_LEVEL: process.env['TEST_LOG_LEVEL'] ?? 'silent',
     ...options.env,
@@ -36,7 +43,9 @@ export async function createTestApp(
   });
   const app = await buildApp(container);
   await app.ready();
-  if (options.startJobs === true) await container.start();
+  // Card payments in the sandbox go over real HTTP through the Stripe SDK, so such tests listen.
+  if (options.listen === true) container.setListeningUrl(await app.listen({ port: 0, host: '127.0.0.1' }));
+  await container.start();
   return {
     app,
     container,

@@ -27,7 +27,11 @@ export type DeepPartial<T> = T extends readonly unknown[]
  * every call. Removing a required field with `undefined` gives an invalid object on purpose.
  */
 export function examplePolicyInput(overrides: PolicyOverrides = {}): PolicyInput {
-  return merge(structuredClone(POLICY_INPUT_EXAMPLE), overrides) as PolicyInput;
+  const base: PolicyInput = structuredClone(POLICY_INPUT_EXAMPLE);
+  // NOTE: the example's payment block names a made-up processor payment, which the service checks
+  // with the processor (and refuses). Fixtures are payment-free unless a test passes a `payment`.
+  if (overrides.payment === undefined) delete base.payment;
+  return merge(base, overrides) as PolicyInput;
 }
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>

@@ -36,3 +36,4 @@ export {
 export { createKyselySandboxStore, type SandboxTables } from './sandbox/kysely-store.ts';
 export * as sandboxMigration from './sandbox/sandbox-migration.ts';
 export { TEST_CARDS } from './sandbox/objects.ts';
+export { createGateways, SANDBOX_SECRET_KEY, type Gateways, type GatewaySettings } from './gateways.ts';

@@ -19,6 +19,9 @@ export interface AccountTables {
     active: Generated<boolean>;
     created_at: Date;
     updated_at: Date;
+    /** Added by 0004-auth: bumped by every password change, which ends every session. */
+    session_generation: Generated<number>;
+    last_login_at: Date | null;
   };
 }
 
@@ -161,4 +164,126 @@ export async function findPasswordHash(
     .where('id', '=', id)
     .executeTakeFirst();
   return row?.password_hash;
+}
+
+// ── Login (issue 4: policyholder authentication) ──────────────────────────────────────────────────
+
+/** An account with what login needs: the password hash and the session generation. */
+export interface Credentials {
+  readonly account: Account;
+  readonly passwordHash: string;
+  readonly sessionGeneration: number;
+}
+
+/**
+ * The account a login names: its username or its email (both matched lower-case, as they are stored).
+ * Usernames and emails never collide in practice (a username has no `@`), but a username wins if they do.
+ */
+export async function findCredentialsByLogin(
+  db: Executor,
+  tenant: Tenant,
+  login: string,
+): Promise<Credentials | undefined> {
+  const rows = await db
+    .selectFrom('users')
+    .select([...columns, 'password_hash', 'session_generation'])
+    .where('company_id', '=', tenant.companyId)
+    .where('environment', '=', tenant.environment)
+    .where((eb) => eb.or([eb('username', '=', login), eb('email', '=', login)]))
+    .execute();
+  const row = rows.find((r) => r.username === login) ?? rows[0];
+  return row === undefined
+    ? undefined
+    : { account: toAccount(row), passwordHash: row.password_hash, sessionGeneration: row.session_generation };
+}
+
+export async function findAccountByReference(
+  db: Executor,
+  tenant: Tenant,
+  userReference: string,
+): Promise<Account | undefined> {
+  const row = await db
+    .selectFrom('users')
+    .select(columns)
+    .where('company_id', '=', tenant.companyId)
+    .where('environment', '=', tenant.environment)
+    .where('user_reference', '=', userReference)
+    .executeTakeFirst();
+  return row === undefined ? undefined : toAccount(row);
+}
+
+/** Who an access token names, checked against the company and environment it claims. */
+export interface TokenSubject {
+  readonly userId: string;
+  readonly companyId: string;
+  readonly active: boolean;
+  readonly sessionGeneration: number;
+}
+
+/**
+ * Resolves a token's subject. Not tenant-scoped, because this is how a bearer request gets its tenant:
+ * the user must belong to the company (by public reference) and environment the token names.
+ */
+export async function findTokenSubject(
+  db: Executor,
+  userReference: string,
+  companyReference: string,
+  environment: string,
+): Promise<TokenSubject | undefined> {
+  const row = await db
+    .selectFrom('users')
+    .innerJoin('companies', 'companies.id', 'users.company_id')
+    .select(['users.id', 'users.company_id', 'users.active', 'users.session_generation'])
+    .where('users.user_reference', '=', userReference)
+    .where('companies.company_reference', '=', companyReference)
+    .where('users.environment', '=', environment)
+    .executeTakeFirst();
+  return row === undefined
+    ? undefined
+    : {
+        userId: row.id,
+        companyId: row.company_id,
+        active: row.active,
+        sessionGeneration: row.session_generation,
+      };
+}
+
+/**
+ * Sets a new password hash. A personal password confirms the account (idp status CONFIRMED); a
+ * temporary one puts it back to FORCE_CHANGE_PASSWORD with a new expiry. Either way the session
+ * generation moves on, so every access token issued before stops working.
+ */
+export async function updatePassword(
+  db: Executor,
+  tenant: Tenant,
+  id: string,
+  values: { passwordHash: string; temporaryExpiresAt: Date | null; at: Date },
+): Promise<Account | undefined> {
+  const temporary = values.temporaryExpiresAt !== null;
+  const row = await db
+    .updateTable('users')
+    .set((eb) => ({
+      password_hash: values.passwordHash,
+      password_is_temporary: temporary,
+      temporary_password_expires_at: values.temporaryExpiresAt,
+      ...(temporary ? {} : { password_changed_at: values.at }),
+      session_generation: eb('session_generation', '+', 1),
+      updated_at: values.at,
+    }))
+    .where('company_id', '=', tenant.companyId)
+    .where('environment', '=', tenant.environment)
+    .where('id', '=', id)
+    .returning(columns)
+    .executeTakeFirst();
+  return row === undefined ? undefined : toAccount(row);
+}
+
+export async function recordLogin(db: Executor, tenant: Tenant, id: string, at: Date): Promise<void> {
+  await db
+    .updateTable('users')
+    .set({ last_login_at: at })
+    .where('company_id', '=', tenant.companyId)
+    .where('environment', '=', tenant.environment)
+    .where('id', '=', id)
+    .execute();
 }

@@ -2,7 +2,17 @@ import type { Executor } from '../../schema.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { randomToken } from '../../platform/crypto.ts';
 import type { Tenant } from '../companies/index.ts';
-import { findAccountByEmail, findAccountById, insertAccount, type Account } from './account-repository.ts';
+import {
+  findAccountByEmail,
+  findAccountById,
+  findAccountByReference,
+  findCredentialsByLogin,
+  findTokenSubject,
+  insertAccount,
+  recordLogin,
+  updatePassword,
+  type Account,
+} from './account-repository.ts';
 import { generateTemporaryPassword, generateUsername, hashPassword } from './passwords.ts';
 
 export const TEMPORARY_PASSWORD_DAYS = 30;
@@ -25,6 +35,9 @@ export type AccountOutcome =
 
 /** Normalised for matching: one account per email per company and environment. */
 export const normaliseEmail = (email: string): string => email.trim().toLowerCase();
+
+/** A login as typed (username or email): matched like the stored values, which are lower-case. */
+export const normaliseLogin = (login: string): string => login.trim().toLowerCase();
 
 /** Policyholder accounts: created with a policy, or joined by a later policy for the same email. */
 export function createAccountService(deps: { db: Executor; clock: Clock }) {
@@ -66,6 +79,41 @@ export function createAccountService(deps: { db: Executor; clock: Clock }) {
 
     /** Reads through `db`, which may be the caller's open transaction (on PGlite it must be). */
     findById: (db: Executor, tenant: Tenant, id: string) => findAccountById(db, tenant, id),
+
+    /** The account a login (username or email, any case) names, with its password hash. */
+    findCredentials: (db: Executor, tenant: Tenant, login: string) =>
+      findCredentialsByLogin(db, tenant, normaliseLogin(login)),
+
+    findByReference: (db: Executor, tenant: Tenant, userReference: string) =>
+      findAccountByReference(db, tenant, userReference),
+
+    /** An access token's subject, if that user exists in the company and environment the token names. */
+    findTokenSubject: (userReference: string, companyReference: string, environment: string) =>
+      findTokenSubject(deps.db, userReference, companyReference, environment),
+
+    /** Sets a personal password (hashed by the caller): the account is CONFIRMED and every session ends. */
+    async setPersonalPassword(trx: Executor, tenant: Tenant, id: string, passwordHash: string) {
+      return updatePassword(trx, tenant, id, {
+        passwordHash,
+        temporaryExpiresAt: null,
+        at: deps.clock.now(),
+      });
+    },
+
+    /**
+     * Replaces the password with a new temporary one that expires in 30 days (FORCE_CHANGE_PASSWORD
+     * again); every session ends. Returns the account with its new expiry.
+     */
+    async resetTemporaryPassword(trx: Executor, tenant: Tenant, id: string, password: PreparedPassword) {
+      const now = deps.clock.now();
+      return updatePassword(trx, tenant, id, {
+        passwordHash: password.hash,
+        temporaryExpiresAt: new Date(now.getTime() + TEMPORARY_PASSWORD_DAYS * 86_400_000),
+        at: now,
+      });
+    },
+
+    recordLogin: (db: Executor, tenant: Tenant, id: string) => recordLogin(db, tenant, id, deps.clock.now()),
   };
 }
 

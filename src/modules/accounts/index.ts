@@ -1,10 +1,11 @@
-export type { AccountTables, Account } from './account-repository.ts';
+export type { AccountTables, Account, Credentials, TokenSubject } from './account-repository.ts';
 export {
   createAccountService,
   normaliseEmail,
+  normaliseLogin,
   TEMPORARY_PASSWORD_DAYS,
   type AccountService,
   type AccountOutcome,
   type PreparedPassword,
 } from './account-service.ts';
-export { hashPassword, verifyPassword } from './passwords.ts';
+export { hashPassword, verifyPassword, generateTemporaryPassword } from './passwords.ts';

@@ -13,6 +13,8 @@ export interface CompanyTables {
     created_at: Generated<Date>;
     updated_at: Generated<Date>;
     secrets_rotated_at: Date | null;
+    /** Where operational emails (a webhook endpoint disabled) go; added by migration 0006. */
+    contact_email: string | null;
   };
 }
 
@@ -26,6 +28,7 @@ export interface CompanyRecord {
   readonly currency: string;
   readonly createdAt: Date;
   readonly secretsRotatedAt: Date | null;
+  readonly contactEmail: string | null;
 }
 
 const columns = [
@@ -38,6 +41,7 @@ const columns = [
   'currency',
   'created_at',
   'secrets_rotated_at',
+  'contact_email',
 ] as const;
 
 function toRecord(row: {
@@ -50,6 +54,7 @@ function toRecord(row: {
   currency: string;
   created_at: Date;
   secrets_rotated_at: Date | null;
+  contact_email: string | null;
 }): CompanyRecord {
   return {
     id: row.id,
@@ -61,6 +66,7 @@ function toRecord(row: {
     currency: row.currency.trim(),
     createdAt: row.created_at,
     secretsRotatedAt: row.secrets_rotated_at,
+    contactEmail: row.contact_email,
   };
 }
 
@@ -72,6 +78,7 @@ export async function insertCompany(
     clientId: string;
     productionSecretHash: Buffer;
     sandboxSecretHash: Buffer;
+    contactEmail?: string | null;
     at: Date;
   },
 ): Promise<CompanyRecord> {
@@ -83,6 +90,7 @@ export async function insertCompany(
       client_id: values.clientId,
       production_secret_hash: values.productionSecretHash,
       sandbox_secret_hash: values.sandboxSecretHash,
+      contact_email: values.contactEmail ?? null,
       created_at: values.at,
       updated_at: values.at,
     })
@@ -148,4 +156,17 @@ export async function updateCompanySecrets(
     .returning(columns)
     .executeTakeFirst();
   return row === undefined ? undefined : toRecord(row);
+}
+
+/** A company's name and contact email, read in the caller's transaction (for operational emails). */
+export async function findCompanyContact(
+  db: Executor,
+  id: string,
+): Promise<{ name: string; contactEmail: string | null } | undefined> {
+  const row = await db
+    .selectFrom('companies')
+    .select(['name', 'contact_email'])
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row === undefined ? undefined : { name: row.name, contactEmail: row.contact_email };
 }

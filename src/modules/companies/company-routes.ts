@@ -83,7 +83,8 @@ export function companyRoutes(deps: {
           response: { 201: Type.Ref('CompanyCredentials'), ...problemResponses(401, 422) },
         },
       },
-      async (request, reply) => reply.code(201).send(await companies.create(request.body.name)),
+      async (request, reply) =>
+        reply.code(201).send(await companies.create(request.body.name, request.body.contact_email)),
     );
 
     app.get(

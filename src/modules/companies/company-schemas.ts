@@ -8,6 +8,14 @@ export const CreateCompanySchema = Type.Object(
       description: 'The company’s display name.',
       examples: ['Acme Mutual'],
     }),
+    contact_email: Type.Optional(
+      Type.String({
+        format: 'email',
+        maxLength: 254,
+        description: 'Optional: where operational emails go, such as a webhook endpoint being disabled.',
+        examples: ['integrations@acme.example'],
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -36,6 +44,7 @@ export const CompanySummarySchema = Type.Object(
     currency: Type.String({ examples: ['GBP'] }),
     created_at: Type.String({ format: 'date-time' }),
     secrets_rotated_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    contact_email: Type.Union([Type.String(), Type.Null()]),
   },
   { $id: 'CompanySummary' },
 );

@@ -28,6 +28,7 @@ export interface CompanySummary {
   currency: string;
   created_at: string;
   secrets_rotated_at: string | null;
+  contact_email: string | null;
 }
 
 // Credentials are 256-bit random values; prefixes tell a reader (and a secret scanner) what a string is.
@@ -46,6 +47,7 @@ const summary = (c: CompanyRecord): CompanySummary => ({
   currency: c.currency,
   created_at: c.createdAt.toISOString(),
   secrets_rotated_at: c.secretsRotatedAt?.toISOString() ?? null,
+  contact_email: c.contactEmail,
 });
 
 /** Companies (tenants) and their client credentials. Secrets are shown once and stored as SHA-256 hashes. */
@@ -65,7 +67,7 @@ export function createCompanyService(deps: { db: Executor; clock: Clock }) {
 
   return {
     /** Creates a company with fresh credentials; the only time the secrets are returned. */
-    async create(name: string): Promise<CompanyCredentials> {
+    async create(name: string, contactEmail?: string): Promise<CompanyCredentials> {
       const clientSecret = newProductionSecret();
       const clientSecretSandbox = newSandboxSecret();
       const company = await insertCompany(db, {
@@ -74,6 +76,7 @@ export function createCompanyService(deps: { db: Executor; clock: Clock }) {
         clientId: newClientId(),
         productionSecretHash: hashToken(clientSecret),
         sandboxSecretHash: hashToken(clientSecretSandbox),
+        contactEmail: contactEmail ?? null,
         at: clock.now(),
       });
       return {
@@ -148,6 +151,13 @@ export function createCompanyService(deps: { db: Executor; clock: Clock }) {
     async identify(clientId: string, environment: DataEnvironment): Promise<Tenant> {
       const company = await lookup(clientId);
       if (company === undefined) throw new AppError('INVALID_CLIENT_CREDENTIALS', 'Unknown client_id');
+      return asTenant(company.id, environment);
+    },
+
+    /** For admin routes that act on one company's data: its tenant in `environment`, or 404. */
+    async tenantOf(companyReference: string, environment: DataEnvironment): Promise<Tenant> {
+      const company = await findCompanyByReference(db, companyReference);
+      if (company === undefined) throw notFound('company');
       return asTenant(company.id, environment);
     },
 

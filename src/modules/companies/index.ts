@@ -1,4 +1,5 @@
 export type { CompanyTables } from './company-repository.ts';
+export { findCompanyContact } from './company-repository.ts';
 export { createCompanyService, type CompanyService, type CompanyCredentials } from './company-service.ts';
 export { companyRoutes, currentCompanyRoutes } from './company-routes.ts';
 export {

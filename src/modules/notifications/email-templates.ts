@@ -78,3 +78,175 @@ export function policyAddedEmail(values: {
     'Drive safely.',
   );
 }
+
+/** FORGOT_PASSWORD for an account with a personal password: the 6-digit reset code. */
+export function resetCodeEmail(values: {
+  firstNames: string;
+  username: string;
+  code: string;
+  validMinutes: number;
+}): RenderedEmail {
+  return render(
+    'Your password reset code',
+    `Hello ${values.firstNames},`,
+    [
+      ['Somebody (we hope you) asked to reset the password of your motor insurance account.', null],
+      ['Username', values.username],
+      ['Code', values.code],
+      [
+        `Enter the code with your new password within ${values.validMinutes} minutes. It works once. If you did not ask for it, ignore this email: your password has not changed.`,
+        null,
+      ],
+    ],
+    'Drive safely.',
+  );
+}
+
+/** RESEND_PASSWORD: a new temporary password, in the welcome email's layout. */
+export function temporaryPasswordEmail(values: {
+  firstNames: string;
+  username: string;
+  temporaryPassword: string;
+  expiresOn: string;
+}): RenderedEmail {
+  return render(
+    'Your new temporary password',
+    `Hello ${values.firstNames},`,
+    [
+      [
+        'Here is a new temporary password for your motor insurance account; the old one no longer works.',
+        null,
+      ],
+      ['Username', values.username],
+      ['Temporary password', values.temporaryPassword],
+      [
+        `Log in with these details to choose your own password before ${values.expiresOn}, when the temporary password expires.`,
+        null,
+      ],
+    ],
+    'Drive safely.',
+  );
+}
+
+/** Pence as money for people to read, e.g. `£1,234.50`. */
+const formatMoney = (amountPence: number, currency: string): string =>
+  new Intl.NumberFormat('en-GB', { style: 'currency', currency }).format(amountPence / 100);
+
+/** A statement was generated: the period, distance and amounts, and what will be charged. */
+export function statementIssuedEmail(values: {
+  firstNames: string;
+  policyReference: string;
+  /** Inclusive calendar dates, Europe/London, as `YYYY-MM-DD`. */
+  periodStartOn: string;
+  periodEndOn: string;
+  journeyCount: number;
+  distanceMiles: number;
+  usagePremiumPence: number;
+  subscriptionPremiumPence: number;
+  totalPremiumPence: number;
+  billedPremiumPence: number;
+  currency: string;
+}): RenderedEmail {
+  const money = (pence: number) => formatMoney(pence, values.currency);
+  return render(
+    `Your statement for ${values.periodStartOn} to ${values.periodEndOn}`,
+    `Hello ${values.firstNames},`,
+    [
+      ['Your statement is ready.', null],
+      ['Policy', values.policyReference],
+      ['Period', `${values.periodStartOn} to ${values.periodEndOn}`],
+      ['Journeys', String(values.journeyCount)],
+      ['Distance', `${values.distanceMiles.toFixed(1)} miles`],
+      ['Usage premium', money(values.usagePremiumPence)],
+      ['Subscription premium', money(values.subscriptionPremiumPence)],
+      ['Total premium', money(values.totalPremiumPence)],
+      ['Amount to pay', money(values.billedPremiumPence)],
+      ['The amount to pay is charged to your default card.', null],
+    ],
+    'Drive safely.',
+  );
+}
+
+/** A card payment failed: what failed, why, and when it is tried again. */
+export function paymentFailedEmail(values: {
+  firstNames: string;
+  policyReference: string;
+  amountPence: number;
+  currency: string;
+  /** The processor's message, e.g. "Your card was declined." */
+  reason: string;
+  /** `YYYY-MM-DD`, or null when no further attempt is scheduled. */
+  nextAttemptOn: string | null;
+}): RenderedEmail {
+  return render(
+    'Your payment did not go through',
+    `Hello ${values.firstNames},`,
+    [
+      ['We could not take a payment for your motor insurance.', null],
+      ['Policy', values.policyReference],
+      ['Amount', formatMoney(values.amountPence, values.currency)],
+      ['Reason', values.reason],
+      values.nextAttemptOn === null
+        ? ['Please add a new card or contact us so that your cover continues.', null]
+        : ['We will try again on', values.nextAttemptOn],
+      ['You can add a new card in your app; it becomes your default card.', null],
+    ],
+    'Thank you.',
+  );
+}
+
+/** To a company: one of its webhook endpoints failed every delivery for days and has been disabled. */
+export function webhookEndpointDisabledEmail(values: {
+  companyName: string;
+  endpointId: string;
+  url: string;
+  environment: string;
+  failingSince: string;
+  lastError: string;
+}): RenderedEmail {
+  return render(
+    `Webhook endpoint disabled (${values.environment})`,
+    `Hello ${values.companyName},`,
+    [
+      [
+        'Every delivery to one of your webhook endpoints has failed for 3 days, so it has been disabled.',
+        null,
+      ],
+      ['Endpoint', values.endpointId],
+      ['URL', values.url],
+      ['Environment', values.environment],
+      ['Failing since', values.failingSince],
+      ['Last error', values.lastError],
+      [
+        'Fix the endpoint, send a test event (POST /webhooks/{id}/test) and enable it again with PATCH /webhooks/{id} {"enabled": true}. Events can be sent again with POST /events/{event_id}/replay.',
+        null,
+      ],
+    ],
+    'Milepost',
+  );
+}
+
+/** A card payment needs the policyholder's approval (3-D Secure) before it can be taken. */
+export function paymentActionRequiredEmail(values: {
+  firstNames: string;
+  policyReference: string;
+  amountPence: number;
+  currency: string;
+  paymentReference: string;
+}): RenderedEmail {
+  return render(
+    'Please approve your payment',
+    `Hello ${values.firstNames},`,
+    [
+      [
+        'Your card issuer asks you to approve a payment for your motor insurance before it can be taken.',
+        null,
+      ],
+      ['Policy', values.policyReference],
+      ['Amount', formatMoney(values.amountPence, values.currency)],
+      ['Payment', values.paymentReference],
+      ['Open your app to approve it, or add another card there: the payment is then tried again.', null],
+    ],
+    'Thank you.',
+  );
+}

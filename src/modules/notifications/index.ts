@@ -4,4 +4,14 @@ export {
   type NotificationService,
   SEND_EMAIL_QUEUE,
 } from './notification-service.ts';
-export { welcomeEmail, policyAddedEmail, type RenderedEmail } from './email-templates.ts';
+export {
+  welcomeEmail,
+  policyAddedEmail,
+  resetCodeEmail,
+  temporaryPasswordEmail,
+  statementIssuedEmail,
+  paymentFailedEmail,
+  paymentActionRequiredEmail,
+  webhookEndpointDisabledEmail,
+  type RenderedEmail,
+} from './email-templates.ts';

@@ -2,3 +2,26 @@ export type { PolicyTables, PolicyRecord } from './policy-repository.ts';
 export { createPolicyService, type PolicyService, END_TERMS_QUEUE } from './policy-service.ts';
 export { policyRoutes } from './policy-routes.ts';
 export type { PolicySnapshot, VersionRecord } from './policy-versions.ts';
+export {
+  noPaymentHooks,
+  type PolicyPaymentHooks,
+  type BindingPayment,
+  type PolicyChange,
+} from './payment-hooks.ts';
+export { appendVersion, findPolicy, listVersions, lockPolicy } from './policy-repository.ts';
+export {
+  PaymentRecordSchema,
+  type PaymentRecordView,
+  type PolicyInput,
+  type Pricing,
+} from './policy-schemas.ts';
+export { PolicyResponseSchema, type PolicyResponse } from './policy-schemas.ts';
+export {
+  findPolicyForUsageByReference,
+  listPoliciesForUsageOfPolicyholder,
+  listPolicyTermVersions,
+  policyVersionCountIs,
+  type PolicyForUsage,
+  type PolicyTermVersion,
+  type UsageUnit,
+} from './policy-queries.ts';

@@ -1,4 +1,4 @@
-import type { Generated } from 'kysely';
+import { sql, type Generated } from 'kysely';
 import type { Tenant } from '../companies/index.ts';
 import type { VersionType } from './policy-schemas.ts';
 import type { PolicySnapshot, RenewalTerms, StoredStatus, VersionRecord } from './policy-versions.ts';
@@ -299,5 +299,114 @@ export async function listTermsEnded(
     reference: r.policy_reference,
     companyId: r.company_id,
     environment: r.environment,
+  }));
+}
+
+// ── Reads for usage (journeys): lean rows, no snapshots ──────────────────────────────────────────
+
+export interface PolicyUsageRow {
+  readonly id: string;
+  readonly policyReference: string;
+  readonly userId: string;
+  readonly status: StoredStatus;
+  readonly versionCount: number;
+}
+
+const usageColumns = ['id', 'policy_reference', 'user_id', 'status', 'version_count'] as const;
+
+const toUsageRow = (row: {
+  id: string;
+  policy_reference: string;
+  user_id: string;
+  status: StoredStatus;
+  version_count: number;
+}): PolicyUsageRow => ({
+  id: row.id,
+  policyReference: row.policy_reference,
+  userId: row.user_id,
+  status: row.status,
+  versionCount: row.version_count,
+});
+
+export async function findPolicyForUsage(
+  db: Executor,
+  tenant: Tenant,
+  reference: string,
+): Promise<PolicyUsageRow | undefined> {
+  const row = await db
+    .selectFrom('policies')
+    .select(usageColumns)
+    .where('company_id', '=', tenant.companyId)
+    .where('environment', '=', tenant.environment)
+    .where('policy_reference', '=', reference)
+    .executeTakeFirst();
+  return row === undefined ? undefined : toUsageRow(row);
+}
+
+export async function listPoliciesForUsageOfUser(
+  db: Executor,
+  tenant: Tenant,
+  userId: string,
+): Promise<PolicyUsageRow[]> {
+  const rows = await db
+    .selectFrom('policies')
+    .select(usageColumns)
+    .where('company_id', '=', tenant.companyId)
+    .where('environment', '=', tenant.environment)
+    .where('user_id', '=', userId)
+    .orderBy('created_at')
+    .execute();
+  return rows.map(toUsageRow);
+}
+
+/** What rating needs of each version, read out of the snapshot by the database: the term and the usage price. */
+export interface VersionTermRow {
+  readonly id: string;
+  readonly sequence: number;
+  readonly versionType: VersionType;
+  readonly effectiveAt: Date;
+  /** `policy.start_date` and `policy.end_date` of the snapshot, UNIX seconds. */
+  readonly startDate: number;
+  readonly endDate: number;
+  /** `pricing.usage_rate` as the decimal text jsonb holds (exact: never through a binary float). */
+  readonly usageRate: string;
+  /** `pricing.usage_unit`; null when the snapshot has none (the default, mile). */
+  readonly usageUnit: string | null;
+}
+
+/**
+ * True while the policy has exactly `versionCount` versions: a guard for a statement that acted on what it
+ * read of the versions (the count moves with every version appended, in the same transaction).
+ */
+export function versionCountIs(policyId: string, versionCount: number) {
+  return sql<boolean>`exists (select 1 from policies where id = ${policyId}::uuid and version_count = ${versionCount}::integer)`;
+}
+
+/** Every version of a policy, oldest first, reduced to its term and usage price. */
+export async function listVersionTerms(db: Executor, policyId: string): Promise<VersionTermRow[]> {
+  const rows = await db
+    .selectFrom('policy_versions')
+    .select((eb) => [
+      'id',
+      'sequence',
+      'version_type',
+      'effective_at',
+      sql<string>`${eb.ref('snapshot')}->'policy'->>'start_date'`.as('start_date'),
+      sql<string>`${eb.ref('snapshot')}->'policy'->>'end_date'`.as('end_date'),
+      sql<string>`${eb.ref('snapshot')}->'pricing'->>'usage_rate'`.as('usage_rate'),
+      sql<string | null>`${eb.ref('snapshot')}->'pricing'->>'usage_unit'`.as('usage_unit'),
+    ])
+    .where('policy_id', '=', policyId)
+    .orderBy('sequence')
+    .execute();
+  return rows.map((row) => ({
+    id: row.id,
+    sequence: row.sequence,
+    versionType: row.version_type,
+    effectiveAt: row.effective_at,
+    startDate: Number(row.start_date),
+    endDate: Number(row.end_date),
+    usageRate: row.usage_rate,
+    usageUnit: row.usage_unit,
   }));
 }

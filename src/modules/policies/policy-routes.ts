@@ -9,6 +9,13 @@ const ReferenceParams = Type.Object({
   policy_reference: Type.String({ minLength: 1, maxLength: 100, examples: ['amber-falcon-river'] }),
 });
 
+const paymentAmount = Type.Number({
+  minimum: -100_000_000,
+  maximum: 100_000_000,
+  description:
+    'Pounds, at most 2 decimals: positive refunds the policyholder, negative charges them. Absent: old upfront_premium × remaining share − cancel_fee − admin_fee.',
+});
+
 const CancelBody = Type.Object(
   {
     effective_date: Type.Optional(
@@ -19,6 +26,7 @@ const CancelBody = Type.Object(
       }),
     ),
     reason: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+    payment_amount: Type.Optional(paymentAmount),
   },
   { additionalProperties: false },
 );
@@ -27,6 +35,7 @@ const CancelByBody = Type.Object(
     policy_reference: Type.String({ minLength: 1, maxLength: 100 }),
     effective_date: Type.Optional(Type.Integer({ minimum: 0, maximum: 4_102_444_800 })),
     reason: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+    payment_amount: Type.Optional(paymentAmount),
   },
   { additionalProperties: false },
 );

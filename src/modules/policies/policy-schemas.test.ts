@@ -675,6 +675,7 @@ function storedPolicy(): PolicyResponse {
       },
     ],
     versions: [nbVersion, stVersion],
+    payments: [],
   };
 }
 

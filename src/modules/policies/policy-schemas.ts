@@ -667,6 +667,52 @@ export const PolicyVersionSchema = Type.Object(
 );
 export type PolicyVersion = Static<typeof PolicyVersionSchema>;
 
+export const PaymentRecordSchema = Type.Object(
+  {
+    payment_reference: Type.String({ description: 'Milepost’s id of this payment record.' }),
+    type: Type.Union([Type.Literal('charge'), Type.Literal('refund')]),
+    purpose: Type.Union(
+      [
+        Type.Literal('new_business'),
+        Type.Literal('adjustment'),
+        Type.Literal('cancellation'),
+        Type.Literal('statement'),
+        Type.Literal('intent'),
+      ],
+      { description: 'What the payment is for.' },
+    ),
+    status: Type.Union(
+      [
+        Type.Literal('pending'),
+        Type.Literal('succeeded'),
+        Type.Literal('failed'),
+        Type.Literal('refunded'),
+        Type.Literal('requires_action'),
+        Type.Literal('canceled'),
+      ],
+      { description: '`pending` until the processor answers; `refunded` once a charge is refunded in full.' },
+    ),
+    amount: Type.Number({ description: 'In major units (pounds).' }),
+    refunded_amount: Type.Number({ description: 'Of a charge: how much has been refunded (pounds).' }),
+    currency: Type.String({ examples: ['GBP'] }),
+    policy_version_reference: Type.Union([Type.String(), Type.Null()]),
+    payment_provider: Type.String({ examples: ['stripe'] }),
+    provider_payment_reference: Type.Union([Type.String(), Type.Null()], {
+      description: 'The processor’s payment intent (charges) or refund id.',
+    }),
+    payment_method_id: Type.Union([Type.String(), Type.Null()]),
+    decline_code: Type.Union([Type.String(), Type.Null()]),
+    error_message: Type.Union([Type.String(), Type.Null()]),
+    attempts: Type.Integer(),
+    next_attempt_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+      description: 'When dunning tries again; null when nothing is scheduled.',
+    }),
+    created_at: Type.String({ format: 'date-time' }),
+  },
+  { description: 'A card payment or refund recorded against the policy.' },
+);
+export type PaymentRecordView = Static<typeof PaymentRecordSchema>;
+
 export const POLICY_STATUSES = ['pending', 'active', 'cancelled', 'lapsed'] as const;
 export type PolicyStatus = (typeof POLICY_STATUSES)[number];
 
@@ -700,6 +746,9 @@ export const PolicyResponseSchema = Type.Object(
     ...policyObjectProperties,
     versions: Type.Array(PolicyVersionSchema, {
       description: 'Every version, oldest first, including `st` versions.',
+    }),
+    payments: Type.Array(PaymentRecordSchema, {
+      description: 'Card payments and refunds of the policy, oldest first (the original service’s name).',
     }),
   },
   {

@@ -7,6 +7,7 @@ import type { Jobs } from '../../platform/jobs/jobs.ts';
 import type { AccountService } from '../accounts/index.ts';
 import { asTenant, type DataEnvironment, type Tenant } from '../companies/index.ts';
 import { policyAddedEmail, welcomeEmail, type NotificationService } from '../notifications/index.ts';
+import { noPaymentHooks, type PolicyPaymentHooks } from './payment-hooks.ts';
 import { generatePolicyReference } from './policy-reference.ts';
 import {
   appendVersion,
@@ -40,6 +41,8 @@ export const END_TERMS_QUEUE = 'policies.end-terms';
 export interface CancelInput {
   readonly effective_date?: number | undefined;
   readonly reason?: string | undefined;
+  /** Pounds; positive refunds the policyholder, negative charges them. Absent: calculated from pricing. */
+  readonly payment_amount?: number | undefined;
 }
 
 export interface RenewalInput {
@@ -71,8 +74,13 @@ export function createPolicyService(deps: {
   jobs: Jobs;
   accounts: AccountService;
   notifications: NotificationService;
+  payments?: PolicyPaymentHooks;
+  /** In the transaction that cancels or lapses a policy: arranges its final statement (statements work). */
+  onEnded?: (trx: Executor, tenant: Tenant, ended: { policyReference: string; endAt: Date }) => Promise<void>;
 }) {
   const { db, clock, jobs, accounts, notifications } = deps;
+  const payments = deps.payments ?? noPaymentHooks;
+  const onEnded = deps.onEnded ?? (() => Promise.resolve());
   jobs.define({ name: END_TERMS_QUEUE, options: { retryLimit: 3, retryDelay: 60, expireInSeconds: 3600 } });
 
   async function view(
@@ -81,11 +89,15 @@ export function createPolicyService(deps: {
     policy: PolicyRecord,
     versions?: VersionRecord[],
   ): Promise<PolicyResponse> {
-    const all = versions ?? (await listVersions(trx, policy.id));
+    // Independent reads, issued together: one round trip on PostgreSQL's pool (PGlite runs them in turn).
+    const [all, account, paymentRecords] = await Promise.all([
+      versions ?? listVersions(trx, policy.id),
+      accounts.findById(trx, tenant, policy.userId),
+      payments.listForPolicy(trx, tenant, policy.id),
+    ]);
     const latest = all.at(-1);
     if (latest === undefined)
       throw new AppError('INTERNAL', `policy ${policy.policyReference} has no versions`);
-    const account = await accounts.findById(trx, tenant, policy.userId);
     const { policy: block, ...rest } = latest.snapshot;
     return {
       ...rest,
@@ -95,6 +107,7 @@ export function createPolicyService(deps: {
       user_reference: account?.userReference ?? '',
       status: statusAt(policy.status, block.start_date, clock.now()),
       versions: all.map((v) => versionView(policy.policyReference, v)),
+      payments: paymentRecords,
     };
   }
 
@@ -113,6 +126,8 @@ export function createPolicyService(deps: {
   }
 
   async function create(tenant: Tenant, input: PolicyInput): Promise<PolicyResponse> {
+    // NOTE: the processor is asked before the transaction opens: no row lock waits on the network.
+    const binding = await payments.verifyBinding(tenant, input);
     const password = await accounts.preparePassword();
     const now = clock.now();
     return inTransaction(db, async (trx) => {
@@ -146,6 +161,13 @@ export function createPolicyService(deps: {
         at: now,
         status: 'active',
       });
+      if (binding !== undefined) {
+        await payments.recordBinding(trx, tenant, binding, {
+          policyId: policy.id,
+          policyVersionId: version.id,
+          userId: outcome.account.id,
+        });
+      }
       const scope = { companyId: tenant.companyId, environment: tenant.environment };
       await recordEvent(
         trx,
@@ -187,7 +209,7 @@ export function createPolicyService(deps: {
   async function adjust(tenant: Tenant, reference: string, input: PolicyInput): Promise<PolicyResponse> {
     const now = clock.now();
     return inTransaction(db, async (trx) => {
-      const { policy, versions } = await locked(trx, tenant, reference);
+      const { policy, latest, versions } = await locked(trx, tenant, reference);
       const snapshot = snapshotOf(input, reference, versions[0]?.snapshot.policy.created_at ?? seconds(now));
       const effectiveAt =
         input.effective_date === undefined
@@ -199,6 +221,15 @@ export function createPolicyService(deps: {
         effectiveAt,
         at: now,
         status: 'active',
+      });
+      await payments.settleChange(trx, tenant, {
+        kind: 'adjustment',
+        policyId: policy.id,
+        policyVersionId: version.id,
+        previous: latest.snapshot,
+        next: snapshot,
+        effectiveAt,
+        paymentAmount: input.payment?.payment_amount,
       });
       await recordEvent(
         trx,
@@ -272,6 +303,16 @@ export function createPolicyService(deps: {
           reason: input.reason ?? null,
           renewalTerms: null,
         });
+        await payments.settleChange(trx, tenant, {
+          kind: 'cancellation',
+          policyId: policy.id,
+          policyVersionId: version.id,
+          previous: latest.snapshot,
+          next: latest.snapshot,
+          effectiveAt,
+          paymentAmount: input.payment_amount,
+        });
+        await onEnded(trx, tenant, { policyReference: reference, endAt: effectiveAt });
         // NOTE: statements (final statement) and payments (refund) act on this event.
         await recordEvent(
           trx,
@@ -415,6 +456,7 @@ export function createPolicyService(deps: {
               status: 'lapsed',
               renewalTerms: null,
             });
+            await onEnded(trx, tenant, { policyReference: item.reference, endAt: policy.currentEndAt });
             await recordEvent(
               trx,
               scope,

@@ -146,6 +146,22 @@ export function installProblemHandling(app: FastifyInstance): void {
     }
   });
 
+  // NOTE: form bodies (as OAuth-style clients send them) become an object of strings, and other text
+  // types (`text/json`, sent by some clients) a string; routes' schemas still decide, so anything but
+  // the object they describe answers 422. Text/plain is Fastify's own parser.
+  app.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string' },
+    (_request, body, done) => {
+      const text = typeof body === 'string' ? body : body.toString('utf8');
+      // fromEntries defines own properties: a `__proto__` field cannot reach the prototype.
+      done(null, Object.fromEntries(new URLSearchParams(text)));
+    },
+  );
+  app.addContentTypeParser(/^text\/(?!plain\b)[\w.+-]+/i, { parseAs: 'string' }, (_request, body, done) => {
+    done(null, typeof body === 'string' ? body : body.toString('utf8'));
+  });
+
   app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
     if (error instanceof AppError) {
       if (error.status >= 500) request.log.error({ err: error }, error.message);

@@ -151,19 +151,23 @@ describe('POST /policys (create)', () => {
 
   test('property: any valid policy object round-trips through POST and GET', async () => {
     await fc.assert(
-      fc.asyncProperty(validPolicyInput(), async (input) => {
-        const created = await createPolicy(acme.sandbox, input);
-        assert.equal(created.statusCode, 201, created.body);
-        const reference = created.json<PolicyBody>().policy_reference;
-        const read = await t.app.inject({ url: `/policys/${reference}`, headers: acme.sandbox });
-        assert.equal(read.statusCode, 200);
-        const body = read.json<PolicyBody>();
-        assert.deepEqual(body, created.json());
-        assert.deepEqual(body['proposer'] !== undefined, true);
-        assert.equal((body['pricing'] as { usage_rate: number }).usage_rate, input.pricing.usage_rate);
-        assert.equal((body['vehicle'] as { reg: string }).reg, input.vehicle.reg);
-        assert.equal(body.policy['start_date'], input.policy.start_date);
-      }),
+      // Payment blocks are the payments tests' business: here they would name made-up processor payments.
+      fc.asyncProperty(
+        validPolicyInput().map(({ payment: _payment, ...rest }) => rest),
+        async (input) => {
+          const created = await createPolicy(acme.sandbox, input);
+          assert.equal(created.statusCode, 201, created.body);
+          const reference = created.json<PolicyBody>().policy_reference;
+          const read = await t.app.inject({ url: `/policys/${reference}`, headers: acme.sandbox });
+          assert.equal(read.statusCode, 200);
+          const body = read.json<PolicyBody>();
+          assert.deepEqual(body, created.json());
+          assert.deepEqual(body['proposer'] !== undefined, true);
+          assert.equal((body['pricing'] as { usage_rate: number }).usage_rate, input.pricing.usage_rate);
+          assert.equal((body['vehicle'] as { reg: string }).reg, input.vehicle.reg);
+          assert.equal(body.policy['start_date'], input.policy.start_date);
+        },
+      ),
       { numRuns: 12 },
     );
   });

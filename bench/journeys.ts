@@ -1,0 +1,181 @@
+/**
+ * POST /journeys with a 1,000-point route through the full service on PostgreSQL, next to a bare Fastify
+ * route doing the same single INSERT, in the same run.
+ *
+ *   npm run bench -- journeys        (BENCH_SECONDS=10, BENCH_POLICIES=200, BENCH_POSTGRES_URL=postgres://root@127.0.0.1:5432/postgres)
+ *
+ * A throw-away database is created on the server for the run and dropped after. Journeys are spread over
+ * BENCH_POLICIES policies (devices), each a minute long and two minutes apart, so none overlaps and each
+ * request stores a row; every one carries a `provider_reference`. Targets (DESIGN §5): ≥ 3,000 req/s,
+ * ≥ 80 % of the bare route, p99 ≤ 40 ms.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import pg from 'pg';
+import { encodePolyline } from '../src/platform/geo/index.ts';
+import { load, report, startServer, type LoadResult } from './support.ts';
+
+const seconds = Number(process.env['BENCH_SECONDS'] ?? 10);
+const policyCount = Number(process.env['BENCH_POLICIES'] ?? 200);
+const adminUrl = process.env['BENCH_POSTGRES_URL'] ?? 'postgres://root@127.0.0.1:5432/postgres';
+const ADMIN_API_KEY = `bench-admin-${randomBytes(16).toString('hex')}`;
+
+/** A GPS trace of 1,000 points a few tens of metres apart through central London (seeded, so every run sends the same). */
+function londonTrace(points: number): string {
+  let state = 42;
+  const random = () => {
+    state = (state * 1_103_515_245 + 12_345) % 2_147_483_648;
+    return state / 2_147_483_648;
+  };
+  const out: number[] = [];
+  let lat = 51.5;
+  let lng = -0.14;
+  let bearing = 0.7;
+  for (let k = 0; k < points; k++) {
+    out.push(lat, lng);
+    bearing += (random() - 0.5) * 0.6;
+    const metres = 15 + random() * 25;
+    lat += (metres * Math.cos(bearing)) / 111_200;
+    lng += (metres * Math.sin(bearing)) / (111_200 * Math.cos((lat * Math.PI) / 180));
+  }
+  return encodePolyline(out, 5);
+}
+
+function databaseUrl(base: string, name: string): string {
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/** Resident memory of a process now, from /proc (Linux). */
+function rssMegabytes(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const match = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match === null ? undefined : Number(match[1]) / 1024;
+  } catch {
+    return undefined;
+  }
+}
+
+async function json<T>(response: Response): Promise<T> {
+  if (!response.ok) throw new Error(`${response.status}: ${await response.text()}`);
+  return (await response.json()) as T;
+}
+
+const route = londonTrace(1000);
+const nowSeconds = Math.floor(Date.now() / 1000);
+const DAY = 86_400;
+
+/** Bodies for successive requests: policy k % n, slot ⌊k / n⌋ going back in time, so none overlaps. */
+function bodies(policyReferences: readonly string[], label: string) {
+  let k = 0;
+  return () => {
+    const policy = policyReferences[k % policyReferences.length]!;
+    const slot = Math.floor(k / policyReferences.length);
+    k++;
+    const start = nowSeconds - 3600 - slot * 120;
+    return JSON.stringify({
+      route,
+      start_time: start,
+      end_time: start + 60,
+      policy_reference: policy,
+      provider_reference: `${label}-${k}`,
+    });
+  };
+}
+
+async function run(url: string, headers: Record<string, string>, next: () => string): Promise<LoadResult> {
+  const options = {
+    url: `${url}/journeys`,
+    method: 'POST' as const,
+    headers: { 'content-type': 'application/json', ...headers },
+    requests: [{ setupRequest: (request: object) => ({ ...request, body: next() }) }],
+  };
+  await load({ ...options, duration: 2 }); // warm-up: JIT, connections, the geocoder's data
+  return load({ ...options, duration: seconds });
+}
+
+const name = `milepost_bench_${randomBytes(6).toString('hex')}`;
+const admin = new pg.Client({ connectionString: adminUrl });
+await admin.connect();
+await admin.query(`create database "${name}"`);
+const DATABASE_URL = databaseUrl(adminUrl, name);
+try {
+  // ── Milepost ────────────────────────────────────────────────────────────────────────────────────
+  const ours = await startServer('servers/journeys-milepost.ts', { DATABASE_URL, ADMIN_API_KEY });
+  let result: LoadResult;
+  let oursRss: number | undefined;
+  try {
+    const company = await json<{ client_id: string; client_secret_sandbox: string }>(
+      await fetch(`${ours.url}/admin/companies`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ADMIN_API_KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'Bench Insurer' }),
+      }),
+    );
+    const headers = {
+      client_id: company.client_id,
+      client_secret: company.client_secret_sandbox,
+      environment: 'sandbox',
+    };
+    const { POLICY_INPUT_EXAMPLE } = await import('../src/modules/policies/policy-schemas.ts');
+    const references: string[] = [];
+    for (let start = 0; start < policyCount; start += 8) {
+      const batch = await Promise.all(
+        Array.from({ length: Math.min(8, policyCount - start) }, async (_, i) => {
+          const input = structuredClone(POLICY_INPUT_EXAMPLE) as Record<string, unknown> & {
+            policy: Record<string, unknown>;
+            proposer: Record<string, unknown>;
+          };
+          delete input['payment'];
+          input.policy['start_date'] = nowSeconds - 200 * DAY;
+          input.policy['inception_date'] = nowSeconds - 200 * DAY;
+          input.policy['end_date'] = nowSeconds + 165 * DAY;
+          input.proposer['email'] = `bench${start + i}@example.com`;
+          const created = await json<{ policy_reference: string }>(
+            await fetch(`${ours.url}/policys`, {
+              method: 'POST',
+              headers: { ...headers, 'content-type': 'application/json' },
+              body: JSON.stringify(input),
+            }),
+          );
+          return created.policy_reference;
+        }),
+      );
+      references.push(...batch);
+    }
+    result = await run(ours.url, headers, bodies(references, 'milepost'));
+    oursRss = rssMegabytes(ours.child.pid);
+  } finally {
+    await ours.stop();
+  }
+
+  // ── Bare Fastify: the same INSERT into a copy of the table (same columns, indexes and checks) ────────
+  const bench = new pg.Client({ connectionString: DATABASE_URL });
+  await bench.connect();
+  await bench.query('create table bare_journeys (like journeys including all)');
+  await bench.end();
+  const bare = await startServer('servers/journeys-bare.ts', { DATABASE_URL });
+  let baseline: LoadResult;
+  try {
+    const references = Array.from({ length: policyCount }, () => randomUUID());
+    baseline = await run(bare.url, {}, bodies(references, 'bare'));
+  } finally {
+    await bare.stop();
+  }
+
+  process.stdout.write(
+    `POST /journeys, 1,000-point route (${route.length} characters), ${policyCount} policies, 50 connections, ${seconds} s, PostgreSQL\n`,
+  );
+  report('journeys', result, baseline, 0.8);
+  const absolute = result.requestsPerSecond >= 3000 && result.p99Ms <= 40;
+  process.stdout.write(
+    `journeys: ${result.requestsPerSecond.toFixed(0)} req/s (target ≥ 3,000), p99 ${result.p99Ms.toFixed(1)} ms (target ≤ 40) ${absolute ? 'ok' : 'BELOW TARGET'}\n`,
+  );
+  if (oursRss !== undefined)
+    process.stdout.write(`milepost server RSS after the load ${oursRss.toFixed(0)} MB (budget ≤ 200)\n`);
+} finally {
+  await admin.query(`drop database if exists "${name}" with (force)`);
+  await admin.end();
+}

@@ -1,0 +1,263 @@
+import { createHash } from 'node:crypto';
+import type { PolicyResponse } from '../policies/index.ts';
+import type { UserView } from './auth-schemas.ts';
+
+/*
+ * The `mock` environment's demo data: deterministic (the same answer for the same request within a
+ * calendar year), every field of the policy object filled and nothing null, and nothing persisted.
+ * Front-end clients of the interface develop against it without credentials.
+ */
+
+export const MOCK_USER_REFERENCE = 'usr_mock_demo_driver';
+export const MOCK_USERNAME = 'aclarke1988';
+export const MOCK_POLICY_REFERENCE = 'amber-falcon-river';
+const MOCK_VERSION_NB = '3b9f1c2e-6a4d-4e8b-9c1f-2d7e5a8b0c41';
+const MOCK_VERSION_ST = '8c2d4e6f-1a3b-4c5d-8e7f-9a0b1c2d3e4f';
+
+const b64 = (value: object): string => Buffer.from(JSON.stringify(value)).toString('base64url');
+
+/**
+ * A DONE answer for any login: a JWT-shaped access token (decodable by client libraries, signed by
+ * nobody: `alg` is `none`), and the fields real clients read.
+ */
+export function mockTokens(username: unknown, nowSeconds: number, ttlSeconds: number) {
+  const name = typeof username === 'string' && username.trim() !== '' ? username.trim() : MOCK_USERNAME;
+  const expiry = nowSeconds + ttlSeconds;
+  const seed = createHash('sha256').update(name).digest('base64url').slice(0, 24);
+  return {
+    username: name,
+    session: `mock_session_${seed}`,
+    type: 'DONE' as const,
+    access_token: `${b64({ alg: 'none', typ: 'JWT', kid: 'mock' })}.${b64({
+      sub: MOCK_USER_REFERENCE,
+      username: name,
+      company: 'co_mock',
+      environment: 'mock',
+      token_use: 'access',
+      iat: nowSeconds,
+      exp: expiry,
+    })}.bW9jaw`,
+    refresh_token: `mprt_mock_${seed}`,
+    expiry,
+  };
+}
+
+/** The demo policyholder, as GET /auth/users/:user_reference returns a User. */
+export function mockUser(userReference: string): UserView {
+  return {
+    f_names: 'Amelia Rose',
+    l_names: 'Clarke',
+    email: 'amelia.clarke@example.com',
+    username: MOCK_USERNAME,
+    client_id: 'mock',
+    client_secret: null,
+    client_secret_sandbox: null,
+    role: 'policyholder',
+    active: true,
+    created_at: '2025-01-01T09:00:00.000Z',
+    updated_at: '2025-01-01T09:00:00.000Z',
+    idp_status: 'CONFIRMED',
+    company_reference: 'co_mock',
+    user_reference: userReference,
+    policies: [MOCK_POLICY_REFERENCE],
+  };
+}
+
+/** The current calendar year (UTC) as the demo term, so the demo policy is always in force. */
+function demoTerm(now: Date): { start: number; end: number } {
+  const year = now.getUTCFullYear();
+  return { start: Date.UTC(year, 0, 1) / 1000, end: Date.UTC(year + 1, 0, 1) / 1000 - 1 };
+}
+
+const iso = (seconds: number): string => new Date(seconds * 1000).toISOString();
+
+/** The demo policy, as GET /policys/details answers it: the bare policy object, every field filled. */
+export function mockPolicyDetails(now: Date): PolicyResponse {
+  const { start, end } = demoTerm(now);
+  const statementEnd = start + 30 * 86_400 - 1;
+  const version = {
+    policy_reference: MOCK_POLICY_REFERENCE,
+    quote_reference: '3f0c8a52-8d1e-4c57-9a57-0f6f2b8e9d41',
+    usage: 'sdp_commuting',
+    vehicle_reg: 'AB12 CDE',
+    address_postcode: 'EC1A 1BB',
+    email: 'amelia.clarke@example.com',
+    proposer_first_names: 'Amelia Rose',
+    proposer_last_names: 'Clarke',
+    inception_date: iso(start),
+    start_date: iso(start),
+    end_date: iso(end),
+    upfront_rate: 0.25,
+    subscription_rate: 0.35,
+    usage_rate: 0.045,
+    upfront_premium: 95.5,
+    subscription_premium: 29.99,
+    ipt_rate: 12,
+    commission_rate: 15,
+  };
+  const driverBase = {
+    children: 1,
+    has_medical_conditions: false,
+    has_informed_dvla_medical_conditions: false,
+    ncd: 4,
+    licence_type: 'full_uk',
+    employment: 'employed',
+    has_criminal_conviction: false,
+    own_home: true,
+  };
+  return {
+    policy_reference: MOCK_POLICY_REFERENCE,
+    policy_version_reference: MOCK_VERSION_ST,
+    user_reference: MOCK_USER_REFERENCE,
+    status: 'active',
+    policy: {
+      compulsory_excess: 250,
+      voluntary_excess: 100,
+      address: {
+        line_1: 'Flat 3',
+        line_2: '12 Station Road',
+        line_3: 'Clerkenwell',
+        city: 'London',
+        county: 'Greater London',
+        country: 'GB',
+        postcode: 'EC1A 1BB',
+      },
+      usage: 'sdp_commuting',
+      cover: 'comprehensive',
+      auto_renew: true,
+      start_date: start,
+      end_date: end,
+      inception_date: start,
+      billing_day_date: 1,
+      underwriter_reference: 'acme-underwriting',
+      underwriter_policy_reference: 'ACM/DEMO/000123',
+      product_reference: 'pay-by-mile-car',
+      policy_year: 1,
+      subscription_frequency: 12,
+      created_at: start,
+      policy_reference: MOCK_POLICY_REFERENCE,
+      policy_ref: MOCK_POLICY_REFERENCE,
+    },
+    proposer: {
+      ...driverBase,
+      title: 'Ms',
+      first_names: 'Amelia Rose',
+      last_names: 'Clarke',
+      email: 'amelia.clarke@example.com',
+      phone_number: '+447700900123',
+      mobile_number: '+447700900123',
+      dob: '1988-03-14',
+      occupation: 'software_engineer',
+      business: 'computer_services',
+      licence_issued_date: '2006-07-02',
+      residency_date: '1988-03-14',
+      convictions: [{ code: 'SP30', date: '2022-09-18', points: 3, ban: 0 }],
+      claims: [{ code: 'windscreen', date: '2023-01-09', at_fault: false, ncd_lost: false }],
+    },
+    vehicle: {
+      reg: 'AB12 CDE',
+      vin: 'WVWZZZAUZHW123456',
+      make: 'Volkswagen',
+      model: 'Golf 1.5 TSI Life',
+      colour: 'Blue',
+      type: 'car',
+      body_type: 'hatchback',
+      rating: 19,
+      group_rating_50: 19,
+      group_rating_20: 8,
+      abi_code: '95176501',
+      engine: 1498,
+      fuel: 'petrol',
+      owner: 'proposer',
+      keeper: 'proposer',
+      estimated_yearly_mileage: 6000,
+      purchase_date: '2021-04-10',
+      manufacture_date: '2017-09-01',
+      current_value: 11_500,
+      is_rhd: true,
+      is_parked_home: true,
+      is_import: false,
+      seats: 5,
+      doors: 5,
+      overnight_postcode: 'EC1A 1BB',
+      parked_location: 'driveway',
+      modifications: ['tow_bar'],
+    },
+    additional_drivers: [
+      {
+        ...driverBase,
+        title: 'Mr',
+        first_names: 'Daniel',
+        last_names: 'Clarke',
+        email: 'daniel.clarke@example.com',
+        phone_number: '+447700900456',
+        mobile_number: '+447700900456',
+        dob: '1986-11-02',
+        relationship: 'spouse',
+        occupation: 'electrician',
+        business: 'construction',
+        licence_issued_date: '2005-05-20',
+        residency_date: '1986-11-02',
+        convictions: [{ code: 'SP30', date: '2021-05-11', points: 3, ban: 0 }],
+        claims: [{ code: 'theft', date: '2020-02-03', at_fault: false, ncd_lost: false }],
+      },
+    ],
+    pricing: {
+      quote_reference: '3f0c8a52-8d1e-4c57-9a57-0f6f2b8e9d41',
+      quote_version_reference: '9b2d7e15-4a60-4f4b-8f3c-2c1d5e6a7b80',
+      quote_model_reference: 'c41a6f0e-2b7d-4e38-a915-6d8f3b2c1e09',
+      upfront_rate: 0.25,
+      subscription_rate: 0.35,
+      usage_rate: 0.045,
+      usage_unit: 'mile',
+      subscription_installments: 12,
+      upfront_premium: 95.5,
+      subscription_premium: 29.99,
+      usage_premium: 270,
+      base_premium: 648,
+      yearly_premium_estimate: 725.38,
+      total_excess: 350,
+      estimated_distance: 6000,
+      withhold_fee: 0,
+      deposit_fee: 0,
+      admin_fee: 25,
+      mta_fee: 20,
+      cancel_fee: 50,
+      ipt_rate: 12,
+      commission_rate: 15,
+    },
+    custom: { broker: 'direct', campaign: 'demo', telematics_source: 'mobile_app' },
+    payment: {
+      provider_payment_reference: 'pi_mock_3PqXyZ2eZvKYlo2C',
+      payment_method_id: 'pm_mock_1PqXyZ2eZvKYlo2C',
+      provider_customer_reference: 'cus_mock_QhT5a1b2c3d4',
+      payment_provider: 'stripe',
+      payment_amount: 95.5,
+    },
+    versions: [
+      {
+        ...version,
+        version_type: 'nb',
+        policy_version_reference: MOCK_VERSION_NB,
+        effective_date: iso(start),
+        usage_premium: 270,
+        // NOTE: the mock fills every field (clients of the demo must never meet a null); on a real nb
+        // version the statement dates are null.
+        statement_start_date: iso(start),
+        statement_end_date: iso(start),
+        created_at: iso(start),
+      },
+      {
+        ...version,
+        version_type: 'st',
+        policy_version_reference: MOCK_VERSION_ST,
+        effective_date: iso(statementEnd),
+        usage_premium: 18.45,
+        statement_start_date: iso(start),
+        statement_end_date: iso(statementEnd),
+        created_at: iso(statementEnd + 1),
+      },
+    ],
+    payments: [],
+  };
+}

@@ -1,0 +1,62 @@
+/*
+ * Failure throttling as a pure rule: a number of free failures, then a delay that doubles with each
+ * further failure, capped. The count is kept atomically in the database (auth_throttles), which also
+ * forgets failures older than `forgetAfterSeconds`; a success clears it.
+ */
+
+export interface ThrottlePolicy {
+  /** Failures allowed without delay: the last of them starts the first delay. */
+  readonly freeFailures: number;
+  /** Delay after the `freeFailures`-th failure; doubles with each further failure. */
+  readonly firstDelaySeconds: number;
+  readonly maxDelaySeconds: number;
+  /** Failures older than this (counted from the last one) are forgotten. */
+  readonly forgetAfterSeconds: number;
+}
+
+export interface ThrottleState {
+  readonly failures: number;
+  readonly lastFailureAt: Date;
+  readonly blockedUntil: Date | null;
+}
+
+/** Per account (the login as typed, so an unknown username behaves exactly like a known one). */
+export const ACCOUNT_THROTTLE: ThrottlePolicy = {
+  freeFailures: 5,
+  firstDelaySeconds: 1,
+  maxDelaySeconds: 15 * 60,
+  forgetAfterSeconds: 24 * 3600,
+};
+
+/** Per client address: more free failures, since many people can share one address (CGNAT, offices). */
+export const ADDRESS_THROTTLE: ThrottlePolicy = {
+  freeFailures: 20,
+  firstDelaySeconds: 1,
+  maxDelaySeconds: 15 * 60,
+  forgetAfterSeconds: 3600,
+};
+
+/** Emails a login may trigger (reset codes, new temporary passwords): 5, then doubling gaps. */
+export const EMAIL_THROTTLE: ThrottlePolicy = {
+  freeFailures: 5,
+  firstDelaySeconds: 60,
+  maxDelaySeconds: 3600,
+  forgetAfterSeconds: 24 * 3600,
+};
+
+/** Seconds left to wait at `now`, or 0 when an attempt may go ahead. */
+export function secondsBlocked(state: ThrottleState | undefined, now: Date): number {
+  if (state?.blockedUntil == null) return 0;
+  return Math.max(0, Math.ceil((state.blockedUntil.getTime() - now.getTime()) / 1000));
+}
+
+/**
+ * The delay after the `failures`-th failure: none before the `freeFailures`-th, then 1×, 2×, 4×… the
+ * first delay, capped. With 5 free failures and 1 s: attempts 1–5 go ahead, the 6th waits 1 s, then 2 s…
+ */
+export function delayAfter(policy: ThrottlePolicy, failures: number): number {
+  const beyond = failures - policy.freeFailures;
+  if (beyond < 0) return 0;
+  // 2 ** 30 is far past any cap, and keeps the arithmetic in safe integers.
+  return Math.min(policy.maxDelaySeconds, policy.firstDelaySeconds * 2 ** Math.min(beyond, 30));
+}

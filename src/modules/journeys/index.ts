@@ -1,0 +1,5 @@
+export type { JourneyTables, JourneyRecord } from './journey-repository.ts';
+export { createJourneyService, journeyView, type JourneyService } from './journey-service.ts';
+export { journeyRoutes, type PolicyholderAuth } from './journey-routes.ts';
+export { JourneySchema, type Journey } from './journey-schemas.ts';
+export { usagePremiumPence, totalMiles, totalKilometres, METRES_PER_MILE } from './rating.ts';

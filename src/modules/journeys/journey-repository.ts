@@ -1,0 +1,372 @@
+import { sql, type Generated } from 'kysely';
+import type { Executor } from '../../schema.ts';
+import type { Tenant } from '../companies/index.ts';
+import { policyVersionCountIs, type UsageUnit } from '../policies/index.ts';
+
+export interface JourneyTables {
+  journeys: {
+    id: Generated<string>;
+    company_id: string;
+    environment: string;
+    policy_id: string;
+    policy_reference: string;
+    policy_version_id: string;
+    provider_reference: string | null;
+    route: string;
+    route_precision: number;
+    point_count: number;
+    start_at: Date;
+    end_at: Date;
+    distance_metres: number;
+    distance_unit: UsageUnit;
+    /** numeric: exact decimal text. */
+    usage_rate: string;
+    usage_premium_pence: number;
+    start_lat: number;
+    start_lng: number;
+    end_lat: number;
+    end_lng: number;
+    start_name: string | null;
+    start_postcode: string | null;
+    end_name: string | null;
+    end_postcode: string | null;
+    is_void: Generated<boolean>;
+    voided_at: Date | null;
+    void_reason: string | null;
+    /** Set by statements when a statement bills the journey. */
+    statement_version_id: string | null;
+    created_at: Date;
+  };
+  journey_voids: {
+    id: Generated<string>;
+    journey_id: string;
+    policy_id: string;
+    company_id: string;
+    environment: string;
+    reason: string;
+    billed_statement_version_id: string | null;
+    credited_statement_version_id: string | null;
+    usage_premium_pence: number;
+    request_id: string | null;
+    created_at: Date;
+  };
+}
+
+export interface PlaceRecord {
+  readonly lat: number;
+  readonly lng: number;
+  readonly name: string | null;
+  readonly postcode: string | null;
+}
+
+export interface JourneyRecord {
+  readonly id: string;
+  readonly policyId: string;
+  readonly policyReference: string;
+  readonly policyVersionId: string;
+  readonly providerReference: string | null;
+  readonly route: string;
+  readonly precision: 5 | 6;
+  readonly pointCount: number;
+  readonly startAt: Date;
+  readonly endAt: Date;
+  readonly distanceMetres: number;
+  readonly distanceUnit: UsageUnit;
+  /** Exact decimal text, e.g. "0.045000" or "0.045". */
+  readonly usageRate: string;
+  readonly usagePremiumPence: number;
+  readonly start: PlaceRecord;
+  readonly end: PlaceRecord;
+  readonly isVoid: boolean;
+  readonly voidedAt: Date | null;
+  readonly voidReason: string | null;
+  readonly statementVersionId: string | null;
+  readonly createdAt: Date;
+}
+
+export type NewJourney = Omit<
+  JourneyRecord,
+  'id' | 'isVoid' | 'voidedAt' | 'voidReason' | 'statementVersionId'
+>;
+
+const columns = [
+  'id',
+  'policy_id',
+  'policy_reference',
+  'policy_version_id',
+  'provider_reference',
+  'route',
+  'route_precision',
+  'point_count',
+  'start_at',
+  'end_at',
+  'distance_metres',
+  'distance_unit',
+  'usage_rate',
+  'usage_premium_pence',
+  'start_lat',
+  'start_lng',
+  'end_lat',
+  'end_lng',
+  'start_name',
+  'start_postcode',
+  'end_name',
+  'end_postcode',
+  'is_void',
+  'voided_at',
+  'void_reason',
+  'statement_version_id',
+  'created_at',
+] as const;
+
+interface JourneyRow {
+  id: string;
+  policy_id: string;
+  policy_reference: string;
+  policy_version_id: string;
+  provider_reference: string | null;
+  route: string;
+  route_precision: number;
+  point_count: number;
+  start_at: Date;
+  end_at: Date;
+  distance_metres: number;
+  distance_unit: UsageUnit;
+  usage_rate: string;
+  usage_premium_pence: number;
+  start_lat: number;
+  start_lng: number;
+  end_lat: number;
+  end_lng: number;
+  start_name: string | null;
+  start_postcode: string | null;
+  end_name: string | null;
+  end_postcode: string | null;
+  is_void: boolean;
+  voided_at: Date | null;
+  void_reason: string | null;
+  statement_version_id: string | null;
+  created_at: Date;
+}
+
+const toJourney = (row: JourneyRow): JourneyRecord => ({
+  id: row.id,
+  policyId: row.policy_id,
+  policyReference: row.policy_reference,
+  policyVersionId: row.policy_version_id,
+  providerReference: row.provider_reference,
+  route: row.route,
+  precision: row.route_precision === 6 ? 6 : 5,
+  pointCount: row.point_count,
+  startAt: row.start_at,
+  endAt: row.end_at,
+  distanceMetres: row.distance_metres,
+  distanceUnit: row.distance_unit,
+  usageRate: row.usage_rate,
+  usagePremiumPence: row.usage_premium_pence,
+  start: { lat: row.start_lat, lng: row.start_lng, name: row.start_name, postcode: row.start_postcode },
+  end: { lat: row.end_lat, lng: row.end_lng, name: row.end_name, postcode: row.end_postcode },
+  isVoid: row.is_void,
+  voidedAt: row.voided_at,
+  voidReason: row.void_reason,
+  statementVersionId: row.statement_version_id,
+  createdAt: row.created_at,
+});
+
+const returning = sql.join(columns.map((c) => sql.ref(c)));
+
+export interface JourneyEvent {
+  readonly type: string;
+  readonly data: object;
+}
+
+/**
+ * Stores a journey and its event in one statement (one round trip, its own transaction), unless the
+ * policy's versions moved on from `versionCount`, the journey overlaps a non-void one of the policy
+ * (the `journeys_no_overlap` exclusion constraint), or its `provider_reference` is taken (the unique
+ * key): undefined then, and the caller tells which it was.
+ *
+ * NOTE: the event row is the one `recordEvent` writes (platform/events.ts), inserted here in the same
+ * statement so that ingestion costs one round trip instead of five (BEGIN, insert, event, COMMIT).
+ */
+export async function insertJourneyWithEvent(
+  db: Executor,
+  tenant: Tenant,
+  journey: NewJourney & { readonly id: string },
+  guards: { readonly versionCount: number },
+  event: JourneyEvent,
+): Promise<JourneyRecord | undefined> {
+  const result = await sql<JourneyRow>`
+    with journey as (
+      insert into journeys (
+        id, company_id, environment, policy_id, policy_reference, policy_version_id, provider_reference,
+        route, route_precision, point_count, start_at, end_at, distance_metres, distance_unit,
+        usage_rate, usage_premium_pence, start_lat, start_lng, end_lat, end_lng,
+        start_name, start_postcode, end_name, end_postcode, created_at
+      )
+      select
+        ${journey.id}::uuid, ${tenant.companyId}::uuid, ${tenant.environment}::text, ${journey.policyId}::uuid,
+        ${journey.policyReference}::text, ${journey.policyVersionId}::uuid, ${journey.providerReference}::text,
+        ${journey.route}::text, ${journey.precision}::smallint, ${journey.pointCount}::integer,
+        ${journey.startAt}::timestamptz, ${journey.endAt}::timestamptz, ${journey.distanceMetres}::bigint,
+        ${journey.distanceUnit}::text, ${journey.usageRate}::numeric, ${journey.usagePremiumPence}::bigint,
+        ${journey.start.lat}::float8, ${journey.start.lng}::float8, ${journey.end.lat}::float8,
+        ${journey.end.lng}::float8, ${journey.start.name}::text, ${journey.start.postcode}::text,
+        ${journey.end.name}::text, ${journey.end.postcode}::text, ${journey.createdAt}::timestamptz
+      where ${policyVersionCountIs(journey.policyId, guards.versionCount)}
+      on conflict do nothing
+      returning ${returning}
+    ), event as (
+      insert into events (company_id, environment, type, data, created_at)
+      select ${tenant.companyId}::uuid, ${tenant.environment}::text, ${event.type}::text,
+        ${JSON.stringify(event.data)}::jsonb, ${journey.createdAt}::timestamptz
+      from journey
+    )
+    select * from journey`.execute(db);
+  const row = result.rows[0];
+  return row === undefined ? undefined : toJourney(row);
+}
+
+/** A non-void journey of the policy that overlaps [startAt, endAt), if any (the latest such). */
+export async function findOverlappingJourney(
+  db: Executor,
+  tenant: Tenant,
+  policyId: string,
+  span: { startAt: Date; endAt: Date },
+): Promise<JourneyRecord | undefined> {
+  const row = await db
+    .selectFrom('journeys')
+    .select(columns)
+    .where('company_id', '=', tenant.companyId)
+    .where('environment', '=', tenant.environment)
+    .where('policy_id', '=', policyId)
+    .where('is_void', '=', false)
+    .where('start_at', '<', span.endAt)
+    .where('end_at', '>', span.startAt)
+    .orderBy('start_at', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row === undefined ? undefined : toJourney(row);
+}
+
+export async function findJourneyByProviderReference(
+  db: Executor,
+  tenant: Tenant,
+  policyId: string,
+  providerReference: string,
+): Promise<JourneyRecord | undefined> {
+  const row = await db
+    .selectFrom('journeys')
+    .select(columns)
+    .where('company_id', '=', tenant.companyId)
+    .where('environment', '=', tenant.environment)
+    .where('policy_id', '=', policyId)
+    .where('provider_reference', '=', providerReference)
+    .executeTakeFirst();
+  return row === undefined ? undefined : toJourney(row);
+}
+
+/** The tenant's journey `id`; restricted to `policyIds` when given (a policyholder's own policies). */
+export async function findJourney(
+  db: Executor,
+  tenant: Tenant,
+  id: string,
+  policyIds?: readonly string[],
+): Promise<JourneyRecord | undefined> {
+  if (policyIds?.length === 0) return undefined;
+  let query = db
+    .selectFrom('journeys')
+    .select(columns)
+    .where('company_id', '=', tenant.companyId)
+    .where('environment', '=', tenant.environment)
+    .where('id', '=', id);
+  if (policyIds !== undefined) query = query.where('policy_id', 'in', policyIds);
+  const row = await query.executeTakeFirst();
+  return row === undefined ? undefined : toJourney(row);
+}
+
+export interface JourneyPage {
+  readonly policyIds: readonly string[];
+  /** Inclusive bounds on the start. */
+  readonly fromAt?: Date | undefined;
+  readonly toAt?: Date | undefined;
+  /** Continue after this (start, id). */
+  readonly after?: { readonly startAt: Date; readonly id: string } | undefined;
+  readonly limit: number;
+}
+
+/** The policies' journeys (void ones too) ordered by start, then id, one page at a time. */
+export async function listJourneys(
+  db: Executor,
+  tenant: Tenant,
+  page: JourneyPage,
+): Promise<JourneyRecord[]> {
+  if (page.policyIds.length === 0) return [];
+  let query = db
+    .selectFrom('journeys')
+    .select(columns)
+    .where('company_id', '=', tenant.companyId)
+    .where('environment', '=', tenant.environment)
+    .where('policy_id', 'in', page.policyIds)
+    .orderBy('start_at')
+    .orderBy('id')
+    .limit(page.limit);
+  if (page.fromAt !== undefined) query = query.where('start_at', '>=', page.fromAt);
+  if (page.toAt !== undefined) query = query.where('start_at', '<=', page.toAt);
+  const after = page.after;
+  if (after !== undefined) {
+    query = query.where((eb) =>
+      eb.or([
+        eb('start_at', '>', after.startAt),
+        eb.and([eb('start_at', '=', after.startAt), eb('id', '>', after.id)]),
+      ]),
+    );
+  }
+  return (await query.execute()).map(toJourney);
+}
+
+/**
+ * Marks a journey void unless it already is; undefined when it was (or is not the tenant's). One UPDATE,
+ * so it waits for a statement billing the journey at the same moment and returns what that wrote.
+ */
+export async function markJourneyVoid(
+  trx: Executor,
+  tenant: Tenant,
+  id: string,
+  values: { reason: string; at: Date },
+): Promise<JourneyRecord | undefined> {
+  const row = await trx
+    .updateTable('journeys')
+    .set({ is_void: true, voided_at: values.at, void_reason: values.reason })
+    .where('company_id', '=', tenant.companyId)
+    .where('environment', '=', tenant.environment)
+    .where('id', '=', id)
+    .where('is_void', '=', false)
+    .returning(columns)
+    .executeTakeFirst();
+  return row === undefined ? undefined : toJourney(row);
+}
+
+/** The audit record of a void, with whether the journey had been billed (then a credit is owed). */
+export async function insertJourneyVoid(
+  trx: Executor,
+  tenant: Tenant,
+  journey: JourneyRecord,
+  values: { reason: string; requestId: string | null; at: Date },
+): Promise<void> {
+  await trx
+    .insertInto('journey_voids')
+    .values({
+      journey_id: journey.id,
+      policy_id: journey.policyId,
+      company_id: tenant.companyId,
+      environment: tenant.environment,
+      reason: values.reason,
+      billed_statement_version_id: journey.statementVersionId,
+      credited_statement_version_id: null,
+      usage_premium_pence: journey.usagePremiumPence,
+      request_id: values.requestId,
+      created_at: values.at,
+    })
+    .execute();
+}

@@ -1,0 +1,170 @@
+/**
+ * Which journeys are accepted, and against which policy version they are rated. Pure: time is passed in,
+ * expected outcomes are results, nothing throws for a rejected journey.
+ *
+ * Times are half-open: a journey is [start, end), a term is [start_date, end_date), and cover that a
+ * cancellation or lapse ends stops at its effective instant. A journey belongs to the instant it starts:
+ * it is rated on the version in force then, and a statement bills it by its start (DESIGN, Journeys).
+ */
+import {
+  decodePolyline,
+  firstPoint,
+  lastPoint,
+  routeDistanceMetres,
+  type PolylineFailureReason,
+  type PolylinePrecision,
+} from '../../platform/geo/index.ts';
+import type { PolicyTermVersion } from '../policies/index.ts';
+
+/** Most points one route may have (a point a second for 27 hours). */
+export const ROUTE_MAX_POINTS = 100_000;
+/**
+ * Longest route string: room for ROUTE_MAX_POINTS points whatever their spacing (a point needs at most
+ * 12 characters, 6 per coordinate step), so the point limit is the one a real route meets first.
+ */
+export const ROUTE_MAX_CHARACTERS = 12 * ROUTE_MAX_POINTS;
+/**
+ * How far past the service's clock a journey may end: devices' clocks drift, and a journey that ended
+ * "30 seconds from now" by a phone's clock is a journey that has just ended.
+ */
+export const CLOCK_SKEW_ALLOWANCE_SECONDS = 300;
+
+export interface LatLng {
+  readonly lat: number;
+  readonly lng: number;
+}
+
+export interface MeasuredRoute {
+  readonly ok: true;
+  readonly pointCount: number;
+  /** On the WGS84 ellipsoid, whole metres. */
+  readonly distanceMetres: number;
+  readonly start: LatLng;
+  readonly end: LatLng;
+}
+
+export interface RouteRejection {
+  readonly ok: false;
+  readonly reason: PolylineFailureReason;
+  readonly message: string;
+}
+
+/** Decodes and measures a route: its length on the ellipsoid and its end points, or why it is unusable. */
+export function measureRoute(route: string, precision: PolylinePrecision): MeasuredRoute | RouteRejection {
+  const decoded = decodePolyline(route, precision, { maxPoints: ROUTE_MAX_POINTS });
+  if (!decoded.ok) return { ok: false, reason: decoded.reason, message: decoded.message };
+  const start = firstPoint(decoded.points, decoded.count);
+  const end = lastPoint(decoded.points, decoded.count);
+  // A decoded route has at least 2 points, so both ends exist; the check keeps the types honest.
+  if (start === undefined || end === undefined)
+    return { ok: false, reason: 'TOO_FEW_POINTS', message: 'a route needs at least 2 points' };
+  return {
+    ok: true,
+    pointCount: decoded.count,
+    distanceMetres: routeDistanceMetres(decoded.points, decoded.count),
+    start,
+    end,
+  };
+}
+
+export type TimeRejectionReason = 'END_NOT_AFTER_START' | 'IN_THE_FUTURE';
+
+/** `end_time` after `start_time`, and not later than now plus the clock-skew allowance (UNIX seconds). */
+export function checkJourneyTimes(
+  startTime: number,
+  endTime: number,
+  now: Date,
+): { ok: true } | { ok: false; reason: TimeRejectionReason; message: string } {
+  if (endTime <= startTime)
+    return { ok: false, reason: 'END_NOT_AFTER_START', message: 'end_time must be after start_time' };
+  const latest = Math.floor(now.getTime() / 1000) + CLOCK_SKEW_ALLOWANCE_SECONDS;
+  if (endTime > latest) {
+    return {
+      ok: false,
+      reason: 'IN_THE_FUTURE',
+      message: `end_time ${new Date(endTime * 1000).toISOString()} is in the future (the service's time is ${now.toISOString()}; ${CLOCK_SKEW_ALLOWANCE_SECONDS} s of clock skew are allowed)`,
+    };
+  }
+  return { ok: true };
+}
+
+/** Versions that set a rate: statements (`st`) copy the previous snapshot, and `cn`/`ls` end cover instead. */
+const setsTerms = (v: PolicyTermVersion): boolean =>
+  v.versionType !== 'st' && v.versionType !== 'cn' && v.versionType !== 'ls';
+
+/**
+ * The version in force at `at`: of the versions that set terms and took effect at or before `at`, the one
+ * written last (highest sequence). So an adjustment effective mid-term rates journeys from its effective
+ * time on, and a renewal written ahead of its term waits for it.
+ */
+export function versionInForce(
+  versions: readonly PolicyTermVersion[],
+  at: Date,
+): PolicyTermVersion | undefined {
+  let found: PolicyTermVersion | undefined;
+  for (const v of versions) {
+    if (!setsTerms(v) || v.effectiveAt.getTime() > at.getTime()) continue;
+    if (found === undefined || v.sequence > found.sequence) found = v;
+  }
+  return found;
+}
+
+export type CoverRejectionReason = 'OUTSIDE_COVER' | 'POLICY_NOT_ACTIVE';
+
+export type CoverResult =
+  | { readonly ok: true; readonly version: PolicyTermVersion }
+  | { readonly ok: false; readonly reason: CoverRejectionReason; readonly message: string };
+
+const iso = (at: Date): string => at.toISOString();
+
+/**
+ * Whether a journey starting at `startAt` is on cover, and the version that rates it.
+ * - A cancellation or lapse ends cover at its effective time: a journey starting then or later is
+ *   POLICY_NOT_ACTIVE; one starting earlier is still accepted (a late upload) and rated as it stood.
+ * - Cover runs from the first term's `start_date` to the current term's `end_date`: a journey starting
+ *   outside that is OUTSIDE_COVER (so is one before any version took effect).
+ */
+export function coverFor(versions: readonly PolicyTermVersion[], startAt: Date): CoverResult {
+  const t = startAt.getTime();
+  const ending = versions.find((v) => v.versionType === 'cn' || v.versionType === 'ls');
+  if (ending !== undefined && t >= ending.effectiveAt.getTime()) {
+    const what = ending.versionType === 'cn' ? 'was cancelled' : 'lapsed';
+    return {
+      ok: false,
+      reason: 'POLICY_NOT_ACTIVE',
+      message: `The journey starts at ${iso(startAt)}, but the policy ${what} with effect from ${iso(ending.effectiveAt)}`,
+    };
+  }
+  const terms = versions.filter(setsTerms);
+  const first = terms[0];
+  const current = terms.at(-1);
+  if (first === undefined || current === undefined) {
+    return { ok: false, reason: 'OUTSIDE_COVER', message: 'The policy has no terms to rate a journey on' };
+  }
+  const coverStart = new Date(first.startDate * 1000);
+  const coverEnd = new Date(current.endDate * 1000);
+  if (t < coverStart.getTime() || t >= coverEnd.getTime()) {
+    return {
+      ok: false,
+      reason: 'OUTSIDE_COVER',
+      message: `The journey starts at ${iso(startAt)}, outside the policy's cover (${iso(coverStart)} to ${iso(coverEnd)})`,
+    };
+  }
+  const version = versionInForce(versions, startAt);
+  if (version === undefined) {
+    return {
+      ok: false,
+      reason: 'OUTSIDE_COVER',
+      message: `The journey starts at ${iso(startAt)}, before any version of the policy took effect`,
+    };
+  }
+  return { ok: true, version };
+}
+
+/** Two journeys overlap when each starts before the other ends; end-to-start contact is no overlap. */
+export function overlaps(
+  a: { readonly startAt: Date; readonly endAt: Date },
+  b: { readonly startAt: Date; readonly endAt: Date },
+): boolean {
+  return a.startAt.getTime() < b.endAt.getTime() && b.startAt.getTime() < a.endAt.getTime();
+}

@@ -1,0 +1,213 @@
+import { Type, type Static } from 'typebox';
+import { CLOCK_SKEW_ALLOWANCE_SECONDS, ROUTE_MAX_CHARACTERS, ROUTE_MAX_POINTS } from './journey-rules.ts';
+
+const UNIX_MAX = 4_102_444_800; // 2100-01-01: far enough for any journey, small enough to catch milliseconds
+
+const unixSeconds = (description: string) =>
+  Type.Integer({ minimum: 0, maximum: UNIX_MAX, description, examples: [1_749_800_000] });
+
+/** Most journeys in one batch upload. */
+export const BATCH_MAX_JOURNEYS = 1000;
+
+export const JourneyInputSchema = Type.Object(
+  {
+    route: Type.String({
+      minLength: 1,
+      maxLength: ROUTE_MAX_CHARACTERS,
+      description: `The route as an encoded polyline (Google's format), at \`precision\` 5 (1e-5°, the default) or 6. At least 2 and at most ${ROUTE_MAX_POINTS.toLocaleString('en-GB')} points; at most ${ROUTE_MAX_CHARACTERS.toLocaleString('en-GB')} characters; latitudes within ±90 and longitudes within ±180.`,
+      examples: ['_p~iF~ps|U_ulLnnqC_mqNvxq`@'],
+    }),
+    start_time: unixSeconds('When the journey started, UNIX seconds.'),
+    end_time: unixSeconds(
+      `When it ended, UNIX seconds: after \`start_time\`, and not in the future (${CLOCK_SKEW_ALLOWANCE_SECONDS} s of device clock skew allowed).`,
+    ),
+    policy_reference: Type.String({
+      minLength: 1,
+      maxLength: 100,
+      description: 'The policy the journey was driven on.',
+      examples: ['amber-falcon-river'],
+    }),
+    provider_reference: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description:
+          'The sender’s own id for the journey: the idempotency key. Sending the same one again for the same policy returns the stored journey (200) instead of adding another.',
+        examples: ['trip-2025-06-13-0815'],
+      }),
+    ),
+    precision: Type.Optional(
+      Type.Union([Type.Literal(5), Type.Literal(6)], {
+        default: 5,
+        description: 'Polyline precision: 5 (Google’s, the default) or 6 (OSRM, Valhalla).',
+      }),
+    ),
+  },
+  {
+    additionalProperties: false,
+    description:
+      'A journey as a telematics source sends it. Milepost extensions: `provider_reference`, `precision`.',
+  },
+);
+export type JourneyInput = Static<typeof JourneyInputSchema>;
+
+const nullableString = (description: string) => Type.Union([Type.String(), Type.Null()], { description });
+
+export const JourneySchema = Type.Object(
+  {
+    journey_reference: Type.String({ format: 'uuid', description: 'The journey’s id.' }),
+    provider_reference: nullableString('The sender’s id for the journey, or null.'),
+    policy_reference: Type.String(),
+    policy_version_reference: Type.String({
+      format: 'uuid',
+      description: 'The policy version in force when the journey started: the one that rates it.',
+    }),
+    route: Type.String({ description: 'The encoded polyline as sent.' }),
+    precision: Type.Union([Type.Literal(5), Type.Literal(6)], {
+      description: 'Milepost extension: the polyline precision of `route`.',
+    }),
+    distance_in_metres: Type.Integer({
+      minimum: 0,
+      description: 'Length of the route on the WGS84 ellipsoid, whole metres. The premium is rated on it.',
+    }),
+    distance_units: Type.Union([Type.Literal('miles'), Type.Literal('kms')], {
+      description: 'The unit the policy prices distance in (`pricing.usage_unit`): `miles` or `kms`.',
+    }),
+    total_miles: Type.Number({ description: 'distance_in_metres / 1,609.344, half-even to 2 decimals.' }),
+    total_kms: Type.Number({ description: 'distance_in_metres / 1,000, half-even to 2 decimals.' }),
+    duration_in_seconds: Type.Integer({
+      minimum: 1,
+      description: 'Milepost extension: end_at − start_at.',
+    }),
+    usage_rate: Type.Number({
+      description:
+        'Money per unit of distance of the version in force at the start (e.g. 0.045 = £0.045 a mile).',
+    }),
+    usage_premium: Type.Number({
+      description:
+        'usage_rate × distance in the policy’s unit, rounded once, half to even, to pence; in pounds.',
+    }),
+    start_lat: Type.Number({ description: 'First point of the route, degrees.' }),
+    start_long: Type.Number(),
+    end_lat: Type.Number({ description: 'Last point of the route, degrees.' }),
+    end_long: Type.Number(),
+    start_at: Type.Integer({ description: 'UNIX seconds.' }),
+    end_at: Type.Integer({ description: 'UNIX seconds.' }),
+    start_name: nullableString(
+      'Town or place at the start, from the offline reverse geocoder (GeoNames); null where none is near (abroad, at sea).',
+    ),
+    end_name: nullableString('Town or place at the end; null where none is near.'),
+    start_postcode: nullableString(
+      'Nearest live GB postcode to the start (OS Code-Point Open); null beyond 15 km of any (abroad, at sea, Northern Ireland).',
+    ),
+    end_postcode: nullableString('Nearest live GB postcode to the end; null where none is near.'),
+    is_void: Type.Boolean(),
+    void_reason: nullableString('Milepost extension: why it was voided; null unless void.'),
+    voided_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+      description: 'Milepost extension: when it was voided (ISO); null unless void.',
+    }),
+    statement_version_reference: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], {
+      description:
+        'Milepost extension: the statement (`st` version) that billed the journey; null until billed.',
+    }),
+    created_at: Type.String({
+      format: 'date-time',
+      description: 'Milepost extension: when it was received.',
+    }),
+  },
+  { $id: 'Journey', description: 'A journey with what the service derived from its route.' },
+);
+export type Journey = Static<typeof JourneySchema>;
+
+/** A journey in a batch result: as POST /journeys returns it, without the route the client already has. */
+export type BatchJourney = Omit<Journey, 'route'>;
+
+export const JourneyReferenceParamsSchema = Type.Object({
+  journey_reference: Type.String({ minLength: 1, maxLength: 100, description: 'The journey’s id (a UUID).' }),
+});
+
+export const VoidJourneySchema = Type.Object(
+  {
+    reason: Type.String({
+      minLength: 1,
+      maxLength: 500,
+      description: 'Why the journey is void (kept in the audit record and the event).',
+      examples: ['Duplicate upload from the phone app'],
+    }),
+  },
+  { additionalProperties: false },
+);
+export type VoidJourney = Static<typeof VoidJourneySchema>;
+
+export const ListJourneysQuerySchema = Type.Object(
+  {
+    policy_reference: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 100,
+        description:
+          'The policy whose journeys to list. Required with client credentials; with a policyholder token it narrows the list to one of their policies.',
+      }),
+    ),
+    from: Type.Optional(unixSeconds('Journeys starting at or after this time (UNIX seconds, inclusive).')),
+    to: Type.Optional(unixSeconds('Journeys starting at or before this time (UNIX seconds, inclusive).')),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })),
+    after: Type.Optional(
+      Type.String({ maxLength: 200, description: 'The `next_cursor` of the previous page.' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type ListJourneysQuery = Static<typeof ListJourneysQuerySchema>;
+
+export const JourneyListSchema = Type.Object({
+  journeys: Type.Array(Type.Ref('Journey'), { description: 'Oldest start first; void journeys included.' }),
+  next_cursor: Type.Union([Type.String(), Type.Null()], {
+    description: 'Pass as `after` for the next page; null on the last.',
+  }),
+});
+
+export const BatchInputSchema = Type.Object(
+  {
+    journeys: Type.Array(
+      Type.Unknown({
+        description:
+          'A journey as POST /journeys takes it. Each item is validated on its own, so a bad item fails alone.',
+      }),
+      { minItems: 1, maxItems: BATCH_MAX_JOURNEYS },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const { route: _route, ...batchJourneyProperties } = JourneySchema.properties;
+
+export const BatchItemErrorSchema = Type.Object(
+  {
+    code: Type.String({ description: 'The stable code POST /journeys would answer with.' }),
+    detail: Type.String(),
+    errors: Type.Optional(Type.Array(Type.Ref('FieldError'))),
+  },
+  { description: 'Why this item was not stored.' },
+);
+
+export const BatchResultSchema = Type.Object({
+  results: Type.Array(
+    Type.Object({
+      index: Type.Integer({ minimum: 0, description: 'Position of the item in `journeys`.' }),
+      status: Type.Integer({
+        description:
+          'What POST /journeys would have answered for this item: 201 stored, 200 already stored (same `provider_reference`), 404, 409, 422 …',
+      }),
+      journey: Type.Optional(
+        Type.Object(batchJourneyProperties, { description: 'The journey, without `route`; on 200 and 201.' }),
+      ),
+      error: Type.Optional(BatchItemErrorSchema),
+    }),
+    { description: 'One result per item, in order.' },
+  ),
+  created: Type.Integer({ description: 'Items stored now (201).' }),
+  existing: Type.Integer({ description: 'Items already stored (200).' }),
+  rejected: Type.Integer({ description: 'Items not stored (4xx or 5xx).' }),
+});
+export type BatchResult = Static<typeof BatchResultSchema>;

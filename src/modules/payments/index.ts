@@ -1,0 +1,10 @@
+export type { PaymentTables, PaymentRecord } from './payment-repository.ts';
+export {
+  createPaymentService,
+  type PaymentService,
+  type PaymentGateways,
+  type ChargeOutcome,
+  SETTLE_QUEUE,
+  COLLECT_DUE_QUEUE,
+} from './payment-service.ts';
+export { paymentRoutes, stripeWebhookRoutes, type PolicyholderAccess } from './payment-routes.ts';

@@ -1,0 +1,46 @@
+import type { Executor } from '../../schema.ts';
+import type { Tenant } from '../companies/index.ts';
+import type { PaymentRecordView, PolicyInput } from './policy-schemas.ts';
+import type { PolicySnapshot } from './policy-versions.ts';
+
+/** A payment checked with the processor before a policy is bound; opaque to the policies module. */
+export type BindingPayment = { readonly __binding: true } & object;
+
+export interface PolicyChange {
+  readonly kind: 'adjustment' | 'cancellation';
+  readonly policyId: string;
+  readonly policyVersionId: string;
+  readonly previous: PolicySnapshot;
+  readonly next: PolicySnapshot;
+  readonly effectiveAt: Date;
+  /** `payment.payment_amount` when the client gave one (pounds; negative is a refund). */
+  readonly paymentAmount: number | undefined;
+}
+
+/**
+ * What the policies module asks of card payments, implemented by the payments module and wired by the
+ * container. The policies module never calls a processor itself.
+ */
+export interface PolicyPaymentHooks {
+  /** Before the transaction: checks the payment block of a new policy with the processor (422 on a mismatch). */
+  verifyBinding(tenant: Tenant, input: PolicyInput): Promise<BindingPayment | undefined>;
+  /** In the policy's transaction: records the verified payment against the new policy. */
+  recordBinding(
+    trx: Executor,
+    tenant: Tenant,
+    binding: BindingPayment,
+    ids: { policyId: string; policyVersionId: string; userId: string },
+  ): Promise<void>;
+  /** In the change's transaction: records the charge or refund an adjustment or cancellation owes, taken after commit. */
+  settleChange(trx: Executor, tenant: Tenant, change: PolicyChange): Promise<void>;
+  /** The policy's payment records, for the policy object's `payments`. */
+  listForPolicy(db: Executor, tenant: Tenant, policyId: string): Promise<PaymentRecordView[]>;
+}
+
+/** For a service run without card payments (tests of other modules, tools): nothing to check or record. */
+export const noPaymentHooks: PolicyPaymentHooks = {
+  verifyBinding: () => Promise.resolve(undefined),
+  recordBinding: () => Promise.resolve(),
+  settleChange: () => Promise.resolve(),
+  listForPolicy: () => Promise.resolve([]),
+};

@@ -1,0 +1,74 @@
+import { Type, type Static } from 'typebox';
+
+const nullableString = Type.Union([Type.String(), Type.Null()]);
+const StatementJourneySchema = Type.Object({
+  journey_reference: Type.String(),
+  provider_reference: nullableString,
+  policy_reference: Type.String(),
+  policy_version_reference: Type.String(),
+  route: Type.String(),
+  distance_in_metres: Type.Integer(),
+  distance_units: Type.String(),
+  total_miles: Type.Number(),
+  total_kms: Type.Number(),
+  usage_rate: Type.Number(),
+  usage_premium: Type.Number(),
+  start_lat: Type.Number(),
+  start_long: Type.Number(),
+  end_lat: Type.Number(),
+  end_long: Type.Number(),
+  start_at: Type.String({ format: 'date-time' }),
+  end_at: Type.String({ format: 'date-time' }),
+  start_name: nullableString,
+  end_name: nullableString,
+  start_postcode: nullableString,
+  end_postcode: nullableString,
+  is_void: Type.Boolean(),
+});
+
+export const StatementSchema = Type.Object(
+  {
+    policy_reference: Type.String(),
+    policy_version_reference: Type.String({
+      format: 'uuid',
+      description: 'The `st` version this statement created.',
+    }),
+    current: Type.Boolean({ description: 'True for the policy’s latest statement.' }),
+    distance_in_metres: Type.Integer(),
+    duration_in_mins: Type.Integer(),
+    total_miles: Type.Number(),
+    total_kms: Type.Number(),
+    subscription_premium: Type.Number({
+      description: 'Installments due in the period × the subscription premium (pounds).',
+    }),
+    usage_premium: Type.Number({ description: 'The exact sum of the journeys’ usage premiums (pounds).' }),
+    total_premium: Type.Number({ description: 'usage_premium + subscription_premium.' }),
+    billed_premium: Type.Number({
+      description: 'total_premium − credits used; never negative. Charged to the default card.',
+    }),
+    credits_used: Type.Number(),
+    subscription_installments: Type.Integer({ description: 'Installments that fell due in the period.' }),
+    statement_start_date: Type.String({
+      format: 'date-time',
+      description: 'The previous statement’s end + 1 s; the first starts at the policy’s start_date.',
+    }),
+    statement_end_date: Type.String({ format: 'date-time', description: 'The effective_date (inclusive).' }),
+    journey_count: Type.Integer(),
+    journeys: Type.Array(StatementJourneySchema),
+    payment: Type.Optional(
+      Type.Object(
+        {
+          payment_amount: Type.Union([Type.Number(), Type.Null()]),
+          error_message: Type.Optional(Type.String()),
+        },
+        {
+          description:
+            'Present when a payment was attempted: `payment_amount` on success; null and `error_message` on failure.',
+        },
+      ),
+    ),
+  },
+  { description: 'A usage statement.' },
+);
+
+export type Statement = Static<typeof StatementSchema>;

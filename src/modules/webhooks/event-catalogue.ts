@@ -1,0 +1,264 @@
+import { Type, type TSchema } from 'typebox';
+
+/**
+ * Every event type the service emits, with the schema of its `data`. This is the contract with
+ * webhook receivers: the OpenAPI document's `webhooks` section and the README are built from it, and a
+ * test checks that every `recordEvent` call in the source names a type listed here. Fields may be
+ * added to a payload (receivers must ignore unknown fields); none is removed or changes meaning.
+ * Money is in major units (pounds) and instants are ISO 8601 in UTC, as in the API.
+ */
+
+const policyReference = Type.String({
+  description: 'The policy’s public reference.',
+  examples: ['amber-falcon-river'],
+});
+const versionReference = Type.String({
+  format: 'uuid',
+  description: 'The `policy_version_reference` of the version this change wrote.',
+});
+const isoInstant = (description: string) => Type.String({ format: 'date-time', description });
+const pounds = (description: string) => Type.Number({ description: `${description} In pounds.` });
+
+export interface EventDefinition {
+  readonly type: string;
+  readonly summary: string;
+  readonly data: TSchema;
+  /** Clients may subscribe to it (false only for the test event, sent to one endpoint on request). */
+  readonly subscribable: boolean;
+}
+
+const define = (type: string, summary: string, properties: Record<string, TSchema>, subscribable = true) => ({
+  type,
+  summary,
+  subscribable,
+  data: Type.Object(properties, { description: `The \`data\` of a \`${type}\` event.` }),
+});
+
+const payment = {
+  payment_reference: Type.String({ description: 'Milepost’s id of the payment record.' }),
+  policy_reference: policyReference,
+  policy_version_reference: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], {
+    description: 'The version the payment is for (an `st` version for a statement), or null.',
+  }),
+  amount: pounds('The amount charged.'),
+  currency: Type.String({ examples: ['GBP'] }),
+};
+
+export const EVENT_CATALOGUE: readonly EventDefinition[] = [
+  define(
+    'policy.created',
+    'A policy was created, with its first (`nb`) version and the policyholder’s account.',
+    {
+      policy_reference: policyReference,
+      policy_version_reference: versionReference,
+      user_reference: Type.String({ description: 'The policyholder’s account.' }),
+    },
+  ),
+  define('policy.adjusted', 'A mid-term adjustment wrote an `mta` version.', {
+    policy_reference: policyReference,
+    policy_version_reference: versionReference,
+    effective_date: isoInstant('When the adjustment takes effect.'),
+  }),
+  define('policy.cancelled', 'The policy was cancelled (`cn` version).', {
+    policy_reference: policyReference,
+    policy_version_reference: versionReference,
+    effective_date: isoInstant('When cover ends.'),
+    reason: Type.Union([Type.String(), Type.Null()]),
+  }),
+  define(
+    'policy.renewal_scheduled',
+    'Renewal terms were stored; the policy renews automatically at the end of its term.',
+    {
+      policy_reference: policyReference,
+      start_date: isoInstant('Start of the next term.'),
+    },
+  ),
+  define('policy.renewed', 'The policy was renewed for a new term (`rn` version).', {
+    policy_reference: policyReference,
+    policy_version_reference: versionReference,
+    start_date: Type.Optional(
+      isoInstant('Start of the new term (present on renewals made through the API).'),
+    ),
+    automatic: Type.Optional(
+      Type.Boolean({ description: 'True when the daily job renewed on stored terms.' }),
+    ),
+  }),
+  define('policy.lapsed', 'The term ended without a renewal (`ls` version).', {
+    policy_reference: policyReference,
+    policy_version_reference: versionReference,
+    effective_date: isoInstant('The end of the term.'),
+  }),
+  define(
+    'account.password_changed',
+    'A policyholder set a new password (first login or reset); their sessions were revoked.',
+    {
+      user_reference: Type.String(),
+    },
+  ),
+  define(
+    'account.temporary_password_reissued',
+    'A policyholder whose temporary password had expired asked for a new one (`RESEND_PASSWORD`); it was emailed to them.',
+    { user_reference: Type.String() },
+  ),
+  define(
+    'account.password_reset_requested',
+    'A policyholder asked for a reset code (`FORGOT_PASSWORD`); the code was emailed to them.',
+    {
+      user_reference: Type.String(),
+    },
+  ),
+  define('journey.created', 'A journey was recorded against a policy.', {
+    journey_reference: Type.String({ format: 'uuid' }),
+    policy_reference: policyReference,
+    provider_reference: Type.Union([Type.String(), Type.Null()]),
+    distance_in_metres: Type.Integer({ minimum: 0 }),
+    usage_premium: pounds('The journey’s usage premium.'),
+    start_at: isoInstant('Start of the journey.'),
+    end_at: isoInstant('End of the journey.'),
+  }),
+  define(
+    'journey.voided',
+    'A journey was voided: it is never billed, or is credited on the next statement if it already was.',
+    {
+      journey_reference: Type.String({ format: 'uuid' }),
+      policy_reference: policyReference,
+      provider_reference: Type.Union([Type.String(), Type.Null()]),
+      reason: Type.Union([Type.String(), Type.Null()]),
+      usage_premium: pounds('The journey’s usage premium, now not billed or credited.'),
+      billed: Type.Boolean({
+        description: 'True when a statement had already billed it: the next statement credits it.',
+      }),
+    },
+  ),
+  define(
+    'statement.created',
+    'A statement was generated (on the billing day or on demand), with its `st` version.',
+    {
+      policy_reference: policyReference,
+      policy_version_reference: versionReference,
+      statement_start_date: isoInstant('Start of the period.'),
+      statement_end_date: isoInstant('End of the period (inclusive).'),
+      journey_count: Type.Integer({ minimum: 0 }),
+      usage_premium: pounds('Sum of the journeys’ usage premiums.'),
+      subscription_premium: pounds('Installments due in the period.'),
+      total_premium: pounds('usage_premium + subscription_premium.'),
+      billed_premium: pounds('What is charged after credits.'),
+    },
+  ),
+  define(
+    'credit.granted',
+    'A goodwill credit was added to the policy’s ledger; the next statements bill that much less.',
+    {
+      policy_reference: policyReference,
+      amount: pounds('The credit.'),
+      reason: Type.String(),
+    },
+  ),
+  define('payment.succeeded', 'A card payment succeeded.', {
+    ...payment,
+    provider_payment_reference: Type.Union([Type.String(), Type.Null()], {
+      description: 'The processor’s payment intent id.',
+    }),
+  }),
+  define(
+    'payment.failed',
+    'A card payment failed; the worker retries on its dunning schedule, or `RETRY_PAYMENT` retries now.',
+    {
+      ...payment,
+      error_message: Type.String(),
+      decline_code: Type.Union([Type.String(), Type.Null()]),
+      next_attempt_at: Type.Union([isoInstant('When dunning tries again.'), Type.Null()]),
+    },
+  ),
+  define('payment.refunded', 'A refund was made to the original card.', {
+    ...payment,
+    amount: pounds('The amount refunded.'),
+    refund_of: Type.Union([Type.String(), Type.Null()], {
+      description: 'The `payment_reference` of the charge refunded.',
+    }),
+  }),
+  define(
+    'webhook.test',
+    'Sent by `POST /webhooks/{id}/test` to that endpoint only. Cannot be subscribed to.',
+    {
+      webhook_id: Type.String({ description: 'The endpoint tested.' }),
+      message: Type.String(),
+    },
+    false,
+  ),
+];
+
+export const TEST_EVENT_TYPE = 'webhook.test';
+
+/** The types a client may list in an endpoint's `events`. */
+export const SUBSCRIBABLE_EVENT_TYPES: ReadonlySet<string> = new Set(
+  EVENT_CATALOGUE.filter((e) => e.subscribable).map((e) => e.type),
+);
+
+/** The body of every delivery, with `data` as given. */
+export function envelopeSchema(type: string, data: TSchema): TSchema {
+  return Type.Object(
+    {
+      id: Type.String({
+        format: 'uuid',
+        description:
+          'The event id; the same in every attempt and replay, and equal to the `webhook-id` header. Deduplicate on it.',
+      }),
+      type: Type.Literal(type),
+      created: Type.Integer({ description: 'When the event happened: UNIX seconds.' }),
+      environment: Type.Union([Type.Literal('sandbox'), Type.Literal('production')]),
+      data,
+    },
+    { description: `A \`${type}\` delivery.` },
+  );
+}
+
+const signatureHeaders = [
+  {
+    name: 'webhook-id',
+    in: 'header',
+    required: true,
+    description: 'The event id (also `id` in the body). Stable across retries: deduplicate on it.',
+    schema: { type: 'string' },
+  },
+  {
+    name: 'webhook-timestamp',
+    in: 'header',
+    required: true,
+    description: 'UNIX seconds of this attempt. Refuse messages more than 5 minutes off your clock.',
+    schema: { type: 'string' },
+  },
+  {
+    name: 'webhook-signature',
+    in: 'header',
+    required: true,
+    description:
+      'Space-separated `v1,<base64>` signatures: HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the base64-decoded part of your `whsec_…` secret. Two during the 24 hours after a rotation. Verify with any Standard Webhooks library.',
+    schema: { type: 'string' },
+  },
+];
+
+/** The OpenAPI 3.1 `webhooks` object: one POST per event type, with its body schema. */
+export function openApiWebhooks(): Record<string, unknown> {
+  return Object.fromEntries(
+    EVENT_CATALOGUE.map((event) => [
+      event.type,
+      {
+        post: {
+          operationId: `webhooks.${event.type}`,
+          tags: ['webhook events'],
+          summary: event.summary,
+          description: `${event.summary} Signed as Standard Webhooks; a 2xx answer within 15 seconds acknowledges it, anything else is retried (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h).`,
+          parameters: signatureHeaders,
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: envelopeSchema(event.type, event.data) } },
+          },
+          responses: {
+            '2XX': { description: 'Received. Any other answer, or none within 15 seconds, is retried.' },
+          },
+        },
+      },
+    ]),
+  );
+}

@@ -1,0 +1,737 @@
+import { sql, type Generated } from 'kysely';
+import type { Executor } from '../../schema.ts';
+import type { DataEnvironment, Tenant } from '../companies/index.ts';
+
+export interface WebhookTables {
+  webhook_endpoints: {
+    id: Generated<string>;
+    endpoint_reference: string;
+    company_id: string;
+    environment: DataEnvironment;
+    url: string;
+    description: string | null;
+    /** jsonb array of event types; null = every type. */
+    event_types: string[] | string | null;
+    enabled: boolean;
+    disabled_reason: 'manual' | 'failing' | null;
+    secret: string;
+    previous_secret: string | null;
+    previous_secret_expires_at: Date | null;
+    failing_since: Date | null;
+    created_at: Date;
+    updated_at: Date;
+  };
+  webhook_pending_events: {
+    event_id: string;
+    position: Generated<number>;
+  };
+  webhook_deliveries: {
+    id: Generated<string>;
+    delivery_reference: string;
+    sequence: Generated<number>;
+    endpoint_id: string;
+    event_id: string;
+    status: DeliveryStatus;
+    attempt_count: Generated<number>;
+    next_attempt_at: Date | null;
+    lease_id: string | null;
+    last_attempt_at: Date | null;
+    last_response_status: number | null;
+    last_error: string | null;
+    delivered_at: Date | null;
+    created_at: Date;
+    updated_at: Date;
+  };
+  webhook_delivery_attempts: {
+    id: Generated<number>;
+    delivery_id: string;
+    attempt_number: number;
+    started_at: Date;
+    duration_ms: number;
+    outcome: 'succeeded' | 'failed';
+    response_status: number | null;
+    response_body: string | null;
+    error: string | null;
+  };
+}
+
+export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
+
+export interface EndpointRecord {
+  readonly id: string;
+  readonly reference: string;
+  readonly companyId: string;
+  readonly environment: DataEnvironment;
+  readonly url: string;
+  readonly description: string | null;
+  readonly eventTypes: string[] | null;
+  readonly enabled: boolean;
+  readonly disabledReason: 'manual' | 'failing' | null;
+  readonly secret: string;
+  readonly previousSecret: string | null;
+  readonly previousSecretExpiresAt: Date | null;
+  readonly failingSince: Date | null;
+  readonly createdAt: Date;
+  readonly updatedAt: Date;
+}
+
+export interface AttemptRecord {
+  readonly attemptNumber: number;
+  readonly startedAt: Date;
+  readonly durationMs: number;
+  readonly outcome: 'succeeded' | 'failed';
+  readonly responseStatus: number | null;
+  readonly responseBody: string | null;
+  readonly error: string | null;
+}
+
+export interface DeliveryRecord {
+  readonly id: string;
+  readonly reference: string;
+  readonly sequence: number;
+  readonly endpointReference: string;
+  readonly eventId: string;
+  readonly eventType: string;
+  readonly status: DeliveryStatus;
+  readonly attemptCount: number;
+  readonly nextAttemptAt: Date | null;
+  readonly lastAttemptAt: Date | null;
+  readonly lastResponseStatus: number | null;
+  readonly lastError: string | null;
+  readonly deliveredAt: Date | null;
+  readonly createdAt: Date;
+}
+
+export interface EventRecord {
+  readonly id: string;
+  readonly companyId: string;
+  readonly environment: DataEnvironment;
+  readonly type: string;
+  readonly data: unknown;
+  readonly createdAt: Date;
+}
+
+/** jsonb comes back parsed on both drivers; a string would only appear if one were stored by mistake. */
+const eventTypesOf = (value: string[] | string | null): string[] | null =>
+  value === null ? null : typeof value === 'string' ? (JSON.parse(value) as string[]) : value;
+
+const endpointColumns = [
+  'id',
+  'endpoint_reference',
+  'company_id',
+  'environment',
+  'url',
+  'description',
+  'event_types',
+  'enabled',
+  'disabled_reason',
+  'secret',
+  'previous_secret',
+  'previous_secret_expires_at',
+  'failing_since',
+  'created_at',
+  'updated_at',
+] as const;
+
+function toEndpoint(row: {
+  id: string;
+  endpoint_reference: string;
+  company_id: string;
+  environment: DataEnvironment;
+  url: string;
+  description: string | null;
+  event_types: string[] | string | null;
+  enabled: boolean;
+  disabled_reason: 'manual' | 'failing' | null;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: Date | null;
+  failing_since: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}): EndpointRecord {
+  return {
+    id: row.id,
+    reference: row.endpoint_reference,
+    companyId: row.company_id,
+    environment: row.environment,
+    url: row.url,
+    description: row.description,
+    eventTypes: eventTypesOf(row.event_types),
+    enabled: row.enabled,
+    disabledReason: row.disabled_reason,
+    secret: row.secret,
+    previousSecret: row.previous_secret,
+    previousSecretExpiresAt: row.previous_secret_expires_at,
+    failingSince: row.failing_since,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+// ── Endpoints ───────────────────────────────────────────────────────────────────────────────────
+
+export async function insertEndpoint(
+  db: Executor,
+  tenant: Tenant,
+  values: {
+    reference: string;
+    url: string;
+    description: string | null;
+    eventTypes: readonly string[] | null;
+    secret: string;
+    at: Date;
+  },
+): Promise<EndpointRecord> {
+  const row = await db
+    .insertInto('webhook_endpoints')
+    .values({
+      endpoint_reference: values.reference,
+      company_id: tenant.companyId,
+      environment: tenant.environment,
+      url: values.url,
+      description: values.description,
+      event_types: values.eventTypes === null ? null : JSON.stringify(values.eventTypes),
+      enabled: true,
+      disabled_reason: null,
+      secret: values.secret,
+      created_at: values.at,
+      updated_at: values.at,
+    })
+    .returning(endpointColumns)
+    .executeTakeFirstOrThrow();
+  return toEndpoint(row);
+}
+
+export async function countEndpoints(db: Executor, tenant: Tenant): Promise<number> {
+  const row = await db
+    .selectFrom('webhook_endpoints')
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .where('company_id', '=', tenant.companyId)
+    .where('environment', '=', tenant.environment)
+    .executeTakeFirstOrThrow();
+  return row.count;
+}
+
+export async function listEndpoints(db: Executor, tenant: Tenant): Promise<EndpointRecord[]> {
+  const rows = await db
+    .selectFrom('webhook_endpoints')
+    .select(endpointColumns)
+    .where('company_id', '=', tenant.companyId)
+    .where('environment', '=', tenant.environment)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+  return rows.map(toEndpoint);
+}
+
+/** One endpoint of the tenant; `lock` takes its row lock for a read-modify-write. */
+export async function findEndpoint(
+  db: Executor,
+  tenant: Tenant,
+  reference: string,
+  lock = false,
+): Promise<EndpointRecord | undefined> {
+  let query = db
+    .selectFrom('webhook_endpoints')
+    .select(endpointColumns)
+    .where('endpoint_reference', '=', reference)
+    .where('company_id', '=', tenant.companyId)
+    .where('environment', '=', tenant.environment);
+  if (lock) query = query.forUpdate();
+  const row = await query.executeTakeFirst();
+  return row === undefined ? undefined : toEndpoint(row);
+}
+
+export async function updateEndpoint(
+  db: Executor,
+  id: string,
+  changes: {
+    url?: string;
+    description?: string | null;
+    eventTypes?: readonly string[] | null;
+    enabled?: boolean;
+    disabledReason?: 'manual' | 'failing' | null;
+    failingSince?: Date | null;
+    secret?: string;
+    previousSecret?: string | null;
+    previousSecretExpiresAt?: Date | null;
+    at: Date;
+  },
+): Promise<EndpointRecord> {
+  const row = await db
+    .updateTable('webhook_endpoints')
+    .set({
+      ...(changes.url === undefined ? {} : { url: changes.url }),
+      ...(changes.description === undefined ? {} : { description: changes.description }),
+      ...(changes.eventTypes === undefined
+        ? {}
+        : { event_types: changes.eventTypes === null ? null : JSON.stringify(changes.eventTypes) }),
+      ...(changes.enabled === undefined ? {} : { enabled: changes.enabled }),
+      ...(changes.disabledReason === undefined ? {} : { disabled_reason: changes.disabledReason }),
+      ...(changes.failingSince === undefined ? {} : { failing_since: changes.failingSince }),
+      ...(changes.secret === undefined ? {} : { secret: changes.secret }),
+      ...(changes.previousSecret === undefined ? {} : { previous_secret: changes.previousSecret }),
+      ...(changes.previousSecretExpiresAt === undefined
+        ? {}
+        : { previous_secret_expires_at: changes.previousSecretExpiresAt }),
+      updated_at: changes.at,
+    })
+    .where('id', '=', id)
+    .returning(endpointColumns)
+    .executeTakeFirstOrThrow();
+  return toEndpoint(row);
+}
+
+export async function deleteEndpoint(db: Executor, tenant: Tenant, reference: string): Promise<boolean> {
+  const result = await db
+    .deleteFrom('webhook_endpoints')
+    .where('endpoint_reference', '=', reference)
+    .where('company_id', '=', tenant.companyId)
+    .where('environment', '=', tenant.environment)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}
+
+/** Endpoint health after an attempt: a success clears the failing streak, a failure starts one if none is running. */
+export async function recordEndpointHealth(
+  db: Executor,
+  id: string,
+  delivered: boolean,
+  attemptAt: Date,
+): Promise<EndpointRecord | undefined> {
+  const row = await db
+    .updateTable('webhook_endpoints')
+    .set(
+      delivered
+        ? { failing_since: null }
+        : { failing_since: sql<Date>`coalesce(failing_since, ${attemptAt})` },
+    )
+    .where('id', '=', id)
+    .returning(endpointColumns)
+    .executeTakeFirst();
+  return row === undefined ? undefined : toEndpoint(row);
+}
+
+// ── Events and fan-out ──────────────────────────────────────────────────────────────────────────
+
+export async function findEvent(db: Executor, tenant: Tenant, id: string): Promise<EventRecord | undefined> {
+  const row = await db
+    .selectFrom('events')
+    .select(['id', 'company_id', 'environment', 'type', 'data', 'created_at'])
+    .where('id', '=', id)
+    .where('company_id', '=', tenant.companyId)
+    .where('environment', '=', tenant.environment)
+    .executeTakeFirst();
+  return row === undefined
+    ? undefined
+    : {
+        id: row.id,
+        companyId: row.company_id,
+        environment: row.environment as DataEnvironment,
+        type: row.type,
+        data: row.data,
+        createdAt: row.created_at,
+      };
+}
+
+/**
+ * Takes the oldest events not yet fanned out, locking their queue rows so that a second worker takes
+ * the next ones instead of waiting (SKIP LOCKED).
+ */
+export async function claimPendingEvents(
+  db: Executor,
+  limit: number,
+): Promise<Array<{ id: string; companyId: string; environment: string; type: string }>> {
+  const rows = await db
+    .selectFrom('webhook_pending_events as p')
+    .innerJoin('events as e', 'e.id', 'p.event_id')
+    .select(['e.id', 'e.company_id', 'e.environment', 'e.type'])
+    .orderBy('p.position')
+    .limit(limit)
+    .forUpdate('p')
+    .skipLocked()
+    .execute();
+  return rows.map((r) => ({ id: r.id, companyId: r.company_id, environment: r.environment, type: r.type }));
+}
+
+export async function deletePendingEvents(db: Executor, eventIds: readonly string[]): Promise<void> {
+  if (eventIds.length === 0) return;
+  await db.deleteFrom('webhook_pending_events').where('event_id', 'in', eventIds).execute();
+}
+
+/** Enabled endpoints of the given companies (both environments; callers match the environment). */
+export async function listEnabledEndpointsOf(
+  db: Executor,
+  companyIds: readonly string[],
+): Promise<EndpointRecord[]> {
+  if (companyIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('webhook_endpoints')
+    .select(endpointColumns)
+    .where('company_id', 'in', companyIds)
+    .where('enabled', '=', true)
+    .execute();
+  return rows.map(toEndpoint);
+}
+
+// ── Deliveries ──────────────────────────────────────────────────────────────────────────────────
+
+/** New deliveries, due at `at`; an (event, endpoint) pair that already has one is left alone. */
+export async function insertDeliveries(
+  db: Executor,
+  rows: ReadonlyArray<{ reference: string; endpointId: string; eventId: string }>,
+  at: Date,
+): Promise<void> {
+  if (rows.length === 0) return;
+  await db
+    .insertInto('webhook_deliveries')
+    .values(
+      rows.map((r) => ({
+        delivery_reference: r.reference,
+        endpoint_id: r.endpointId,
+        event_id: r.eventId,
+        status: 'pending' as const,
+        next_attempt_at: at,
+        created_at: at,
+        updated_at: at,
+      })),
+    )
+    .onConflict((oc) => oc.constraint('webhook_deliveries_event_endpoint_key').doNothing())
+    .execute();
+}
+
+/**
+ * Makes the (event, endpoint) delivery due now, creating it if there is none: the retry and replay
+ * routes. Any attempt in flight loses its lease, so its result no longer decides the status.
+ */
+export async function requeueDelivery(
+  db: Executor,
+  values: { reference: string; endpointId: string; eventId: string; at: Date },
+): Promise<void> {
+  await db
+    .insertInto('webhook_deliveries')
+    .values({
+      delivery_reference: values.reference,
+      endpoint_id: values.endpointId,
+      event_id: values.eventId,
+      status: 'pending',
+      next_attempt_at: values.at,
+      created_at: values.at,
+      updated_at: values.at,
+    })
+    .onConflict((oc) =>
+      oc.constraint('webhook_deliveries_event_endpoint_key').doUpdateSet({
+        status: 'pending',
+        next_attempt_at: values.at,
+        lease_id: null,
+        updated_at: values.at,
+      }),
+    )
+    .execute();
+}
+
+/** Ends every pending delivery of a disabled endpoint, so nothing waits on it for ever. */
+export async function cancelPendingDeliveries(
+  db: Executor,
+  endpointId: string,
+  reason: string,
+  at: Date,
+): Promise<void> {
+  await db
+    .updateTable('webhook_deliveries')
+    .set({ status: 'failed', next_attempt_at: null, lease_id: null, last_error: reason, updated_at: at })
+    .where('endpoint_id', '=', endpointId)
+    .where('status', '=', 'pending')
+    .execute();
+}
+
+export interface ClaimedDelivery {
+  readonly id: string;
+  readonly leaseId: string;
+  readonly attemptNumber: number;
+  readonly endpoint: EndpointRecord;
+  readonly event: EventRecord;
+}
+
+/**
+ * Claims up to `limit` due deliveries of enabled endpoints for one attempt each: counts the attempt
+ * and moves `next_attempt_at` to the end of a lease, so that if this worker dies mid-attempt another
+ * takes the delivery up again once the lease ends (at-least-once). SKIP LOCKED lets workers share the work.
+ */
+export async function claimDueDeliveries(
+  db: Executor,
+  values: { now: Date; leaseUntil: Date; leaseId: string; limit: number },
+): Promise<ClaimedDelivery[]> {
+  const due = db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
+    .select('d.id')
+    .where('d.status', '=', 'pending')
+    .where('d.next_attempt_at', '<=', values.now)
+    .where('e.enabled', '=', true)
+    .orderBy('d.next_attempt_at')
+    .limit(values.limit)
+    .forUpdate('d')
+    .skipLocked();
+  const claimed = await db
+    .updateTable('webhook_deliveries')
+    .set((eb) => ({
+      attempt_count: eb('attempt_count', '+', 1),
+      lease_id: values.leaseId,
+      next_attempt_at: values.leaseUntil,
+      last_attempt_at: values.now,
+      updated_at: values.now,
+    }))
+    .where('id', 'in', due)
+    .returning(['id', 'attempt_count', 'endpoint_id', 'event_id'])
+    .execute();
+  if (claimed.length === 0) return [];
+  const endpoints = await db
+    .selectFrom('webhook_endpoints')
+    .select(endpointColumns)
+    .where('id', 'in', [...new Set(claimed.map((c) => c.endpoint_id))])
+    .execute();
+  const events = await db
+    .selectFrom('events')
+    .select(['id', 'company_id', 'environment', 'type', 'data', 'created_at'])
+    .where('id', 'in', [...new Set(claimed.map((c) => c.event_id))])
+    .execute();
+  const endpointById = new Map(endpoints.map((row) => [row.id, toEndpoint(row)]));
+  const eventById = new Map(events.map((row) => [row.id, row]));
+  return claimed.flatMap((c) => {
+    const endpoint = endpointById.get(c.endpoint_id);
+    const event = eventById.get(c.event_id);
+    if (endpoint === undefined || event === undefined) return [];
+    return [
+      {
+        id: c.id,
+        leaseId: values.leaseId,
+        attemptNumber: c.attempt_count,
+        endpoint,
+        event: {
+          id: event.id,
+          companyId: event.company_id,
+          environment: event.environment as DataEnvironment,
+          type: event.type,
+          data: event.data,
+          createdAt: event.created_at,
+        },
+      },
+    ];
+  });
+}
+
+export async function insertAttempt(db: Executor, deliveryId: string, attempt: AttemptRecord): Promise<void> {
+  await db
+    .insertInto('webhook_delivery_attempts')
+    .values({
+      delivery_id: deliveryId,
+      attempt_number: attempt.attemptNumber,
+      started_at: attempt.startedAt,
+      duration_ms: attempt.durationMs,
+      outcome: attempt.outcome,
+      response_status: attempt.responseStatus,
+      response_body: attempt.responseBody,
+      error: attempt.error === null ? null : attempt.error.slice(0, 1000),
+    })
+    .onConflict((oc) => oc.constraint('webhook_delivery_attempts_number_key').doNothing())
+    .execute();
+}
+
+/**
+ * Records the result of the attempt that holds `leaseId`. Returns false when the lease was lost (a
+ * manual retry or another worker took the delivery over): the newer attempt decides the status.
+ */
+export async function settleDelivery(
+  db: Executor,
+  values: {
+    id: string;
+    leaseId: string;
+    status: DeliveryStatus;
+    nextAttemptAt: Date | null;
+    responseStatus: number | null;
+    error: string | null;
+    at: Date;
+  },
+): Promise<boolean> {
+  const result = await db
+    .updateTable('webhook_deliveries')
+    .set({
+      status: values.status,
+      next_attempt_at: values.nextAttemptAt,
+      lease_id: null,
+      last_response_status: values.responseStatus,
+      last_error: values.error === null ? null : values.error.slice(0, 1000),
+      ...(values.status === 'succeeded' ? { delivered_at: values.at } : {}),
+      updated_at: values.at,
+    })
+    .where('id', '=', values.id)
+    .where('lease_id', '=', values.leaseId)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+const deliveryColumns = [
+  'd.id',
+  'd.delivery_reference',
+  'd.sequence',
+  'e.endpoint_reference',
+  'd.event_id',
+  'ev.type as event_type',
+  'd.status',
+  'd.attempt_count',
+  'd.next_attempt_at',
+  'd.last_attempt_at',
+  'd.last_response_status',
+  'd.last_error',
+  'd.delivered_at',
+  'd.created_at',
+] as const;
+
+function tenantDeliveries(db: Executor, tenant: Tenant) {
+  return db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
+    .innerJoin('events as ev', 'ev.id', 'd.event_id')
+    .where('e.company_id', '=', tenant.companyId)
+    .where('e.environment', '=', tenant.environment);
+}
+
+function toDelivery(row: {
+  id: string;
+  delivery_reference: string;
+  sequence: number;
+  endpoint_reference: string;
+  event_id: string;
+  event_type: string;
+  status: DeliveryStatus;
+  attempt_count: number;
+  next_attempt_at: Date | null;
+  last_attempt_at: Date | null;
+  last_response_status: number | null;
+  last_error: string | null;
+  delivered_at: Date | null;
+  created_at: Date;
+}): DeliveryRecord {
+  return {
+    id: row.id,
+    reference: row.delivery_reference,
+    sequence: row.sequence,
+    endpointReference: row.endpoint_reference,
+    eventId: row.event_id,
+    eventType: row.event_type,
+    status: row.status,
+    attemptCount: row.attempt_count,
+    nextAttemptAt: row.next_attempt_at,
+    lastAttemptAt: row.last_attempt_at,
+    lastResponseStatus: row.last_response_status,
+    lastError: row.last_error,
+    deliveredAt: row.delivered_at,
+    createdAt: row.created_at,
+  };
+}
+
+/** An endpoint's deliveries, newest first, paged by `sequence`. */
+export async function listDeliveries(
+  db: Executor,
+  tenant: Tenant,
+  endpointReference: string,
+  page: { limit: number; beforeSequence?: number | undefined; status?: DeliveryStatus | undefined },
+): Promise<DeliveryRecord[]> {
+  let query = tenantDeliveries(db, tenant)
+    .select(deliveryColumns)
+    .where('e.endpoint_reference', '=', endpointReference)
+    .orderBy('d.sequence', 'desc')
+    .limit(page.limit);
+  if (page.beforeSequence !== undefined) query = query.where('d.sequence', '<', page.beforeSequence);
+  if (page.status !== undefined) query = query.where('d.status', '=', page.status);
+  return (await query.execute()).map(toDelivery);
+}
+
+export async function findDelivery(
+  db: Executor,
+  tenant: Tenant,
+  endpointReference: string,
+  deliveryReference: string,
+): Promise<DeliveryRecord | undefined> {
+  const row = await tenantDeliveries(db, tenant)
+    .select(deliveryColumns)
+    .where('e.endpoint_reference', '=', endpointReference)
+    .where('d.delivery_reference', '=', deliveryReference)
+    .executeTakeFirst();
+  return row === undefined ? undefined : toDelivery(row);
+}
+
+export async function findDeliveryOf(
+  db: Executor,
+  tenant: Tenant,
+  eventId: string,
+  endpointId: string,
+): Promise<DeliveryRecord | undefined> {
+  const row = await tenantDeliveries(db, tenant)
+    .select(deliveryColumns)
+    .where('d.event_id', '=', eventId)
+    .where('d.endpoint_id', '=', endpointId)
+    .executeTakeFirst();
+  return row === undefined ? undefined : toDelivery(row);
+}
+
+/** Endpoint ids that already have a delivery of this event. */
+export async function endpointsWithDeliveryOf(db: Executor, eventId: string): Promise<Set<string>> {
+  const rows = await db
+    .selectFrom('webhook_deliveries')
+    .select('endpoint_id')
+    .where('event_id', '=', eventId)
+    .execute();
+  return new Set(rows.map((r) => r.endpoint_id));
+}
+
+/** Attempts of the given deliveries, oldest first, grouped by delivery id. */
+export async function listAttempts(
+  db: Executor,
+  deliveryIds: readonly string[],
+): Promise<Map<string, AttemptRecord[]>> {
+  const grouped = new Map<string, AttemptRecord[]>();
+  if (deliveryIds.length === 0) return grouped;
+  const rows = await db
+    .selectFrom('webhook_delivery_attempts')
+    .select([
+      'delivery_id',
+      'attempt_number',
+      'started_at',
+      'duration_ms',
+      'outcome',
+      'response_status',
+      'response_body',
+      'error',
+    ])
+    .where('delivery_id', 'in', deliveryIds)
+    .orderBy('delivery_id')
+    .orderBy('attempt_number')
+    .execute();
+  for (const row of rows) {
+    const list = grouped.get(row.delivery_id) ?? [];
+    list.push({
+      attemptNumber: row.attempt_number,
+      startedAt: row.started_at,
+      durationMs: row.duration_ms,
+      outcome: row.outcome,
+      responseStatus: row.response_status,
+      responseBody: row.response_body,
+      error: row.error,
+    });
+    grouped.set(row.delivery_id, list);
+  }
+  return grouped;
+}
+
+/** Deletes finished deliveries (and their attempts) last touched before `cutoff`; returns how many. */
+export async function deleteSettledDeliveries(db: Executor, cutoff: Date): Promise<number> {
+  const result = await db
+    .deleteFrom('webhook_deliveries')
+    .where('status', '!=', 'pending')
+    .where('updated_at', '<', cutoff)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

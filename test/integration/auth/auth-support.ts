@@ -1,0 +1,127 @@
+import assert from 'node:assert/strict';
+import type { LightMyRequestResponse } from 'fastify';
+import type { TestApp } from '../../support/app.ts';
+import { examplePolicyInput } from '../../support/policy-arbitraries.ts';
+import type { startSmtpServer } from '../../support/smtp.ts';
+
+export type Smtp = Awaited<ReturnType<typeof startSmtpServer>>;
+export type Headers = Record<string, string>;
+
+export interface Holder {
+  readonly email: string;
+  readonly username: string;
+  readonly temporaryPassword: string;
+  readonly userReference: string;
+  readonly policyReference: string;
+}
+
+export interface DoneBody {
+  username: string;
+  access_token: string;
+  refresh_token: string;
+  expiry: number;
+  type: 'DONE';
+}
+
+let counter = 0;
+/** A fresh address per call unless one is given, so that per-address throttling never spills between tests. */
+export const nextAddress = (): string => `198.51.${Math.floor(++counter / 250) % 250}.${(counter % 250) + 1}`;
+export const uniqueEmail = (tag = 'holder'): string => `${tag}.${process.pid}.${++counter}@example.com`;
+
+/** A strong personal password (passes the policy). */
+export const strongPassword = (tag = ''): string => `Tangerine-Kettle-${tag}${++counter}-Orbit`;
+
+/** The value of a `Label: value` line of an email's text part (the first: the HTML part comes after). */
+export function emailLine(text: string, label: string): string | undefined {
+  return new RegExp(`^${label}: (\\S+)\\r?$`, 'm').exec(text)?.[1];
+}
+
+export function createAuthClient(t: TestApp, smtp: Smtp) {
+  async function token(
+    headers: Headers,
+    body: unknown,
+    address = nextAddress(),
+  ): Promise<LightMyRequestResponse> {
+    return t.app.inject({
+      method: 'POST',
+      url: '/auth/token',
+      headers,
+      payload: body as object,
+      remoteAddress: address,
+    });
+  }
+
+  /** Creates a policy for a new email and reads the welcome email from the SMTP server. */
+  async function newHolder(company: Headers, email = uniqueEmail()): Promise<Holder> {
+    const r = await t.app.inject({
+      method: 'POST',
+      url: '/policys',
+      headers: company,
+      payload: examplePolicyInput({ proposer: { email } }),
+    });
+    assert.equal(r.statusCode, 201, r.body);
+    const policy = r.json<{ policy_reference: string; user_reference: string }>();
+    const [message] = await smtp.waitFor(email);
+    const username = emailLine(message!.text, 'Username');
+    const temporaryPassword = emailLine(message!.text, 'Temporary password');
+    assert.ok(username !== undefined && temporaryPassword !== undefined);
+    return {
+      email,
+      username,
+      temporaryPassword,
+      userReference: policy.user_reference,
+      policyReference: policy.policy_reference,
+    };
+  }
+
+  /** Rows 1 and 2: temporary password → session → personal password. */
+  async function confirm(company: Headers, holder: Holder, password = strongPassword()): Promise<string> {
+    const first = await token(company, {
+      type: 'USER_PASSWORD_AUTH',
+      username: holder.username,
+      password: holder.temporaryPassword,
+    });
+    assert.equal(first.statusCode, 200, first.body);
+    const { session } = first.json<{ session: string }>();
+    const second = await token(company, {
+      type: 'NEW_PASSWORD_REQUIRED',
+      username: holder.username,
+      session,
+      new_password: password,
+    });
+    assert.equal(second.statusCode, 200, second.body);
+    assert.deepEqual(second.json(), { type: 'PASSWORD_RESET' });
+    return password;
+  }
+
+  async function login(company: Headers, username: string, password: string): Promise<DoneBody> {
+    const r = await token(company, { type: 'USER_PASSWORD_AUTH', username, password });
+    assert.equal(r.statusCode, 200, r.body);
+    const body = r.json<DoneBody>();
+    assert.equal(body.type, 'DONE');
+    return body;
+  }
+
+  /** A confirmed policyholder with tokens. */
+  async function loggedIn(company: Headers) {
+    const holder = await newHolder(company);
+    const password = await confirm(company, holder);
+    return { holder, password, tokens: await login(company, holder.username, password) };
+  }
+
+  const get = (url: string, headers: Headers) => t.app.inject({ method: 'GET', url, headers });
+
+  return { token, newHolder, confirm, login, loggedIn, get };
+}
+
+/** The problem body without the per-request id. */
+export function withoutRequestId(response: LightMyRequestResponse): Record<string, unknown> {
+  const { request_id: _id, ...rest } = response.json<Record<string, unknown>>();
+  return rest;
+}
+
+export function assertProblem(response: LightMyRequestResponse, status: number, code: string): void {
+  assert.equal(response.statusCode, status, response.body);
+  assert.match(String(response.headers['content-type']), /application\/problem\+json/);
+  assert.equal(response.json<{ code: string }>().code, code, response.body);
+}

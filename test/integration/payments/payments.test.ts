@@ -1,0 +1,376 @@
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { after, before, describe, test } from 'node:test';
+import { createCompany, createTestApp, type TestApp } from '../../support/app.ts';
+import { examplePolicyInput } from '../../support/policy-arbitraries.ts';
+
+type Company = Awaited<ReturnType<typeof createCompany>>;
+interface Payment {
+  payment_reference: string;
+  type: string;
+  purpose: string;
+  status: string;
+  amount: number;
+  refunded_amount: number;
+  provider_payment_reference: string | null;
+  policy_version_reference: string | null;
+  error_message: string | null;
+  next_attempt_at: string | null;
+}
+interface PolicyBody {
+  policy_reference: string;
+  policy_version_reference: string;
+  payments: Payment[];
+  versions: Array<{ version_type: string; policy_version_reference: string }>;
+}
+
+let t: TestApp;
+let baseUrl: string;
+let acme: Company;
+let other: Company;
+
+before(async () => {
+  t = await createTestApp({ listen: true, startJobs: true });
+  baseUrl = t.container.gateways.sandboxBaseUrl()!;
+  acme = await createCompany(t.app, 'Acme');
+  other = await createCompany(t.app, 'Other');
+});
+after(() => t.close());
+
+const payments = (headers: Record<string, string>, body: Record<string, unknown>) =>
+  t.app.inject({
+    method: 'POST',
+    url: '/payments',
+    headers,
+    payload: { product_reference: 'ppm-motor', ...body },
+  });
+
+/** The interface's new-policy flow: intent, client-side confirmation with a test card, then the policy with its payment block. */
+async function payAndBind(
+  card = 'pm_card_visa',
+  upfront = 95.5,
+  overrides: Parameters<typeof examplePolicyInput>[0] = {},
+) {
+  const intent = await payments(acme.sandbox, {
+    type: 'CREATE_PAYMENT_INTENT',
+    amount: Math.round(upfront * 100),
+  });
+  assert.equal(intent.statusCode, 200, intent.body);
+  const {
+    payment_provider_customer_ref: customer,
+    payment_provider_transaction_ref: pi,
+    payment_temporary_token: secret,
+  } = intent.json<Record<string, string>>();
+  // As Stripe.js does: confirm with the client secret, no secret key.
+  const confirm = await fetch(`${baseUrl}/sandbox/stripe/v1/payment_intents/${pi}/confirm`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ client_secret: secret!, payment_method: card }),
+  });
+  const confirmed = (await confirm.json()) as { status: string; payment_method: string };
+  const input = examplePolicyInput({
+    proposer: { email: `payer.${Math.random().toString(36).slice(2)}@example.com` },
+    pricing: { upfront_premium: upfront },
+    payment: {
+      provider_payment_reference: pi!,
+      provider_customer_reference: customer!,
+      payment_provider: 'stripe',
+      payment_method_id: confirmed.payment_method,
+    },
+    ...overrides,
+  });
+  // Without payment_amount the expected amount is pricing.upfront_premium.
+  delete input.payment?.payment_amount;
+  return { pi: pi!, customer: customer!, confirmed, input };
+}
+
+async function waitForPayment(reference: string, predicate: (p: Payment[]) => boolean): Promise<Payment[]> {
+  for (let i = 0; i < 100; i++) {
+    const r = await t.app.inject({ url: `/payments?policy_reference=${reference}`, headers: acme.sandbox });
+    const list = r.json<{ payments: Payment[] }>().payments;
+    if (predicate(list)) return list;
+    await sleep(100);
+  }
+  throw new Error('payment state not reached');
+}
+
+describe('new policy with a payment block', () => {
+  test('intent → client confirmation → policy: the payment is checked, recorded and its card made the default', async () => {
+    const { pi, confirmed, input } = await payAndBind();
+    assert.equal(confirmed.status, 'succeeded');
+    const r = await t.app.inject({ method: 'POST', url: '/policys', headers: acme.sandbox, payload: input });
+    assert.equal(r.statusCode, 201, r.body);
+    const policy = r.json<PolicyBody>();
+    assert.equal(policy.payments.length, 1);
+    assert.equal(policy.payments[0]!.status, 'succeeded');
+    assert.equal(policy.payments[0]!.amount, 95.5);
+    assert.equal(policy.payments[0]!.provider_payment_reference, pi);
+    assert.equal(policy.payments[0]!.policy_version_reference, policy.policy_version_reference);
+
+    const card = await payments(acme.sandbox, {
+      type: 'GET_PAYMENT_METHOD',
+      policy_reference: policy.policy_reference,
+    });
+    assert.equal(card.statusCode, 200, card.body);
+    assert.equal(card.json<{ last4: string; brand: string }>().last4, '4242');
+
+    // The same intent cannot bind a second policy.
+    const again = await t.app.inject({
+      method: 'POST',
+      url: '/policys',
+      headers: acme.sandbox,
+      payload: { ...input, proposer: { ...input.proposer, email: 'second@example.com' } },
+    });
+    assert.equal(again.statusCode, 409, again.body);
+  });
+
+  test('a payment for another amount, an unconfirmed one or an unknown one → 422 and no policy', async () => {
+    const { input } = await payAndBind('pm_card_visa', 95.5);
+    const wrongAmount = await t.app.inject({
+      method: 'POST',
+      url: '/policys',
+      headers: acme.sandbox,
+      payload: { ...input, pricing: { ...input.pricing, upfront_premium: 99 } },
+    });
+    assert.equal(wrongAmount.statusCode, 422);
+    assert.equal(wrongAmount.json<{ code: string }>().code, 'PAYMENT_MISMATCH');
+    const unknown = await t.app.inject({
+      method: 'POST',
+      url: '/policys',
+      headers: acme.sandbox,
+      payload: { ...input, payment: { ...input.payment, provider_payment_reference: 'pi_nope' } },
+    });
+    assert.equal(unknown.statusCode, 422);
+    const declined = await payAndBind('pm_card_chargeDeclined');
+    const r = await t.app.inject({
+      method: 'POST',
+      url: '/policys',
+      headers: acme.sandbox,
+      payload: declined.input,
+    });
+    assert.equal(r.statusCode, 422, r.body);
+    const count = await t.container.database.db
+      .selectFrom('policies')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('user_id', 'is not', null)
+      .executeTakeFirstOrThrow();
+    assert.ok(count.n >= 1);
+  });
+});
+
+describe('POST /payments', () => {
+  test('validation: missing fields for a type → 422 naming them; unknown type → 422', async () => {
+    const r = await payments(acme.sandbox, { type: 'CREATE_PAYMENT_INTENT' });
+    assert.equal(r.statusCode, 422);
+    assert.deepEqual(
+      r.json<{ errors: Array<{ path: string }> }>().errors.map((e) => e.path),
+      ['/body/amount'],
+    );
+    assert.equal((await payments(acme.sandbox, { type: 'REFUND_EVERYTHING' })).statusCode, 422);
+    assert.equal(
+      (await payments(acme.sandbox, { type: 'CREATE_PAYMENT_INTENT', amount: 12.5 })).statusCode,
+      422,
+      'minor units are integers',
+    );
+  });
+
+  test('another company or environment cannot see a policy’s cards (404); no credentials → 401', async () => {
+    const { input } = await payAndBind();
+    const policy = (
+      await t.app.inject({ method: 'POST', url: '/policys', headers: acme.sandbox, payload: input })
+    ).json<PolicyBody>();
+    assert.equal(
+      (
+        await payments(other.sandbox, {
+          type: 'GET_PAYMENT_METHOD',
+          policy_reference: policy.policy_reference,
+        })
+      ).statusCode,
+      404,
+    );
+    assert.equal(
+      (
+        await payments(acme.production, {
+          type: 'GET_PAYMENT_METHOD',
+          policy_reference: policy.policy_reference,
+        })
+      ).statusCode,
+      404,
+    );
+    assert.equal(
+      (await payments({}, { type: 'GET_PAYMENT_METHOD', policy_reference: policy.policy_reference }))
+        .statusCode,
+      401,
+    );
+    assert.equal(
+      (
+        await t.app.inject({
+          url: `/payments?policy_reference=${policy.policy_reference}`,
+          headers: other.sandbox,
+        })
+      ).statusCode,
+      404,
+    );
+  });
+
+  test('ADD_NEW_PAYMENT_METHOD makes the new card the default; refund: true still names the card that paid', async () => {
+    const { input } = await payAndBind();
+    const policy = (
+      await t.app.inject({ method: 'POST', url: '/policys', headers: acme.sandbox, payload: input })
+    ).json<PolicyBody>();
+    const added = await payments(acme.sandbox, {
+      type: 'ADD_NEW_PAYMENT_METHOD',
+      policy_reference: policy.policy_reference,
+      payment_method_id: 'pm_card_mastercard',
+    });
+    assert.equal(added.statusCode, 200, added.body);
+    assert.match(added.json<{ payment_method_id: string }>().payment_method_id, /^pm_/);
+    const current = await payments(acme.sandbox, {
+      type: 'GET_PAYMENT_METHOD',
+      policy_reference: policy.policy_reference,
+    });
+    assert.equal(current.json<{ last4: string }>().last4, '4444');
+    const refundCard = await payments(acme.sandbox, {
+      type: 'GET_PAYMENT_METHOD',
+      policy_reference: policy.policy_reference,
+      refund: true,
+    });
+    assert.equal(refundCard.json<{ last4: string }>().last4, '4242');
+  });
+});
+
+describe('adjustments, cancellations and statement charges', () => {
+  test('an adjustment charges the prorated difference plus the MTA fee; a cancellation refunds to the original card', async () => {
+    const { input } = await payAndBind('pm_card_visa', 100);
+    const policy = (
+      await t.app.inject({ method: 'POST', url: '/policys', headers: acme.sandbox, payload: input })
+    ).json<PolicyBody>();
+    // Effective at the start of the term: the whole difference (20) plus the mta_fee.
+    const adjustment = {
+      ...input,
+      policy: { ...input.policy, policy_reference: policy.policy_reference },
+      pricing: { ...input.pricing, upfront_premium: 120 },
+      effective_date: input.policy.start_date,
+    };
+    delete (adjustment as { payment?: unknown }).payment;
+    const adjusted = await t.app.inject({
+      method: 'POST',
+      url: '/policys',
+      headers: acme.sandbox,
+      payload: adjustment,
+    });
+    assert.equal(adjusted.statusCode, 200, adjusted.body);
+    const fee = input.pricing.mta_fee ?? 0;
+    const afterAdjust = await waitForPayment(policy.policy_reference, (list) =>
+      list.some((p) => p.purpose === 'adjustment' && p.status === 'succeeded'),
+    );
+    assert.equal(afterAdjust.find((p) => p.purpose === 'adjustment')!.amount, 20 + fee);
+
+    const cancelled = await t.app.inject({
+      method: 'DELETE',
+      url: `/policys/${policy.policy_reference}`,
+      headers: acme.sandbox,
+      payload: { effective_date: input.policy.start_date, reason: 'test' },
+    });
+    assert.equal(cancelled.statusCode, 200, cancelled.body);
+    const afterCancel = await waitForPayment(policy.policy_reference, (list) =>
+      list.some((p) => p.purpose === 'cancellation' && p.status === 'succeeded'),
+    );
+    const refund = afterCancel.find((p) => p.purpose === 'cancellation')!;
+    assert.equal(refund.type, 'refund');
+    // Full term unused: old upfront (120) − cancel fee − admin fee, capped at what the original card paid (100).
+    const expected = Math.min(100, 120 - (input.pricing.cancel_fee ?? 0) - (input.pricing.admin_fee ?? 0));
+    assert.equal(refund.amount, expected);
+    const original = afterCancel.find((p) => p.purpose === 'new_business')!;
+    assert.equal(original.refunded_amount, expected);
+  });
+
+  test('a declined statement charge is recorded for dunning; RETRY_PAYMENT retries; a new card collects it; a paid version → 409', async () => {
+    const { input } = await payAndBind();
+    const policy = (
+      await t.app.inject({ method: 'POST', url: '/policys', headers: acme.sandbox, payload: input })
+    ).json<PolicyBody>();
+    await payments(acme.sandbox, {
+      type: 'ADD_NEW_PAYMENT_METHOD',
+      policy_reference: policy.policy_reference,
+      payment_method_id: 'pm_card_chargeDeclinedInsufficientFunds',
+    });
+    const record = await t.container.database.db
+      .selectFrom('policies')
+      .select(['id', 'company_id', 'environment'])
+      .where('policy_reference', '=', policy.policy_reference)
+      .executeTakeFirstOrThrow();
+    const { asTenant } = await import('../../../src/modules/companies/index.ts');
+    const tenant = asTenant(record.company_id, 'sandbox');
+    const outcome = await t.container.services.payments.chargeStatement(tenant, {
+      policyId: record.id,
+      policyVersionId: policy.policy_version_reference,
+      amountPence: 1234,
+    });
+    assert.equal(outcome?.payment_amount, null);
+    assert.match(outcome.error_message ?? '', /insufficient|declined/i);
+    const failed = (
+      await waitForPayment(policy.policy_reference, (list) => list.some((p) => p.purpose === 'statement'))
+    ).find((p) => p.purpose === 'statement')!;
+    assert.equal(failed.status, 'failed');
+    assert.ok(failed.next_attempt_at !== null, 'scheduled for dunning');
+
+    const retry = await payments(acme.sandbox, {
+      type: 'RETRY_PAYMENT',
+      policy_reference: policy.policy_reference,
+      policy_version_reference: policy.policy_version_reference,
+    });
+    assert.equal(retry.statusCode, 200);
+    assert.equal(retry.json<{ payment_amount: number | null }>().payment_amount, null);
+
+    await payments(acme.sandbox, {
+      type: 'ADD_NEW_PAYMENT_METHOD',
+      policy_reference: policy.policy_reference,
+      payment_method_id: 'pm_card_visa',
+    });
+    await t.container.services.payments.collectDue(new Date(Date.now() + 60_000));
+    const paid = await waitForPayment(policy.policy_reference, (list) =>
+      list.some((p) => p.purpose === 'statement' && p.status === 'succeeded'),
+    );
+    assert.equal(paid.find((p) => p.purpose === 'statement')!.amount, 12.34);
+    const again = await payments(acme.sandbox, {
+      type: 'RETRY_PAYMENT',
+      policy_reference: policy.policy_reference,
+      policy_version_reference: policy.policy_version_reference,
+    });
+    assert.equal(again.statusCode, 409);
+  });
+});
+
+describe('Stripe webhooks', () => {
+  test('a bad signature is refused; a good one is processed once', async () => {
+    const bad = await t.app.inject({
+      method: 'POST',
+      url: '/webhooks/stripe',
+      headers: { 'content-type': 'application/json', 'stripe-signature': 't=1,v1=00' },
+      payload: '{"id":"evt_1","type":"payment_intent.succeeded"}',
+    });
+    assert.equal(bad.statusCode, 401);
+    const { stripeSignatureHeader } = await import('../../../src/integrations/payments/index.ts');
+    const body = JSON.stringify({
+      id: 'evt_test_once',
+      object: 'event',
+      type: 'customer.created',
+      created: Math.floor(Date.now() / 1000),
+      data: { object: { id: 'cus_x', object: 'customer' } },
+    });
+    const headers = {
+      'content-type': 'application/json',
+      'stripe-signature': stripeSignatureHeader(
+        body,
+        t.container.gateways.sandboxWebhookSecret,
+        Math.floor(Date.now() / 1000),
+      ),
+    };
+    const first = await t.app.inject({ method: 'POST', url: '/webhooks/stripe', headers, payload: body });
+    assert.equal(first.statusCode, 200, first.body);
+    assert.deepEqual(first.json(), { received: true, duplicate: false });
+    const second = await t.app.inject({ method: 'POST', url: '/webhooks/stripe', headers, payload: body });
+    assert.deepEqual(second.json(), { received: true, duplicate: true });
+  });
+});

@@ -1,0 +1,98 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { fixedClock } from '../../../src/platform/clock.ts';
+import { createCompany, createTestApp, type TestApp } from '../../support/app.ts';
+import { startSmtpServer } from '../../support/smtp.ts';
+import { createAuthClient } from '../auth/auth-support.ts';
+
+// A policyholder's token reaches their own statements and payment records, and nobody else's (404).
+const clock = fixedClock('2025-07-20T12:00:00Z');
+let t: TestApp;
+let smtp: Awaited<ReturnType<typeof startSmtpServer>>;
+
+before(async () => {
+  smtp = await startSmtpServer();
+  t = await createTestApp({ env: { SMTP_URL: smtp.url }, overrides: { clock }, startJobs: true });
+});
+after(async () => {
+  await t.close();
+  await smtp.close();
+});
+
+test('policyholder tokens read their own statements and payments; another’s answer 404', async () => {
+  const company = await createCompany(t.app, 'Access');
+  const auth = createAuthClient(t, smtp);
+  const alice = await auth.loggedIn(company.sandbox);
+  const bob = await auth.loggedIn(company.sandbox);
+  const asAlice = { authorization: `Bearer ${alice.tokens.access_token}` };
+  const asBob = { authorization: `Bearer ${bob.tokens.access_token}` };
+
+  const issued = await t.app.inject({
+    method: 'POST',
+    url: '/statements',
+    headers: company.sandbox,
+    payload: {
+      policy_reference: alice.holder.policyReference,
+      effective_date: Math.floor(Date.parse('2025-06-30T22:59:59Z') / 1000),
+    },
+  });
+  assert.equal(issued.statusCode, 201, issued.body);
+  const statementId = issued.json<{ policy_version_reference: string }>().policy_version_reference;
+
+  const mine = await t.app.inject({
+    url: `/statements?policy_reference=${alice.holder.policyReference}`,
+    headers: asAlice,
+  });
+  assert.equal(mine.statusCode, 200, mine.body);
+  assert.equal(mine.json<{ statements: unknown[] }>().statements.length, 1);
+  assert.equal((await t.app.inject({ url: `/statements/${statementId}`, headers: asAlice })).statusCode, 200);
+
+  assert.equal(
+    (
+      await t.app.inject({
+        url: `/statements?policy_reference=${alice.holder.policyReference}`,
+        headers: asBob,
+      })
+    ).statusCode,
+    404,
+  );
+  assert.equal((await t.app.inject({ url: `/statements/${statementId}`, headers: asBob })).statusCode, 404);
+  assert.equal(
+    (
+      await t.app.inject({
+        url: `/payments?policy_reference=${alice.holder.policyReference}`,
+        headers: asAlice,
+      })
+    ).statusCode,
+    200,
+  );
+  assert.equal(
+    (
+      await t.app.inject({
+        url: `/payments?policy_reference=${alice.holder.policyReference}`,
+        headers: asBob,
+      })
+    ).statusCode,
+    404,
+  );
+  const card = await t.app.inject({
+    method: 'POST',
+    url: '/payments',
+    headers: asBob,
+    payload: {
+      type: 'GET_PAYMENT_METHOD',
+      product_reference: 'ppm',
+      policy_reference: alice.holder.policyReference,
+    },
+  });
+  assert.equal(card.statusCode, 404);
+  assert.equal(
+    (
+      await t.app.inject({
+        url: `/statements/${statementId}`,
+        headers: { authorization: 'Bearer not-a-token' },
+      })
+    ).statusCode,
+    401,
+  );
+});

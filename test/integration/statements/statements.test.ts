@@ -1,0 +1,408 @@
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { after, before, describe, test } from 'node:test';
+import { fixedClock } from '../../../src/platform/clock.ts';
+import { encodePolyline } from '../../../src/platform/geo/index.ts';
+import { createCompany, createTestApp, type TestApp } from '../../support/app.ts';
+import { onPostgres } from '../../support/database.ts';
+import { examplePolicyInput } from '../../support/policy-arbitraries.ts';
+
+type Company = Awaited<ReturnType<typeof createCompany>>;
+interface Statement {
+  policy_version_reference: string;
+  statement_start_date: string;
+  statement_end_date: string;
+  journey_count: number;
+  usage_premium: number;
+  subscription_premium: number;
+  total_premium: number;
+  billed_premium: number;
+  credits_used: number;
+  subscription_installments: number;
+  distance_in_metres: number;
+  journeys: Array<{ journey_reference: string; start_at: string; is_void: boolean; usage_premium: number }>;
+  payment?: { payment_amount: number | null; error_message?: string };
+}
+
+// The example policy: term 2025-06-01 00:00 London (2025-05-31T23:00Z) to 2026-05-31, billing day 1,
+// 12 installments of 29.99, usage 0.045 a mile.
+const clock = fixedClock('2025-07-20T12:00:00Z');
+const unix = (iso: string) => Date.parse(iso) / 1000;
+let t: TestApp;
+let acme: Company;
+let other: Company;
+
+before(async () => {
+  t = await createTestApp({ overrides: { clock }, startJobs: true, listen: true });
+  acme = await createCompany(t.app, 'Acme');
+  other = await createCompany(t.app, 'Other');
+});
+after(() => t.close());
+
+let n = 0;
+async function newPolicy(overrides: Parameters<typeof examplePolicyInput>[0] = {}): Promise<string> {
+  const r = await t.app.inject({
+    method: 'POST',
+    url: '/policys',
+    headers: acme.sandbox,
+    payload: examplePolicyInput({
+      proposer: { email: `st${String(++n)}.${String(Date.now())}@example.com` },
+      ...overrides,
+    }),
+  });
+  assert.equal(r.statusCode, 201, r.body);
+  return r.json<{ policy_reference: string }>().policy_reference;
+}
+
+/** A journey of about 1.4 km through central London, starting at `startIso`, lasting 10 minutes. */
+async function journey(reference: string, startIso: string, provider?: string) {
+  const route = encodePolyline([51.5074, -0.1278, 51.5101, -0.134, 51.5155, -0.1419], 5);
+  const r = await t.app.inject({
+    method: 'POST',
+    url: '/journeys',
+    headers: acme.sandbox,
+    payload: {
+      policy_reference: reference,
+      route,
+      start_time: unix(startIso),
+      end_time: unix(startIso) + 600,
+      ...(provider === undefined ? {} : { provider_reference: provider }),
+    },
+  });
+  assert.ok(r.statusCode === 201 || r.statusCode === 200, r.body);
+  return r.json<{ journey_reference: string; usage_premium: number }>();
+}
+
+const statement = (
+  reference: string,
+  effectiveIso?: string,
+  headers: Record<string, string> = acme.sandbox,
+) =>
+  t.app.inject({
+    method: 'POST',
+    url: '/statements',
+    headers,
+    payload: {
+      policy_reference: reference,
+      ...(effectiveIso === undefined ? {} : { effective_date: unix(effectiveIso) }),
+    },
+  });
+
+const pence = (pounds: number) => Math.round(pounds * 100);
+
+describe('POST /statements', () => {
+  test('a statement bills the period’s journeys and installments; periods are continuous; late journeys go to the next', async () => {
+    const reference = await newPolicy();
+    const a = await journey(reference, '2025-06-03T08:00:00Z');
+    const b = await journey(reference, '2025-06-20T17:30:00Z');
+    const r = await statement(reference, '2025-06-30T22:59:59Z');
+    assert.equal(r.statusCode, 201, r.body);
+    const first = r.json<Statement>();
+    assert.equal(
+      first.statement_start_date,
+      '2025-05-31T23:00:00.000Z',
+      'the first period starts at the policy start',
+    );
+    assert.equal(first.statement_end_date, '2025-06-30T22:59:59.000Z');
+    assert.equal(first.journey_count, 2);
+    assert.equal(
+      pence(first.usage_premium),
+      pence(a.usage_premium) + pence(b.usage_premium),
+      'usage is the exact sum',
+    );
+    assert.equal(first.subscription_installments, 1);
+    assert.equal(first.subscription_premium, 29.99);
+    assert.equal(pence(first.total_premium), pence(first.usage_premium) + 2999);
+    assert.equal(first.billed_premium, first.total_premium);
+    assert.equal(first.payment, undefined, 'no card on file: no payment attempted');
+    assert.match(first.journeys[0]!.start_at, /^2025-06-03T08:00:00/);
+
+    // The same or an earlier end → 409; a late June journey lands in the next statement.
+    const again = await statement(reference, '2025-06-30T22:59:59Z');
+    assert.equal(again.statusCode, 409);
+    assert.equal(again.json<{ code: string }>().code, 'STATEMENT_PERIOD_CONFLICT');
+    const late = await journey(reference, '2025-06-25T09:00:00Z');
+    const july = await journey(reference, '2025-07-05T09:00:00Z');
+    const second = (await statement(reference, '2025-07-15T12:00:00Z')).json<Statement>();
+    assert.equal(second.statement_start_date, '2025-06-30T23:00:00.000Z', 'previous end + 1 s');
+    assert.deepEqual(
+      new Set(second.journeys.map((j) => j.journey_reference)),
+      new Set([late.journey_reference, july.journey_reference]),
+    );
+    assert.equal(second.subscription_installments, 1, 'the 1 July installment');
+
+    const policy = (await t.app.inject({ url: `/policys/${reference}`, headers: acme.sandbox })).json<{
+      versions: Array<{
+        version_type: string;
+        statement_start_date: string | null;
+        usage_premium: number | null;
+      }>;
+    }>();
+    const st = policy.versions.filter((v) => v.version_type === 'st');
+    assert.equal(st.length, 2);
+    assert.equal(st[0]!.statement_start_date, '2025-05-31T23:00:00.000Z');
+    assert.equal(st[0]!.usage_premium, first.usage_premium);
+  });
+
+  test('a voided billed journey becomes a credit; goodwill credits too; billed never goes negative', async () => {
+    const reference = await newPolicy();
+    const j = await journey(reference, '2025-06-10T08:00:00Z');
+    await statement(reference, '2025-06-30T22:59:59Z');
+    const voided = await t.app.inject({
+      method: 'POST',
+      url: `/journeys/${j.journey_reference}/void`,
+      headers: acme.sandbox,
+      payload: { reason: 'passenger, not driver' },
+    });
+    assert.equal(voided.statusCode, 200, voided.body);
+    const credit = await t.app.inject({
+      method: 'POST',
+      url: '/admin/credits',
+      headers: t.adminHeaders,
+      payload: {
+        company_reference: acme.company_reference,
+        environment: 'sandbox',
+        policy_reference: reference,
+        amount: 100,
+        reason: 'goodwill',
+      },
+    });
+    assert.equal(credit.statusCode, 201, credit.body);
+    const next = (await statement(reference, '2025-07-15T12:00:00Z')).json<Statement>();
+    assert.equal(next.journey_count, 0);
+    assert.equal(next.credits_used, next.total_premium, 'credits pay it all');
+    assert.equal(next.billed_premium, 0);
+    const balance = await t.container.database.db
+      .selectFrom('policy_credits')
+      .select((eb) => eb.fn.sum<string>('amount_pence').as('s'))
+      .where('source', '!=', 'refund')
+      .executeTakeFirstOrThrow();
+    assert.ok(Number(balance.s) >= 0, 'the ledger never goes below zero');
+  });
+
+  test('validation, authorisation and reads', async () => {
+    const reference = await newPolicy();
+    assert.equal(
+      (
+        await t.app.inject({
+          method: 'POST',
+          url: '/statements',
+          headers: acme.sandbox,
+          payload: { effective_date: 1 },
+        })
+      ).statusCode,
+      422,
+    );
+    assert.equal(
+      (
+        await t.app.inject({
+          method: 'POST',
+          url: '/statements',
+          headers: acme.sandbox,
+          payload: { policy_reference: reference, effective_date: 'soon' },
+        })
+      ).statusCode,
+      422,
+    );
+    assert.equal((await statement(reference, '2025-06-30T22:59:59Z', other.sandbox)).statusCode, 404);
+    assert.equal((await statement(reference, '2025-06-30T22:59:59Z', {})).statusCode, 401);
+    const created = (await statement(reference, '2025-06-30T22:59:59Z')).json<Statement>();
+    const read = await t.app.inject({
+      url: `/statements/${created.policy_version_reference}`,
+      headers: acme.sandbox,
+    });
+    assert.equal(read.statusCode, 200);
+    assert.deepEqual(read.json(), created);
+    assert.equal(
+      (await t.app.inject({ url: `/statements/${created.policy_version_reference}`, headers: other.sandbox }))
+        .statusCode,
+      404,
+    );
+    const list = await t.app.inject({
+      url: `/statements?policy_reference=${reference}`,
+      headers: acme.sandbox,
+    });
+    assert.equal(list.json<{ statements: unknown[] }>().statements.length, 1);
+    assert.equal(
+      (await t.app.inject({ url: `/statements?policy_reference=${reference}`, headers: other.sandbox }))
+        .statusCode,
+      404,
+    );
+  });
+});
+
+describe('billing runs and final statements', () => {
+  test('a billing day bills every due policy once, however often it runs', async () => {
+    const due = await newPolicy({ policy: { billing_day_date: 31 } });
+    const notDue = await newPolicy({ policy: { billing_day_date: 15 } });
+    await journey(due, '2025-06-12T08:00:00Z');
+    // 2025-06-30 is the last day of June: billing day 31 falls on it.
+    const run = await t.app.inject({
+      method: 'POST',
+      url: '/admin/billing-runs',
+      headers: t.adminHeaders,
+      payload: { date: '2025-06-30' },
+    });
+    assert.equal(run.statusCode, 200, run.body);
+    const counts = run.json<{ due: number; billed: number; already_billed: number; failed: number }>();
+    assert.ok(counts.billed >= 1 && counts.failed === 0);
+    const rerun = (
+      await t.app.inject({
+        method: 'POST',
+        url: '/admin/billing-runs',
+        headers: t.adminHeaders,
+        payload: { date: '2025-06-30' },
+      })
+    ).json<typeof counts>();
+    assert.equal(rerun.billed, 0);
+    assert.equal(rerun.already_billed, counts.billed);
+    const statements = (
+      await t.app.inject({ url: `/statements?policy_reference=${due}`, headers: acme.sandbox })
+    ).json<{ statements: Statement[] }>().statements;
+    assert.equal(statements.length, 1);
+    assert.equal(
+      statements[0]!.statement_end_date,
+      '2025-06-29T22:59:59.000Z',
+      'the end of the day before, London time',
+    );
+    assert.equal(
+      (await t.app.inject({ url: `/statements?policy_reference=${notDue}`, headers: acme.sandbox })).json<{
+        statements: unknown[];
+      }>().statements.length,
+      0,
+    );
+    assert.equal(
+      (
+        await t.app.inject({
+          method: 'POST',
+          url: '/admin/billing-runs',
+          headers: t.adminHeaders,
+          payload: { date: '2025-02-30' },
+        })
+      ).statusCode,
+      422,
+    );
+    assert.equal(
+      (await t.app.inject({ method: 'POST', url: '/admin/billing-runs', payload: { date: '2025-06-30' } }))
+        .statusCode,
+      401,
+    );
+  });
+
+  test('a cancellation issues the final statement up to its effective date', async () => {
+    const reference = await newPolicy();
+    await journey(reference, '2025-07-02T08:00:00Z');
+    const cancelled = await t.app.inject({
+      method: 'DELETE',
+      url: `/policys/${reference}`,
+      headers: acme.sandbox,
+      payload: { effective_date: unix('2025-07-10T00:00:00Z') },
+    });
+    assert.equal(cancelled.statusCode, 200, cancelled.body);
+    let statements: Statement[] = [];
+    for (let i = 0; i < 100 && statements.length === 0; i++) {
+      statements = (
+        await t.app.inject({ url: `/statements?policy_reference=${reference}`, headers: acme.sandbox })
+      ).json<{ statements: Statement[] }>().statements;
+      if (statements.length === 0) await sleep(100);
+    }
+    assert.equal(statements.length, 1);
+    assert.equal(statements[0]!.statement_end_date, '2025-07-10T00:00:00.000Z');
+    assert.equal(statements[0]!.journey_count, 1);
+    assert.equal((await statement(reference)).statusCode, 409, 'nothing more to bill on a cancelled policy');
+  });
+
+  test(
+    'concurrent statements for one policy never overlap nor bill a journey twice',
+    { skip: !onPostgres && 'row locks are exercised on PostgreSQL' },
+    async () => {
+      const reference = await newPolicy();
+      for (let d = 1; d <= 6; d++) await journey(reference, `2025-06-0${String(d)}T08:00:00Z`);
+      const results = await Promise.all([
+        statement(reference, '2025-06-30T22:59:59Z'),
+        statement(reference, '2025-06-30T22:59:59Z'),
+        statement(reference, '2025-07-10T00:00:00Z'),
+      ]);
+      const ok = results.filter((r) => r.statusCode === 201).map((r) => r.json<Statement>());
+      assert.ok(results.every((r) => r.statusCode === 201 || r.statusCode === 409));
+      assert.equal(
+        ok.reduce((sum, s) => sum + s.journey_count, 0),
+        6,
+        'every journey billed exactly once',
+      );
+      const rows = await t.container.database.db
+        .selectFrom('statements')
+        .select(['period_start_at', 'period_end_at'])
+        .where(
+          'id',
+          'in',
+          ok.map((s) => s.policy_version_reference),
+        )
+        .orderBy('period_start_at')
+        .execute();
+      for (let i = 1; i < rows.length; i++)
+        assert.equal(rows[i]!.period_start_at.getTime(), rows[i - 1]!.period_end_at.getTime() + 1000);
+    },
+  );
+});
+
+describe('payment collection', () => {
+  test('billed premium is charged to the card; a decline returns the statement with the error', async () => {
+    const pay = async (card: string) => {
+      const intent = (
+        await t.app.inject({
+          method: 'POST',
+          url: '/payments',
+          headers: acme.sandbox,
+          payload: { type: 'CREATE_PAYMENT_INTENT', product_reference: 'ppm', amount: 9550 },
+        })
+      ).json<Record<string, string>>();
+      const base = t.container.gateways.sandboxBaseUrl()!;
+      await fetch(
+        `${base}/sandbox/stripe/v1/payment_intents/${intent['payment_provider_transaction_ref']!}/confirm`,
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({
+            client_secret: intent['payment_temporary_token']!,
+            payment_method: 'pm_card_visa',
+          }),
+        },
+      );
+      const reference = await newPolicy({
+        payment: {
+          provider_payment_reference: intent['payment_provider_transaction_ref']!,
+          provider_customer_reference: intent['payment_provider_customer_ref']!,
+          payment_provider: 'stripe',
+          payment_amount: 95.5,
+          payment_method_id: undefined,
+        },
+      });
+      if (card !== 'pm_card_visa') {
+        await t.app.inject({
+          method: 'POST',
+          url: '/payments',
+          headers: acme.sandbox,
+          payload: {
+            type: 'ADD_NEW_PAYMENT_METHOD',
+            product_reference: 'ppm',
+            policy_reference: reference,
+            payment_method_id: card,
+          },
+        });
+      }
+      return reference;
+    };
+    const good = await pay('pm_card_visa');
+    await journey(good, '2025-06-10T08:00:00Z');
+    const paid = (await statement(good, '2025-06-30T22:59:59Z')).json<Statement>();
+    assert.deepEqual(paid.payment, { payment_amount: paid.billed_premium });
+
+    const bad = await pay('pm_card_chargeDeclinedInsufficientFunds');
+    const declined = await statement(bad, '2025-06-30T22:59:59Z');
+    assert.equal(declined.statusCode, 201);
+    const body = declined.json<Statement>();
+    assert.equal(body.payment?.payment_amount, null);
+    assert.match(body.payment.error_message ?? '', /insufficient|declined/i);
+  });
+});

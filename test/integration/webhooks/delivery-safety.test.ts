@@ -1,0 +1,185 @@
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import { createWebhookService } from '../../../src/modules/webhooks/index.ts';
+import { STRICT_URL_POLICY, urlPolicyFor } from '../../../src/modules/webhooks/rules/url-safety.ts';
+import { sendWebhook, type Resolver } from '../../../src/modules/webhooks/webhook-sender.ts';
+import { createCompany, createTestApp, type TestApp } from '../../support/app.ts';
+
+const LOCAL = urlPolicyFor('sandbox', true);
+const payload = { headers: { 'content-type': 'application/json' }, body: '{"id":"x"}' };
+
+/** A local HTTP server whose handler each test sets, counting the requests that reach it. */
+let server: http.Server;
+let base: string;
+let hits = 0;
+let handler: http.RequestListener = (_req, res) => res.writeHead(200).end('ok');
+
+before(async () => {
+  server = http.createServer((req, res) => {
+    hits++;
+    handler(req, res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+after(
+  () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => {
+        resolve();
+      });
+    }),
+);
+
+const resolvesTo =
+  (...addresses: string[]): Resolver =>
+  async () =>
+    addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+
+describe('the sender', () => {
+  test('a 2xx is a delivery, with status, duration and the start of the answer', async () => {
+    handler = (_req, res) => res.writeHead(204).end();
+    const outcome = await sendWebhook({ url: `${base}/ok`, policy: LOCAL, ...payload });
+    assert.deepEqual([outcome.delivered, outcome.statusCode, outcome.error], [true, 204, null]);
+    assert.ok(outcome.durationMs >= 0);
+  });
+
+  test('redirects are not followed: a 3xx is a failure and its target gets nothing', async () => {
+    let followed = false;
+    handler = (req, res) => {
+      if (req.url === '/target') followed = true;
+      res.writeHead(307, { location: `${base}/target` }).end();
+    };
+    const outcome = await sendWebhook({ url: `${base}/moved`, policy: LOCAL, ...payload });
+    assert.deepEqual([outcome.delivered, outcome.statusCode], [false, 307]);
+    assert.equal(followed, false);
+  });
+
+  test('no answer within the time limit is a failure', async () => {
+    handler = () => undefined; // never answers
+    const outcome = await sendWebhook({ url: `${base}/slow`, policy: LOCAL, timeoutMs: 200, ...payload });
+    assert.equal(outcome.delivered, false);
+    assert.equal(outcome.statusCode, null);
+    assert.match(outcome.error ?? '', /no response within 200 ms/);
+    assert.ok(outcome.durationMs >= 150 && outcome.durationMs < 5_000, `${outcome.durationMs} ms`);
+  });
+
+  test('a huge answer is read only up to 1 KiB', async () => {
+    handler = (_req, res) => {
+      res.writeHead(500);
+      // 10 MB, written without waiting: the sender stops reading long before the end.
+      const chunk = 'x'.repeat(64 * 1024);
+      for (let i = 0; i < 160; i++) res.write(chunk);
+      res.end();
+    };
+    const outcome = await sendWebhook({ url: `${base}/huge`, policy: LOCAL, ...payload });
+    assert.deepEqual([outcome.delivered, outcome.statusCode], [false, 500]);
+    assert.equal(outcome.responseBody?.length, 1024);
+  });
+
+  test('addresses are checked on the connection itself: a name resolving to a private address is refused before connecting', async () => {
+    handler = (_req, res) => res.writeHead(200).end();
+    const before = hits;
+    const port = (server.address() as AddressInfo).port;
+    const cases: Array<[string, Resolver, RegExp]> = [
+      [`https://rebind.example:${port}/`, resolvesTo('127.0.0.1'), /loopback address \(127\.0\.0\.1\)/],
+      [
+        `https://rebind.example:${port}/`,
+        resolvesTo('93.184.216.34', '10.0.0.7'),
+        /private address \(10\.0\.0\.7\)/,
+      ],
+      [`https://rebind.example:${port}/`, resolvesTo('::ffff:127.0.0.1'), /loopback/],
+    ];
+    for (const [url, resolve, reason] of cases) {
+      const outcome = await sendWebhook({ url, policy: STRICT_URL_POLICY, resolve, ...payload });
+      assert.equal(outcome.delivered, false);
+      assert.match(outcome.error ?? '', reason);
+    }
+    // Even where private addresses are allowed (sandbox), link-local (cloud metadata) is not.
+    const metadata = await sendWebhook({
+      url: `http://metadata.example:${port}/`,
+      policy: LOCAL,
+      resolve: resolvesTo('169.254.169.254'),
+      ...payload,
+    });
+    assert.match(metadata.error ?? '', /link-local/);
+    // A name that resolves to an allowed address connects to that address.
+    const allowed = await sendWebhook({
+      url: `http://receiver.example:${port}/`,
+      policy: LOCAL,
+      resolve: resolvesTo('127.0.0.1'),
+      ...payload,
+    });
+    assert.equal(allowed.delivered, true, allowed.error ?? '');
+    assert.equal(hits, before + 1, 'only the allowed request reached the server');
+  });
+
+  test('literal addresses and http are refused by the strict policy without any lookup', async () => {
+    const before = hits;
+    for (const url of [`${base}/x`, 'https://127.0.0.1:1/x', 'https://[::ffff:7f00:1]:1/x']) {
+      const outcome = await sendWebhook({
+        url,
+        policy: STRICT_URL_POLICY,
+        resolve: () => Promise.reject(new Error('no lookup expected')),
+        ...payload,
+      });
+      assert.equal(outcome.delivered, false, url);
+      assert.match(outcome.error ?? '', /the URL must/, url);
+    }
+    assert.equal(hits, before);
+  });
+});
+
+describe('the delivery worker in production', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await createTestApp();
+  });
+  after(() => t.close());
+
+  test('an endpoint whose name later resolves to a private address gets nothing: the attempt fails and is logged', async () => {
+    const company = await createCompany(t.app);
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/webhooks',
+      headers: company.production,
+      payload: { url: 'https://hooks.rebind.example/milepost' },
+    });
+    assert.equal(created.statusCode, 201, created.body);
+    const endpoint = created.json<{ id: string }>();
+    const sent = await t.app.inject({
+      method: 'POST',
+      url: `/webhooks/${endpoint.id}/test`,
+      headers: company.production,
+    });
+    assert.equal(sent.statusCode, 202, sent.body);
+    // The same service as the container's, but its DNS now answers with an internal address.
+    const rebound = createWebhookService({
+      db: t.container.database.db,
+      clock: t.container.clock,
+      notifications: t.container.services.notifications,
+      allowPrivate: true,
+      retryScheduleMs: [60_000],
+      pollIntervalMs: 1_000,
+      resolve: resolvesTo('10.0.0.7'),
+    });
+    assert.equal(await rebound.deliverDue(), 1);
+    const [delivery] = (
+      await t.app.inject({ url: `/webhooks/${endpoint.id}/deliveries`, headers: company.production })
+    ).json<{
+      deliveries: Array<{
+        status: string;
+        attempts: Array<{ status: string; response_status_code: number | null; error: string }>;
+      }>;
+    }>().deliveries;
+    assert.equal(delivery?.status, 'pending', 'retried later, in case DNS is fixed');
+    const [attempt] = delivery.attempts;
+    assert.ok(attempt);
+    assert.equal(attempt.status, 'failed');
+    assert.equal(attempt.response_status_code, null);
+    assert.match(attempt.error, /hooks\.rebind\.example resolves to a private address \(10\.0\.0\.7\)/);
+  });
+});

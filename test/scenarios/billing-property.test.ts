@@ -1,0 +1,157 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import fc from 'fast-check';
+import { fixedClock } from '../../src/platform/clock.ts';
+import { encodePolyline } from '../../src/platform/geo/index.ts';
+import { createCompany, createTestApp, type TestApp } from '../support/app.ts';
+import { examplePolicyInput } from '../support/policy-arbitraries.ts';
+
+// The example policy's term starts 2025-06-01 (London); everything here happens in its first 90 days.
+const TERM_START = Date.parse('2025-05-31T23:00:00Z');
+const DAY = 86_400_000;
+const clock = fixedClock(new Date(TERM_START + 200 * DAY));
+let t: TestApp;
+let company: Awaited<ReturnType<typeof createCompany>>;
+let runs = 0;
+
+before(async () => {
+  t = await createTestApp({ overrides: { clock } });
+  company = await createCompany(t.app, 'Property');
+});
+after(() => t.close());
+
+/** Journeys as [start offset in minutes from the term start, void after billing?, void before billing?]. */
+const scenario = fc.record({
+  journeys: fc
+    .uniqueArray(fc.integer({ min: 0, max: 90 * 24 * 4 }), { minLength: 1, maxLength: 12 })
+    .map((slots) => slots.map((s) => s * 15)),
+  voids: fc.array(fc.boolean(), { minLength: 12, maxLength: 12 }),
+  statementDays: fc
+    .uniqueArray(fc.integer({ min: 1, max: 95 }), { minLength: 1, maxLength: 4 })
+    .map((d) => [...d].sort((a, b) => a - b)),
+  uploadAfter: fc.array(fc.integer({ min: 0, max: 3 }), { minLength: 12, maxLength: 12 }),
+});
+
+test('property: every non-void journey is billed exactly once and the totals add up to the penny', async () => {
+  await fc.assert(
+    fc.asyncProperty(scenario, async ({ journeys, voids, statementDays, uploadAfter }) => {
+      const email = `prop${String(++runs)}@example.com`;
+      const created = await t.app.inject({
+        method: 'POST',
+        url: '/policys',
+        headers: company.sandbox,
+        payload: examplePolicyInput({ proposer: { email } }),
+      });
+      const reference = created.json<{ policy_reference: string }>().policy_reference;
+      const route = encodePolyline([51.5, -0.12, 51.51, -0.11], 5);
+      const ids: string[] = [];
+      // Journeys are uploaded in batches between statements (uploadAfter says after which statement), so some are late.
+      const statementEnds = statementDays.map((d) => TERM_START + d * DAY);
+      const post = async (i: number) => {
+        const start = TERM_START + (journeys[i] ?? 0) * 60_000;
+        const r = await t.app.inject({
+          method: 'POST',
+          url: '/journeys',
+          headers: company.sandbox,
+          payload: {
+            policy_reference: reference,
+            route,
+            start_time: start / 1000,
+            end_time: start / 1000 + 600,
+          },
+        });
+        assert.equal(r.statusCode, 201, r.body);
+        ids[i] = r.json<{ journey_reference: string }>().journey_reference;
+        if (voids[i] === true && i % 2 === 0) {
+          await t.app.inject({
+            method: 'POST',
+            url: `/journeys/${ids[i]}/void`,
+            headers: company.sandbox,
+            payload: { reason: 'before billing' },
+          });
+        }
+      };
+      for (let s = 0; s <= statementEnds.length; s++) {
+        for (let i = 0; i < journeys.length; i++)
+          if (Math.min(uploadAfter[i] ?? 0, statementEnds.length) === s) await post(i);
+        const end = statementEnds[s];
+        if (end === undefined) break;
+        const r = await t.app.inject({
+          method: 'POST',
+          url: '/statements',
+          headers: company.sandbox,
+          payload: { policy_reference: reference, effective_date: Math.floor(end / 1000) },
+        });
+        assert.equal(r.statusCode, 201, r.body);
+        // Some billed journeys are voided after their statement: a credit for the next.
+        for (let i = 0; i < journeys.length; i++) {
+          if (voids[i] === true && i % 2 === 1 && ids[i] !== undefined) {
+            await t.app.inject({
+              method: 'POST',
+              url: `/journeys/${ids[i]}/void`,
+              headers: company.sandbox,
+              payload: { reason: 'after billing' },
+            });
+          }
+        }
+      }
+      // A final statement far enough ahead bills whatever is left.
+      const last = await t.app.inject({
+        method: 'POST',
+        url: '/statements',
+        headers: company.sandbox,
+        payload: { policy_reference: reference, effective_date: Math.floor((TERM_START + 120 * DAY) / 1000) },
+      });
+      assert.equal(last.statusCode, 201, last.body);
+
+      const db = t.container.database.db;
+      const policy = await db
+        .selectFrom('policies')
+        .select('id')
+        .where('policy_reference', '=', reference)
+        .executeTakeFirstOrThrow();
+      const rows = await db
+        .selectFrom('journeys')
+        .select(['id', 'is_void', 'statement_version_id', 'usage_premium_pence'])
+        .where('policy_id', '=', policy.id)
+        .execute();
+      const statements = await db
+        .selectFrom('statements')
+        .selectAll()
+        .where('policy_id', '=', policy.id)
+        .orderBy('period_start_at')
+        .execute();
+      for (const row of rows) {
+        if (!row.is_void) assert.ok(row.statement_version_id !== null, 'every non-void journey is billed');
+      }
+      for (const s of statements) {
+        const billed = rows.filter((r) => r.statement_version_id === s.id);
+        assert.equal(s.journey_count, billed.length);
+        assert.equal(
+          s.usage_premium_pence,
+          billed.reduce((sum, r) => sum + r.usage_premium_pence, 0),
+        );
+        assert.equal(s.total_premium_pence, s.usage_premium_pence + s.subscription_premium_pence);
+        assert.equal(s.billed_premium_pence, s.total_premium_pence - s.credits_used_pence);
+        assert.ok(s.billed_premium_pence >= 0);
+      }
+      for (let i = 1; i < statements.length; i++)
+        assert.equal(
+          statements[i]!.period_start_at.getTime(),
+          statements[i - 1]!.period_end_at.getTime() + 1000,
+        );
+      // The ledger balances: credits granted − credits used = the balance, never below zero.
+      const ledger = await db
+        .selectFrom('policy_credits')
+        .select(['amount_pence'])
+        .where('policy_id', '=', policy.id)
+        .execute();
+      const balance = ledger.reduce((sum, e) => sum + e.amount_pence, 0);
+      const used = statements.reduce((sum, s) => sum + s.credits_used_pence, 0);
+      const granted = ledger.filter((e) => e.amount_pence > 0).reduce((sum, e) => sum + e.amount_pence, 0);
+      assert.equal(balance, granted - used);
+      assert.ok(balance >= 0);
+    }),
+    { numRuns: 8 },
+  );
+});

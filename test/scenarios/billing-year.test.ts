@@ -1,0 +1,195 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { billingDateIn, londonMidnight } from '../../src/modules/statements/statement-period.ts';
+import { fixedClock } from '../../src/platform/clock.ts';
+import { encodePolyline } from '../../src/platform/geo/index.ts';
+import { createCompany, createTestApp, type TestApp } from '../support/app.ts';
+import { examplePolicyInput } from '../support/policy-arbitraries.ts';
+
+// Thirteen months of one policy on billing day 31 and one on 29, from January 2024 (a leap year) to
+// February 2025 (a common year), through both clock changes, every billing day run twice.
+const clock = fixedClock('2024-01-15T12:00:00Z');
+const unix = (iso: string | Date) => Math.floor(new Date(iso).getTime() / 1000);
+let t: TestApp;
+let company: Awaited<ReturnType<typeof createCompany>>;
+
+before(async () => {
+  t = await createTestApp({ overrides: { clock }, startJobs: false });
+  company = await createCompany(t.app, 'Scenario');
+});
+after(() => t.close());
+
+async function createPolicy(billingDay: number, email: string): Promise<string> {
+  const input = examplePolicyInput({
+    proposer: { email },
+    policy: {
+      start_date: unix('2024-01-15T00:00:00Z'),
+      end_date: unix('2025-03-15T00:00:00Z'),
+      billing_day_date: billingDay,
+      inception_date: undefined,
+    },
+    pricing: { usage_rate: 0.045, subscription_premium: 10, subscription_installments: 12 },
+  });
+  const r = await t.app.inject({ method: 'POST', url: '/policys', headers: company.sandbox, payload: input });
+  assert.equal(r.statusCode, 201, r.body);
+  return r.json<{ policy_reference: string }>().policy_reference;
+}
+
+async function postJourney(
+  reference: string,
+  startIso: string,
+): Promise<{ journey_reference: string; usage_premium: number }> {
+  const route = encodePolyline([51.5, -0.12, 51.52, -0.1, 51.55, -0.09], 5);
+  const r = await t.app.inject({
+    method: 'POST',
+    url: '/journeys',
+    headers: company.sandbox,
+    payload: {
+      policy_reference: reference,
+      route,
+      start_time: unix(startIso),
+      end_time: unix(startIso) + 900,
+    },
+  });
+  assert.equal(r.statusCode, 201, r.body);
+  return r.json();
+}
+
+test('13 months: every billing day billed once, periods continuous, every journey billed exactly once, totals to the penny', async () => {
+  const day31 = await createPolicy(31, 'scenario31@example.com');
+  const day29 = await createPolicy(29, 'scenario29@example.com');
+  const premiums = new Map<string, number>();
+  let voidedBilled: string | undefined;
+
+  for (let m = 0; m < 14; m++) {
+    const year = 2024 + Math.floor(m / 12);
+    const month = (m % 12) + 1;
+    // Two journeys a month for each policy, mid-month (one posted late, after the billing day).
+    for (const reference of [day31, day29]) {
+      const mid = `${String(year)}-${String(month).padStart(2, '0')}-16T08:00:00Z`;
+      clock.set(new Date(Date.parse(mid) + 3_600_000));
+      const j = await postJourney(reference, mid);
+      premiums.set(j.journey_reference, Math.round(j.usage_premium * 100));
+    }
+    if (m === 5) {
+      // Mid-period adjustment on 20 June 2024: the rate doubles from then on.
+      clock.set('2024-06-20T12:00:00Z');
+      const adjusted = examplePolicyInput({
+        proposer: { email: 'scenario31@example.com' },
+        policy: {
+          policy_reference: day31,
+          start_date: unix('2024-01-15T00:00:00Z'),
+          end_date: unix('2025-03-15T00:00:00Z'),
+          billing_day_date: 31,
+          inception_date: undefined,
+        },
+        pricing: { usage_rate: 0.09, subscription_premium: 10, subscription_installments: 12 },
+      });
+      assert.equal(
+        (await t.app.inject({ method: 'POST', url: '/policys', headers: company.sandbox, payload: adjusted }))
+          .statusCode,
+        200,
+      );
+      clock.set('2024-06-25T12:00:00Z');
+      const after = await postJourney(day31, '2024-06-25T08:00:00Z');
+      premiums.set(after.journey_reference, Math.round(after.usage_premium * 100));
+    }
+    for (const [, day] of [
+      [day31, 31],
+      [day29, 29],
+    ] as const) {
+      const date = billingDateIn(year, month, day);
+      if (Date.parse(date) > Date.parse('2025-03-14')) continue;
+      clock.set(new Date(londonMidnight(date).getTime() + 2 * 3_600_000));
+      const first = await t.container.services.statements.runBillingDay(date);
+      const second = await t.container.services.statements.runBillingDay(date);
+      assert.equal(second.billed, 0, `re-running ${date} bills nobody`);
+      assert.equal(first.failed + second.failed, 0);
+    }
+    if (m === 3) {
+      // A late upload: a March journey posted in April after March was billed.
+      clock.set('2024-04-30T10:00:00Z');
+      const late = await postJourney(day31, '2024-03-20T08:00:00Z');
+      premiums.set(late.journey_reference, Math.round(late.usage_premium * 100));
+      // And a journey billed in March is voided: it becomes a credit.
+      const billed = await t.container.database.db
+        .selectFrom('journeys')
+        .select('id')
+        .where('policy_reference', '=', day31)
+        .where('statement_version_id', 'is not', null)
+        .orderBy('start_at')
+        .executeTakeFirstOrThrow();
+      voidedBilled = billed.id;
+      const v = await t.app.inject({
+        method: 'POST',
+        url: `/journeys/${billed.id}/void`,
+        headers: company.sandbox,
+        payload: { reason: 'passenger' },
+      });
+      assert.equal(v.statusCode, 200, v.body);
+    }
+  }
+
+  for (const reference of [day31, day29]) {
+    const policy = await t.container.database.db
+      .selectFrom('policies')
+      .select('id')
+      .where('policy_reference', '=', reference)
+      .executeTakeFirstOrThrow();
+    const rows = await t.container.database.db
+      .selectFrom('statements')
+      .selectAll()
+      .where('policy_id', '=', policy.id)
+      .orderBy('period_start_at')
+      .execute();
+    assert.equal(rows.length, 14, `${reference}: one statement per billing day`);
+    assert.equal(rows[0]!.period_start_at.toISOString(), '2024-01-15T00:00:00.000Z');
+    for (let i = 1; i < rows.length; i++) {
+      assert.equal(
+        rows[i]!.period_start_at.getTime(),
+        rows[i - 1]!.period_end_at.getTime() + 1000,
+        'continuous',
+      );
+    }
+    for (const row of rows) {
+      assert.equal(
+        row.period_end_at.getTime(),
+        londonMidnight(row.billing_date!).getTime() - 1000,
+        'ends at the end of the previous London day',
+      );
+      assert.equal(row.total_premium_pence, row.usage_premium_pence + row.subscription_premium_pence);
+      assert.equal(row.billed_premium_pence, row.total_premium_pence - row.credits_used_pence);
+    }
+    const dates = rows.map((r) => r.billing_date);
+    if (reference === day29) assert.ok(dates.includes('2024-02-29') && dates.includes('2025-02-28'));
+    if (reference === day31)
+      assert.ok(dates.includes('2024-02-29') && dates.includes('2024-04-30') && dates.includes('2025-02-28'));
+    // Installments: 12 at most over the term.
+    assert.equal(
+      rows.reduce((s, r) => s + r.installments, 0),
+      12,
+    );
+
+    // Every non-void journey billed exactly once; usage totals add up to the penny.
+    const journeys = await t.container.database.db
+      .selectFrom('journeys')
+      .select(['id', 'is_void', 'statement_version_id', 'usage_premium_pence'])
+      .where('policy_id', '=', policy.id)
+      .execute();
+    for (const j of journeys) if (!j.is_void) assert.ok(j.statement_version_id !== null, 'billed');
+    const billedUsage = rows.reduce((s, r) => s + r.usage_premium_pence, 0);
+    const journeyUsage = journeys
+      .filter((j) => j.statement_version_id !== null)
+      .reduce((s, j) => s + j.usage_premium_pence, 0);
+    assert.equal(billedUsage, journeyUsage);
+    for (const j of journeys) assert.equal(j.usage_premium_pence, premiums.get(j.id));
+  }
+  // The voided, already billed journey came back as a credit exactly once.
+  const credits = await t.container.database.db
+    .selectFrom('policy_credits')
+    .select(['amount_pence', 'source'])
+    .where('source', '=', 'void')
+    .execute();
+  assert.equal(credits.length, 1);
+  assert.equal(credits[0]!.amount_pence, premiums.get(voidedBilled!));
+});
