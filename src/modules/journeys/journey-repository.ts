@@ -173,21 +173,20 @@ const toJourney = (row: JourneyRow): JourneyRecord => ({
   createdAt: row.created_at,
 });
 
-const returning = sql.join(columns.map((c) => sql.ref(c)));
-
 export interface JourneyEvent {
   readonly type: string;
   readonly data: object;
 }
 
+/** Why a journey was not stored. */
+export type NotStored = 'VERSIONS_CHANGED' | 'TAKEN';
+
 /**
- * Stores a journey and its event in one statement (one round trip, its own transaction), unless the
- * policy's versions moved on from `versionCount`, the journey overlaps a non-void one of the policy
- * (the `journeys_no_overlap` exclusion constraint), or its `provider_reference` is taken (the unique
- * key): undefined then, and the caller tells which it was.
- *
- * NOTE: the event row is the one `recordEvent` writes (platform/events.ts), inserted here in the same
- * statement so that ingestion costs one round trip instead of five (BEGIN, insert, event, COMMIT).
+ * Stores a journey and its event in one statement (one round trip, its own transaction) through
+ * `insert_journey_with_event` (migration 0005), unless the policy's versions moved on from
+ * `versionCount` (VERSIONS_CHANGED: the journey was rated on terms no longer complete), or the journey
+ * overlaps a non-void one of the policy (the `journeys_no_overlap` exclusion constraint) or reuses its
+ * `provider_reference` (the unique key): TAKEN, and the caller tells which.
  */
 export async function insertJourneyWithEvent(
   db: Executor,
@@ -195,36 +194,43 @@ export async function insertJourneyWithEvent(
   journey: NewJourney & { readonly id: string },
   guards: { readonly versionCount: number },
   event: JourneyEvent,
-): Promise<JourneyRecord | undefined> {
-  const result = await sql<JourneyRow>`
-    with journey as (
-      insert into journeys (
-        id, company_id, environment, policy_id, policy_reference, policy_version_id, provider_reference,
-        route, route_precision, point_count, start_at, end_at, distance_metres, distance_unit,
-        usage_rate, usage_premium_pence, start_lat, start_lng, end_lat, end_lng,
-        start_name, start_postcode, end_name, end_postcode, created_at
-      )
-      select
-        ${journey.id}::uuid, ${tenant.companyId}::uuid, ${tenant.environment}::text, ${journey.policyId}::uuid,
-        ${journey.policyReference}::text, ${journey.policyVersionId}::uuid, ${journey.providerReference}::text,
-        ${journey.route}::text, ${journey.precision}::smallint, ${journey.pointCount}::integer,
-        ${journey.startAt}::timestamptz, ${journey.endAt}::timestamptz, ${journey.distanceMetres}::bigint,
-        ${journey.distanceUnit}::text, ${journey.usageRate}::numeric, ${journey.usagePremiumPence}::bigint,
-        ${journey.start.lat}::float8, ${journey.start.lng}::float8, ${journey.end.lat}::float8,
-        ${journey.end.lng}::float8, ${journey.start.name}::text, ${journey.start.postcode}::text,
-        ${journey.end.name}::text, ${journey.end.postcode}::text, ${journey.createdAt}::timestamptz
-      where ${policyVersionCountIs(journey.policyId, guards.versionCount)}
-      on conflict do nothing
-      returning ${returning}
-    ), event as (
-      insert into events (company_id, environment, type, data, created_at)
-      select ${tenant.companyId}::uuid, ${tenant.environment}::text, ${event.type}::text,
-        ${JSON.stringify(event.data)}::jsonb, ${journey.createdAt}::timestamptz
-      from journey
-    )
-    select * from journey`.execute(db);
+): Promise<JourneyRecord | NotStored> {
+  const result = await sql<{ stored: boolean }>`
+    select insert_journey_with_event(
+      p_id => ${journey.id}::uuid,
+      p_company_id => ${tenant.companyId}::uuid,
+      p_environment => ${tenant.environment}::text,
+      p_policy_id => ${journey.policyId}::uuid,
+      p_policy_reference => ${journey.policyReference}::text,
+      p_policy_version_id => ${journey.policyVersionId}::uuid,
+      p_provider_reference => ${journey.providerReference}::text,
+      p_route => ${journey.route}::text,
+      p_route_precision => ${journey.precision}::smallint,
+      p_point_count => ${journey.pointCount}::integer,
+      p_start_at => ${journey.startAt}::timestamptz,
+      p_end_at => ${journey.endAt}::timestamptz,
+      p_distance_metres => ${journey.distanceMetres}::bigint,
+      p_distance_unit => ${journey.distanceUnit}::text,
+      p_usage_rate => ${journey.usageRate}::numeric,
+      p_usage_premium_pence => ${journey.usagePremiumPence}::bigint,
+      p_start_lat => ${journey.start.lat}::float8,
+      p_start_lng => ${journey.start.lng}::float8,
+      p_end_lat => ${journey.end.lat}::float8,
+      p_end_lng => ${journey.end.lng}::float8,
+      p_start_name => ${journey.start.name}::text,
+      p_start_postcode => ${journey.start.postcode}::text,
+      p_end_name => ${journey.end.name}::text,
+      p_end_postcode => ${journey.end.postcode}::text,
+      p_created_at => ${journey.createdAt}::timestamptz,
+      p_event_type => ${event.type}::text,
+      p_event_data => ${JSON.stringify(event.data)}::jsonb
+    ) as stored
+    where ${policyVersionCountIs(journey.policyId, guards.versionCount)}`.execute(db);
   const row = result.rows[0];
-  return row === undefined ? undefined : toJourney(row);
+  if (row === undefined) return 'VERSIONS_CHANGED';
+  if (!row.stored) return 'TAKEN';
+  // Every value stored came from here, so the row is not read back (it carries the whole route).
+  return { ...journey, isVoid: false, voidedAt: null, voidReason: null, statementVersionId: null };
 }
 
 /** A non-void journey of the policy that overlaps [startAt, endAt), if any (the latest such). */

@@ -246,7 +246,7 @@ export function createJourneyService(deps: { db: Db; clock: Clock; geocoder: Rev
       const { version } = cover;
       const id = randomUUID();
       const usagePremium = usagePremiumPence(version.usageRate, route.distanceMetres, version.usageUnit);
-      const journey = await insertJourneyWithEvent(
+      const outcome = await insertJourneyWithEvent(
         db,
         tenant,
         {
@@ -283,16 +283,14 @@ export function createJourneyService(deps: { db: Db; clock: Clock; geocoder: Rev
           },
         },
       );
-      if (journey !== undefined) return { created: true, journey };
-
-      // Not stored: the same provider_reference, versions newer than the ones rated on, or an overlap.
-      const existing = await stored();
-      if (existing !== undefined) return { created: false, journey: existing };
-      const refreshed = await termsOf(policy.id, true);
-      if (refreshed.versionCount !== current.versionCount) {
-        current = refreshed;
+      if (typeof outcome === 'object') return { created: true, journey: outcome };
+      if (outcome === 'VERSIONS_CHANGED') {
+        current = await termsOf(policy.id, true);
         continue;
       }
+      // Taken: by the same provider_reference (answered with that journey), or by an overlap.
+      const existing = await stored();
+      if (existing !== undefined) return { created: false, journey: existing };
       const other = await findOverlappingJourney(db, tenant, policy.id, { startAt, endAt });
       if (other !== undefined) {
         throw new AppError(
@@ -301,7 +299,6 @@ export function createJourneyService(deps: { db: Db; clock: Clock; geocoder: Rev
         );
       }
       // What stood in the way went away meanwhile (voided, say): try again.
-      current = refreshed;
     }
     throw new AppError(
       'CONFLICT',

@@ -76,6 +76,22 @@ describe('distances shown', () => {
     assert.equal(totalKilometres(12_355), 12.36);
   });
 
+  test('the integer path equals decimal arithmetic, and so does the decimal path beyond it (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(fc.nat(), fc.integer({ min: 90_000_000_000, max: Number.MAX_SAFE_INTEGER })),
+        (metres) => {
+          const expect = (per: string) =>
+            new Decimal(metres).dividedBy(per).toDecimalPlaces(2, Decimal.ROUND_HALF_EVEN).toNumber();
+          assert.equal(totalMiles(metres), expect('1609.344'));
+          assert.equal(totalKilometres(metres), expect('1000'));
+        },
+      ),
+    );
+    assert.equal(totalKilometres(5), 0); // 0.005 → 0.00
+    assert.equal(totalKilometres(15), 0.02); // 0.015 → 0.02
+  });
+
   test('labels', () => {
     assert.equal(distanceUnitsLabel('mile'), 'miles');
     assert.equal(distanceUnitsLabel('km'), 'kms');

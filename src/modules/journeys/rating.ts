@@ -40,20 +40,41 @@ export function usagePremiumPence(
   return roundPenceHalfEven(rate.times(distanceMetres).times(100).dividedBy(metresPer(unit)));
 }
 
-/** Whole metres as miles, rounded half-even to 2 decimals (what `total_miles` shows). */
-export function totalMiles(distanceMetres: number): number {
+/**
+ * n / d rounded half to even, for non-negative safe integers whose quotient is exact in integers: the
+ * floating-point quotient only guesses, and the remainder (exact below 2^53) corrects the guess.
+ */
+function divideHalfEven(n: number, d: number): number {
+  let q = Math.floor(n / d);
+  let r = n - q * d;
+  if (r < 0) {
+    q -= 1;
+    r += d;
+  } else if (r >= d) {
+    q += 1;
+    r -= d;
+  }
+  return 2 * r > d || (2 * r === d && q % 2 === 1) ? q + 1 : q;
+}
+
+/** Hundredths of a unit in whole metres, half-even: integers while they are exact, decimals beyond. */
+function hundredths(distanceMetres: number, metresPerUnitTimes1000: number, metresPerUnit: string): number {
+  const numerator = distanceMetres * 100_000;
+  if (Number.isSafeInteger(numerator)) return divideHalfEven(numerator, metresPerUnitTimes1000) / 100;
   return new Exact(distanceMetres)
-    .dividedBy(METRES_PER_MILE)
+    .dividedBy(metresPerUnit)
     .toDecimalPlaces(2, Decimal.ROUND_HALF_EVEN)
     .toNumber();
 }
 
+/** Whole metres as miles, rounded half-even to 2 decimals (what `total_miles` shows). */
+export function totalMiles(distanceMetres: number): number {
+  return hundredths(distanceMetres, 1_609_344, METRES_PER_MILE);
+}
+
 /** Whole metres as kilometres, rounded half-even to 2 decimals (what `total_kms` shows). */
 export function totalKilometres(distanceMetres: number): number {
-  return new Exact(distanceMetres)
-    .dividedBy(METRES_PER_KILOMETRE)
-    .toDecimalPlaces(2, Decimal.ROUND_HALF_EVEN)
-    .toNumber();
+  return hundredths(distanceMetres, 1_000_000, METRES_PER_KILOMETRE);
 }
 
 /** The interface's `distance_units` for a product unit: `miles` (as the original service shows) or `kms`. */
