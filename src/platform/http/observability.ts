@@ -48,13 +48,18 @@ export function installObservability(app: FastifyInstance, deps: ObservabilityDe
     });
   }
 
+  // The labelled series, looked up once per method, route and status rather than hashed per request.
+  const series = new Map<string, { observe(seconds: number): void }>();
   app.addHook('onResponse', (request, reply, done) => {
     // Unmatched URLs share one label so that scanners cannot blow up the series count.
     const route = request.routeOptions.url ?? 'unmatched';
-    duration.observe(
-      { method: request.method, route, status_code: reply.statusCode },
-      reply.elapsedTime / 1000,
-    );
+    const key = `${request.method} ${reply.statusCode} ${route}`;
+    let observer = series.get(key);
+    if (observer === undefined) {
+      observer = duration.labels({ method: request.method, route, status_code: reply.statusCode });
+      series.set(key, observer);
+    }
+    observer.observe(reply.elapsedTime / 1000);
     if (reply.statusCode >= 500) errors.inc({ route });
     done();
   });
