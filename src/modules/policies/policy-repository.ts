@@ -98,6 +98,13 @@ const toPolicy = (row: PolicyRow): PolicyRecord => ({
   createdAt: row.created_at,
 });
 
+/** The tenant's policies: every read of policies by a client or policyholder starts here. */
+const tenantPolicies = (db: Executor, tenant: Tenant) =>
+  db
+    .selectFrom('policies')
+    .where('company_id', '=', tenant.companyId)
+    .where('environment', '=', tenant.environment);
+
 /** Inserts a policy under `reference`; undefined when that reference is taken (the caller draws another). */
 export async function insertPolicy(
   db: Executor,
@@ -131,11 +138,8 @@ export async function findPolicy(
   tenant: Tenant,
   reference: string,
 ): Promise<PolicyRecord | undefined> {
-  const row = await db
-    .selectFrom('policies')
+  const row = await tenantPolicies(db, tenant)
     .select(policyColumns)
-    .where('company_id', '=', tenant.companyId)
-    .where('environment', '=', tenant.environment)
     .where('policy_reference', '=', reference)
     .executeTakeFirst();
   return row === undefined ? undefined : toPolicy(row);
@@ -147,11 +151,8 @@ export async function lockPolicy(
   tenant: Tenant,
   reference: string,
 ): Promise<PolicyRecord | undefined> {
-  const row = await db
-    .selectFrom('policies')
+  const row = await tenantPolicies(db, tenant)
     .select(policyColumns)
-    .where('company_id', '=', tenant.companyId)
-    .where('environment', '=', tenant.environment)
     .where('policy_reference', '=', reference)
     .forUpdate()
     .executeTakeFirst();
@@ -163,11 +164,8 @@ export async function listPoliciesOfUser(
   tenant: Tenant,
   userId: string,
 ): Promise<PolicyRecord[]> {
-  const rows = await db
-    .selectFrom('policies')
+  const rows = await tenantPolicies(db, tenant)
     .select(policyColumns)
-    .where('company_id', '=', tenant.companyId)
-    .where('environment', '=', tenant.environment)
     .where('user_id', '=', userId)
     .orderBy('created_at')
     .execute();
@@ -333,11 +331,8 @@ export async function findPolicyForUsage(
   tenant: Tenant,
   reference: string,
 ): Promise<PolicyUsageRow | undefined> {
-  const row = await db
-    .selectFrom('policies')
+  const row = await tenantPolicies(db, tenant)
     .select(usageColumns)
-    .where('company_id', '=', tenant.companyId)
-    .where('environment', '=', tenant.environment)
     .where('policy_reference', '=', reference)
     .executeTakeFirst();
   return row === undefined ? undefined : toUsageRow(row);
@@ -348,11 +343,8 @@ export async function listPoliciesForUsageOfUser(
   tenant: Tenant,
   userId: string,
 ): Promise<PolicyUsageRow[]> {
-  const rows = await db
-    .selectFrom('policies')
+  const rows = await tenantPolicies(db, tenant)
     .select(usageColumns)
-    .where('company_id', '=', tenant.companyId)
-    .where('environment', '=', tenant.environment)
     .where('user_id', '=', userId)
     .orderBy('created_at')
     .execute();
