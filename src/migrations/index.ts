@@ -6,6 +6,7 @@ import * as m0004 from './0004-auth.ts';
 import * as m0005 from './0005-journeys.ts';
 import * as m0006 from './0006-webhooks.ts';
 import * as m0007 from './0007-statements.ts';
+import * as m0008 from './0008-policy-revision.ts';
 
 /** Every migration, in order. Forward-only; add new files at the end. */
 export const migrations: Record<string, Migration> = {
@@ -16,4 +17,5 @@ export const migrations: Record<string, Migration> = {
   '0005-journeys': m0005,
   '0006-webhooks': m0006,
   '0007-statements': m0007,
+  '0008-policy-revision': m0008,
 };

@@ -116,6 +116,15 @@ export interface NewPayment {
   readonly at: Date;
 }
 
+/** Tells readers of the policy that its payment records changed (see policies.payments_revision). */
+export async function bumpPaymentsRevision(db: Executor, policyId: string): Promise<void> {
+  await db
+    .updateTable('policies')
+    .set((eb) => ({ payments_revision: eb('payments_revision', '+', 1) }))
+    .where('id', '=', policyId)
+    .execute();
+}
+
 export async function insertPayment(db: Executor, tenant: Tenant, p: NewPayment): Promise<PaymentRecord> {
   const row = await db
     .insertInto('payments')
@@ -143,6 +152,7 @@ export async function insertPayment(db: Executor, tenant: Tenant, p: NewPayment)
     })
     .returningAll()
     .executeTakeFirstOrThrow();
+  if (p.policyId !== null) await bumpPaymentsRevision(db, p.policyId);
   return toRecord(row);
 }
 
@@ -259,6 +269,11 @@ export async function updatePayment(
     if (column !== undefined) set[column] = value;
   }
   await db.updateTable('payments').set(set).where('id', '=', id).execute();
+  await db
+    .updateTable('policies')
+    .set((eb) => ({ payments_revision: eb('payments_revision', '+', 1) }))
+    .where('id', '=', (eb) => eb.selectFrom('payments').select('policy_id').where('id', '=', id))
+    .execute();
 }
 
 /** Payments whose next attempt (dunning or reconciliation) is due, locked and skipped by other workers. */

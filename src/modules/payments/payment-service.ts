@@ -26,6 +26,7 @@ import {
 import { isHardDecline, nextAttemptAt } from './dunning.ts';
 import { adjustmentAmountPence, cancellationAmountPence, remainingShare } from './payment-amounts.ts';
 import {
+  bumpPaymentsRevision,
   findCustomer,
   findPayment,
   findPaymentByProviderId,
@@ -510,6 +511,7 @@ export function createPaymentService(deps: {
           .where('id', '=', existing.id)
           .where('policy_id', 'is', null)
           .executeTakeFirst();
+        await bumpPaymentsRevision(trx, ids.policyId);
         if (Number(updated.numUpdatedRows) === 0)
           throw new AppError('CONFLICT', 'This payment has already been used for a policy');
       } else {

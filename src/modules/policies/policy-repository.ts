@@ -17,6 +17,7 @@ export interface PolicyTables {
     current_end_at: Date;
     auto_renew: boolean;
     renewal_terms: string | RenewalTerms | null;
+    payments_revision: Generated<number>;
     created_at: Date;
     updated_at: Date;
   };
@@ -47,6 +48,8 @@ export interface PolicyRecord {
   readonly currentEndAt: Date;
   readonly autoRenew: boolean;
   readonly renewalTerms: RenewalTerms | null;
+  /** Bumped by every change to the policy's payment records. */
+  readonly paymentsRevision: number;
   readonly createdAt: Date;
 }
 
@@ -62,6 +65,7 @@ const policyColumns = [
   'current_end_at',
   'auto_renew',
   'renewal_terms',
+  'payments_revision',
   'created_at',
 ] as const;
 
@@ -77,6 +81,7 @@ type PolicyRow = {
   current_end_at: Date;
   auto_renew: boolean;
   renewal_terms: string | RenewalTerms | null;
+  payments_revision: number;
   created_at: Date;
 };
 
@@ -95,6 +100,7 @@ const toPolicy = (row: PolicyRow): PolicyRecord => ({
     typeof row.renewal_terms === 'string'
       ? (JSON.parse(row.renewal_terms) as RenewalTerms)
       : row.renewal_terms,
+  paymentsRevision: row.payments_revision,
   createdAt: row.created_at,
 });
 

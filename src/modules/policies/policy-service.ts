@@ -37,6 +37,8 @@ import {
 type Db = Executor;
 
 export const END_TERMS_QUEUE = 'policies.end-terms';
+/** Policy views kept per process for reads (oldest evicted first); a few MB at most. */
+const VIEW_CACHE_SIZE = 2_000;
 
 export interface CancelInput {
   readonly effective_date?: number | undefined;
@@ -109,6 +111,25 @@ export function createPolicyService(deps: {
       versions: all.map((v) => versionView(policy.policyReference, v)),
       payments: paymentRecords,
     };
+  }
+
+  /**
+   * Reads outside a transaction reuse the view built for the same policy row state: versions only
+   * change with `version_count` and payment records with `payments_revision`, both on the row just
+   * read, so a cached view is current by construction (in every process). Only the status, which
+   * moves with the clock, is worked out afresh.
+   */
+  const views = new Map<string, { key: string; view: PolicyResponse }>();
+  async function currentView(tenant: Tenant, policy: PolicyRecord): Promise<PolicyResponse> {
+    const key = `${String(policy.versionCount)}:${String(policy.paymentsRevision)}:${policy.status}`;
+    const cached = views.get(policy.id);
+    if (cached?.key === key) {
+      return { ...cached.view, status: statusAt(policy.status, cached.view.policy.start_date, clock.now()) };
+    }
+    const fresh = await view(db, tenant, policy);
+    if (views.size >= VIEW_CACHE_SIZE) views.delete(views.keys().next().value ?? '');
+    views.set(policy.id, { key, view: fresh });
+    return fresh;
   }
 
   async function locked(
@@ -259,7 +280,7 @@ export function createPolicyService(deps: {
     async get(tenant: Tenant, reference: string): Promise<PolicyResponse> {
       const policy = await findPolicy(db, tenant, reference);
       if (policy === undefined) throw notFound('policy');
-      return view(db, tenant, policy);
+      return currentView(tenant, policy);
     },
 
     /**
@@ -273,7 +294,7 @@ export function createPolicyService(deps: {
           ? (mine.filter((p) => p.status === 'active').at(-1) ?? mine.at(-1))
           : mine.find((p) => p.policyReference === reference);
       if (chosen === undefined) throw notFound('policy');
-      return view(db, tenant, chosen);
+      return currentView(tenant, chosen);
     },
 
     /** References of a policyholder's policies, oldest first. */

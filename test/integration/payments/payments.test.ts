@@ -260,11 +260,22 @@ describe('adjustments, cancellations and statement charges', () => {
       payload: adjustment,
     });
     assert.equal(adjusted.statusCode, 200, adjusted.body);
+    // Read now, so that a view with the charge still pending is cached before the charge settles.
+    const pending = (
+      await t.app.inject({ url: `/policys/${policy.policy_reference}`, headers: acme.sandbox })
+    ).json<PolicyBody>();
+    assert.ok(pending.payments.some((p) => p.purpose === 'adjustment'));
     const fee = input.pricing.mta_fee ?? 0;
     const afterAdjust = await waitForPayment(policy.policy_reference, (list) =>
       list.some((p) => p.purpose === 'adjustment' && p.status === 'succeeded'),
     );
     assert.equal(afterAdjust.find((p) => p.purpose === 'adjustment')!.amount, 20 + fee);
+    // The policy object shows the settled charge too: a view read before it must not be served stale.
+    const read = async () =>
+      (
+        await t.app.inject({ url: `/policys/${policy.policy_reference}`, headers: acme.sandbox })
+      ).json<PolicyBody>();
+    assert.equal((await read()).payments.find((p) => p.purpose === 'adjustment')?.status, 'succeeded');
 
     const cancelled = await t.app.inject({
       method: 'DELETE',
