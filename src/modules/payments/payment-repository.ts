@@ -171,9 +171,9 @@ export async function findPayment(
   return row === undefined ? undefined : toRecord(row);
 }
 
-/** The payment row locked: one worker at a time acts on a payment. */
-export async function lockPayment(db: Executor, id: string): Promise<PaymentRecord | undefined> {
-  const row = await db.selectFrom('payments').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+/** Across tenants, for jobs: a job carries only the payment id (its row says the tenant). */
+export async function findPaymentById(db: Executor, id: string): Promise<PaymentRecord | undefined> {
+  const row = await db.selectFrom('payments').selectAll().where('id', '=', id).executeTakeFirst();
   return row === undefined ? undefined : toRecord(row);
 }
 

@@ -28,6 +28,7 @@ import { adjustmentAmountPence, cancellationAmountPence, remainingShare } from '
 import {
   bumpPaymentsRevision,
   findCustomer,
+  findPaymentById,
   findPayment,
   findPaymentByProviderId,
   findPaymentByProviderIdAnyTenant,
@@ -408,29 +409,11 @@ export function createPaymentService(deps: {
 
   /** The job behind adjustment and cancellation amounts, after their transaction commits. */
   async function settle(paymentId: string): Promise<void> {
-    const payment = await lockFree(paymentId);
+    const payment = await findPaymentById(db, paymentId);
     if (payment?.status !== 'pending') return;
     if (payment.kind === 'refund') await executeRefund(payment);
     else await attemptCharge(payment, payment.attempts + 1);
   }
-
-  const lockFree = (id: string) =>
-    db
-      .selectFrom('payments')
-      .select('id')
-      .where('id', '=', id)
-      .executeTakeFirst()
-      .then((row) => (row === undefined ? undefined : findPaymentAnyTenant(row.id)));
-  const findPaymentAnyTenant = async (id: string): Promise<PaymentRecord | undefined> => {
-    const row = await db
-      .selectFrom('payments')
-      .select(['company_id', 'environment'])
-      .where('id', '=', id)
-      .executeTakeFirst();
-    return row === undefined
-      ? undefined
-      : findPayment(db, asTenant(row.company_id, row.environment as DataEnvironment), id);
-  };
 
   const hooks: PolicyPaymentHooks = {
     async verifyBinding(tenant, input: PolicyInput) {
@@ -569,23 +552,22 @@ export function createPaymentService(deps: {
       );
       const original = paid.find((p) => p.purpose === 'new_business') ?? paid[0];
       if (original === undefined) return; // a policy bound without card payments settles elsewhere
-      const pricing = (p: PolicyChange['previous']) => p.pricing;
+      const before = change.previous.pricing;
+      const after = change.next.pricing;
       const amountPence =
         change.paymentAmount !== undefined
-          ? change.kind === 'cancellation'
-            ? toPence(change.paymentAmount)
-            : toPence(change.paymentAmount)
+          ? toPence(change.paymentAmount)
           : change.kind === 'adjustment'
             ? adjustmentAmountPence({
-                oldUpfrontPence: toPence(pricing(change.previous).upfront_premium),
-                newUpfrontPence: toPence(pricing(change.next).upfront_premium),
-                mtaFeePence: toPence(pricing(change.next).mta_fee ?? 0),
+                oldUpfrontPence: toPence(before.upfront_premium),
+                newUpfrontPence: toPence(after.upfront_premium),
+                mtaFeePence: toPence(after.mta_fee ?? 0),
                 share,
               })
             : cancellationAmountPence({
-                upfrontPence: toPence(pricing(change.previous).upfront_premium),
-                cancelFeePence: toPence(pricing(change.previous).cancel_fee ?? 0),
-                adminFeePence: toPence(pricing(change.previous).admin_fee ?? 0),
+                upfrontPence: toPence(before.upfront_premium),
+                cancelFeePence: toPence(before.cancel_fee ?? 0),
+                adminFeePence: toPence(before.admin_fee ?? 0),
                 share,
                 refundablePence: original.amountPence - original.refundedPence,
               });
@@ -818,6 +800,24 @@ export function createPaymentService(deps: {
       }
     },
 
+    /** A payment's outcome as a statement shows it: the amount collected, or null and why not. */
+    async outcomeOf(tenant: Tenant, paymentId: string): Promise<ChargeOutcome | undefined> {
+      const payment = await findPayment(db, tenant, paymentId);
+      if (payment === undefined) return undefined;
+      return payment.status === 'succeeded'
+        ? {
+            payment_amount: fromPence(payment.amountPence),
+            payment_reference: payment.id,
+            status: payment.status,
+          }
+        : {
+            payment_amount: null,
+            error_message: payment.errorMessage ?? 'The payment has not succeeded',
+            payment_reference: payment.id,
+            status: payment.status,
+          };
+    },
+
     /** Dunning and reconciliation: every payment whose next attempt is due, claimed under SKIP LOCKED. */
     async collectDue(now: Date = clock.now()): Promise<number> {
       const claimed = await inTransaction(db, async (trx) => {
@@ -828,12 +828,9 @@ export function createPaymentService(deps: {
       for (const payment of claimed) {
         try {
           if (payment.kind === 'refund') await executeRefund(payment);
-          // `pending` means an unknown outcome: replay the same attempt; otherwise the next attempt.
-          else
-            await attemptCharge(
-              payment,
-              payment.status === 'pending' ? payment.attempts + 1 : payment.attempts + 1,
-            );
+          // A `pending` payment had an unknown outcome and recorded attempts − 1, so attempts + 1 replays
+          // that attempt's idempotency key; after a decline it is the next attempt's.
+          else await attemptCharge(payment, payment.attempts + 1);
         } catch (error) {
           logger.warn({ err: error, payment: payment.id }, 'payment attempt failed; will retry');
           await updatePayment(

@@ -542,28 +542,8 @@ export function createStatementService(deps: {
     },
   };
 
-  async function paymentOf(tenant: Tenant, row: StatementRow): Promise<ChargeOutcome | undefined> {
-    if (row.payment_id === null) return undefined;
-    const record = await db
-      .selectFrom('payments')
-      .select(['id', 'status', 'amount_pence', 'error_message'])
-      .where('id', '=', row.payment_id)
-      .where('company_id', '=', tenant.companyId)
-      .executeTakeFirst();
-    if (record === undefined) return undefined;
-    return record.status === 'succeeded'
-      ? {
-          payment_amount: fromPence(record.amount_pence),
-          payment_reference: record.id,
-          status: record.status,
-        }
-      : {
-          payment_amount: null,
-          error_message: record.error_message ?? 'The payment has not succeeded',
-          payment_reference: record.id,
-          status: record.status,
-        };
-  }
+  const paymentOf = (tenant: Tenant, row: StatementRow): Promise<ChargeOutcome | undefined> =>
+    row.payment_id === null ? Promise.resolve(undefined) : payments.outcomeOf(tenant, row.payment_id);
 
   return service;
 }
