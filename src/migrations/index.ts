@@ -7,6 +7,7 @@ import * as m0005 from './0005-journeys.ts';
 import * as m0006 from './0006-webhooks.ts';
 import * as m0007 from './0007-statements.ts';
 import * as m0008 from './0008-policy-revision.ts';
+import * as m0009 from './0009-bulk-billing.ts';
 
 /** Every migration, in order. Forward-only; add new files at the end. */
 export const migrations: Record<string, Migration> = {
@@ -18,4 +19,5 @@ export const migrations: Record<string, Migration> = {
   '0006-webhooks': m0006,
   '0007-statements': m0007,
   '0008-policy-revision': m0008,
+  '0009-bulk-billing': m0009,
 };

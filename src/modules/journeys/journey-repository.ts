@@ -33,9 +33,11 @@ export interface JourneyTables {
     is_void: Generated<boolean>;
     voided_at: Date | null;
     void_reason: string | null;
-    /** Set by statements when a statement bills the journey. */
+    /** Set by statements when a statement bills the journey (no foreign key: migration 0009). */
     statement_version_id: string | null;
     created_at: Date;
+    /** Stored after a statement already covered its start: the next statement bills it. */
+    late: Generated<boolean>;
   };
   journey_voids: {
     id: Generated<string>;

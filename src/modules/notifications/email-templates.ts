@@ -129,8 +129,16 @@ export function temporaryPasswordEmail(values: {
 }
 
 /** Pence as money for people to read, e.g. `£1,234.50`. */
-const formatMoney = (amountPence: number, currency: string): string =>
-  new Intl.NumberFormat('en-GB', { style: 'currency', currency }).format(amountPence / 100);
+const formatMoney = (amountPence: number, currency: string): string => {
+  // A formatter takes tens of microseconds to build; a billing run renders thousands of emails.
+  let format = moneyFormats.get(currency);
+  if (format === undefined) {
+    format = new Intl.NumberFormat('en-GB', { style: 'currency', currency });
+    moneyFormats.set(currency, format);
+  }
+  return format.format(amountPence / 100);
+};
+const moneyFormats = new Map<string, Intl.NumberFormat>();
 
 /** A statement was generated: the period, distance and amounts, and what will be charged. */
 export function statementIssuedEmail(values: {

@@ -6,7 +6,7 @@ import type { Jobs } from '../../platform/jobs/jobs.ts';
 import type { RenderedEmail } from './email-templates.ts';
 import {
   findEmailForDelivery,
-  insertEmail,
+  insertEmails,
   listEmails,
   markEmailAttemptFailed,
   markEmailDelivered,
@@ -55,6 +55,37 @@ export function createNotificationService(deps: { db: Executor; clock: Clock; jo
     }
   };
 
+  async function queueEmails(
+    trx: Executor,
+    emails: ReadonlyArray<{
+      scope: { companyId: string; environment: string } | null;
+      template: string;
+      to: string;
+      email: RenderedEmail;
+    }>,
+  ): Promise<string[]> {
+    const at = clock.now();
+    const ids = await insertEmails(
+      trx,
+      emails.map(({ scope, template, to, email }) => ({
+        companyId: scope?.companyId ?? null,
+        environment: scope?.environment ?? null,
+        template,
+        recipient: to,
+        subject: email.subject,
+        text: email.text,
+        html: email.html,
+        at,
+      })),
+    );
+    await jobs.enqueueMany(
+      trx,
+      SEND_EMAIL_QUEUE,
+      ids.map((emailId) => ({ emailId })),
+    );
+    return ids;
+  }
+
   return {
     /** Queues an email in `trx`; nothing is sent unless the transaction commits. */
     async queueEmail(
@@ -64,19 +95,12 @@ export function createNotificationService(deps: { db: Executor; clock: Clock; jo
       to: string,
       email: RenderedEmail,
     ): Promise<string> {
-      const id = await insertEmail(trx, {
-        companyId: scope?.companyId ?? null,
-        environment: scope?.environment ?? null,
-        template,
-        recipient: to,
-        subject: email.subject,
-        text: email.text,
-        html: email.html,
-        at: clock.now(),
-      });
-      await jobs.enqueue(trx, SEND_EMAIL_QUEUE, { emailId: id });
-      return id;
+      const [id] = await queueEmails(trx, [{ scope, template, to, email }]);
+      return id as string;
     },
+
+    /** Many emails in the caller's transaction, in two statements (a billing chunk sends one a policy). */
+    queueEmails,
 
     /** Sends one queued email; throws on a transport failure so the job runner retries it. */
     deliver,

@@ -30,37 +30,40 @@ export interface OutboxEmail {
   readonly attempts: number;
 }
 
-export async function insertEmail(
-  db: Executor,
-  values: {
-    companyId: string | null;
-    environment: string | null;
-    template: string;
-    recipient: string;
-    subject: string;
-    text: string;
-    html: string;
-    at: Date;
-  },
-): Promise<string> {
-  const row = await db
+export interface NewEmail {
+  readonly companyId: string | null;
+  readonly environment: string | null;
+  readonly template: string;
+  readonly recipient: string;
+  readonly subject: string;
+  readonly text: string;
+  readonly html: string;
+  readonly at: Date;
+}
+
+/** Pending emails in one statement; their ids in the order given. */
+export async function insertEmails(db: Executor, emails: readonly NewEmail[]): Promise<string[]> {
+  if (emails.length === 0) return [];
+  const rows = await db
     .insertInto('outbox_emails')
-    .values({
-      company_id: values.companyId,
-      environment: values.environment,
-      template: values.template,
-      recipient: values.recipient,
-      subject: values.subject,
-      text_body: values.text,
-      html_body: values.html,
-      status: 'pending',
-      last_error: null,
-      created_at: values.at,
-      sent_at: null,
-    })
+    .values(
+      emails.map((values) => ({
+        company_id: values.companyId,
+        environment: values.environment,
+        template: values.template,
+        recipient: values.recipient,
+        subject: values.subject,
+        text_body: values.text,
+        html_body: values.html,
+        status: 'pending' as const,
+        last_error: null,
+        created_at: values.at,
+        sent_at: null,
+      })),
+    )
     .returning('id')
-    .executeTakeFirstOrThrow();
-  return row.id;
+    .execute();
+  return rows.map((r) => r.id);
 }
 
 /** Locks the row so that two workers never send the same email at once. */

@@ -325,6 +325,22 @@ export async function findCustomer(
   return row?.provider_customer_id;
 }
 
+/** Which of these users have a customer (a card on file) with the processor, in one query. */
+export async function usersWithCustomer(
+  db: Executor,
+  userIds: readonly string[],
+  provider: string,
+): Promise<Set<string>> {
+  if (userIds.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('payment_customers')
+    .select('user_id')
+    .where('user_id', 'in', [...new Set(userIds)])
+    .where('provider', '=', provider)
+    .execute();
+  return new Set(rows.map((r) => r.user_id));
+}
+
 /** Links the policyholder to the processor's customer; the first link wins. */
 export async function linkCustomer(
   db: Executor,

@@ -28,6 +28,7 @@ import { adjustmentAmountPence, cancellationAmountPence, remainingShare } from '
 import {
   bumpPaymentsRevision,
   findCustomer,
+  usersWithCustomer,
   findPaymentById,
   findPayment,
   findPaymentByProviderId,
@@ -739,6 +740,9 @@ export function createPaymentService(deps: {
       const payment = outstanding;
       return attemptCharge(payment, payment.attempts + 1);
     },
+
+    /** The policyholders among these who pay by card here: a billing run charges only their statements. */
+    usersWithCardOnFile: (userIds: readonly string[]) => usersWithCustomer(db, userIds, PROVIDER),
 
     /**
      * The charging function for statements: records a charge for the `st` version and tries it at once

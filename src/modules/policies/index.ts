@@ -8,7 +8,14 @@ export {
   type BindingPayment,
   type PolicyChange,
 } from './payment-hooks.ts';
-export { appendVersion, findPolicy, listVersions, lockPolicy } from './policy-repository.ts';
+export {
+  appendStatementVersions,
+  appendVersion,
+  findPolicy,
+  listVersions,
+  lockPolicies,
+  lockPolicy,
+} from './policy-repository.ts';
 export {
   PaymentRecordSchema,
   type PaymentRecordView,

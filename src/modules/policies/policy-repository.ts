@@ -165,6 +165,18 @@ export async function lockPolicy(
   return row === undefined ? undefined : toPolicy(row);
 }
 
+/** Locks many policy rows for a change, in id order (so two callers locking overlapping sets cannot deadlock). */
+export async function lockPolicies(db: Executor, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db
+    .selectFrom('policies')
+    .select('id')
+    .where('id', 'in', [...ids])
+    .orderBy('id')
+    .forUpdate()
+    .execute();
+}
+
 export async function listPoliciesOfUser(
   db: Executor,
   tenant: Tenant,
@@ -236,6 +248,42 @@ export async function appendVersion(
     usagePremiumPence: values.statement?.usagePremiumPence ?? null,
     createdAt: row.created_at,
   };
+}
+
+/**
+ * Appends an `st` version to each of many locked policies in two statements: each copies its policy's
+ * latest snapshot inside the database (the terms do not change at a statement), and bumps the count.
+ */
+export async function appendStatementVersions(
+  db: Executor,
+  rows: ReadonlyArray<{
+    id: string;
+    policyId: string;
+    /** The policy's version count before this one; the new version's sequence is one more. */
+    versionCount: number;
+    startAt: Date;
+    endAt: Date;
+    usagePremiumPence: number;
+  }>,
+  at: Date,
+): Promise<void> {
+  if (rows.length === 0) return;
+  await sql`
+    insert into policy_versions (id, policy_id, sequence, version_type, snapshot, effective_at,
+      statement_start_at, statement_end_at, usage_premium_pence, created_at)
+    select n.id, n.policy_id, n.version_count + 1, 'st', latest.snapshot, n.end_at, n.start_at, n.end_at, n.usage, ${at}
+    from unnest(${rows.map((r) => r.id)}::uuid[], ${rows.map((r) => r.policyId)}::uuid[],
+      ${rows.map((r) => r.versionCount)}::int[], ${rows.map((r) => r.startAt)}::timestamptz[],
+      ${rows.map((r) => r.endAt)}::timestamptz[], ${rows.map((r) => r.usagePremiumPence)}::bigint[])
+      as n(id, policy_id, version_count, start_at, end_at, usage)
+    join policy_versions latest on latest.policy_id = n.policy_id and latest.sequence = n.version_count`.execute(
+    db,
+  );
+  await sql`
+    update policies p set version_count = n.version_count + 1, updated_at = ${at}
+    from unnest(${rows.map((r) => r.policyId)}::uuid[], ${rows.map((r) => r.versionCount)}::int[])
+      as n(policy_id, version_count)
+    where p.id = n.policy_id`.execute(db);
 }
 
 export async function setRenewalTerms(

@@ -131,34 +131,99 @@ const toJourney = (r: JourneyRow): BilledJourney => ({
   isVoid: r.is_void,
 });
 
+export interface ClaimedTotals {
+  readonly journeyCount: number;
+  readonly usagePremiumPence: number;
+  readonly distanceMetres: number;
+  readonly durationSeconds: number;
+}
+
 /**
- * Marks every unbilled, non-void journey of the policy that started by `endAt` as billed by this
- * statement, in one UPDATE: a journey can only move from unbilled to billed once, so it is billed in
- * exactly one statement (late uploads land in the next one), however statements race.
+ * Marks the unbilled, non-void journeys of each policy that started by its statement's `endAt` as
+ * billed by that statement, and returns the totals per statement. A journey moves from unbilled to
+ * billed once, in an UPDATE that re-checks `statement_version_id is null` on the row, so it is billed in
+ * exactly one statement however statements race. Two statements, each on an index: the period's
+ * journeys by (policy_id, start_at) after `afterAt` (the previous statement's end), and the late ones.
  */
 export async function claimJourneys(
   trx: Executor,
-  policyId: string,
-  statementId: string,
-  endAt: Date,
-): Promise<BilledJourney[]> {
-  const rows = await trx
-    .updateTable('journeys')
-    .set({ statement_version_id: statementId })
-    .where('policy_id', '=', policyId)
-    .where('statement_version_id', 'is', null)
-    .where('is_void', '=', false)
-    .where('start_at', '<=', endAt)
-    .returning(journeyColumns)
-    .execute();
-  return rows.map(toJourney).sort((a, b) => a.startAt.getTime() - b.startAt.getTime());
+  claims: ReadonlyArray<{ statementId: string; policyId: string; afterAt: Date | null; endAt: Date }>,
+): Promise<Map<string, ClaimedTotals>> {
+  const totals = new Map<string, ClaimedTotals>();
+  if (claims.length === 0) return totals;
+  const statementIds = claims.map((c) => c.statementId);
+  const policyIds = claims.map((c) => c.policyId);
+  const endAts = claims.map((c) => c.endAt);
+  const inPeriod = sql<ClaimedRow>`
+    with claimed as (
+      update journeys j set statement_version_id = c.statement_id
+      from unnest(${statementIds}::uuid[], ${policyIds}::uuid[], ${claims.map((c) => c.afterAt ?? MIN_INSTANT)}::timestamptz[],
+        ${endAts}::timestamptz[]) as c(statement_id, policy_id, after_at, end_at)
+      where j.policy_id = c.policy_id and j.start_at > c.after_at and j.start_at <= c.end_at
+        and j.statement_version_id is null and not j.is_void
+      returning c.statement_id, j.usage_premium_pence, j.distance_metres, j.start_at, j.end_at
+    )
+    ${totalsByStatement}`;
+  const late = claims.filter((c) => c.afterAt !== null);
+  const lateUploads = sql<ClaimedRow>`
+    with claimed as (
+      update journeys j set statement_version_id = c.statement_id
+      from unnest(${late.map((c) => c.statementId)}::uuid[], ${late.map((c) => c.policyId)}::uuid[],
+        ${late.map((c) => c.afterAt)}::timestamptz[]) as c(statement_id, policy_id, after_at)
+      where j.policy_id = c.policy_id and j.late and j.start_at <= c.after_at
+        and j.statement_version_id is null and not j.is_void
+      returning c.statement_id, j.usage_premium_pence, j.distance_metres, j.start_at, j.end_at
+    )
+    ${totalsByStatement}`;
+  const rows = [
+    ...(await inPeriod.execute(trx)).rows,
+    ...(late.length === 0 ? [] : (await lateUploads.execute(trx)).rows),
+  ];
+  for (const row of rows) {
+    const before = totals.get(row.statement_id);
+    totals.set(row.statement_id, {
+      journeyCount: (before?.journeyCount ?? 0) + Number(row.journey_count),
+      usagePremiumPence: (before?.usagePremiumPence ?? 0) + Number(row.usage_premium_pence),
+      distanceMetres: (before?.distanceMetres ?? 0) + Number(row.distance_metres),
+      durationSeconds: (before?.durationSeconds ?? 0) + Number(row.duration_seconds),
+    });
+  }
+  return totals;
 }
 
-export async function listStatementJourneys(db: Executor, statementId: string): Promise<BilledJourney[]> {
+/** Before any policy's cover: the lower bound of a first statement's period. */
+const MIN_INSTANT = new Date('1900-01-01T00:00:00Z');
+
+interface ClaimedRow {
+  statement_id: string;
+  journey_count: string;
+  usage_premium_pence: string;
+  distance_metres: string;
+  duration_seconds: string;
+}
+
+// Sums as text: bigint and numeric sums exceed what pg hands back as numbers. Each journey's duration
+// is rounded to whole seconds before summing, as a statement shows it.
+const totalsByStatement = sql`
+  select statement_id, count(*) as journey_count, sum(usage_premium_pence) as usage_premium_pence,
+    sum(distance_metres) as distance_metres,
+    sum(round(extract(epoch from end_at - start_at))) as duration_seconds
+  from claimed group by statement_id`;
+
+/**
+ * A statement's journeys. Read through (policy_id, start_at) up to the statement's end: an index on
+ * statement_version_id would make billing's update of that column leave the heap (migration 0009).
+ */
+export async function listStatementJourneys(
+  db: Executor,
+  statement: { id: string; policy_id: string; period_end_at: Date },
+): Promise<BilledJourney[]> {
   const rows = await db
     .selectFrom('journeys')
     .select(journeyColumns)
-    .where('statement_version_id', '=', statementId)
+    .where('policy_id', '=', statement.policy_id)
+    .where('start_at', '<=', statement.period_end_at)
+    .where('statement_version_id', '=', statement.id)
     .orderBy('start_at')
     .execute();
   return rows.map(toJourney);
@@ -219,47 +284,92 @@ export async function listStatements(
   return query.execute();
 }
 
-/** Voids of journeys already billed that no statement has credited yet; claimed for `statementId`. */
-export async function claimVoidCredits(
+/**
+ * Voids of journeys already billed that no statement has credited yet: each is claimed by its policy's
+ * new statement and becomes a credit on the ledger, in one statement for many policies.
+ */
+export async function creditVoidedJourneys(
   trx: Executor,
-  policyId: string,
-  statementId: string,
-): Promise<Array<{ id: string; amountPence: number }>> {
-  const rows = await trx
-    .updateTable('journey_voids')
-    .set({ credited_statement_version_id: statementId })
-    .where('policy_id', '=', policyId)
-    .where('billed_statement_version_id', 'is not', null)
-    .where('credited_statement_version_id', 'is', null)
-    .returning(['id', 'usage_premium_pence'])
-    .execute();
-  return rows.map((r) => ({ id: r.id, amountPence: r.usage_premium_pence }));
+  statements: ReadonlyArray<{ statementId: string; policyId: string }>,
+  at: Date,
+): Promise<void> {
+  if (statements.length === 0) return;
+  await sql`
+    with voids as (
+      update journey_voids v set credited_statement_version_id = s.statement_id
+      from unnest(${statements.map((s) => s.statementId)}::uuid[], ${statements.map((s) => s.policyId)}::uuid[])
+        as s(statement_id, policy_id)
+      where v.policy_id = s.policy_id and v.billed_statement_version_id is not null
+        and v.credited_statement_version_id is null
+      returning v.id, v.policy_id, v.company_id, v.environment, v.usage_premium_pence
+    )
+    insert into policy_credits (policy_id, company_id, environment, amount_pence, source, reference, reason, created_at)
+    select policy_id, company_id, environment, usage_premium_pence, 'void', id::text,
+      'voided journey already billed', ${at}
+    from voids`.execute(trx);
 }
 
-export async function addCredit(
-  trx: Executor,
-  tenant: { companyId: string; environment: string },
-  entry: {
-    policyId: string;
-    amountPence: number;
-    source: 'void' | 'goodwill' | 'refund' | 'statement';
-    reference: string;
-    reason?: string | null;
-    at: Date;
-  },
-): Promise<void> {
+/** Ledger balances of many policies (absent: no entries, a zero balance). */
+export async function creditBalances(
+  db: Executor,
+  policyIds: readonly string[],
+): Promise<Map<string, number>> {
+  if (policyIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('policy_credits')
+    .select(['policy_id', sql<string>`sum(amount_pence)::bigint`.as('balance')])
+    .where('policy_id', 'in', [...policyIds])
+    .groupBy('policy_id')
+    .execute();
+  return new Map(rows.map((r) => [r.policy_id, Number(r.balance)]));
+}
+
+/** Many statements in one INSERT over arrays (a fixed number of parameters however many rows). */
+export async function insertStatements(trx: Executor, rows: readonly StatementRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  const column = <K extends keyof StatementRow>(key: K) => rows.map((row) => row[key]);
+  await sql`
+    insert into statements (id, policy_id, company_id, environment, period_start_at, period_end_at,
+      billing_date, final, journey_count, distance_metres, duration_seconds, usage_premium_pence,
+      installments, subscription_premium_pence, total_premium_pence, credits_used_pence,
+      billed_premium_pence, payment_id, created_at)
+    select * from unnest(${column('id')}::uuid[], ${column('policy_id')}::uuid[], ${column('company_id')}::uuid[],
+      ${column('environment')}::text[], ${column('period_start_at')}::timestamptz[],
+      ${column('period_end_at')}::timestamptz[], ${column('billing_date')}::date[], ${column('final')}::boolean[],
+      ${column('journey_count')}::int[], ${column('distance_metres')}::bigint[], ${column('duration_seconds')}::bigint[],
+      ${column('usage_premium_pence')}::bigint[], ${column('installments')}::int[],
+      ${column('subscription_premium_pence')}::bigint[], ${column('total_premium_pence')}::bigint[],
+      ${column('credits_used_pence')}::bigint[], ${column('billed_premium_pence')}::bigint[],
+      ${column('payment_id')}::uuid[], ${column('created_at')}::timestamptz[])`.execute(trx);
+}
+
+export interface CreditEntry {
+  readonly policyId: string;
+  readonly companyId: string;
+  readonly environment: string;
+  readonly amountPence: number;
+  readonly source: 'void' | 'goodwill' | 'refund' | 'statement';
+  readonly reference: string;
+  readonly reason?: string | null;
+  readonly at: Date;
+}
+
+export async function addCredits(trx: Executor, entries: readonly CreditEntry[]): Promise<void> {
+  if (entries.length === 0) return;
   await trx
     .insertInto('policy_credits')
-    .values({
-      policy_id: entry.policyId,
-      company_id: tenant.companyId,
-      environment: tenant.environment,
-      amount_pence: entry.amountPence,
-      source: entry.source,
-      reference: entry.reference,
-      reason: entry.reason ?? null,
-      created_at: entry.at,
-    })
+    .values(
+      entries.map((entry) => ({
+        policy_id: entry.policyId,
+        company_id: entry.companyId,
+        environment: entry.environment,
+        amount_pence: entry.amountPence,
+        source: entry.source,
+        reference: entry.reference,
+        reason: entry.reason ?? null,
+        created_at: entry.at,
+      })),
+    )
     .execute();
 }
 
@@ -274,19 +384,34 @@ export async function creditBalance(db: Executor, policyId: string): Promise<num
 
 /**
  * Live policies whose billing date is `date`: billing day `day`, or any day past the month's end when
- * `date` is the month's last day (29–31 fall on the last day of shorter months). Across tenants.
+ * `date` is the month's last day (29–31 fall on the last day of shorter months). Across tenants. Those
+ * with a statement for `date` already are flagged, so a re-run reads and writes nothing else.
  */
 export async function listDueForBilling(
   db: Executor,
   billingDays: readonly number[],
   billingInstant: Date,
-): Promise<Array<{ id: string; reference: string; companyId: string; environment: string }>> {
+  date: string,
+): Promise<
+  Array<{ id: string; reference: string; companyId: string; environment: string; billed: boolean }>
+> {
   const rows = await db
     .selectFrom('policies as p')
     .innerJoin('policy_versions as v', (join) =>
       join.onRef('v.policy_id', '=', 'p.id').onRef('v.sequence', '=', 'p.version_count'),
     )
     .select(['p.id', 'p.policy_reference', 'p.company_id', 'p.environment'])
+    .select((eb) =>
+      eb
+        .exists(
+          eb
+            .selectFrom('statements as s')
+            .select('s.id')
+            .whereRef('s.policy_id', '=', 'p.id')
+            .where('s.billing_date', '=', date),
+        )
+        .as('billed'),
+    )
     .where('p.status', '=', 'active')
     .where('p.current_start_at', '<', billingInstant)
     .where(sql<number>`(v.snapshot->'policy'->>'billing_day_date')::int`, 'in', [...billingDays])
@@ -297,5 +422,61 @@ export async function listDueForBilling(
     reference: r.policy_reference,
     companyId: r.company_id,
     environment: r.environment,
+    billed: Boolean(r.billed),
+  }));
+}
+
+/** What writing a statement needs to know of a locked policy, for many policies in one query. */
+export interface BillingState {
+  readonly policyId: string;
+  readonly policyReference: string;
+  readonly companyId: string;
+  readonly environment: string;
+  readonly userId: string;
+  readonly status: string;
+  readonly versionCount: number;
+  /** The first version's start of cover, epoch seconds: where the first statement starts. */
+  readonly firstStartSeconds: number;
+  /** The latest version's terms and prices (what the `st` version copies). */
+  readonly term: { start_date: number; billing_day_date?: number | null };
+  readonly pricing: { subscription_premium: number; subscription_installments?: number | null };
+  readonly previousEndAt: Date | null;
+}
+
+export async function readBillingStates(db: Executor, policyIds: readonly string[]): Promise<BillingState[]> {
+  if (policyIds.length === 0) return [];
+  const result = await sql<{
+    id: string;
+    policy_reference: string;
+    company_id: string;
+    environment: string;
+    user_id: string;
+    status: string;
+    version_count: number;
+    first_start: string;
+    term: BillingState['term'];
+    pricing: BillingState['pricing'];
+    previous_end: Date | null;
+  }>`
+    select p.id, p.policy_reference, p.company_id, p.environment, p.user_id, p.status, p.version_count,
+      first.snapshot->'policy'->>'start_date' as first_start,
+      latest.snapshot->'policy' as term, latest.snapshot->'pricing' as pricing,
+      (select max(s.period_end_at) from statements s where s.policy_id = p.id) as previous_end
+    from policies p
+    join policy_versions first on first.policy_id = p.id and first.sequence = 1
+    join policy_versions latest on latest.policy_id = p.id and latest.sequence = p.version_count
+    where p.id = any(${[...policyIds]}::uuid[])`.execute(db);
+  return result.rows.map((r) => ({
+    policyId: r.id,
+    policyReference: r.policy_reference,
+    companyId: r.company_id,
+    environment: r.environment,
+    userId: r.user_id,
+    status: r.status,
+    versionCount: r.version_count,
+    firstStartSeconds: Number(r.first_start),
+    term: r.term,
+    pricing: r.pricing,
+    previousEndAt: r.previous_end,
   }));
 }

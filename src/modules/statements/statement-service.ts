@@ -1,10 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import { Counter, type Registry } from 'prom-client';
 import type { Clock } from '../../platform/clock.ts';
 import { mapConcurrent } from '../../platform/concurrency.ts';
 import { inTransaction } from '../../platform/db/database.ts';
 import { AppError, isUniqueViolation, notFound } from '../../platform/errors.ts';
-import { recordEvent } from '../../platform/events.ts';
+import { recordEvent, recordEvents } from '../../platform/events.ts';
 import type { Jobs } from '../../platform/jobs/jobs.ts';
 import { fromPence, toPence } from '../../platform/money.ts';
 import type { Executor } from '../../schema.ts';
@@ -12,21 +13,25 @@ import type { AccountService } from '../accounts/index.ts';
 import { asTenant, type DataEnvironment, type Tenant } from '../companies/index.ts';
 import { statementIssuedEmail, type NotificationService } from '../notifications/index.ts';
 import type { ChargeOutcome, PaymentService } from '../payments/index.ts';
-import { appendVersion, findPolicy, listVersions, lockPolicy, type PolicyRecord } from '../policies/index.ts';
+import { appendStatementVersions, findPolicy, lockPolicies } from '../policies/index.ts';
 import { totalKilometres, totalMiles } from '../journeys/index.ts';
 import {
-  addCredit,
+  addCredits,
   claimJourneys,
-  claimVoidCredits,
   creditBalance,
+  creditBalances,
+  creditVoidedJourneys,
   findStatement,
-  insertStatement,
+  insertStatements,
   lastStatement,
   listDueForBilling,
   listStatementJourneys,
   listStatements,
+  readBillingStates,
   setStatementPayment,
   type BilledJourney,
+  type BillingState,
+  type ClaimedTotals,
   type StatementRow,
 } from './statement-repository.ts';
 import type { Statement } from './statement-schemas.ts';
@@ -42,9 +47,54 @@ import {
 export const BILL_CHUNK_QUEUE = 'statements.bill-chunk';
 export const BILLING_RUN_QUEUE = 'statements.billing-run';
 export const FINAL_STATEMENT_QUEUE = 'statements.final';
-const CHUNK_SIZE = 500;
-/** Policies billed at once by one process: enough to keep PostgreSQL busy on a few cores. */
-const BILLING_CONCURRENCY = 8;
+/**
+ * Policies billed in one transaction. Each chunk costs a fixed number of statements, so bigger chunks
+ * amortise round trips; past about a thousand the gain is small and a failed chunk retries more work.
+ */
+const CHUNK_SIZE = 1000;
+/** Chunks billed at once by one process: PostgreSQL runs each on one core. */
+const BILLING_CONCURRENCY = 2;
+/** Card charges in flight at once after a chunk commits. */
+const COLLECT_CONCURRENCY = 8;
+
+const NO_JOURNEYS: ClaimedTotals = {
+  journeyCount: 0,
+  usagePremiumPence: 0,
+  distanceMetres: 0,
+  durationSeconds: 0,
+};
+
+interface StatementRequest {
+  readonly policyId: string;
+  /** The end of the period asked for (whole seconds are kept). */
+  readonly endAt: Date;
+  /** An automatic billing day (`YYYY-MM-DD`): at most one statement a policy for it. */
+  readonly billingDate?: string | undefined;
+  /** The last statement of an ended policy. */
+  readonly final?: boolean;
+  readonly allowEnded?: boolean;
+}
+
+interface Written {
+  readonly state: BillingState;
+  readonly row: StatementRow;
+}
+
+type StatementOutcome =
+  | ({ readonly kind: 'written' } & Written)
+  | { readonly kind: 'not_found' }
+  | { readonly kind: 'not_active'; readonly status: string }
+  /** The period asked for ends before it would start: already billed that far. */
+  | { readonly kind: 'not_after_previous'; readonly previousEndAt: Date | null };
+
+const periodConflict = (previousEndAt: Date | null) =>
+  new AppError(
+    'STATEMENT_PERIOD_CONFLICT',
+    `effective_date must be after the previous statement's end (${previousEndAt?.toISOString() ?? ''})`,
+    {
+      errors: [{ path: '/body/effective_date', message: 'must be after the end of the previous statement' }],
+    },
+  );
 
 export type StatementView = Statement;
 
@@ -150,218 +200,283 @@ export function createStatementService(deps: {
   });
 
   /**
-   * Writes one statement in its own transaction: locks the policy, claims journeys and credits, writes
-   * the `st` version and the statement row. Returns undefined when a `billingDate` was already billed.
+   * Writes the statements of many policies in the caller's transaction, in a fixed number of statements
+   * whatever their count: locks the policies (id order), reads their terms and last periods, claims the
+   * period's journeys and owed void credits, draws on the credit ledger, and writes the `st` versions,
+   * statements, events and emails. The rules (periods, installments, credits) are the same for one
+   * policy (POST /statements) as for a billing run's chunk.
    */
-  async function writeStatement(
-    tenant: Tenant,
-    reference: string,
-    options: { endAt: Date; billingDate?: string | undefined; final?: boolean; allowEnded?: boolean },
-  ): Promise<{ policy: PolicyRecord; row: StatementRow; journeys: BilledJourney[] } | undefined> {
+  async function writeStatements(
+    trx: Executor,
+    requests: readonly StatementRequest[],
+  ): Promise<Map<string, StatementOutcome>> {
     const now = clock.now();
-    try {
-      return await inTransaction(db, async (trx) => {
-        const policy = await lockPolicy(trx, tenant, reference);
-        if (policy === undefined) throw notFound('policy');
-        if (policy.status !== 'active' && options.allowEnded !== true) {
-          throw new AppError(
-            'POLICY_NOT_ACTIVE',
-            `The policy is ${policy.status}; its final statement was issued when it ended`,
-          );
-        }
-        const versions = await listVersions(trx, policy.id);
-        const first = versions[0];
-        const latest = versions.at(-1);
-        if (first === undefined || latest === undefined)
-          throw new AppError('INTERNAL', `policy ${reference} has no versions`);
-        const previous = await lastStatement(trx, policy.id);
-        const termStart = new Date(first.snapshot.policy.start_date * 1000);
-        const period = nextPeriod(previous?.period_end_at ?? null, termStart, wholeSeconds(options.endAt));
-        if (!period.ok) {
-          if (options.billingDate !== undefined || options.final === true) return undefined;
-          throw new AppError(
-            'STATEMENT_PERIOD_CONFLICT',
-            `effective_date must be after the previous statement's end (${previous?.period_end_at.toISOString() ?? ''})`,
-            {
-              errors: [
-                { path: '/body/effective_date', message: 'must be after the end of the previous statement' },
-              ],
-            },
-          );
-        }
-        const version = await appendVersion(trx, policy, {
-          versionType: 'st',
-          snapshot: latest.snapshot,
-          effectiveAt: period.end,
-          at: now,
-          status: policy.status,
-          statement: { startAt: period.start, endAt: period.end, usagePremiumPence: 0 },
-        });
-        const journeys = await claimJourneys(trx, policy.id, version.id, period.end);
-        const usagePence = journeys.reduce((sum, j) => sum + j.usagePremiumPence, 0);
-        const pricing = latest.snapshot.pricing;
-        const term = latest.snapshot.policy;
-        const installments = installmentsDue({
-          policyStart: new Date(term.start_date * 1000),
-          billingDay: term.billing_day_date ?? Number(londonDate(new Date(term.start_date * 1000)).slice(8)),
-          count: pricing.subscription_installments ?? 12,
-          periodStart: period.start,
-          periodEnd: period.end,
-        }).length;
-        const subscriptionPence = installments * toPence(pricing.subscription_premium);
-        const totalPence = usagePence + subscriptionPence;
-
-        // Credits: billed journeys voided since become ledger credits, then the balance pays what it can.
-        for (const credit of await claimVoidCredits(trx, policy.id, version.id)) {
-          await addCredit(trx, tenant, {
-            policyId: policy.id,
-            amountPence: credit.amountPence,
-            source: 'void',
-            reference: credit.id,
-            reason: 'voided journey already billed',
-            at: now,
-          });
-        }
-        const creditsUsed = Math.min(await creditBalance(trx, policy.id), totalPence);
-        if (creditsUsed > 0) {
-          await addCredit(trx, tenant, {
-            policyId: policy.id,
-            amountPence: -creditsUsed,
-            source: 'statement',
-            reference: version.id,
-            at: now,
-          });
-        }
-        const row: StatementRow = {
-          id: version.id,
-          policy_id: policy.id,
-          company_id: tenant.companyId,
-          environment: tenant.environment,
-          period_start_at: period.start,
-          period_end_at: period.end,
-          billing_date: options.billingDate ?? null,
-          final: options.final ?? false,
-          journey_count: journeys.length,
-          distance_metres: journeys.reduce((sum, j) => sum + j.distanceMetres, 0),
-          duration_seconds: journeys.reduce(
-            (sum, j) => sum + Math.round((j.endAt.getTime() - j.startAt.getTime()) / 1000),
-            0,
-          ),
-          usage_premium_pence: usagePence,
-          installments,
-          subscription_premium_pence: subscriptionPence,
-          total_premium_pence: totalPence,
-          credits_used_pence: creditsUsed,
-          billed_premium_pence: totalPence - creditsUsed,
-          payment_id: null,
-          created_at: now,
-        };
-        await insertStatement(trx, row);
-        await trx
-          .updateTable('policy_versions')
-          .set({ usage_premium_pence: usagePence })
-          .where('id', '=', version.id)
-          .execute();
-        await recordEvent(
+    const outcomes = new Map<string, StatementOutcome>();
+    await lockPolicies(
+      trx,
+      requests.map((r) => r.policyId),
+    );
+    const states = new Map(
+      (
+        await readBillingStates(
           trx,
-          tenant,
-          'statement.created',
+          requests.map((r) => r.policyId),
+        )
+      ).map((st) => [st.policyId, st]),
+    );
+
+    const planned: Array<{
+      request: StatementRequest;
+      state: BillingState;
+      id: string;
+      start: Date;
+      end: Date;
+    }> = [];
+    for (const request of requests) {
+      const state = states.get(request.policyId);
+      if (state === undefined) {
+        outcomes.set(request.policyId, { kind: 'not_found' });
+        continue;
+      }
+      if (state.status !== 'active' && request.allowEnded !== true) {
+        outcomes.set(request.policyId, { kind: 'not_active', status: state.status });
+        continue;
+      }
+      const period = nextPeriod(
+        state.previousEndAt,
+        new Date(state.firstStartSeconds * 1000),
+        wholeSeconds(request.endAt),
+      );
+      if (!period.ok) {
+        outcomes.set(request.policyId, { kind: 'not_after_previous', previousEndAt: state.previousEndAt });
+        continue;
+      }
+      planned.push({ request, state, id: randomUUID(), start: period.start, end: period.end });
+    }
+    if (planned.length === 0) return outcomes;
+
+    const claimed = await claimJourneys(
+      trx,
+      planned.map((p) => ({
+        statementId: p.id,
+        policyId: p.state.policyId,
+        afterAt: p.state.previousEndAt,
+        endAt: p.end,
+      })),
+    );
+    const priced = planned.map((p) => {
+      const totals = claimed.get(p.id) ?? NO_JOURNEYS;
+      const { term, pricing } = p.state;
+      const installments = installmentsDue({
+        policyStart: new Date(term.start_date * 1000),
+        billingDay: term.billing_day_date ?? Number(londonDate(new Date(term.start_date * 1000)).slice(8)),
+        count: pricing.subscription_installments ?? 12,
+        periodStart: p.start,
+        periodEnd: p.end,
+      }).length;
+      const subscriptionPence = installments * toPence(pricing.subscription_premium);
+      return {
+        ...p,
+        totals,
+        installments,
+        subscriptionPence,
+        totalPence: totals.usagePremiumPence + subscriptionPence,
+      };
+    });
+    await appendStatementVersions(
+      trx,
+      priced.map((p) => ({
+        id: p.id,
+        policyId: p.state.policyId,
+        versionCount: p.state.versionCount,
+        startAt: p.start,
+        endAt: p.end,
+        usagePremiumPence: p.totals.usagePremiumPence,
+      })),
+      now,
+    );
+
+    // Credits: billed journeys voided since become ledger credits, then the balance pays what it can.
+    await creditVoidedJourneys(
+      trx,
+      priced.map((p) => ({ statementId: p.id, policyId: p.state.policyId })),
+      now,
+    );
+    const balances = await creditBalances(
+      trx,
+      priced.map((p) => p.state.policyId),
+    );
+    const rows: StatementRow[] = priced.map((p) => {
+      const creditsUsed = Math.min(balances.get(p.state.policyId) ?? 0, p.totalPence);
+      return {
+        id: p.id,
+        policy_id: p.state.policyId,
+        company_id: p.state.companyId,
+        environment: p.state.environment,
+        period_start_at: p.start,
+        period_end_at: p.end,
+        billing_date: p.request.billingDate ?? null,
+        final: p.request.final ?? false,
+        journey_count: p.totals.journeyCount,
+        distance_metres: p.totals.distanceMetres,
+        duration_seconds: p.totals.durationSeconds,
+        usage_premium_pence: p.totals.usagePremiumPence,
+        installments: p.installments,
+        subscription_premium_pence: p.subscriptionPence,
+        total_premium_pence: p.totalPence,
+        credits_used_pence: creditsUsed,
+        billed_premium_pence: p.totalPence - creditsUsed,
+        payment_id: null,
+        created_at: now,
+      };
+    });
+    await addCredits(
+      trx,
+      rows
+        .filter((row) => row.credits_used_pence > 0)
+        .map((row) => ({
+          policyId: row.policy_id,
+          companyId: row.company_id,
+          environment: row.environment,
+          amountPence: -row.credits_used_pence,
+          source: 'statement' as const,
+          reference: row.id,
+          at: now,
+        })),
+    );
+    await insertStatements(trx, rows);
+
+    const written = priced.map((p, i) => ({ state: p.state, row: rows[i] as StatementRow }));
+    await recordEvents(
+      trx,
+      written.map(({ state, row }) => ({
+        scope: { companyId: state.companyId, environment: state.environment },
+        type: 'statement.created',
+        data: {
+          policy_reference: state.policyReference,
+          policy_version_reference: row.id,
+          statement_start_date: row.period_start_at.toISOString(),
+          statement_end_date: row.period_end_at.toISOString(),
+          journey_count: row.journey_count,
+          usage_premium: fromPence(row.usage_premium_pence),
+          subscription_premium: fromPence(row.subscription_premium_pence),
+          total_premium: fromPence(row.total_premium_pence),
+          billed_premium: fromPence(row.billed_premium_pence),
+        },
+        at: now,
+      })),
+    );
+    const accountsById = await accounts.findManyById(
+      trx,
+      written.map(({ state }) => state.userId),
+    );
+    await notifications.queueEmails(
+      trx,
+      written.flatMap(({ state, row }) => {
+        const account = accountsById.get(state.userId);
+        if (account === undefined) return [];
+        return [
           {
-            policy_reference: reference,
-            policy_version_reference: version.id,
-            statement_start_date: period.start.toISOString(),
-            statement_end_date: period.end.toISOString(),
-            journey_count: journeys.length,
-            usage_premium: fromPence(usagePence),
-            subscription_premium: fromPence(subscriptionPence),
-            total_premium: fromPence(totalPence),
-            billed_premium: fromPence(row.billed_premium_pence),
-          },
-          now,
-        );
-        const account = await accounts.findById(trx, tenant, policy.userId);
-        if (account !== undefined) {
-          await notifications.queueEmail(
-            trx,
-            tenant,
-            'statement-issued',
-            account.email,
-            statementIssuedEmail({
+            scope: { companyId: state.companyId, environment: state.environment },
+            template: 'statement-issued',
+            to: account.email,
+            email: statementIssuedEmail({
               firstNames: account.firstNames,
-              policyReference: reference,
-              periodStartOn: londonDate(period.start),
-              periodEndOn: londonDate(period.end),
-              journeyCount: journeys.length,
+              policyReference: state.policyReference,
+              periodStartOn: londonDate(row.period_start_at),
+              periodEndOn: londonDate(row.period_end_at),
+              journeyCount: row.journey_count,
               distanceMiles: totalMiles(row.distance_metres),
-              usagePremiumPence: usagePence,
-              subscriptionPremiumPence: subscriptionPence,
-              totalPremiumPence: totalPence,
+              usagePremiumPence: row.usage_premium_pence,
+              subscriptionPremiumPence: row.subscription_premium_pence,
+              totalPremiumPence: row.total_premium_pence,
               billedPremiumPence: row.billed_premium_pence,
               currency: 'GBP',
             }),
-          );
+          },
+        ];
+      }),
+    );
+    for (const w of written) outcomes.set(w.state.policyId, { kind: 'written', ...w });
+    return outcomes;
+  }
+
+  /**
+   * After commit: charges the billed premiums of statements whose policyholders pay by card here (one
+   * query says which). A failed charge stays with its statement and goes to dunning; it is not thrown.
+   */
+  async function collect(written: readonly Written[]): Promise<Map<string, ChargeOutcome>> {
+    const charged = new Map<string, ChargeOutcome>();
+    const owing = written.filter((w) => w.row.billed_premium_pence > 0);
+    const payers = await payments.usersWithCardOnFile(owing.map((w) => w.state.userId));
+    await mapConcurrent(
+      owing.filter((w) => payers.has(w.state.userId)),
+      COLLECT_CONCURRENCY,
+      async ({ state, row }) => {
+        const tenant = asTenant(state.companyId, state.environment as DataEnvironment);
+        try {
+          const outcome = await payments.chargeStatement(tenant, {
+            policyId: state.policyId,
+            policyVersionId: row.id,
+            amountPence: row.billed_premium_pence,
+          });
+          if (outcome === undefined) return;
+          await setStatementPayment(db, row.id, outcome.payment_reference);
+          charged.set(row.id, outcome);
+        } catch (error) {
+          // The statement stands; its charge is retried by dunning or by hand.
+          logger.error({ err: error, statement: row.id }, 'charging a statement failed');
         }
-        return { policy, row, journeys };
-      });
-    } catch (error) {
-      // A concurrent request or run got there first: the same period start, or the same billing date.
-      if (isUniqueViolation(error, 'statements_billing_date_key')) return undefined;
-      if (
-        isUniqueViolation(error, 'statements_period_key') ||
-        isUniqueViolation(error, 'policy_versions_sequence_key')
-      ) {
-        if (options.billingDate !== undefined || options.final === true) return undefined;
-        throw new AppError(
-          'STATEMENT_PERIOD_CONFLICT',
-          'Another statement for this policy was issued at the same time',
-          { cause: error },
-        );
-      }
-      throw error;
-    }
+      },
+    );
+    return charged;
   }
 
-  /** After commit: charge the billed premium; a failure is returned with the statement, not thrown. */
-  async function collect(
-    tenant: Tenant,
-    written: { policy: PolicyRecord; row: StatementRow },
-  ): Promise<ChargeOutcome | undefined> {
-    if (written.row.billed_premium_pence <= 0) return undefined;
-    const outcome = await payments.chargeStatement(tenant, {
-      policyId: written.policy.id,
-      policyVersionId: written.row.id,
-      amountPence: written.row.billed_premium_pence,
-    });
-    if (outcome !== undefined) await setStatementPayment(db, written.row.id, outcome.payment_reference);
-    return outcome;
-  }
-
-  async function billOne(
-    item: { reference: string; companyId: string; environment: string },
+  /**
+   * One chunk of a billing day in one transaction, then its charges. Should the chunk fail as a whole
+   * (one policy's data breaks a rule the database holds), its policies are billed one at a time so the
+   * rest are not held back by it.
+   */
+  async function billChunk(
+    items: ReadonlyArray<{ id: string; reference: string }>,
     date: string,
-  ): Promise<'billed' | 'already' | 'failed'> {
-    const outcome = await billOneUncounted(item, date);
-    billed.inc({ outcome: outcome === 'already' ? 'already_billed' : outcome });
-    return outcome;
-  }
-
-  async function billOneUncounted(
-    item: { reference: string; companyId: string; environment: string },
-    date: string,
-  ): Promise<'billed' | 'already' | 'failed'> {
-    const tenant = asTenant(item.companyId, item.environment as DataEnvironment);
+  ): Promise<Omit<BillingRunCounts, 'date' | 'due'>> {
+    const counts = { billed: 0, already_billed: 0, failed: 0 };
+    let outcomes: Map<string, StatementOutcome>;
     try {
-      const written = await writeStatement(tenant, item.reference, {
-        endAt: automaticPeriodEnd(date),
-        billingDate: date,
-      });
-      if (written === undefined) return 'already';
-      await collect(tenant, written);
-      return 'billed';
+      outcomes = await inTransaction(db, (trx) =>
+        writeStatements(
+          trx,
+          items.map((item) => ({ policyId: item.id, endAt: automaticPeriodEnd(date), billingDate: date })),
+        ),
+      );
     } catch (error) {
-      logger.error({ err: error, policy: item.reference, date }, 'billing a policy failed');
-      return 'failed';
+      if (items.length === 1) {
+        logger.error({ err: error, policy: items[0]?.reference, date }, 'billing a policy failed');
+        billed.inc({ outcome: 'failed' });
+        return { ...counts, failed: 1 };
+      }
+      logger.warn(
+        { err: error, date, policies: items.length },
+        'billing chunk failed; billing its policies one by one',
+      );
+      for (const one of await mapConcurrent(items, 2, (item) => billChunk([item], date))) {
+        counts.billed += one.billed;
+        counts.already_billed += one.already_billed;
+        counts.failed += one.failed;
+      }
+      return counts;
     }
+    const written: Written[] = [];
+    for (const outcome of outcomes.values()) {
+      if (outcome.kind === 'written') written.push(outcome);
+      else counts.already_billed++;
+    }
+    counts.billed = written.length;
+    billed.inc({ outcome: 'billed' }, counts.billed);
+    billed.inc({ outcome: 'already_billed' }, counts.already_billed);
+    await collect(written);
+    return counts;
   }
 
   /** The policies whose billing date is `date` (`YYYY-MM-DD`, Europe/London). */
@@ -369,19 +484,57 @@ export function createStatementService(deps: {
     const [y, m, d] = date.split('-').map(Number) as [number, number, number];
     const lastDay = billingDateIn(y, m, 31) === date;
     const days = lastDay ? Array.from({ length: 32 - d }, (_, i) => d + i) : [d];
-    return listDueForBilling(db, days, londonMidnight(date));
+    return listDueForBilling(db, days, londonMidnight(date), date);
+  }
+
+  /** One statement, for POST /statements and final statements: the chunk of one, its errors as 4xx. */
+  async function writeOne(
+    tenant: Tenant,
+    reference: string,
+    request: Omit<StatementRequest, 'policyId'>,
+  ): Promise<(Written & { journeys: BilledJourney[] }) | undefined> {
+    try {
+      return await inTransaction(db, async (trx) => {
+        const policy = await findPolicy(trx, tenant, reference);
+        if (policy === undefined) throw notFound('policy');
+        const outcome = (await writeStatements(trx, [{ ...request, policyId: policy.id }])).get(policy.id);
+        if (outcome === undefined || outcome.kind === 'not_found') throw notFound('policy');
+        if (outcome.kind === 'not_active')
+          throw new AppError(
+            'POLICY_NOT_ACTIVE',
+            `The policy is ${outcome.status}; its final statement was issued when it ended`,
+          );
+        if (outcome.kind === 'not_after_previous') {
+          if (request.final === true) return undefined;
+          throw periodConflict(outcome.previousEndAt);
+        }
+        return { ...outcome, journeys: await listStatementJourneys(trx, outcome.row) };
+      });
+    } catch (error) {
+      // Policies are locked before their last period is read, so this is a safety net, not a path.
+      if (
+        isUniqueViolation(error, 'statements_period_key') ||
+        isUniqueViolation(error, 'policy_versions_sequence_key')
+      ) {
+        if (request.final === true) return undefined;
+        throw new AppError(
+          'STATEMENT_PERIOD_CONFLICT',
+          'Another statement for this policy was issued at the same time',
+          {
+            cause: error,
+          },
+        );
+      }
+      throw error;
+    }
   }
 
   const service = {
     /** POST /statements: a statement up to `effectiveAt` (default now), charged after commit. */
     async create(tenant: Tenant, reference: string, effectiveAt?: Date): Promise<StatementView> {
-      const written = await writeStatement(tenant, reference, { endAt: effectiveAt ?? clock.now() });
-      if (written === undefined)
-        throw new AppError(
-          'STATEMENT_PERIOD_CONFLICT',
-          'effective_date must be after the previous statement',
-        );
-      const payment = await collect(tenant, written);
+      const written = await writeOne(tenant, reference, { endAt: effectiveAt ?? clock.now() });
+      if (written === undefined) throw periodConflict(null);
+      const payment = (await collect([written])).get(written.row.id);
       return toView(reference, written.row, written.journeys, true, payment);
     },
 
@@ -397,7 +550,7 @@ export function createStatementService(deps: {
       return toView(
         policy.policy_reference,
         row,
-        await listStatementJourneys(db, row.id),
+        await listStatementJourneys(db, row),
         latest?.id === row.id,
         await paymentOf(tenant, row),
       );
@@ -418,7 +571,7 @@ export function createStatementService(deps: {
           toView(
             reference,
             row,
-            await listStatementJourneys(db, row.id),
+            await listStatementJourneys(db, row),
             latest?.id === row.id,
             await paymentOf(tenant, row),
           ),
@@ -440,14 +593,18 @@ export function createStatementService(deps: {
       if (policy === undefined) throw notFound('policy');
       const now = clock.now();
       await inTransaction(db, async (trx) => {
-        await addCredit(trx, tenant, {
-          policyId: policy.id,
-          amountPence,
-          source: 'goodwill',
-          reference: `goodwill:${crypto.randomUUID()}`,
-          reason,
-          at: now,
-        });
+        await addCredits(trx, [
+          {
+            policyId: policy.id,
+            companyId: tenant.companyId,
+            environment: tenant.environment,
+            amountPence,
+            source: 'goodwill',
+            reference: `goodwill:${crypto.randomUUID()}`,
+            reason,
+            at: now,
+          },
+        ]);
         await recordEvent(
           trx,
           tenant,
@@ -462,12 +619,22 @@ export function createStatementService(deps: {
     /** Bills every policy whose billing date is `date`; each (policy, date) at most once however often it runs. */
     async runBillingDay(date: string): Promise<BillingRunCounts> {
       const due = await dueOn(date);
-      const counts: BillingRunCounts = { date, due: due.length, billed: 0, already_billed: 0, failed: 0 };
-      // Policies are independent (each locks only its own row), so several are billed at once.
-      for (const outcome of await mapConcurrent(due, BILLING_CONCURRENCY, (item) => billOne(item, date))) {
-        if (outcome === 'billed') counts.billed++;
-        else if (outcome === 'already') counts.already_billed++;
-        else counts.failed++;
+      const todo = due.filter((item) => !item.billed);
+      const counts: BillingRunCounts = {
+        date,
+        due: due.length,
+        billed: 0,
+        already_billed: due.length - todo.length,
+        failed: 0,
+      };
+      billed.inc({ outcome: 'already_billed' }, counts.already_billed);
+      const chunks = [];
+      for (let i = 0; i < todo.length; i += CHUNK_SIZE) chunks.push(todo.slice(i, i + CHUNK_SIZE));
+      // Chunks hold disjoint policies (locked in id order), so they run side by side.
+      for (const chunk of await mapConcurrent(chunks, BILLING_CONCURRENCY, (c) => billChunk(c, date))) {
+        counts.billed += chunk.billed;
+        counts.already_billed += chunk.already_billed;
+        counts.failed += chunk.failed;
       }
       logger.info(counts, 'billing run finished');
       return counts;
@@ -475,11 +642,11 @@ export function createStatementService(deps: {
 
     /** The worker's daily run: fans the due policies out in chunks, so several workers share the day. */
     async enqueueBillingDay(date: string): Promise<number> {
-      const due = await dueOn(date);
+      const due = (await dueOn(date)).filter((item) => !item.billed);
       for (let i = 0; i < due.length; i += CHUNK_SIZE) {
         await jobs.send(
           BILL_CHUNK_QUEUE,
-          { date, policies: due.slice(i, i + CHUNK_SIZE) },
+          { date, policies: due.slice(i, i + CHUNK_SIZE).map(({ id, reference }) => ({ id, reference })) },
           { singletonKey: `${date}:${String(i / CHUNK_SIZE)}` },
         );
       }
@@ -506,20 +673,20 @@ export function createStatementService(deps: {
 
     /** The final statement of a cancelled or lapsed policy, up to the end of cover. */
     async issueFinal(tenant: Tenant, reference: string, endAt: Date): Promise<void> {
-      const written = await writeStatement(tenant, reference, { endAt, final: true, allowEnded: true });
-      if (written !== undefined) await collect(tenant, written);
+      const written = await writeOne(tenant, reference, { endAt, final: true, allowEnded: true });
+      if (written !== undefined) await collect([written]);
     },
 
     async registerWorkers(): Promise<void> {
       await jobs.work<{ date?: string }>(BILLING_RUN_QUEUE, async (data) => {
         await service.enqueueBillingDay(data.date ?? londonDate(clock.now()));
       });
-      await jobs.work<{
-        date: string;
-        policies: Array<{ reference: string; companyId: string; environment: string }>;
-      }>(BILL_CHUNK_QUEUE, async (data) => {
-        await mapConcurrent(data.policies, BILLING_CONCURRENCY, (item) => billOne(item, data.date));
-      });
+      await jobs.work<{ date: string; policies: Array<{ id: string; reference: string }> }>(
+        BILL_CHUNK_QUEUE,
+        async (data) => {
+          await billChunk(data.policies, data.date);
+        },
+      );
       await jobs.work<{
         companyId: string;
         environment: DataEnvironment;

@@ -26,6 +26,8 @@ export interface Jobs {
   define(queue: QueueDefinition): void;
   /** Enqueues in `trx`, so the job exists exactly when the caller's transaction commits. */
   enqueue(trx: TransactionLike, name: string, data: object, options?: SendOptions): Promise<string | null>;
+  /** Enqueues one job per item in `trx`, in one statement (a billing run queues thousands at once). */
+  enqueueMany(trx: TransactionLike, name: string, items: readonly object[]): Promise<void>;
   /** Enqueues outside any transaction (for work that follows a commit). */
   send(name: string, data: object, options?: SendOptions): Promise<string | null>;
   work<T>(name: string, handler: JobHandler<T>, options?: { concurrency?: number }): Promise<void>;
@@ -89,6 +91,14 @@ export function createJobs(options: JobsOptions): Jobs {
     },
     enqueue(trx, name, data, sendOptions = {}) {
       return boss.send(name, data, { ...sendOptions, db: fromKysely(trx) });
+    },
+    async enqueueMany(trx, name, items) {
+      if (items.length === 0) return;
+      await boss.insert(
+        name,
+        items.map((data) => ({ data })),
+        { db: fromKysely(trx) },
+      );
     },
     send(name, data, sendOptions = {}) {
       return boss.send(name, data, sendOptions);

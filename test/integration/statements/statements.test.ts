@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { sql } from 'kysely';
 import { after, before, describe, test } from 'node:test';
 import { fixedClock } from '../../../src/platform/clock.ts';
 import { encodePolyline } from '../../../src/platform/geo/index.ts';
@@ -232,6 +233,30 @@ describe('POST /statements', () => {
 });
 
 describe('billing runs and final statements', () => {
+  test('a policy that breaks its chunk is billed alone and fails; the rest of the chunk is billed', async () => {
+    const good = await newPolicy({ policy: { billing_day_date: 20 } });
+    const broken = await newPolicy({ policy: { billing_day_date: 20 } });
+    await journey(good, '2025-06-05T08:00:00Z');
+    // A price no rule can read: rating it throws inside the chunk's transaction.
+    await sql`
+      update policy_versions set snapshot = jsonb_set(snapshot, '{pricing,subscription_premium}', '"lots"')
+      where policy_id = (select id from policies where policy_reference = ${broken})`.execute(
+      t.container.database.db,
+    );
+    const counts = await t.container.services.statements.runBillingDay('2025-06-20');
+    assert.equal(counts.failed, 1);
+    assert.ok(counts.billed >= 1);
+    const statementsOf = async (reference: string) =>
+      (await t.app.inject({ url: `/statements?policy_reference=${reference}`, headers: acme.sandbox })).json<{
+        statements: Statement[];
+      }>().statements;
+    const billed = (await statementsOf(good))[0];
+    assert.ok(billed !== undefined);
+    assert.equal(billed.journey_count, 1);
+    assert.equal(billed.statement_end_date, '2025-06-19T22:59:59.000Z');
+    assert.equal((await statementsOf(broken)).length, 0, 'nothing of the failed policy was written');
+  });
+
   test('a billing day bills every due policy once, however often it runs', async () => {
     const due = await newPolicy({ policy: { billing_day_date: 31 } });
     const notDue = await newPolicy({ policy: { billing_day_date: 15 } });
