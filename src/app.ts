@@ -9,6 +9,7 @@ import type { Container } from './container.ts';
 import { createAdminAuth } from './platform/http/admin-auth.ts';
 import { installObservability } from './platform/http/observability.ts';
 import { installProblemHandling } from './platform/http/problem.ts';
+import { lazyChildLogger } from './platform/logging.ts';
 import {
   companyRoutes,
   createClientAuth,
@@ -74,6 +75,7 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
   const { config } = container;
   const app = Fastify({
     loggerInstance: container.logger,
+    childLoggerFactory: lazyChildLogger as never,
     bodyLimit: config.bodyLimitBytes,
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];
