@@ -18,7 +18,11 @@ export async function startServer(
   script: string,
   env: Record<string, string> = {},
 ): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, [path.resolve(import.meta.dirname, script)], {
+  // BENCH_PROFILE=<dir>: each server writes a V8 CPU profile there when it stops (open it in Chrome's
+  // DevTools); NODE_OPTIONS may not carry --cpu-prof.
+  const profile = process.env['BENCH_PROFILE'];
+  const flags = profile === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profile}`];
+  const child = spawn(process.execPath, [...flags, path.resolve(import.meta.dirname, script)], {
     env: { ...process.env, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
