@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { availableParallelism } from 'node:os';
 
 export type Role = 'all' | 'api' | 'worker';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -41,6 +42,8 @@ export interface Config {
   readonly signingKeyRotationDays: number;
   /** Fastify's trustProxy: whose X-Forwarded-For to believe for the client address (login throttling). */
   readonly trustProxy: boolean | string;
+  /** Password hashes (argon2id) run at once in this process; the rest queue. */
+  readonly passwordHashingConcurrency: number;
 }
 
 export class ConfigError extends Error {
@@ -196,6 +199,12 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     loginSessionTtlSeconds: integer('LOGIN_SESSION_TTL_SECONDS', 300, 60, 3600),
     signingKeyRotationDays: integer('SIGNING_KEY_ROTATION_DAYS', 30, 1, 365),
     trustProxy: trustProxy(read('TRUST_PROXY'), problems),
+    passwordHashingConcurrency: integer(
+      'PASSWORD_HASHING_CONCURRENCY',
+      Math.max(1, availableParallelism() - 1),
+      1,
+      256,
+    ),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);

@@ -5,7 +5,7 @@ import type { Registry } from 'prom-client';
 import type { Config } from './config.ts';
 import { migrations } from './migrations/index.ts';
 import { createLogMailer, createSmtpMailer, type Mailer } from './integrations/mail/index.ts';
-import { createAccountService } from './modules/accounts/index.ts';
+import { createAccountService, setPasswordHashingConcurrency } from './modules/accounts/index.ts';
 import { createAuthService } from './modules/auth/index.ts';
 import { createCompanyService } from './modules/companies/index.ts';
 import { createNotificationService } from './modules/notifications/index.ts';
@@ -167,6 +167,7 @@ export async function createContainer(
   if (applied.length > 0) logger.info({ migrations: applied }, 'applied migrations');
 
   const runWorkers = config.role !== 'api';
+  setPasswordHashingConcurrency(config.passwordHashingConcurrency);
   const jobs = createJobs({
     connectionString: database.connectionString,
     pglite: database.pglite,

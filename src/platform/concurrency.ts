@@ -15,3 +15,21 @@ export async function mapConcurrent<T, R>(
   await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, lane));
   return results;
 }
+
+/** Runs at most `limit` of the calls given to it at once; the others wait their turn, in order. */
+export function createLimiter(limit: number): <T>(work: () => Promise<T>) => Promise<T> {
+  let active = 0;
+  const waiting: Array<() => void> = [];
+  return async (work) => {
+    // A finished call hands its slot straight to the next waiting one, so `active` counts slots in use.
+    if (active < limit) active++;
+    else await new Promise<void>((resolve) => waiting.push(resolve));
+    try {
+      return await work();
+    } finally {
+      const next = waiting.shift();
+      if (next === undefined) active--;
+      else next();
+    }
+  };
+}

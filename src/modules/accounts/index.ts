@@ -8,4 +8,9 @@ export {
   type AccountOutcome,
   type PreparedPassword,
 } from './account-service.ts';
-export { hashPassword, verifyPassword, generateTemporaryPassword } from './passwords.ts';
+export {
+  hashPassword,
+  verifyPassword,
+  generateTemporaryPassword,
+  setPasswordHashingConcurrency,
+} from './passwords.ts';
