@@ -19,6 +19,7 @@ import { createGateways, type Gateways } from './integrations/payments/index.ts'
 import { systemClock, type Clock } from './platform/clock.ts';
 import { randomToken } from './platform/crypto.ts';
 import { openDatabase, type DatabaseHandle } from './platform/db/database.ts';
+import { createChangeFeed, type ChangeFeed } from './platform/db/change-feed.ts';
 import { migrateToLatest } from './platform/db/migrate.ts';
 import { createMetricsRegistry } from './platform/http/observability.ts';
 import { registerHousekeeping } from './platform/jobs/housekeeping.ts';
@@ -43,6 +44,8 @@ export interface Container {
   readonly logger: FastifyBaseLogger;
   readonly database: DatabaseHandle<Database>;
   readonly jobs: Jobs;
+  /** PostgreSQL's notifications of changed rows, which let reads be served from memory. */
+  readonly changes: ChangeFeed;
   readonly metrics: Registry;
   readonly adminApiKey: string;
   readonly services: ReturnType<typeof buildServices>;
@@ -65,6 +68,7 @@ function buildServices(deps: {
   logger: FastifyBaseLogger;
   metrics: Registry;
   geocoder: ReverseGeocoder;
+  changes: ChangeFeed;
 }) {
   const { db } = deps.database;
   const { clock, jobs, gateways, logger } = deps;
@@ -99,6 +103,7 @@ function buildServices(deps: {
     notifications,
     payments: payments.hooks,
     onEnded: (trx, tenant, ended) => statements.scheduleFinal(trx, tenant, ended),
+    changes: deps.changes,
   });
   const journeys = createJourneyService({ db, clock, geocoder: deps.geocoder });
   const webhooks = createWebhookService({
@@ -197,6 +202,8 @@ export async function createContainer(
   // One geocoder per process: its index takes ~21 MB (RSS +52 MB once loaded, in ~250 ms).
   const geocoder = createOfflineGeocoder();
   const metrics = createMetricsRegistry();
+  // Policy reads are kept in memory and dropped on PostgreSQL's notifications (one connection).
+  const changes = createChangeFeed(database, logger);
   const services = buildServices({
     config,
     database,
@@ -207,6 +214,7 @@ export async function createContainer(
     logger,
     geocoder,
     metrics,
+    changes,
   });
   const housekeeping = registerHousekeeping(jobs, database.db, clock, [
     (now) => services.auth.purgeExpired(now),
@@ -220,6 +228,7 @@ export async function createContainer(
     logger,
     database,
     jobs,
+    changes,
     metrics,
     adminApiKey,
     services,
@@ -248,6 +257,7 @@ export async function createContainer(
       // Webhook attempts in flight finish and record their result before the database closes.
       await services.webhooks.stopWorkers(config.shutdownTimeoutMs);
       await jobs.stop(config.shutdownTimeoutMs);
+      await changes.close();
       mailer.close();
       await database.close();
     },

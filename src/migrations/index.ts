@@ -8,6 +8,7 @@ import * as m0006 from './0006-webhooks.ts';
 import * as m0007 from './0007-statements.ts';
 import * as m0008 from './0008-policy-revision.ts';
 import * as m0009 from './0009-bulk-billing.ts';
+import * as m0010 from './0010-policy-change-feed.ts';
 
 /** Every migration, in order. Forward-only; add new files at the end. */
 export const migrations: Record<string, Migration> = {
@@ -20,4 +21,5 @@ export const migrations: Record<string, Migration> = {
   '0007-statements': m0007,
   '0008-policy-revision': m0008,
   '0009-bulk-billing': m0009,
+  '0010-policy-change-feed': m0010,
 };

@@ -1,6 +1,7 @@
 import type { Generated, Selectable } from 'kysely';
 import type { Executor } from '../../schema.ts';
 import type { Tenant } from '../companies/index.ts';
+import { notePolicyWrites } from '../policies/index.ts';
 
 export type PaymentKind = 'charge' | 'refund';
 export type PaymentPurpose = 'new_business' | 'adjustment' | 'cancellation' | 'statement' | 'intent';
@@ -118,11 +119,13 @@ export interface NewPayment {
 
 /** Tells readers of the policy that its payment records changed (see policies.payments_revision). */
 export async function bumpPaymentsRevision(db: Executor, policyId: string): Promise<void> {
-  await db
+  const owners = await db
     .updateTable('policies')
     .set((eb) => ({ payments_revision: eb('payments_revision', '+', 1) }))
     .where('id', '=', policyId)
+    .returning('user_id')
     .execute();
+  notePolicyWrites(owners.map((r) => r.user_id));
 }
 
 export async function insertPayment(db: Executor, tenant: Tenant, p: NewPayment): Promise<PaymentRecord> {
@@ -269,11 +272,13 @@ export async function updatePayment(
     if (column !== undefined) set[column] = value;
   }
   await db.updateTable('payments').set(set).where('id', '=', id).execute();
-  await db
+  const owners = await db
     .updateTable('policies')
     .set((eb) => ({ payments_revision: eb('payments_revision', '+', 1) }))
     .where('id', '=', (eb) => eb.selectFrom('payments').select('policy_id').where('id', '=', id))
+    .returning('user_id')
     .execute();
+  notePolicyWrites(owners.map((r) => r.user_id));
 }
 
 /** Payments whose next attempt (dunning or reconciliation) is due, locked and skipped by other workers. */

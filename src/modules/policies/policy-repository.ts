@@ -3,6 +3,7 @@ import type { Tenant } from '../companies/index.ts';
 import type { VersionType } from './policy-schemas.ts';
 import type { PolicySnapshot, RenewalTerms, StoredStatus, VersionRecord } from './policy-versions.ts';
 import type { Executor } from '../../schema.ts';
+import { notePolicyWrites } from './policy-row-cache.ts';
 
 export interface PolicyTables {
   policies: {
@@ -136,6 +137,7 @@ export async function insertPolicy(
     .onConflict((oc) => oc.column('policy_reference').doNothing())
     .returning(policyColumns)
     .executeTakeFirst();
+  notePolicyWrites([values.userId]);
   return row === undefined ? undefined : toPolicy(row);
 }
 
@@ -206,6 +208,7 @@ export async function appendVersion(
   },
 ): Promise<VersionRecord> {
   const sequence = policy.versionCount + 1;
+  notePolicyWrites([policy.userId]);
   const row = await db
     .insertInto('policy_versions')
     .values({
@@ -279,11 +282,13 @@ export async function appendStatementVersions(
     join policy_versions latest on latest.policy_id = n.policy_id and latest.sequence = n.version_count`.execute(
     db,
   );
-  await sql`
+  const owners = await sql<{ user_id: string }>`
     update policies p set version_count = n.version_count + 1, updated_at = ${at}
     from unnest(${rows.map((r) => r.policyId)}::uuid[], ${rows.map((r) => r.versionCount)}::int[])
       as n(policy_id, version_count)
-    where p.id = n.policy_id`.execute(db);
+    where p.id = n.policy_id
+    returning p.user_id`.execute(db);
+  notePolicyWrites(owners.rows.map((r) => r.user_id));
 }
 
 export async function setRenewalTerms(
@@ -292,11 +297,13 @@ export async function setRenewalTerms(
   terms: RenewalTerms,
   at: Date,
 ): Promise<void> {
-  await db
+  const owners = await db
     .updateTable('policies')
     .set({ renewal_terms: JSON.stringify(terms), updated_at: at })
     .where('id', '=', policyId)
+    .returning('user_id')
     .execute();
+  notePolicyWrites(owners.map((r) => r.user_id));
 }
 
 /** Every version of a policy, oldest first. */

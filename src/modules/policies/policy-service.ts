@@ -1,4 +1,5 @@
 import type { Executor } from '../../schema.ts';
+import type { ChangeFeed } from '../../platform/db/change-feed.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { inTransaction } from '../../platform/db/database.ts';
 import { AppError, notFound, type FieldError } from '../../platform/errors.ts';
@@ -9,6 +10,7 @@ import { asTenant, type DataEnvironment, type Tenant } from '../companies/index.
 import { policyAddedEmail, welcomeEmail, type NotificationService } from '../notifications/index.ts';
 import { noPaymentHooks, type PolicyPaymentHooks } from './payment-hooks.ts';
 import { generatePolicyReference } from './policy-reference.ts';
+import { createPolicyRowCache } from './policy-row-cache.ts';
 import {
   appendVersion,
   findPolicy,
@@ -79,10 +81,13 @@ export function createPolicyService(deps: {
   payments?: PolicyPaymentHooks;
   /** In the transaction that cancels or lapses a policy: arranges its final statement (statements work). */
   onEnded?: (trx: Executor, tenant: Tenant, ended: { policyReference: string; endAt: Date }) => Promise<void>;
+  /** Lets reads keep policy rows in memory (see policy-row-cache.ts); without it every read queries. */
+  changes?: ChangeFeed;
 }) {
   const { db, clock, jobs, accounts, notifications } = deps;
   const payments = deps.payments ?? noPaymentHooks;
   const onEnded = deps.onEnded ?? (() => Promise.resolve());
+  const rows = createPolicyRowCache(deps.changes);
   jobs.define({ name: END_TERMS_QUEUE, options: { retryLimit: 3, retryDelay: 60, expireInSeconds: 3600 } });
 
   async function view(
@@ -278,7 +283,7 @@ export function createPolicyService(deps: {
     },
 
     async get(tenant: Tenant, reference: string): Promise<PolicyResponse> {
-      const policy = await findPolicy(db, tenant, reference);
+      const policy = await rows.byReference(tenant, reference, () => findPolicy(db, tenant, reference));
       if (policy === undefined) throw notFound('policy');
       return currentView(tenant, policy);
     },
@@ -288,7 +293,7 @@ export function createPolicyService(deps: {
      * latest). Another policyholder's policy is "not found", never "forbidden".
      */
     async getForPolicyholder(tenant: Tenant, userId: string, reference?: string): Promise<PolicyResponse> {
-      const mine = await listPoliciesOfUser(db, tenant, userId);
+      const mine = await rows.ofHolder(tenant, userId, () => listPoliciesOfUser(db, tenant, userId));
       const chosen =
         reference === undefined
           ? (mine.filter((p) => p.status === 'active').at(-1) ?? mine.at(-1))
