@@ -105,7 +105,12 @@ function buildServices(deps: {
     onEnded: (trx, tenant, ended) => statements.scheduleFinal(trx, tenant, ended),
     changes: deps.changes,
   });
-  const journeys = createJourneyService({ db, clock, geocoder: deps.geocoder });
+  const journeys = createJourneyService({
+    db,
+    prepared: (statement, values) => deps.database.prepared(statement, values),
+    clock,
+    geocoder: deps.geocoder,
+  });
   const webhooks = createWebhookService({
     db,
     clock,

@@ -9,6 +9,8 @@ import * as m0007 from './0007-statements.ts';
 import * as m0008 from './0008-policy-revision.ts';
 import * as m0009 from './0009-bulk-billing.ts';
 import * as m0010 from './0010-policy-change-feed.ts';
+import * as m0011 from './0011-store-journey.ts';
+import * as m0012 from './0012-event-writes.ts';
 
 /** Every migration, in order. Forward-only; add new files at the end. */
 export const migrations: Record<string, Migration> = {
@@ -22,4 +24,6 @@ export const migrations: Record<string, Migration> = {
   '0008-policy-revision': m0008,
   '0009-bulk-billing': m0009,
   '0010-policy-change-feed': m0010,
+  '0011-store-journey': m0011,
+  '0012-event-writes': m0012,
 };

@@ -1,7 +1,11 @@
-import { sql, type Generated } from 'kysely';
+import type { Generated } from 'kysely';
+import type { DatabaseHandle, PreparedStatement } from '../../platform/db/database.ts';
 import type { Executor } from '../../schema.ts';
 import type { Tenant } from '../companies/index.ts';
-import { policyVersionCountIs, type UsageUnit } from '../policies/index.ts';
+import type { UsageUnit } from '../policies/index.ts';
+
+/** DatabaseHandle.prepared, for the one statement ingestion sends per journey. */
+export type Prepared = DatabaseHandle<unknown>['prepared'];
 
 export interface JourneyTables {
   journeys: {
@@ -183,54 +187,58 @@ export interface JourneyEvent {
 /** Why a journey was not stored. */
 export type NotStored = 'VERSIONS_CHANGED' | 'TAKEN';
 
+const STORE_JOURNEY: PreparedStatement = {
+  name: 'store_journey',
+  text: `select store_journey(${Array.from({ length: 28 }, (_, i) => `$${String(i + 1)}`).join(', ')}) as outcome`,
+};
+
 /**
- * Stores a journey and its event in one statement (one round trip, its own transaction) through
- * `insert_journey_with_event` (migration 0005), unless the policy's versions moved on from
- * `versionCount` (VERSIONS_CHANGED: the journey was rated on terms no longer complete), or the journey
- * overlaps a non-void one of the policy (the `journeys_no_overlap` exclusion constraint) or reuses its
+ * Stores a journey and its event in one prepared statement (one round trip, its own transaction)
+ * through `store_journey` (migration 0011), unless the policy's versions moved on from `versionCount`
+ * (VERSIONS_CHANGED: the journey was rated on terms no longer complete), or the journey overlaps a
+ * non-void one of the policy (the `journeys_no_overlap` exclusion constraint) or reuses its
  * `provider_reference` (the unique key): TAKEN, and the caller tells which.
  */
-export async function insertJourneyWithEvent(
-  db: Executor,
+export async function storeJourney(
+  prepared: Prepared,
   tenant: Tenant,
   journey: NewJourney & { readonly id: string },
   guards: { readonly versionCount: number },
   event: JourneyEvent,
 ): Promise<JourneyRecord | NotStored> {
-  const result = await sql<{ stored: boolean }>`
-    select insert_journey_with_event(
-      p_id => ${journey.id}::uuid,
-      p_company_id => ${tenant.companyId}::uuid,
-      p_environment => ${tenant.environment}::text,
-      p_policy_id => ${journey.policyId}::uuid,
-      p_policy_reference => ${journey.policyReference}::text,
-      p_policy_version_id => ${journey.policyVersionId}::uuid,
-      p_provider_reference => ${journey.providerReference}::text,
-      p_route => ${journey.route}::text,
-      p_route_precision => ${journey.precision}::smallint,
-      p_point_count => ${journey.pointCount}::integer,
-      p_start_at => ${journey.startAt}::timestamptz,
-      p_end_at => ${journey.endAt}::timestamptz,
-      p_distance_metres => ${journey.distanceMetres}::bigint,
-      p_distance_unit => ${journey.distanceUnit}::text,
-      p_usage_rate => ${journey.usageRate}::numeric,
-      p_usage_premium_pence => ${journey.usagePremiumPence}::bigint,
-      p_start_lat => ${journey.start.lat}::float8,
-      p_start_lng => ${journey.start.lng}::float8,
-      p_end_lat => ${journey.end.lat}::float8,
-      p_end_lng => ${journey.end.lng}::float8,
-      p_start_name => ${journey.start.name}::text,
-      p_start_postcode => ${journey.start.postcode}::text,
-      p_end_name => ${journey.end.name}::text,
-      p_end_postcode => ${journey.end.postcode}::text,
-      p_created_at => ${journey.createdAt}::timestamptz,
-      p_event_type => ${event.type}::text,
-      p_event_data => ${JSON.stringify(event.data)}::jsonb
-    ) as stored
-    where ${policyVersionCountIs(journey.policyId, guards.versionCount)}`.execute(db);
-  const row = result.rows[0];
-  if (row === undefined) return 'VERSIONS_CHANGED';
-  if (!row.stored) return 'TAKEN';
+  // In the function's parameter order.
+  const [row] = await prepared<{ outcome: number }>(STORE_JOURNEY, [
+    journey.id,
+    tenant.companyId,
+    tenant.environment,
+    journey.policyId,
+    journey.policyReference,
+    journey.policyVersionId,
+    journey.providerReference,
+    journey.route,
+    journey.precision,
+    journey.pointCount,
+    journey.startAt,
+    journey.endAt,
+    journey.distanceMetres,
+    journey.distanceUnit,
+    journey.usageRate,
+    journey.usagePremiumPence,
+    journey.start.lat,
+    journey.start.lng,
+    journey.end.lat,
+    journey.end.lng,
+    journey.start.name,
+    journey.start.postcode,
+    journey.end.name,
+    journey.end.postcode,
+    journey.createdAt,
+    guards.versionCount,
+    event.type,
+    JSON.stringify(event.data),
+  ]);
+  if (row?.outcome === 2) return 'VERSIONS_CHANGED';
+  if (row?.outcome !== 0) return 'TAKEN';
   // Every value stored came from here, so the row is not read back (it carries the whole route).
   return { ...journey, isVoid: false, voidedAt: null, voidReason: null, statementVersionId: null };
 }

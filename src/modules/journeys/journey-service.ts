@@ -18,7 +18,8 @@ import {
   findJourneyByProviderReference,
   findOverlappingJourney,
   insertJourneyVoid,
-  insertJourneyWithEvent,
+  storeJourney,
+  type Prepared,
   listJourneys,
   markJourneyVoid,
   type JourneyRecord,
@@ -164,8 +165,13 @@ export interface BatchOutcome {
  * The database keeps a policy's journeys from overlapping (an exclusion constraint) and a provider
  * reference from being stored twice (a unique key), so ingestion takes no lock and checks nothing first.
  */
-export function createJourneyService(deps: { db: Db; clock: Clock; geocoder: ReverseGeocoder }) {
-  const { db, clock, geocoder } = deps;
+export function createJourneyService(deps: {
+  db: Db;
+  prepared: Prepared;
+  clock: Clock;
+  geocoder: ReverseGeocoder;
+}) {
+  const { db, prepared, clock, geocoder } = deps;
 
   // NOTE: what ingestion needs of a policy is cached, so that a journey costs one statement: the
   // policy's identity (which never changes) and its versions' terms, kept with the version count they were
@@ -246,8 +252,8 @@ export function createJourneyService(deps: { db: Db; clock: Clock; geocoder: Rev
       const { version } = cover;
       const id = randomUUID();
       const usagePremium = usagePremiumPence(version.usageRate, route.distanceMetres, version.usageUnit);
-      const outcome = await insertJourneyWithEvent(
-        db,
+      const outcome = await storeJourney(
+        prepared,
         tenant,
         {
           id,

@@ -28,7 +28,6 @@ export {
   findPolicyForUsageByReference,
   listPoliciesForUsageOfPolicyholder,
   listPolicyTermVersions,
-  policyVersionCountIs,
   type PolicyForUsage,
   type PolicyTermVersion,
   type UsageUnit,

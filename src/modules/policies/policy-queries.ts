@@ -2,14 +2,12 @@
  * Read-only views of policies for the modules that rate usage against them (journeys, statements):
  * the policy's identity, and each version's term and usage price. Nothing here writes.
  */
-import type { RawBuilder } from 'kysely';
 import type { Executor } from '../../schema.ts';
 import type { Tenant } from '../companies/index.ts';
 import {
   findPolicyForUsage,
   listPoliciesForUsageOfUser,
   listVersionTerms,
-  versionCountIs,
   type PolicyUsageRow,
 } from './policy-repository.ts';
 import { USAGE_UNITS, type UsageUnit, type VersionType } from './policy-schemas.ts';
@@ -63,13 +61,4 @@ export function listPoliciesForUsageOfPolicyholder(
 export async function listPolicyTermVersions(db: Executor, policyId: string): Promise<PolicyTermVersion[]> {
   const rows = await listVersionTerms(db, policyId);
   return rows.map((row) => ({ ...row, usageUnit: asUsageUnit(row.usageUnit) }));
-}
-
-/**
- * A condition for another module's write: true while the policy still has `versionCount` versions. A
- * write guarded by it acted on versions that were complete when its statement began, which lets that
- * write skip a lock on the policy (a version committed meanwhile orders after it).
- */
-export function policyVersionCountIs(policyId: string, versionCount: number): RawBuilder<boolean> {
-  return versionCountIs(policyId, versionCount);
 }

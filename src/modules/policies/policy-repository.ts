@@ -427,14 +427,6 @@ export interface VersionTermRow {
   readonly usageUnit: string | null;
 }
 
-/**
- * True while the policy has exactly `versionCount` versions: a guard for a statement that acted on what it
- * read of the versions (the count moves with every version appended, in the same transaction).
- */
-export function versionCountIs(policyId: string, versionCount: number) {
-  return sql<boolean>`exists (select 1 from policies where id = ${policyId}::uuid and version_count = ${versionCount}::integer)`;
-}
-
 /** Every version of a policy, oldest first, reduced to its term and usage price. */
 export async function listVersionTerms(db: Executor, policyId: string): Promise<VersionTermRow[]> {
   const rows = await db

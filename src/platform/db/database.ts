@@ -3,7 +3,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { btree_gist } from '@electric-sql/pglite/contrib/btree_gist';
-import { Kysely, PGliteDialect, PostgresDialect, sql, type Transaction } from 'kysely';
+import { CompiledQuery, Kysely, PGliteDialect, PostgresDialect, sql, type Transaction } from 'kysely';
 import pg from 'pg';
 
 export type DatabaseKind = 'pglite' | 'postgres';
@@ -15,6 +15,12 @@ export interface DatabaseHandle<DB> {
   /** Set for the embedded driver: pg-boss shares this instance. */
   readonly pglite: PGlite | undefined;
   readonly connectionString: string | undefined;
+  /**
+   * One statement outside any transaction, prepared once per pooled connection under `name` on
+   * PostgreSQL (PGlite runs it as it is): for the few statements where parsing and planning cost more
+   * than running them. Kysely cannot name statements.
+   */
+  prepared<Row>(statement: PreparedStatement, values: readonly unknown[]): Promise<Row[]>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -29,6 +35,11 @@ const INT8_OID = 20;
 const DATE_OID = 1082;
 // NOTE: pg turns a `date` into a local-midnight Date, which shifts the day on hosts east of UTC; keep the text.
 const keepText = (text: string): string => text;
+
+export interface PreparedStatement {
+  readonly name: string;
+  readonly text: string;
+}
 
 export interface OpenOptions {
   /** PostgreSQL URL; undefined opens PGlite. */
@@ -58,6 +69,8 @@ export async function openDatabase<DB>(options: OpenOptions): Promise<DatabaseHa
       db,
       pglite: undefined,
       connectionString: options.connectionString,
+      prepared: async <Row>(statement: PreparedStatement, values: readonly unknown[]) =>
+        (await pool.query({ name: statement.name, text: statement.text, values: [...values] })).rows as Row[],
       ping: async () => {
         await sql`select 1`.execute(db);
       },
@@ -79,6 +92,10 @@ export async function openDatabase<DB>(options: OpenOptions): Promise<DatabaseHa
     db,
     pglite,
     connectionString: undefined,
+    // Through Kysely, which holds PGlite's one session for a transaction: a query sent to PGlite
+    // directly could land inside another request's open transaction.
+    prepared: async <Row>(statement: PreparedStatement, values: readonly unknown[]) =>
+      (await db.executeQuery<Row>(CompiledQuery.raw(statement.text, [...values]))).rows,
     ping: async () => {
       await pglite.query('select 1');
     },
