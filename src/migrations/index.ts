@@ -11,6 +11,7 @@ import * as m0009 from './0009-bulk-billing.ts';
 import * as m0010 from './0010-policy-change-feed.ts';
 import * as m0011 from './0011-store-journey.ts';
 import * as m0012 from './0012-event-writes.ts';
+import * as m0013 from './0013-route-storage.ts';
 
 /** Every migration, in order. Forward-only; add new files at the end. */
 export const migrations: Record<string, Migration> = {
@@ -26,4 +27,5 @@ export const migrations: Record<string, Migration> = {
   '0010-policy-change-feed': m0010,
   '0011-store-journey': m0011,
   '0012-event-writes': m0012,
+  '0013-route-storage': m0013,
 };
