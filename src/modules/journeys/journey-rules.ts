@@ -51,7 +51,8 @@ export interface RouteRejection {
 
 /** Decodes and measures a route: its length on the ellipsoid and its end points, or why it is unusable. */
 export function measureRoute(route: string, precision: PolylinePrecision): MeasuredRoute | RouteRejection {
-  const decoded = decodePolyline(route, precision, { maxPoints: ROUTE_MAX_POINTS });
+  // The points are used here and dropped before anything else decodes: borrowed, not copied.
+  const decoded = decodePolyline(route, precision, { maxPoints: ROUTE_MAX_POINTS, borrow: true });
   if (!decoded.ok) return { ok: false, reason: decoded.reason, message: decoded.message };
   const start = firstPoint(decoded.points, decoded.count);
   const end = lastPoint(decoded.points, decoded.count);

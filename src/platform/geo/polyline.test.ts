@@ -203,6 +203,24 @@ describe('decodePolyline', () => {
     );
   });
 
+  test("borrow: the same points in the decoder's own buffer, which the next decode reuses", () => {
+    const one = encodePolyline([51.5, -0.12, 51.51, -0.11, 51.52, -0.1], 5);
+    const two = encodePolyline([40.7, -74, 40.71, -74.01], 5);
+    const copied = decodePolyline(one, 5);
+    const lent = decodePolyline(one, 5, { borrow: true });
+    assert.ok(copied.ok && lent.ok);
+    assert.equal(lent.count, copied.count);
+    assert.deepEqual([...lent.points.subarray(0, lent.count * 2)], [...copied.points]);
+    const again = decodePolyline(two, 5, { borrow: true });
+    assert.ok(again.ok);
+    assert.equal(again.points, lent.points, 'one buffer, lent twice');
+    assert.deepEqual(
+      [...copied.points],
+      [51.5, -0.12, 51.51, -0.11, 51.52, -0.1],
+      "a copy is the caller's own",
+    );
+  });
+
   test('EMPTY for an empty string', () => {
     expectFailure('', 5, 'EMPTY');
   });
