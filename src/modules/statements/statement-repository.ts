@@ -211,22 +211,32 @@ const totalsByStatement = sql`
   from claimed group by statement_id`;
 
 /**
- * A statement's journeys. Read through (policy_id, start_at) up to the statement's end: an index on
- * statement_version_id would make billing's update of that column leave the heap (migration 0009).
+ * The journeys of some statements of one policy, by statement, each list by start. Read through
+ * (policy_id, start_at) up to the latest end: an index on statement_version_id would make billing's
+ * update of that column leave the heap (migration 0009).
  */
 export async function listStatementJourneys(
   db: Executor,
-  statement: { id: string; policy_id: string; period_end_at: Date },
-): Promise<BilledJourney[]> {
+  policyId: string,
+  statements: ReadonlyArray<{ id: string; period_end_at: Date }>,
+): Promise<Map<string, BilledJourney[]>> {
+  const byStatement = new Map<string, BilledJourney[]>(statements.map((st) => [st.id, []]));
+  if (statements.length === 0) return byStatement;
   const rows = await db
     .selectFrom('journeys')
-    .select(journeyColumns)
-    .where('policy_id', '=', statement.policy_id)
-    .where('start_at', '<=', statement.period_end_at)
-    .where('statement_version_id', '=', statement.id)
+    .select([...journeyColumns, 'statement_version_id'])
+    .where('policy_id', '=', policyId)
+    .where('start_at', '<=', new Date(Math.max(...statements.map((st) => st.period_end_at.getTime()))))
+    .where(
+      'statement_version_id',
+      'in',
+      statements.map((st) => st.id),
+    )
     .orderBy('start_at')
     .execute();
-  return rows.map(toJourney);
+  for (const row of rows)
+    if (row.statement_version_id !== null) byStatement.get(row.statement_version_id)?.push(toJourney(row));
+  return byStatement;
 }
 
 export async function lastStatement(trx: Executor, policyId: string): Promise<StatementRow | undefined> {

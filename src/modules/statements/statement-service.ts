@@ -508,7 +508,8 @@ export function createStatementService(deps: {
           if (request.final === true) return undefined;
           throw periodConflict(outcome.previousEndAt);
         }
-        return { ...outcome, journeys: await listStatementJourneys(trx, outcome.row) };
+        const journeys = await listStatementJourneys(trx, policy.id, [outcome.row]);
+        return { ...outcome, journeys: journeys.get(outcome.row.id) ?? [] };
       });
     } catch (error) {
       // Policies are locked before their last period is read, so this is a safety net, not a path.
@@ -550,7 +551,7 @@ export function createStatementService(deps: {
       return toView(
         policy.policy_reference,
         row,
-        await listStatementJourneys(db, row),
+        (await listStatementJourneys(db, row.policy_id, [row])).get(row.id) ?? [],
         latest?.id === row.id,
         await paymentOf(tenant, row),
       );
@@ -565,17 +566,12 @@ export function createStatementService(deps: {
       });
       const shown = rows.slice(0, page.limit);
       const latest = await lastStatement(db, policy.id);
-      const statements = [];
-      for (const row of shown)
-        statements.push(
-          toView(
-            reference,
-            row,
-            await listStatementJourneys(db, row),
-            latest?.id === row.id,
-            await paymentOf(tenant, row),
-          ),
-        );
+      // One query for every statement's journeys; payments are read for the statements that have one.
+      const journeysOf = await listStatementJourneys(db, policy.id, shown);
+      const payments = await Promise.all(shown.map((row) => paymentOf(tenant, row)));
+      const statements = shown.map((row, i) =>
+        toView(reference, row, journeysOf.get(row.id) ?? [], latest?.id === row.id, payments[i]),
+      );
       return {
         statements,
         next_cursor: rows.length > page.limit ? (shown.at(-1)?.period_end_at.toISOString() ?? null) : null,
