@@ -60,6 +60,10 @@ export async function openDatabase<DB>(options: OpenOptions): Promise<DatabaseHa
       connectionString: options.connectionString,
       types,
       max: options.poolSize ?? 10,
+      // A backend that has prepared our statements and loaded its caches is worth keeping through a
+      // lull: pg's default closes it after 10 s idle, and its replacement starts cold (bench/journeys.ts
+      // ran its first phase after a pause at two thirds of the speed of the next).
+      idleTimeoutMillis: 120_000,
     });
     // An idle client losing its connection must not crash the process; the pool replaces it.
     pool.on('error', () => undefined);
