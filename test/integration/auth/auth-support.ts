@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
-import type { TestApp } from '../../support/app.ts';
+import type { Clock } from '../../../src/platform/clock.ts';
+import { createTestApp, type TestApp } from '../../support/app.ts';
 import { examplePolicyInput } from '../../support/policy-arbitraries.ts';
-import type { startSmtpServer } from '../../support/smtp.ts';
+import { startSmtpServer } from '../../support/smtp.ts';
 
 export type Smtp = Awaited<ReturnType<typeof startSmtpServer>>;
 export type Headers = Record<string, string>;
@@ -124,4 +125,22 @@ export function assertProblem(response: LightMyRequestResponse, status: number, 
   assert.equal(response.statusCode, status, response.body);
   assert.match(String(response.headers['content-type']), /application\/problem\+json/);
   assert.equal(response.json<{ code: string }>().code, code, response.body);
+}
+
+/** An app with workers on `clock`, a real SMTP server for its emails, and an auth client over both. */
+export async function startAuthApp(clock: Clock) {
+  const smtp = await startSmtpServer();
+  const t = await createTestApp({ env: { SMTP_URL: smtp.url }, overrides: { clock }, startJobs: true });
+  return {
+    t,
+    smtp,
+    client: createAuthClient(t, smtp),
+    close: async (): Promise<void> => {
+      try {
+        await t.close();
+      } finally {
+        await smtp.close();
+      }
+    },
+  };
 }

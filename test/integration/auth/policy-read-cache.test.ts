@@ -4,32 +4,23 @@ import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { OWN_WRITE_SHADOW_MS } from '../../../src/modules/policies/policy-row-cache.ts';
 import { fixedClock } from '../../../src/platform/clock.ts';
-import { createCompany, createTestApp, type TestApp } from '../../support/app.ts';
+import { createCompany, type TestApp } from '../../support/app.ts';
 import { onPostgres } from '../../support/database.ts';
-import { startSmtpServer } from '../../support/smtp.ts';
-import { createAuthClient, type Smtp } from './auth-support.ts';
+import { startAuthApp, type createAuthClient } from './auth-support.ts';
 
 // Policy reads are served from memory and dropped on PostgreSQL's notifications (migration 0010). Rows
 // are changed here with SQL, as another process would change them: nothing in this process knows.
 const clock = fixedClock('2025-06-01T12:00:00Z');
-let smtp: Smtp;
 let t: TestApp;
 let acme: Awaited<ReturnType<typeof createCompany>>;
 let client: ReturnType<typeof createAuthClient>;
+let close: () => Promise<void>;
 
 before(async () => {
-  smtp = await startSmtpServer();
-  t = await createTestApp({ env: { SMTP_URL: smtp.url }, overrides: { clock }, startJobs: true });
+  ({ t, client, close } = await startAuthApp(clock));
   acme = await createCompany(t.app, 'Acme');
-  client = createAuthClient(t, smtp);
 });
-after(async () => {
-  try {
-    await t.close();
-  } finally {
-    await smtp.close();
-  }
-});
+after(() => close());
 
 async function readers() {
   const { holder, tokens } = await client.loggedIn(acme.sandbox);

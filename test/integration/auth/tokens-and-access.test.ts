@@ -2,32 +2,23 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose';
 import { fixedClock } from '../../../src/platform/clock.ts';
-import { createCompany, createTestApp, type TestApp } from '../../support/app.ts';
+import { createCompany, type TestApp } from '../../support/app.ts';
 import { examplePolicyInput } from '../../support/policy-arbitraries.ts';
-import { startSmtpServer } from '../../support/smtp.ts';
-import { assertProblem, createAuthClient, type Smtp } from './auth-support.ts';
+import { assertProblem, startAuthApp, type createAuthClient } from './auth-support.ts';
 
 const clock = fixedClock('2025-06-01T12:00:00Z');
-let smtp: Smtp;
 let t: TestApp;
 let acme: Awaited<ReturnType<typeof createCompany>>;
 let other: Awaited<ReturnType<typeof createCompany>>;
 let client: ReturnType<typeof createAuthClient>;
+let close: () => Promise<void>;
 
 before(async () => {
-  smtp = await startSmtpServer();
-  t = await createTestApp({ env: { SMTP_URL: smtp.url }, overrides: { clock }, startJobs: true });
+  ({ t, client, close } = await startAuthApp(clock));
   acme = await createCompany(t.app, 'Acme');
   other = await createCompany(t.app, 'Other');
-  client = createAuthClient(t, smtp);
 });
-after(async () => {
-  try {
-    await t.close();
-  } finally {
-    await smtp.close();
-  }
-});
+after(() => close());
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 const jwks = async () => (await client.get('/.well-known/jwks.json', {})).json<JSONWebKeySet>();
