@@ -74,8 +74,8 @@ export function createPolicyRowCache(feed: ChangeFeed | undefined) {
     entry !== undefined && now - entry.at < ENTRY_TTL_MS && !writtenJustNow(entry.userId, now);
   const canStore = (userId: string, since: number, now: number) =>
     feed?.live === true && since === generation && !writtenJustNow(userId, now);
-  const bounded = <K, V>(map: Map<K, V>) => {
-    if (map.size >= MAX_ENTRIES) map.delete(map.keys().next().value as K);
+  const bounded = <V>(map: Map<string, V>) => {
+    if (map.size >= MAX_ENTRIES) map.delete(map.keys().next().value as string);
   };
   const inTenant = (tenant: Tenant, row: PolicyRecord) =>
     row.companyId === tenant.companyId && row.environment === tenant.environment;
@@ -112,7 +112,14 @@ export function createPolicyRowCache(feed: ChangeFeed | undefined) {
       const since = generation;
       const row = await load();
       if (row !== undefined && canStore(row.userId, since, Date.now())) {
-        bounded(references);
+        if (references.size >= MAX_ENTRIES) {
+          // The oldest entry goes, and its owner's index with it, so the index stays as small as the map.
+          const [oldKey, oldest] = references.entries().next().value as [string, Entry<PolicyRecord>];
+          references.delete(oldKey);
+          const keys = referenceKeysOf.get(oldest.userId);
+          keys?.delete(oldKey);
+          if (keys?.size === 0) referenceKeysOf.delete(oldest.userId);
+        }
         references.set(key, { value: row, userId: row.userId, at: Date.now() });
         let keys = referenceKeysOf.get(row.userId);
         if (keys === undefined) referenceKeysOf.set(row.userId, (keys = new Set()));
