@@ -3,10 +3,10 @@ import AjvCompiler from '@fastify/ajv-compiler';
 import cors from '@fastify/cors';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import scalar from '@scalar/fastify-api-reference';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Container } from './container.ts';
 import { createAdminAuth } from './platform/http/admin-auth.ts';
+import { installDocs } from './platform/http/docs.ts';
 import { installObservability } from './platform/http/observability.ts';
 import { installProblemHandling } from './platform/http/problem.ts';
 import { lazyChildLogger } from './platform/logging.ts';
@@ -148,10 +148,7 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
         typeof json['$id'] === 'string' ? json['$id'] : `def-${i}`,
     },
   });
-  await app.register(scalar, {
-    routePrefix: '/docs',
-    configuration: { url: '/openapi.json', withDefaultFonts: false, title: 'Milepost API' },
-  });
+  installDocs(app, '/openapi.json');
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   installObservability(app, {

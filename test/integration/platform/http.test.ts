@@ -185,6 +185,17 @@ describe('operations', () => {
     assert.ok('Problem' in doc.components.schemas);
     const docs = await t.app.inject('/docs/');
     assert.equal(docs.statusCode, 200);
+    assert.match(String(docs.headers['content-type']), /text\/html/);
     assert.match(docs.body, /<html/i);
+    assert.match(docs.body, /\/openapi\.json/);
+    // The page's script, relative to it, comes from the same (lazily loaded) plugin.
+    const script = await t.app.inject('/docs/js/scalar.js');
+    assert.equal(script.statusCode, 200);
+    assert.match(String(script.headers['content-type']), /javascript/);
+    assert.ok(script.body.length > 100_000);
+    const missing = await t.app.inject('/docs/nothing-here');
+    assert.equal(missing.statusCode, 404);
+    assert.match(String(missing.headers['content-type']), /application\/problem\+json/);
+    assert.deepEqual(doc.paths['/docs'], undefined, 'the docs routes stay out of the API document');
   });
 });
