@@ -103,7 +103,8 @@ function buildServices(deps: {
     notifications,
     payments: payments.hooks,
     onEnded: (trx, tenant, ended) => statements.scheduleFinal(trx, tenant, ended),
-    changes: deps.changes,
+    // Only processes that serve reads keep policies in memory; a worker needs no LISTEN connection.
+    ...(deps.config.role === 'worker' ? {} : { changes: deps.changes }),
   });
   const journeys = createJourneyService({
     db,

@@ -23,7 +23,7 @@ export {
   type PolicyInput,
   type Pricing,
 } from './policy-schemas.ts';
-export { PolicyResponseSchema, type PolicyResponse } from './policy-schemas.ts';
+export { POLICY_INPUT_EXAMPLE, PolicyResponseSchema, type PolicyResponse } from './policy-schemas.ts';
 export {
   findPolicyForUsageByReference,
   listPoliciesForUsageOfPolicyholder,

@@ -383,15 +383,6 @@ export async function addCredits(trx: Executor, entries: readonly CreditEntry[])
     .execute();
 }
 
-export async function creditBalance(db: Executor, policyId: string): Promise<number> {
-  const row = await db
-    .selectFrom('policy_credits')
-    .select(sql<string>`coalesce(sum(amount_pence), 0)::bigint`.as('balance'))
-    .where('policy_id', '=', policyId)
-    .executeTakeFirstOrThrow();
-  return Number(row.balance);
-}
-
 /**
  * Live policies whose billing date is `date`: billing day `day`, or any day past the month's end when
  * `date` is the month's last day (29–31 fall on the last day of shorter months). Across tenants. Those

@@ -18,7 +18,6 @@ import { totalKilometres, totalMiles } from '../journeys/index.ts';
 import {
   addCredits,
   claimJourneys,
-  creditBalance,
   creditBalances,
   creditVoidedJourneys,
   findStatement,
@@ -609,7 +608,8 @@ export function createStatementService(deps: {
           now,
         );
       });
-      return { policy_reference: reference, balance: fromPence(await creditBalance(db, policy.id)) };
+      const balance = (await creditBalances(db, [policy.id])).get(policy.id) ?? 0;
+      return { policy_reference: reference, balance: fromPence(balance) };
     },
 
     /** Bills every policy whose billing date is `date`; each (policy, date) at most once however often it runs. */
