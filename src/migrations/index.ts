@@ -12,6 +12,8 @@ import * as m0010 from './0010-policy-change-feed.ts';
 import * as m0011 from './0011-store-journey.ts';
 import * as m0012 from './0012-event-writes.ts';
 import * as m0013 from './0013-route-storage.ts';
+import * as m0014 from './0014-period-membership.ts';
+import * as m0015 from './0015-billing-writes.ts';
 
 /** Every migration, in order. Forward-only; add new files at the end. */
 export const migrations: Record<string, Migration> = {
@@ -28,4 +30,6 @@ export const migrations: Record<string, Migration> = {
   '0011-store-journey': m0011,
   '0012-event-writes': m0012,
   '0013-route-storage': m0013,
+  '0014-period-membership': m0014,
+  '0015-billing-writes': m0015,
 };

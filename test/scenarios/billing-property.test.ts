@@ -112,7 +112,7 @@ test('property: every non-void journey is billed exactly once and the totals add
         .executeTakeFirstOrThrow();
       const rows = await db
         .selectFrom('journeys')
-        .select(['id', 'is_void', 'statement_version_id', 'usage_premium_pence'])
+        .select(['id', 'is_void', 'usage_premium_pence'])
         .where('policy_id', '=', policy.id)
         .execute();
       const statements = await db
@@ -121,11 +121,45 @@ test('property: every non-void journey is billed exactly once and the totals add
         .where('policy_id', '=', policy.id)
         .orderBy('period_start_at')
         .execute();
+      // What billed each journey, as clients read it: the statements' journey lists, and each journey's
+      // statement_version_reference.
+      const listed = await t.app.inject({
+        url: `/statements?policy_reference=${reference}&limit=100`,
+        headers: company.sandbox,
+      });
+      const listedStatements = listed.json<{
+        statements: Array<{
+          policy_version_reference: string;
+          journeys: Array<{ journey_reference: string }>;
+        }>;
+      }>().statements;
+      assert.equal(listedStatements.length, statements.length);
+      const billedBy = new Map<string, string[]>();
+      for (const st of listedStatements)
+        for (const j of st.journeys)
+          billedBy.set(j.journey_reference, [
+            ...(billedBy.get(j.journey_reference) ?? []),
+            st.policy_version_reference,
+          ]);
+      const journeyList = await t.app.inject({
+        url: `/journeys?policy_reference=${reference}&limit=500`,
+        headers: company.sandbox,
+      });
+      const references = new Map(
+        journeyList
+          .json<{
+            journeys: Array<{ journey_reference: string; statement_version_reference: string | null }>;
+          }>()
+          .journeys.map((j) => [j.journey_reference, j.statement_version_reference]),
+      );
       for (const row of rows) {
-        if (!row.is_void) assert.ok(row.statement_version_id !== null, 'every non-void journey is billed');
+        const by = billedBy.get(row.id) ?? [];
+        if (!row.is_void) assert.equal(by.length, 1, 'every non-void journey is billed exactly once');
+        assert.ok(by.length <= 1, 'no journey is billed twice');
+        assert.equal(references.get(row.id), by[0] ?? null, 'the journey names the statement that lists it');
       }
       for (const s of statements) {
-        const billed = rows.filter((r) => r.statement_version_id === s.id);
+        const billed = rows.filter((r) => billedBy.get(r.id)?.[0] === s.id);
         assert.equal(s.journey_count, billed.length);
         assert.equal(
           s.usage_premium_pence,

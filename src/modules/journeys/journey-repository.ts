@@ -1,4 +1,4 @@
-import type { Generated } from 'kysely';
+import { sql, type Generated } from 'kysely';
 import type { DatabaseHandle, PreparedStatement } from '../../platform/db/database.ts';
 import type { Executor } from '../../schema.ts';
 import type { Tenant } from '../companies/index.ts';
@@ -121,7 +121,11 @@ const columns = [
   'is_void',
   'voided_at',
   'void_reason',
-  'statement_version_id',
+  // The statement that billed it: the column holds it only for late uploads and voided billed journeys;
+  // the others belong to the statement whose period holds their start (migration 0014).
+  sql<string | null>`journey_statement(statement_version_id, late, is_void, policy_id, start_at)`.as(
+    'statement_version_id',
+  ),
   'created_at',
 ] as const;
 
@@ -342,8 +346,10 @@ export async function listJourneys(
 }
 
 /**
- * Marks a journey void unless it already is; undefined when it was (or is not the tenant's). One UPDATE,
- * so it waits for a statement billing the journey at the same moment and returns what that wrote.
+ * Marks a journey void unless it already is; undefined when it was (or is not the tenant's). First it
+ * takes its policy's key-share lock, which a statement being written holds against it, so the UPDATE
+ * (a later snapshot) sees every statement that bills the journey; the one that had is fixed on the row,
+ * where the next statement finds the credit owed and a written statement keeps listing it.
  */
 export async function markJourneyVoid(
   trx: Executor,
@@ -351,9 +357,19 @@ export async function markJourneyVoid(
   id: string,
   values: { reason: string; at: Date },
 ): Promise<JourneyRecord | undefined> {
+  await sql`
+    select 1 from policies
+    where id = (select policy_id from journeys
+      where id = ${id} and company_id = ${tenant.companyId} and environment = ${tenant.environment})
+    for key share`.execute(trx);
   const row = await trx
     .updateTable('journeys')
-    .set({ is_void: true, voided_at: values.at, void_reason: values.reason })
+    .set({
+      is_void: true,
+      voided_at: values.at,
+      void_reason: values.reason,
+      statement_version_id: sql`journey_statement(statement_version_id, late, is_void, policy_id, start_at)`,
+    })
     .where('company_id', '=', tenant.companyId)
     .where('environment', '=', tenant.environment)
     .where('id', '=', id)

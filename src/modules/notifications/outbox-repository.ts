@@ -1,4 +1,5 @@
-import type { Generated } from 'kysely';
+import { randomUUID } from 'node:crypto';
+import { sql, type Generated } from 'kysely';
 import type { Executor } from '../../schema.ts';
 
 export interface OutboxTables {
@@ -41,29 +42,26 @@ export interface NewEmail {
   readonly at: Date;
 }
 
-/** Pending emails in one statement; their ids in the order given. */
+/**
+ * Pending emails in one statement; their ids in the order given. Arrays rather than a VALUES list: nine
+ * parameters however many rows (a billing chunk queues a thousand), which PostgreSQL binds far faster.
+ */
 export async function insertEmails(db: Executor, emails: readonly NewEmail[]): Promise<string[]> {
   if (emails.length === 0) return [];
-  const rows = await db
-    .insertInto('outbox_emails')
-    .values(
-      emails.map((values) => ({
-        company_id: values.companyId,
-        environment: values.environment,
-        template: values.template,
-        recipient: values.recipient,
-        subject: values.subject,
-        text_body: values.text,
-        html_body: values.html,
-        status: 'pending' as const,
-        last_error: null,
-        created_at: values.at,
-        sent_at: null,
-      })),
-    )
-    .returning('id')
-    .execute();
-  return rows.map((r) => r.id);
+  const ids = emails.map(() => randomUUID());
+  const column = <T>(pick: (email: NewEmail) => T) => emails.map(pick);
+  await sql`
+    insert into outbox_emails (id, company_id, environment, template, recipient, subject, text_body,
+      html_body, status, created_at)
+    select id, company_id, environment, template, recipient, subject, text_body, html_body, 'pending',
+      created_at
+    from unnest(${ids}::uuid[], ${column((e) => e.companyId)}::uuid[], ${column((e) => e.environment)}::text[],
+      ${column((e) => e.template)}::text[], ${column((e) => e.recipient)}::text[], ${column((e) => e.subject)}::text[],
+      ${column((e) => e.text)}::text[], ${column((e) => e.html)}::text[], ${column((e) => e.at)}::timestamptz[])
+      as e(id, company_id, environment, template, recipient, subject, text_body, html_body, created_at)`.execute(
+    db,
+  );
+  return ids;
 }
 
 /** Locks the row so that two workers never send the same email at once. */

@@ -52,6 +52,25 @@ test('property: londonDate(londonMidnight(d)) = d for every day 2020–2035', ()
   );
 });
 
+test('property: londonDate agrees with the time-zone database at every second, clock changes included', () => {
+  const reference = new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/London' });
+  const changes = [Date.parse('2025-03-30T01:00:00Z'), Date.parse('2025-10-26T01:00:00Z')];
+  fc.assert(
+    fc.property(
+      fc.oneof(
+        fc.integer({ min: Date.parse('2000-01-01T00:00:00Z'), max: Date.parse('2040-01-01T00:00:00Z') }),
+        // Either side of a change, where a memo by the hour would be wrong if the change fell mid-hour.
+        fc.constantFrom(...changes).chain((at) => fc.integer({ min: at - 7_200_000, max: at + 7_200_000 })),
+      ),
+      (ms) => {
+        const at = new Date(ms);
+        assert.equal(londonDate(at), reference.format(at));
+      },
+    ),
+    { numRuns: 2000 },
+  );
+});
+
 test('periods are continuous: start = previous end + 1 s; an end not after the previous is refused', () => {
   const policyStart = new Date('2025-06-01T00:00:00Z');
   const first = nextPeriod(null, policyStart, new Date('2025-06-30T22:59:59Z'));

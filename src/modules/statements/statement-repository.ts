@@ -139,31 +139,35 @@ export interface ClaimedTotals {
 }
 
 /**
- * Marks the unbilled, non-void journeys of each policy that started by its statement's `endAt` as
- * billed by that statement, and returns the totals per statement. A journey moves from unbilled to
- * billed once, in an UPDATE that re-checks `statement_version_id is null` on the row, so it is billed in
- * exactly one statement however statements race. Two statements, each on an index: the period's
- * journeys by (policy_id, start_at) after `afterAt` (the previous statement's end), and the late ones.
+ * The journeys each new statement bills, as totals per statement: those of its policy that start in its
+ * period (after `afterAt`, the previous statement's end, up to `endAt`), read and summed without a
+ * write, and the late uploads since the previous statement, which are claimed by setting
+ * `statement_version_id` in an UPDATE that re-checks it is unset. Exactly once (migration 0014): the
+ * caller holds each policy's row lock, which excludes storing and voiding its journeys meanwhile, and
+ * periods do not overlap; a journey stored after a period was billed is marked late when stored.
  */
-export async function claimJourneys(
+export async function billJourneys(
   trx: Executor,
   claims: ReadonlyArray<{ statementId: string; policyId: string; afterAt: Date | null; endAt: Date }>,
 ): Promise<Map<string, ClaimedTotals>> {
   const totals = new Map<string, ClaimedTotals>();
   if (claims.length === 0) return totals;
-  const statementIds = claims.map((c) => c.statementId);
-  const policyIds = claims.map((c) => c.policyId);
-  const endAts = claims.map((c) => c.endAt);
+  // Late journeys start at or before the previous end, so a period's range holds only journeys that no
+  // statement has billed.
+  // One index-only range scan a policy (lateral), whatever the planner guesses of the arrays' length.
   const inPeriod = sql<ClaimedRow>`
-    with claimed as (
-      update journeys j set statement_version_id = c.statement_id
-      from unnest(${statementIds}::uuid[], ${policyIds}::uuid[], ${claims.map((c) => c.afterAt ?? MIN_INSTANT)}::timestamptz[],
-        ${endAts}::timestamptz[]) as c(statement_id, policy_id, after_at, end_at)
-      where j.policy_id = c.policy_id and j.start_at > c.after_at and j.start_at <= c.end_at
-        and j.statement_version_id is null and not j.is_void
-      returning c.statement_id, j.usage_premium_pence, j.distance_metres, j.start_at, j.end_at
-    )
-    ${totalsByStatement}`;
+    select c.statement_id, t.*
+    from unnest(${claims.map((c) => c.statementId)}::uuid[], ${claims.map((c) => c.policyId)}::uuid[],
+      ${claims.map((c) => c.afterAt ?? MIN_INSTANT)}::timestamptz[], ${claims.map((c) => c.endAt)}::timestamptz[])
+      as c(statement_id, policy_id, after_at, end_at)
+    cross join lateral (
+      select count(*) as journey_count, sum(j.usage_premium_pence) as usage_premium_pence,
+        sum(j.distance_metres) as distance_metres,
+        extract(epoch from sum(j.end_at - j.start_at)) as duration_seconds
+      from journeys j
+      where j.policy_id = c.policy_id and j.start_at > c.after_at and j.start_at <= c.end_at and not j.is_void
+    ) t
+    where t.journey_count > 0`;
   const late = claims.filter((c) => c.afterAt !== null);
   const lateUploads = sql<ClaimedRow>`
     with claimed as (
@@ -202,18 +206,18 @@ interface ClaimedRow {
   duration_seconds: string;
 }
 
-// Sums as text: bigint and numeric sums exceed what pg hands back as numbers. Each journey's duration
-// is rounded to whole seconds before summing, as a statement shows it.
+// Sums as text: bigint and numeric sums exceed what pg hands back as numbers. Journeys start and end on
+// whole seconds (UNIX times), so their durations sum to whole seconds.
 const totalsByStatement = sql`
   select statement_id, count(*) as journey_count, sum(usage_premium_pence) as usage_premium_pence,
     sum(distance_metres) as distance_metres,
-    sum(round(extract(epoch from end_at - start_at))) as duration_seconds
+    extract(epoch from sum(end_at - start_at)) as duration_seconds
   from claimed group by statement_id`;
 
 /**
- * The journeys of some statements of one policy, by statement, each list by start. Read through
- * (policy_id, start_at) up to the latest end: an index on statement_version_id would make billing's
- * update of that column leave the heap (migration 0009).
+ * The journeys of some statements of one policy, by statement, each list by start: read through
+ * (policy_id, start_at) up to the latest end, those a statement claimed or that start in a period, each
+ * given to its statement by `journey_statement` (migration 0014), the rule billing follows.
  */
 export async function listStatementJourneys(
   db: Executor,
@@ -224,18 +228,27 @@ export async function listStatementJourneys(
   if (statements.length === 0) return byStatement;
   const rows = await db
     .selectFrom('journeys')
-    .select([...journeyColumns, 'statement_version_id'])
+    .select([
+      ...journeyColumns,
+      sql<string | null>`journey_statement(statement_version_id, late, is_void, policy_id, start_at)`.as(
+        'billed_by',
+      ),
+    ])
     .where('policy_id', '=', policyId)
     .where('start_at', '<=', new Date(Math.max(...statements.map((st) => st.period_end_at.getTime()))))
-    .where(
-      'statement_version_id',
-      'in',
-      statements.map((st) => st.id),
+    .where((eb) =>
+      eb.or([
+        eb(
+          'statement_version_id',
+          'in',
+          statements.map((st) => st.id),
+        ),
+        eb.and([eb('statement_version_id', 'is', null), eb('late', '=', false), eb('is_void', '=', false)]),
+      ]),
     )
     .orderBy('start_at')
     .execute();
-  for (const row of rows)
-    if (row.statement_version_id !== null) byStatement.get(row.statement_version_id)?.push(toJourney(row));
+  for (const row of rows) if (row.billed_by !== null) byStatement.get(row.billed_by)?.push(toJourney(row));
   return byStatement;
 }
 
@@ -436,8 +449,9 @@ export interface BillingState {
   readonly userId: string;
   readonly status: string;
   readonly versionCount: number;
-  /** The first version's start of cover, epoch seconds: where the first statement starts. */
-  readonly firstStartSeconds: number;
+  /** The first version's start of cover, epoch seconds: where the first statement starts (null when
+   * the policy has had a statement). */
+  readonly firstStartSeconds: number | null;
   /** The latest version's terms and prices (what the `st` version copies). */
   readonly term: { start_date: number; billing_day_date?: number | null };
   readonly pricing: { subscription_premium: number; subscription_installments?: number | null };
@@ -446,6 +460,8 @@ export interface BillingState {
 
 export async function readBillingStates(db: Executor, policyIds: readonly string[]): Promise<BillingState[]> {
   if (policyIds.length === 0) return [];
+  // Scalars rather than the snapshots' JSON: nothing to parse on this side for a thousand policies. The
+  // first version is read only for a policy's first statement (where its period starts).
   const result = await sql<{
     id: string;
     policy_reference: string;
@@ -454,18 +470,26 @@ export async function readBillingStates(db: Executor, policyIds: readonly string
     user_id: string;
     status: string;
     version_count: number;
-    first_start: string;
-    term: BillingState['term'];
-    pricing: BillingState['pricing'];
+    first_start: string | null;
+    start_date: string;
+    billing_day_date: string | null;
+    subscription_premium: string;
+    subscription_installments: string | null;
     previous_end: Date | null;
   }>`
     select p.id, p.policy_reference, p.company_id, p.environment, p.user_id, p.status, p.version_count,
-      first.snapshot->'policy'->>'start_date' as first_start,
-      latest.snapshot->'policy' as term, latest.snapshot->'pricing' as pricing,
-      (select max(s.period_end_at) from statements s where s.policy_id = p.id) as previous_end
+      case when previous.end_at is null then (
+        select first.snapshot->'policy'->>'start_date' from policy_versions first
+        where first.policy_id = p.id and first.sequence = 1
+      ) end as first_start,
+      latest.snapshot->'policy'->>'start_date' as start_date,
+      latest.snapshot->'policy'->>'billing_day_date' as billing_day_date,
+      latest.snapshot->'pricing'->>'subscription_premium' as subscription_premium,
+      latest.snapshot->'pricing'->>'subscription_installments' as subscription_installments,
+      previous.end_at as previous_end
     from policies p
-    join policy_versions first on first.policy_id = p.id and first.sequence = 1
     join policy_versions latest on latest.policy_id = p.id and latest.sequence = p.version_count
+    cross join lateral (select max(s.period_end_at) as end_at from statements s where s.policy_id = p.id) previous
     where p.id = any(${[...policyIds]}::uuid[])`.execute(db);
   return result.rows.map((r) => ({
     policyId: r.id,
@@ -475,9 +499,16 @@ export async function readBillingStates(db: Executor, policyIds: readonly string
     userId: r.user_id,
     status: r.status,
     versionCount: r.version_count,
-    firstStartSeconds: Number(r.first_start),
-    term: r.term,
-    pricing: r.pricing,
+    firstStartSeconds: r.first_start === null ? null : Number(r.first_start),
+    term: {
+      start_date: Number(r.start_date),
+      billing_day_date: r.billing_day_date === null ? null : Number(r.billing_day_date),
+    },
+    pricing: {
+      subscription_premium: Number(r.subscription_premium),
+      subscription_installments:
+        r.subscription_installments === null ? null : Number(r.subscription_installments),
+    },
     previousEndAt: r.previous_end,
   }));
 }

@@ -17,7 +17,7 @@ import { appendStatementVersions, findPolicy, lockPolicies } from '../policies/i
 import { totalKilometres, totalMiles } from '../journeys/index.ts';
 import {
   addCredits,
-  claimJourneys,
+  billJourneys,
   creditBalances,
   creditVoidedJourneys,
   findStatement,
@@ -169,7 +169,8 @@ export interface BillingRunCounts {
 }
 
 /**
- * Statements: continuous periods, each journey billed exactly once (a single UPDATE claims them),
+ * Statements: continuous periods, each journey billed exactly once (by the period holding its start,
+ * or the next one for a late upload),
  * subscription installments due in the period, credits from the ledger, then the card charge after
  * commit. Automatic billing days and final statements on cancellation and lapse.
  */
@@ -200,7 +201,7 @@ export function createStatementService(deps: {
 
   /**
    * Writes the statements of many policies in the caller's transaction, in a fixed number of statements
-   * whatever their count: locks the policies (id order), reads their terms and last periods, claims the
+   * whatever their count: locks the policies (id order), reads their terms and last periods, sums the
    * period's journeys and owed void credits, draws on the credit ledger, and writes the `st` versions,
    * statements, events and emails. The rules (periods, installments, credits) are the same for one
    * policy (POST /statements) as for a billing run's chunk.
@@ -241,9 +242,10 @@ export function createStatementService(deps: {
         outcomes.set(request.policyId, { kind: 'not_active', status: state.status });
         continue;
       }
+      // The first start is read only for a policy with no statement, the one case nextPeriod uses it.
       const period = nextPeriod(
         state.previousEndAt,
-        new Date(state.firstStartSeconds * 1000),
+        new Date((state.firstStartSeconds ?? 0) * 1000),
         wholeSeconds(request.endAt),
       );
       if (!period.ok) {
@@ -254,7 +256,7 @@ export function createStatementService(deps: {
     }
     if (planned.length === 0) return outcomes;
 
-    const claimed = await claimJourneys(
+    const claimed = await billJourneys(
       trx,
       planned.map((p) => ({
         statementId: p.id,

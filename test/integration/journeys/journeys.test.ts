@@ -743,12 +743,14 @@ describe('POST /journeys/:journey_reference/void', () => {
   test('a journey already billed records that a credit is owed', async () => {
     const policy = await createPolicy(acme);
     const created = (await postJourney(acme.sandbox, journey(policy.policy_reference))).json<JourneyBody>();
-    // What a statement does when it bills the journey (statements set this column).
-    await t.container.database.db
-      .updateTable('journeys')
-      .set({ statement_version_id: policy.policy_version_reference })
-      .where('id', '=', created.journey_reference)
-      .execute();
+    const statement = await t.app.inject({
+      method: 'POST',
+      url: '/statements',
+      headers: acme.sandbox,
+      payload: { policy_reference: policy.policy_reference },
+    });
+    assert.equal(statement.statusCode, 201, statement.body);
+    const billedBy = statement.json<{ policy_version_reference: string }>().policy_version_reference;
     const r = await t.app.inject({
       method: 'POST',
       url: `/journeys/${created.journey_reference}/void`,
@@ -756,7 +758,7 @@ describe('POST /journeys/:journey_reference/void', () => {
       payload: { reason: 'the car was stolen' },
     });
     assert.equal(r.statusCode, 200);
-    assert.equal(r.json<JourneyBody>().statement_version_reference, policy.policy_version_reference);
+    assert.equal(r.json<JourneyBody>().statement_version_reference, billedBy);
     const event = (await eventsOfType('journey.voided')).find(
       (e) => (e.data as { journey_reference: string }).journey_reference === created.journey_reference,
     );
@@ -765,14 +767,14 @@ describe('POST /journeys/:journey_reference/void', () => {
         billed: (event?.data as { billed: boolean }).billed,
         statement: (event?.data as { statement_version_reference: string }).statement_version_reference,
       },
-      { billed: true, statement: policy.policy_version_reference },
+      { billed: true, statement: billedBy },
     );
     const audit = await t.container.database.db
       .selectFrom('journey_voids')
       .selectAll()
       .where('journey_id', '=', created.journey_reference)
       .executeTakeFirstOrThrow();
-    assert.equal(audit.billed_statement_version_id, policy.policy_version_reference);
+    assert.equal(audit.billed_statement_version_id, billedBy);
     assert.equal(audit.credited_statement_version_id, null);
     assert.equal(audit.usage_premium_pence, Math.round(created.usage_premium * 100));
   });

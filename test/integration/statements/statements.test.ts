@@ -369,6 +369,67 @@ describe('billing runs and final statements', () => {
         assert.equal(rows[i]!.period_start_at.getTime(), rows[i - 1]!.period_end_at.getTime() + 1000);
     },
   );
+
+  test(
+    'journeys stored and voided while statements are written are billed exactly once, or credited',
+    { skip: !onPostgres && 'row locks are exercised on PostgreSQL' },
+    async () => {
+      const reference = await newPolicy();
+      const early = [];
+      for (let d = 1; d <= 8; d++) early.push(await journey(reference, `2025-06-0${String(d)}T08:00:00Z`));
+      // Uploads, voids and two statements all at once; which statement wins a race is up to the database.
+      const racing = await Promise.all([
+        ...Array.from({ length: 12 }, (_, i) => journey(reference, `2025-06-${String(10 + i)}T09:00:00Z`)),
+        statement(reference, '2025-06-15T00:00:00Z'),
+        ...early.map((j) =>
+          t.app.inject({
+            method: 'POST',
+            url: `/journeys/${j.journey_reference}/void`,
+            headers: acme.sandbox,
+            payload: { reason: 'race' },
+          }),
+        ),
+        statement(reference, '2025-06-25T00:00:00Z'),
+      ]);
+      for (const r of racing)
+        if ('statusCode' in r) assert.ok([200, 201, 409].includes(r.statusCode), r.body);
+      assert.equal((await statement(reference)).statusCode, 201, 'the rest is billed now');
+
+      const listed = await t.app.inject({
+        url: `/statements?policy_reference=${reference}`,
+        headers: acme.sandbox,
+      });
+      const statements = listed.json<{ statements: Statement[] }>().statements;
+      const times = new Map<string, number>();
+      let billedThenVoided = 0;
+      for (const st of statements) {
+        assert.equal(st.journeys.length, st.journey_count);
+        assert.equal(
+          pence(st.usage_premium),
+          st.journeys.reduce((sum, j) => sum + pence(j.usage_premium), 0),
+        );
+        for (const j of st.journeys) {
+          times.set(j.journey_reference, (times.get(j.journey_reference) ?? 0) + 1);
+          if (j.is_void) billedThenVoided++;
+        }
+      }
+      assert.equal(
+        times.size,
+        statements.reduce((sum, st) => sum + st.journey_count, 0),
+        'none twice',
+      );
+      const voided = new Set(early.map((j) => j.journey_reference));
+      assert.equal([...times.keys()].filter((id) => !voided.has(id)).length, 12, 'every upload billed');
+      const credits = await t.container.database.db
+        .selectFrom('policy_credits as c')
+        .innerJoin('policies as p', 'p.id', 'c.policy_id')
+        .select('c.amount_pence')
+        .where('p.policy_reference', '=', reference)
+        .where('c.source', '=', 'void')
+        .execute();
+      assert.equal(credits.length, billedThenVoided, 'each billed journey voided is credited once');
+    },
+  );
 });
 
 describe('payment collection', () => {
