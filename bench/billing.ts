@@ -75,8 +75,8 @@ try {
     select 'usr_b' || g, ${companyRow.id}, 'sandbox', 'bench' || g || '@example.com', 'bench' || g, 'Bench', 'Driver', 'x', true, now(), now()
     from generate_series(1, ${policies}) g`.execute(db);
   await sql`
-    insert into policies (policy_reference, company_id, environment, user_id, status, version_count, current_start_at, current_end_at, auto_renew, created_at, updated_at)
-    select 'bench-policy-' || u.username, u.company_id, 'sandbox', u.id, 'active', 1, '2025-05-31T23:00:00Z', '2026-05-31T22:59:59Z', false, now(), now()
+    insert into policies (policy_reference, company_id, environment, user_id, status, version_count, terms_sequence, current_start_at, current_end_at, auto_renew, created_at, updated_at)
+    select 'bench-policy-' || u.username, u.company_id, 'sandbox', u.id, 'active', 1, 1, '2025-05-31T23:00:00Z', '2026-05-31T22:59:59Z', false, now(), now()
     from users u where u.company_id = ${companyRow.id}`.execute(db);
   await sql`
     insert into policy_versions (policy_id, sequence, version_type, snapshot, effective_at, created_at)

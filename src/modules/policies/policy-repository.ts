@@ -19,6 +19,8 @@ export interface PolicyTables {
     auto_renew: boolean;
     renewal_terms: string | RenewalTerms | null;
     payments_revision: Generated<number>;
+    /** The sequence of the latest version that is not a statement: its snapshot holds the terms now. */
+    terms_sequence: Generated<number>;
     created_at: Date;
     updated_at: Date;
   };
@@ -27,7 +29,8 @@ export interface PolicyTables {
     policy_id: string;
     sequence: number;
     version_type: VersionType;
-    snapshot: string | PolicySnapshot;
+    /** Null for statement (`st`) versions written since migration 0015: the terms before them hold. */
+    snapshot: string | PolicySnapshot | null;
     effective_at: Date;
     statement_start_at: Date | null;
     statement_end_at: Date | null;
@@ -229,6 +232,7 @@ export async function appendVersion(
     .updateTable('policies')
     .set({
       version_count: sequence,
+      terms_sequence: sequence,
       status: values.status,
       current_start_at: new Date(values.snapshot.policy.start_date * 1000),
       current_end_at: new Date(values.snapshot.policy.end_date * 1000),
@@ -254,8 +258,8 @@ export async function appendVersion(
 }
 
 /**
- * Appends an `st` version to each of many locked policies in two statements: each copies its policy's
- * latest snapshot inside the database (the terms do not change at a statement), and bumps the count.
+ * Appends an `st` version to each of many locked policies in two statements, and bumps the count. A
+ * statement changes no term, so the version stores no snapshot: readers carry the one before forward.
  */
 export async function appendStatementVersions(
   db: Executor,
@@ -274,14 +278,11 @@ export async function appendStatementVersions(
   await sql`
     insert into policy_versions (id, policy_id, sequence, version_type, snapshot, effective_at,
       statement_start_at, statement_end_at, usage_premium_pence, created_at)
-    select n.id, n.policy_id, n.version_count + 1, 'st', latest.snapshot, n.end_at, n.start_at, n.end_at, n.usage, ${at}
+    select n.id, n.policy_id, n.version_count + 1, 'st', null, n.end_at, n.start_at, n.end_at, n.usage, ${at}
     from unnest(${rows.map((r) => r.id)}::uuid[], ${rows.map((r) => r.policyId)}::uuid[],
       ${rows.map((r) => r.versionCount)}::int[], ${rows.map((r) => r.startAt)}::timestamptz[],
       ${rows.map((r) => r.endAt)}::timestamptz[], ${rows.map((r) => r.usagePremiumPence)}::bigint[])
-      as n(id, policy_id, version_count, start_at, end_at, usage)
-    join policy_versions latest on latest.policy_id = n.policy_id and latest.sequence = n.version_count`.execute(
-    db,
-  );
+      as n(id, policy_id, version_count, start_at, end_at, usage)`.execute(db);
   const owners = await sql<{ user_id: string }>`
     update policies p set version_count = n.version_count + 1, updated_at = ${at}
     from unnest(${rows.map((r) => r.policyId)}::uuid[], ${rows.map((r) => r.versionCount)}::int[])
@@ -306,7 +307,7 @@ export async function setRenewalTerms(
   notePolicyWrites(owners.map((r) => r.user_id));
 }
 
-/** Every version of a policy, oldest first. */
+/** Every version of a policy, oldest first; a statement version without a snapshot shows the one before. */
 export async function listVersions(db: Executor, policyId: string): Promise<VersionRecord[]> {
   const rows = await db
     .selectFrom('policy_versions')
@@ -324,18 +325,28 @@ export async function listVersions(db: Executor, policyId: string): Promise<Vers
     .where('policy_id', '=', policyId)
     .orderBy('sequence')
     .execute();
-  return rows.map((row) => ({
-    id: row.id,
-    sequence: row.sequence,
-    versionType: row.version_type,
-    snapshot: typeof row.snapshot === 'string' ? (JSON.parse(row.snapshot) as PolicySnapshot) : row.snapshot,
-    effectiveAt: row.effective_at,
-    statementStartAt: row.statement_start_at,
-    statementEndAt: row.statement_end_at,
-    usagePremiumPence: row.usage_premium_pence,
-    createdAt: row.created_at,
-  }));
+  let before: PolicySnapshot | undefined;
+  return rows.map((row) => {
+    const snapshot = parseSnapshot(row.snapshot) ?? before;
+    if (snapshot === undefined)
+      throw new Error(`policy ${policyId} has a statement version before any terms`);
+    before = snapshot;
+    return {
+      id: row.id,
+      sequence: row.sequence,
+      versionType: row.version_type,
+      snapshot,
+      effectiveAt: row.effective_at,
+      statementStartAt: row.statement_start_at,
+      statementEndAt: row.statement_end_at,
+      usagePremiumPence: row.usage_premium_pence,
+      createdAt: row.created_at,
+    };
+  });
 }
+
+const parseSnapshot = (stored: string | PolicySnapshot | null): PolicySnapshot | undefined =>
+  stored === null ? undefined : typeof stored === 'string' ? (JSON.parse(stored) as PolicySnapshot) : stored;
 
 /**
  * Live policies whose term has ended, across tenants: the daily renew/lapse job's work list.
@@ -436,22 +447,34 @@ export async function listVersionTerms(db: Executor, policyId: string): Promise<
       'sequence',
       'version_type',
       'effective_at',
-      sql<string>`${eb.ref('snapshot')}->'policy'->>'start_date'`.as('start_date'),
-      sql<string>`${eb.ref('snapshot')}->'policy'->>'end_date'`.as('end_date'),
-      sql<string>`${eb.ref('snapshot')}->'pricing'->>'usage_rate'`.as('usage_rate'),
+      sql<string | null>`${eb.ref('snapshot')}->'policy'->>'start_date'`.as('start_date'),
+      sql<string | null>`${eb.ref('snapshot')}->'policy'->>'end_date'`.as('end_date'),
+      sql<string | null>`${eb.ref('snapshot')}->'pricing'->>'usage_rate'`.as('usage_rate'),
       sql<string | null>`${eb.ref('snapshot')}->'pricing'->>'usage_unit'`.as('usage_unit'),
     ])
     .where('policy_id', '=', policyId)
     .orderBy('sequence')
     .execute();
-  return rows.map((row) => ({
-    id: row.id,
-    sequence: row.sequence,
-    versionType: row.version_type,
-    effectiveAt: row.effective_at,
-    startDate: Number(row.start_date),
-    endDate: Number(row.end_date),
-    usageRate: row.usage_rate,
-    usageUnit: row.usage_unit,
-  }));
+  // A statement version without a snapshot has the terms of the one before.
+  let before: Omit<VersionTermRow, 'id' | 'sequence' | 'versionType' | 'effectiveAt'> | undefined;
+  return rows.map((row) => {
+    const terms =
+      row.start_date === null || row.end_date === null || row.usage_rate === null
+        ? before
+        : {
+            startDate: Number(row.start_date),
+            endDate: Number(row.end_date),
+            usageRate: row.usage_rate,
+            usageUnit: row.usage_unit,
+          };
+    if (terms === undefined) throw new Error(`policy ${policyId} has a statement version before any terms`);
+    before = terms;
+    return {
+      id: row.id,
+      sequence: row.sequence,
+      versionType: row.version_type,
+      effectiveAt: row.effective_at,
+      ...terms,
+    };
+  });
 }

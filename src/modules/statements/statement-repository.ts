@@ -412,7 +412,7 @@ export async function listDueForBilling(
   const rows = await db
     .selectFrom('policies as p')
     .innerJoin('policy_versions as v', (join) =>
-      join.onRef('v.policy_id', '=', 'p.id').onRef('v.sequence', '=', 'p.version_count'),
+      join.onRef('v.policy_id', '=', 'p.id').onRef('v.sequence', '=', 'p.terms_sequence'),
     )
     .select(['p.id', 'p.policy_reference', 'p.company_id', 'p.environment'])
     .select((eb) =>
@@ -452,10 +452,18 @@ export interface BillingState {
   /** The first version's start of cover, epoch seconds: where the first statement starts (null when
    * the policy has had a statement). */
   readonly firstStartSeconds: number | null;
-  /** The latest version's terms and prices (what the `st` version copies). */
+  /** The terms and prices in force: those of the latest version that is not a statement. */
   readonly term: { start_date: number; billing_day_date?: number | null };
   readonly pricing: { subscription_premium: number; subscription_installments?: number | null };
   readonly previousEndAt: Date | null;
+}
+
+/** A number the snapshot must hold: a policy whose stored terms are broken fails loudly, alone. */
+function numberIn(policyId: string, field: string, text: string): number {
+  const value = Number(text);
+  if (text.trim() === '' || !Number.isFinite(value))
+    throw new Error(`policy ${policyId}: ${field} is not a number (${text})`);
+  return value;
 }
 
 export async function readBillingStates(db: Executor, policyIds: readonly string[]): Promise<BillingState[]> {
@@ -488,7 +496,7 @@ export async function readBillingStates(db: Executor, policyIds: readonly string
       latest.snapshot->'pricing'->>'subscription_installments' as subscription_installments,
       previous.end_at as previous_end
     from policies p
-    join policy_versions latest on latest.policy_id = p.id and latest.sequence = p.version_count
+    join policy_versions latest on latest.policy_id = p.id and latest.sequence = p.terms_sequence
     cross join lateral (select max(s.period_end_at) as end_at from statements s where s.policy_id = p.id) previous
     where p.id = any(${[...policyIds]}::uuid[])`.execute(db);
   return result.rows.map((r) => ({
@@ -505,7 +513,7 @@ export async function readBillingStates(db: Executor, policyIds: readonly string
       billing_day_date: r.billing_day_date === null ? null : Number(r.billing_day_date),
     },
     pricing: {
-      subscription_premium: Number(r.subscription_premium),
+      subscription_premium: numberIn(r.id, 'pricing.subscription_premium', r.subscription_premium),
       subscription_installments:
         r.subscription_installments === null ? null : Number(r.subscription_installments),
     },

@@ -133,16 +133,35 @@ describe('POST /statements', () => {
     assert.equal(second.subscription_installments, 1, 'the 1 July installment');
 
     const policy = (await t.app.inject({ url: `/policys/${reference}`, headers: acme.sandbox })).json<{
-      versions: Array<{
-        version_type: string;
-        statement_start_date: string | null;
-        usage_premium: number | null;
-      }>;
+      versions: Array<
+        Record<string, unknown> & {
+          version_type: string;
+          policy_version_reference: string;
+          statement_start_date: string | null;
+          usage_premium: number | null;
+        }
+      >;
     }>();
     const st = policy.versions.filter((v) => v.version_type === 'st');
     assert.equal(st.length, 2);
     assert.equal(st[0]!.statement_start_date, '2025-05-31T23:00:00.000Z');
     assert.equal(st[0]!.usage_premium, first.usage_premium);
+    // A statement changes no term: its version shows the policy as the version before it does.
+    const [nb] = policy.versions;
+    const termsOf = (v: Record<string, unknown>) => {
+      const {
+        version_type,
+        policy_version_reference,
+        statement_start_date,
+        statement_end_date,
+        usage_premium,
+        created_at,
+        effective_date,
+        ...terms
+      } = v;
+      return terms;
+    };
+    assert.deepEqual(termsOf(st[1]!), termsOf(nb!));
   });
 
   test('a voided billed journey becomes a credit; goodwill credits too; billed never goes negative', async () => {
