@@ -195,6 +195,16 @@ test('13 months: every billing day billed once, periods continuous, every journe
     for (const j of journeys)
       assert.equal(Math.round(j.usage_premium * 100), premiums.get(j.journey_reference));
   }
+  // The policyholder is emailed each statement's totals.
+  const emails = (await t.container.services.notifications.emailsTo('scenario31@example.com')).filter(
+    (e) => e.template === 'statement-issued',
+  );
+  assert.equal(emails.length, 14);
+  assert.ok(
+    emails.some((e) => e.subject === 'Your statement for 2024-01-31 to 2024-02-28'),
+    emails[1]?.subject ?? '',
+  );
+  assert.ok(emails.every((e) => e.text?.includes('Amount to pay: £') === true));
   // The voided, already billed journey came back as a credit exactly once.
   const credits = await t.container.database.db
     .selectFrom('policy_credits')

@@ -8,8 +8,11 @@ export interface ReceivedEmail {
   readonly text: string;
 }
 
-/** A real SMTP server on a random local port that keeps what it receives. */
-export async function startSmtpServer(): Promise<{
+/**
+ * A real SMTP server on a random local port that keeps what it receives. Addresses in `refused` are
+ * refused at RCPT TO (a permanent 550), as a real server refuses a mailbox.
+ */
+export async function startSmtpServer(options: { refused?: ReadonlySet<string> } = {}): Promise<{
   url: string;
   received: ReceivedEmail[];
   waitFor(to: string, count?: number, timeoutMs?: number): Promise<ReceivedEmail[]>;
@@ -20,6 +23,11 @@ export async function startSmtpServer(): Promise<{
     authOptional: true,
     disabledCommands: ['STARTTLS', 'AUTH'],
     logger: false,
+    onRcptTo(address, _session, callback) {
+      if (options.refused?.has(address.address.toLowerCase()) === true)
+        callback(Object.assign(new Error('mailbox unavailable'), { responseCode: 550 }));
+      else callback();
+    },
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));

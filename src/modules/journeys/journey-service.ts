@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { Executor } from '../../schema.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { inTransaction } from '../../platform/db/database.ts';
@@ -27,6 +26,7 @@ import {
 import { checkJourneyTimes, coverFor, measureRoute } from './journey-rules.ts';
 import type { BatchJourney, Journey, JourneyInput, ListJourneysQuery } from './journey-schemas.ts';
 import { distanceUnitsLabel, totalKilometres, totalMiles, usagePremiumPence } from './rating.ts';
+import { newId } from '../../platform/ids.ts';
 
 type Db = Executor;
 
@@ -250,7 +250,7 @@ export function createJourneyService(deps: {
         );
       }
       const { version } = cover;
-      const id = randomUUID();
+      const id = newId();
       const usagePremium = usagePremiumPence(version.usageRate, route.distanceMetres, version.usageUnit);
       const outcome = await storeJourney(
         prepared,

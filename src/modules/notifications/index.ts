@@ -14,4 +14,5 @@ export {
   paymentActionRequiredEmail,
   webhookEndpointDisabledEmail,
   type RenderedEmail,
+  type StatementIssuedValues,
 } from './email-templates.ts';

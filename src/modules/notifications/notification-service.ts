@@ -3,17 +3,24 @@ import type { Mailer } from '../../integrations/mail/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { inTransaction } from '../../platform/db/database.ts';
 import type { Jobs } from '../../platform/jobs/jobs.ts';
-import type { RenderedEmail } from './email-templates.ts';
+import { renderLater, type LaterTemplate, type RenderedEmail } from './email-templates.ts';
 import {
   findEmailForDelivery,
   insertEmails,
   listEmails,
+  type OutboxEmail,
   markEmailAttemptFailed,
   markEmailDelivered,
 } from './outbox-repository.ts';
 
 export const SEND_EMAIL_QUEUE = 'notifications.send-email';
 const RETRY_LIMIT = 8;
+/**
+ * Emails sent by one job, one after another. A billing chunk queues a thousand statement emails; a job
+ * each was a fifth of its database writes (bench/billing.ts). Small enough that a batch over a slow
+ * SMTP server finishes well inside the job's expiry, and that four jobs at once keep mail flowing.
+ */
+const EMAILS_PER_JOB = 25;
 
 /** Emails go through the outbox: written in the caller's transaction, sent by a job after commit, retried with backoff. */
 export function createNotificationService(deps: { db: Executor; clock: Clock; jobs: Jobs; mailer: Mailer }) {
@@ -25,28 +32,30 @@ export function createNotificationService(deps: { db: Executor; clock: Clock; jo
       retryDelay: 5,
       retryBackoff: true,
       retryDelayMax: 3600,
-      expireInSeconds: 120,
+      expireInSeconds: 600,
     },
   });
+
+  const renderedOf = (email: OutboxEmail): RenderedEmail | undefined =>
+    email.subject === null || email.text === null || email.html === null
+      ? undefined
+      : { subject: email.subject, text: email.text, html: email.html };
 
   const deliver = async (emailId: string, attempt: number): Promise<void> => {
     let failure: Error | undefined;
     await inTransaction(db, async (trx) => {
       const email = await findEmailForDelivery(trx, emailId);
-      if (email === undefined || email.status !== 'pending' || email.text === null || email.html === null)
-        return;
+      if (email === undefined || email.status !== 'pending') return;
+      const later = email.html === null ? renderLater(email.template, email.data) : undefined;
+      const content = later ?? renderedOf(email);
+      if (content === undefined) return;
       try {
-        await mailer.send({
-          to: email.recipient,
-          subject: email.subject,
-          text: email.text,
-          html: email.html,
-        });
+        await mailer.send({ to: email.recipient, ...content });
       } catch (error) {
         failure = error instanceof Error ? error : new Error(String(error));
         return;
       }
-      await markEmailDelivered(trx, emailId, mailer.kind === 'smtp' ? 'sent' : 'logged', clock.now());
+      await markEmailDelivered(trx, emailId, mailer.kind === 'smtp' ? 'sent' : 'logged', clock.now(), later);
     });
     if (failure !== undefined) {
       // Recorded outside the delivery transaction, which has already ended.
@@ -55,34 +64,55 @@ export function createNotificationService(deps: { db: Executor; clock: Clock; jo
     }
   };
 
+  /**
+   * Sends a job's emails that are still pending; those sent stay sent when the job is retried, so a
+   * retry sends only what failed. Throws when any failed, for the job runner to retry them later.
+   */
+  const deliverAll = async (emailIds: readonly string[], attempt: number): Promise<void> => {
+    const failures: Error[] = [];
+    for (const emailId of emailIds) {
+      try {
+        await deliver(emailId, attempt);
+      } catch (error) {
+        failures.push(error instanceof Error ? error : new Error(String(error)));
+      }
+    }
+    if (failures.length === 1) throw failures[0] as Error;
+    if (failures.length > 1)
+      throw new AggregateError(
+        failures,
+        `${String(failures.length)} of ${String(emailIds.length)} emails failed`,
+      );
+  };
+
+  /**
+   * Emails rendered now (`email`), or values (`data`) of a `LATER_TEMPLATES` template, rendered when
+   * each is sent.
+   */
   async function queueEmails(
     trx: Executor,
-    emails: ReadonlyArray<{
-      scope: { companyId: string; environment: string } | null;
-      template: string;
-      to: string;
-      email: RenderedEmail;
-    }>,
+    emails: ReadonlyArray<
+      { scope: { companyId: string; environment: string } | null; to: string } & (
+        { template: string; email: RenderedEmail } | { template: LaterTemplate; data: object }
+      )
+    >,
   ): Promise<string[]> {
     const at = clock.now();
     const ids = await insertEmails(
       trx,
-      emails.map(({ scope, template, to, email }) => ({
-        companyId: scope?.companyId ?? null,
-        environment: scope?.environment ?? null,
-        template,
-        recipient: to,
-        subject: email.subject,
-        text: email.text,
-        html: email.html,
+      emails.map((queued) => ({
+        companyId: queued.scope?.companyId ?? null,
+        environment: queued.scope?.environment ?? null,
+        template: queued.template,
+        recipient: queued.to,
+        content: 'email' in queued ? queued.email : { data: queued.data },
         at,
       })),
     );
-    await jobs.enqueueMany(
-      trx,
-      SEND_EMAIL_QUEUE,
-      ids.map((emailId) => ({ emailId })),
-    );
+    const batches = [];
+    for (let i = 0; i < ids.length; i += EMAILS_PER_JOB)
+      batches.push({ emailIds: ids.slice(i, i + EMAILS_PER_JOB) });
+    await jobs.enqueueMany(trx, SEND_EMAIL_QUEUE, batches);
     return ids;
   }
 
@@ -102,19 +132,26 @@ export function createNotificationService(deps: { db: Executor; clock: Clock; jo
     /** Many emails in the caller's transaction, in two statements (a billing chunk sends one a policy). */
     queueEmails,
 
-    /** Sends one queued email; throws on a transport failure so the job runner retries it. */
-    deliver,
+    /** Sends queued emails still pending; throws on a transport failure so the job runner retries them. */
+    deliver: deliverAll,
 
     async registerWorkers(): Promise<void> {
-      await jobs.work<{ emailId: string }>(
+      // `emailId`: one email a job, as jobs queued before batches were.
+      await jobs.work<{ emailIds?: string[]; emailId?: string }>(
         SEND_EMAIL_QUEUE,
-        async (data, job) => deliver(data.emailId, job.retryCount),
+        async (data, job) =>
+          deliverAll(data.emailIds ?? (data.emailId === undefined ? [] : [data.emailId]), job.retryCount),
         { concurrency: 4 },
       );
     },
 
-    /** The outbox for one recipient (tests and operators). */
-    emailsTo: (recipient: string) => listEmails(db, { recipient }),
+    /** The outbox for one recipient (tests and operators), emails still to be rendered shown rendered. */
+    async emailsTo(recipient: string): Promise<OutboxEmail[]> {
+      return (await listEmails(db, { recipient })).map((email) => {
+        const later = email.html === null ? renderLater(email.template, email.data) : undefined;
+        return later === undefined ? email : { ...email, ...later };
+      });
+    },
   };
 }
 

@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import { sql, type Generated } from 'kysely';
 import type { Executor } from '../../schema.ts';
+import { newId } from '../../platform/ids.ts';
 
 export interface OutboxTables {
   outbox_emails: {
@@ -9,9 +9,12 @@ export interface OutboxTables {
     environment: string | null;
     template: string;
     recipient: string;
-    subject: string;
+    /** Null while only `data` is stored (rendered when sent). */
+    subject: string | null;
     text_body: string | null;
     html_body: string | null;
+    /** The template's values, for an email rendered when it is sent rather than when it is queued. */
+    data: unknown;
     status: 'pending' | 'sent' | 'logged' | 'failed';
     attempts: Generated<number>;
     last_error: string | null;
@@ -24,9 +27,11 @@ export interface OutboxEmail {
   readonly id: string;
   readonly template: string;
   readonly recipient: string;
-  readonly subject: string;
+  readonly subject: string | null;
   readonly text: string | null;
   readonly html: string | null;
+  /** The template's values when the email is rendered as it is sent. */
+  readonly data: unknown;
   readonly status: 'pending' | 'sent' | 'logged' | 'failed';
   readonly attempts: number;
 }
@@ -36,9 +41,8 @@ export interface NewEmail {
   readonly environment: string | null;
   readonly template: string;
   readonly recipient: string;
-  readonly subject: string;
-  readonly text: string;
-  readonly html: string;
+  /** Rendered now, or `data` for the template to render when it is sent. */
+  readonly content: { subject: string; text: string; html: string } | { data: object };
   readonly at: Date;
 }
 
@@ -48,17 +52,21 @@ export interface NewEmail {
  */
 export async function insertEmails(db: Executor, emails: readonly NewEmail[]): Promise<string[]> {
   if (emails.length === 0) return [];
-  const ids = emails.map(() => randomUUID());
+  const ids = emails.map(() => newId());
   const column = <T>(pick: (email: NewEmail) => T) => emails.map(pick);
+  const rendered = (e: NewEmail) => ('subject' in e.content ? e.content : undefined);
   await sql`
     insert into outbox_emails (id, company_id, environment, template, recipient, subject, text_body,
-      html_body, status, created_at)
-    select id, company_id, environment, template, recipient, subject, text_body, html_body, 'pending',
+      html_body, data, status, created_at)
+    select id, company_id, environment, template, recipient, subject, text_body, html_body, data, 'pending',
       created_at
     from unnest(${ids}::uuid[], ${column((e) => e.companyId)}::uuid[], ${column((e) => e.environment)}::text[],
-      ${column((e) => e.template)}::text[], ${column((e) => e.recipient)}::text[], ${column((e) => e.subject)}::text[],
-      ${column((e) => e.text)}::text[], ${column((e) => e.html)}::text[], ${column((e) => e.at)}::timestamptz[])
-      as e(id, company_id, environment, template, recipient, subject, text_body, html_body, created_at)`.execute(
+      ${column((e) => e.template)}::text[], ${column((e) => e.recipient)}::text[],
+      ${column((e) => rendered(e)?.subject ?? null)}::text[], ${column((e) => rendered(e)?.text ?? null)}::text[],
+      ${column((e) => rendered(e)?.html ?? null)}::text[],
+      ${column((e) => ('data' in e.content ? JSON.stringify(e.content.data) : null))}::jsonb[],
+      ${column((e) => e.at)}::timestamptz[])
+      as e(id, company_id, environment, template, recipient, subject, text_body, html_body, data, created_at)`.execute(
     db,
   );
   return ids;
@@ -68,7 +76,17 @@ export async function insertEmails(db: Executor, emails: readonly NewEmail[]): P
 export async function findEmailForDelivery(db: Executor, id: string): Promise<OutboxEmail | undefined> {
   const row = await db
     .selectFrom('outbox_emails')
-    .select(['id', 'template', 'recipient', 'subject', 'text_body', 'html_body', 'status', 'attempts'])
+    .select([
+      'id',
+      'template',
+      'recipient',
+      'subject',
+      'text_body',
+      'html_body',
+      'data',
+      'status',
+      'attempts',
+    ])
     .where('id', '=', id)
     .forUpdate()
     .executeTakeFirst();
@@ -81,6 +99,7 @@ export async function findEmailForDelivery(db: Executor, id: string): Promise<Ou
         subject: row.subject,
         text: row.text_body,
         html: row.html_body,
+        data: row.data,
         status: row.status,
         attempts: row.attempts,
       };
@@ -88,13 +107,15 @@ export async function findEmailForDelivery(db: Executor, id: string): Promise<Ou
 
 /**
  * Marks an email delivered. A sent email's body is dropped, since it may hold a temporary password;
- * a logged one (no SMTP) keeps it, as the outbox is then how a developer reads it.
+ * a logged one (no SMTP) keeps it, as the outbox is then how a developer reads it. `rendered`: the
+ * content of an email rendered as it was sent (its subject is kept either way).
  */
 export async function markEmailDelivered(
   db: Executor,
   id: string,
   status: 'sent' | 'logged',
   at: Date,
+  rendered?: { subject: string; text: string; html: string },
 ): Promise<void> {
   await db
     .updateTable('outbox_emails')
@@ -103,7 +124,12 @@ export async function markEmailDelivered(
       sent_at: at,
       attempts: eb('attempts', '+', 1),
       last_error: null,
-      ...(status === 'sent' ? { text_body: null, html_body: null } : {}),
+      ...(rendered === undefined ? {} : { subject: rendered.subject }),
+      ...(status === 'sent'
+        ? { text_body: null, html_body: null, data: null }
+        : rendered === undefined
+          ? {}
+          : { text_body: rendered.text, html_body: rendered.html }),
     }))
     .where('id', '=', id)
     .execute();
@@ -129,7 +155,17 @@ export async function markEmailAttemptFailed(
 export async function listEmails(db: Executor, filter: { recipient?: string }): Promise<OutboxEmail[]> {
   let query = db
     .selectFrom('outbox_emails')
-    .select(['id', 'template', 'recipient', 'subject', 'text_body', 'html_body', 'status', 'attempts'])
+    .select([
+      'id',
+      'template',
+      'recipient',
+      'subject',
+      'text_body',
+      'html_body',
+      'data',
+      'status',
+      'attempts',
+    ])
     .orderBy('created_at');
   if (filter.recipient !== undefined) query = query.where('recipient', '=', filter.recipient);
   return (await query.execute()).map((row) => ({
@@ -139,6 +175,7 @@ export async function listEmails(db: Executor, filter: { recipient?: string }): 
     subject: row.subject,
     text: row.text_body,
     html: row.html_body,
+    data: row.data,
     status: row.status,
     attempts: row.attempts,
   }));

@@ -14,7 +14,6 @@ export {
   appendVersion,
   findPolicy,
   listVersions,
-  lockPolicies,
   lockPolicy,
 } from './policy-repository.ts';
 export {

@@ -1,4 +1,5 @@
 import { sql, type Generated } from 'kysely';
+import { toPence } from '../../platform/money.ts';
 import type { Tenant } from '../companies/index.ts';
 import type { VersionType } from './policy-schemas.ts';
 import type { PolicySnapshot, RenewalTerms, StoredStatus, VersionRecord } from './policy-versions.ts';
@@ -19,8 +20,13 @@ export interface PolicyTables {
     auto_renew: boolean;
     renewal_terms: string | RenewalTerms | null;
     payments_revision: Generated<number>;
-    /** The sequence of the latest version that is not a statement: its snapshot holds the terms now. */
-    terms_sequence: Generated<number>;
+    // What billing needs of the terms in force, kept with every version (migration 0015).
+    billing_day: number | null;
+    subscription_premium_pence: number | null;
+    subscription_installments: number | null;
+    first_start_at: Date | null;
+    /** The end of the latest statement's period (null before the first). */
+    billed_through_at: Date | null;
     created_at: Date;
     updated_at: Date;
   };
@@ -170,18 +176,6 @@ export async function lockPolicy(
   return row === undefined ? undefined : toPolicy(row);
 }
 
-/** Locks many policy rows for a change, in id order (so two callers locking overlapping sets cannot deadlock). */
-export async function lockPolicies(db: Executor, ids: readonly string[]): Promise<void> {
-  if (ids.length === 0) return;
-  await db
-    .selectFrom('policies')
-    .select('id')
-    .where('id', 'in', [...ids])
-    .orderBy('id')
-    .forUpdate()
-    .execute();
-}
-
 export async function listPoliciesOfUser(
   db: Executor,
   tenant: Tenant,
@@ -232,8 +226,11 @@ export async function appendVersion(
     .updateTable('policies')
     .set({
       version_count: sequence,
-      terms_sequence: sequence,
       status: values.status,
+      billing_day: values.snapshot.policy.billing_day_date ?? null,
+      subscription_premium_pence: toPence(values.snapshot.pricing.subscription_premium),
+      subscription_installments: values.snapshot.pricing.subscription_installments ?? null,
+      ...(sequence === 1 ? { first_start_at: new Date(values.snapshot.policy.start_date * 1000) } : {}),
       current_start_at: new Date(values.snapshot.policy.start_date * 1000),
       current_end_at: new Date(values.snapshot.policy.end_date * 1000),
       auto_renew: values.snapshot.policy.auto_renew ?? false,
@@ -284,9 +281,9 @@ export async function appendStatementVersions(
       ${rows.map((r) => r.endAt)}::timestamptz[], ${rows.map((r) => r.usagePremiumPence)}::bigint[])
       as n(id, policy_id, version_count, start_at, end_at, usage)`.execute(db);
   const owners = await sql<{ user_id: string }>`
-    update policies p set version_count = n.version_count + 1, updated_at = ${at}
-    from unnest(${rows.map((r) => r.policyId)}::uuid[], ${rows.map((r) => r.versionCount)}::int[])
-      as n(policy_id, version_count)
+    update policies p set version_count = n.version_count + 1, billed_through_at = n.end_at, updated_at = ${at}
+    from unnest(${rows.map((r) => r.policyId)}::uuid[], ${rows.map((r) => r.versionCount)}::int[],
+      ${rows.map((r) => r.endAt)}::timestamptz[]) as n(policy_id, version_count, end_at)
     where p.id = n.policy_id
     returning p.user_id`.execute(db);
   notePolicyWrites(owners.rows.map((r) => r.user_id));

@@ -411,9 +411,6 @@ export async function listDueForBilling(
 > {
   const rows = await db
     .selectFrom('policies as p')
-    .innerJoin('policy_versions as v', (join) =>
-      join.onRef('v.policy_id', '=', 'p.id').onRef('v.sequence', '=', 'p.terms_sequence'),
-    )
     .select(['p.id', 'p.policy_reference', 'p.company_id', 'p.environment'])
     .select((eb) =>
       eb
@@ -427,8 +424,8 @@ export async function listDueForBilling(
         .as('billed'),
     )
     .where('p.status', '=', 'active')
+    .where('p.billing_day', 'in', [...billingDays])
     .where('p.current_start_at', '<', billingInstant)
-    .where(sql<number>`(v.snapshot->'policy'->>'billing_day_date')::int`, 'in', [...billingDays])
     .orderBy('p.id')
     .execute();
   return rows.map((r) => ({
@@ -449,27 +446,25 @@ export interface BillingState {
   readonly userId: string;
   readonly status: string;
   readonly versionCount: number;
-  /** The first version's start of cover, epoch seconds: where the first statement starts (null when
-   * the policy has had a statement). */
-  readonly firstStartSeconds: number | null;
-  /** The terms and prices in force: those of the latest version that is not a statement. */
-  readonly term: { start_date: number; billing_day_date?: number | null };
-  readonly pricing: { subscription_premium: number; subscription_installments?: number | null };
+  /** Where cover first started: where the first statement starts. */
+  readonly firstStartAt: Date;
+  /** The current term's start, where its installments count from. */
+  readonly termStartAt: Date;
+  readonly billingDay: number | null;
+  readonly subscriptionPremiumPence: number;
+  readonly subscriptionInstallments: number | null;
+  /** The latest statement's end (null before the first). */
   readonly previousEndAt: Date | null;
 }
 
-/** A number the snapshot must hold: a policy whose stored terms are broken fails loudly, alone. */
-function numberIn(policyId: string, field: string, text: string): number {
-  const value = Number(text);
-  if (text.trim() === '' || !Number.isFinite(value))
-    throw new Error(`policy ${policyId}: ${field} is not a number (${text})`);
-  return value;
-}
-
-export async function readBillingStates(db: Executor, policyIds: readonly string[]): Promise<BillingState[]> {
+/**
+ * Locks many policies for their statements, in id order (so two callers locking overlapping sets cannot
+ * deadlock), and reads what billing needs from the rows themselves (migration 0015). The lock comes
+ * with the read: in READ COMMITTED a row locked after waiting for another statement's transaction is
+ * returned as that transaction left it, so `previousEndAt` is never stale.
+ */
+export async function lockBillingStates(db: Executor, policyIds: readonly string[]): Promise<BillingState[]> {
   if (policyIds.length === 0) return [];
-  // Scalars rather than the snapshots' JSON: nothing to parse on this side for a thousand policies. The
-  // first version is read only for a policy's first statement (where its period starts).
   const result = await sql<{
     id: string;
     policy_reference: string;
@@ -478,27 +473,19 @@ export async function readBillingStates(db: Executor, policyIds: readonly string
     user_id: string;
     status: string;
     version_count: number;
-    first_start: string | null;
-    start_date: string;
-    billing_day_date: string | null;
-    subscription_premium: string;
-    subscription_installments: string | null;
-    previous_end: Date | null;
+    first_start_at: Date;
+    current_start_at: Date;
+    billing_day: number | null;
+    subscription_premium_pence: string;
+    subscription_installments: number | null;
+    billed_through_at: Date | null;
   }>`
-    select p.id, p.policy_reference, p.company_id, p.environment, p.user_id, p.status, p.version_count,
-      case when previous.end_at is null then (
-        select first.snapshot->'policy'->>'start_date' from policy_versions first
-        where first.policy_id = p.id and first.sequence = 1
-      ) end as first_start,
-      latest.snapshot->'policy'->>'start_date' as start_date,
-      latest.snapshot->'policy'->>'billing_day_date' as billing_day_date,
-      latest.snapshot->'pricing'->>'subscription_premium' as subscription_premium,
-      latest.snapshot->'pricing'->>'subscription_installments' as subscription_installments,
-      previous.end_at as previous_end
-    from policies p
-    join policy_versions latest on latest.policy_id = p.id and latest.sequence = p.terms_sequence
-    cross join lateral (select max(s.period_end_at) as end_at from statements s where s.policy_id = p.id) previous
-    where p.id = any(${[...policyIds]}::uuid[])`.execute(db);
+    select id, policy_reference, company_id, environment, user_id, status, version_count, first_start_at,
+      current_start_at, billing_day, subscription_premium_pence, subscription_installments, billed_through_at
+    from policies
+    where id = any(${[...policyIds]}::uuid[])
+    order by id
+    for update`.execute(db);
   return result.rows.map((r) => ({
     policyId: r.id,
     policyReference: r.policy_reference,
@@ -507,16 +494,11 @@ export async function readBillingStates(db: Executor, policyIds: readonly string
     userId: r.user_id,
     status: r.status,
     versionCount: r.version_count,
-    firstStartSeconds: r.first_start === null ? null : Number(r.first_start),
-    term: {
-      start_date: Number(r.start_date),
-      billing_day_date: r.billing_day_date === null ? null : Number(r.billing_day_date),
-    },
-    pricing: {
-      subscription_premium: numberIn(r.id, 'pricing.subscription_premium', r.subscription_premium),
-      subscription_installments:
-        r.subscription_installments === null ? null : Number(r.subscription_installments),
-    },
-    previousEndAt: r.previous_end,
+    firstStartAt: r.first_start_at,
+    termStartAt: r.current_start_at,
+    billingDay: r.billing_day,
+    subscriptionPremiumPence: Number(r.subscription_premium_pence),
+    subscriptionInstallments: r.subscription_installments,
+    previousEndAt: r.billed_through_at,
   }));
 }

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import { Counter, type Registry } from 'prom-client';
 import type { Clock } from '../../platform/clock.ts';
@@ -7,13 +6,13 @@ import { inTransaction } from '../../platform/db/database.ts';
 import { AppError, isUniqueViolation, notFound } from '../../platform/errors.ts';
 import { recordEvent, recordEvents } from '../../platform/events.ts';
 import type { Jobs } from '../../platform/jobs/jobs.ts';
-import { fromPence, toPence } from '../../platform/money.ts';
+import { fromPence } from '../../platform/money.ts';
 import type { Executor } from '../../schema.ts';
 import type { AccountService } from '../accounts/index.ts';
 import { asTenant, type DataEnvironment, type Tenant } from '../companies/index.ts';
-import { statementIssuedEmail, type NotificationService } from '../notifications/index.ts';
+import type { NotificationService, StatementIssuedValues } from '../notifications/index.ts';
 import type { ChargeOutcome, PaymentService } from '../payments/index.ts';
-import { appendStatementVersions, findPolicy, lockPolicies } from '../policies/index.ts';
+import { appendStatementVersions, findPolicy } from '../policies/index.ts';
 import { totalKilometres, totalMiles } from '../journeys/index.ts';
 import {
   addCredits,
@@ -26,7 +25,7 @@ import {
   listDueForBilling,
   listStatementJourneys,
   listStatements,
-  readBillingStates,
+  lockBillingStates,
   setStatementPayment,
   type BilledJourney,
   type BillingState,
@@ -42,6 +41,7 @@ import {
   londonMidnight,
   nextPeriod,
 } from './statement-period.ts';
+import { newId } from '../../platform/ids.ts';
 
 export const BILL_CHUNK_QUEUE = 'statements.bill-chunk';
 export const BILLING_RUN_QUEUE = 'statements.billing-run';
@@ -212,13 +212,9 @@ export function createStatementService(deps: {
   ): Promise<Map<string, StatementOutcome>> {
     const now = clock.now();
     const outcomes = new Map<string, StatementOutcome>();
-    await lockPolicies(
-      trx,
-      requests.map((r) => r.policyId),
-    );
     const states = new Map(
       (
-        await readBillingStates(
+        await lockBillingStates(
           trx,
           requests.map((r) => r.policyId),
         )
@@ -242,17 +238,12 @@ export function createStatementService(deps: {
         outcomes.set(request.policyId, { kind: 'not_active', status: state.status });
         continue;
       }
-      // The first start is read only for a policy with no statement, the one case nextPeriod uses it.
-      const period = nextPeriod(
-        state.previousEndAt,
-        new Date((state.firstStartSeconds ?? 0) * 1000),
-        wholeSeconds(request.endAt),
-      );
+      const period = nextPeriod(state.previousEndAt, state.firstStartAt, wholeSeconds(request.endAt));
       if (!period.ok) {
         outcomes.set(request.policyId, { kind: 'not_after_previous', previousEndAt: state.previousEndAt });
         continue;
       }
-      planned.push({ request, state, id: randomUUID(), start: period.start, end: period.end });
+      planned.push({ request, state, id: newId(), start: period.start, end: period.end });
     }
     if (planned.length === 0) return outcomes;
 
@@ -267,15 +258,15 @@ export function createStatementService(deps: {
     );
     const priced = planned.map((p) => {
       const totals = claimed.get(p.id) ?? NO_JOURNEYS;
-      const { term, pricing } = p.state;
+      const { termStartAt, billingDay, subscriptionInstallments, subscriptionPremiumPence } = p.state;
       const installments = installmentsDue({
-        policyStart: new Date(term.start_date * 1000),
-        billingDay: term.billing_day_date ?? Number(londonDate(new Date(term.start_date * 1000)).slice(8)),
-        count: pricing.subscription_installments ?? 12,
+        policyStart: termStartAt,
+        billingDay: billingDay ?? Number(londonDate(termStartAt).slice(8)),
+        count: subscriptionInstallments ?? 12,
         periodStart: p.start,
         periodEnd: p.end,
       }).length;
-      const subscriptionPence = installments * toPence(pricing.subscription_premium);
+      const subscriptionPence = installments * subscriptionPremiumPence;
       return {
         ...p,
         totals,
@@ -379,9 +370,10 @@ export function createStatementService(deps: {
         return [
           {
             scope: { companyId: state.companyId, environment: state.environment },
-            template: 'statement-issued',
+            template: 'statement-issued' as const,
             to: account.email,
-            email: statementIssuedEmail({
+            // Rendered when sent (notifications' LATER_TEMPLATES): a chunk queues a thousand.
+            data: {
               firstNames: account.firstNames,
               policyReference: state.policyReference,
               periodStartOn: londonDate(row.period_start_at),
@@ -393,7 +385,7 @@ export function createStatementService(deps: {
               totalPremiumPence: row.total_premium_pence,
               billedPremiumPence: row.billed_premium_pence,
               currency: 'GBP',
-            }),
+            } satisfies StatementIssuedValues,
           },
         ];
       }),

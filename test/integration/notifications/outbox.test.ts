@@ -1,0 +1,111 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { sql } from 'kysely';
+import { inTransaction } from '../../../src/platform/db/database.ts';
+import { createTestApp, type TestApp } from '../../support/app.ts';
+import { startSmtpServer } from '../../support/smtp.ts';
+
+// The outbox sends emails in batches, a job each: a retry sends only what failed, through a real SMTP
+// server that refuses one mailbox until it is let through.
+const refused = new Set<string>();
+let smtp: Awaited<ReturnType<typeof startSmtpServer>>;
+let t: TestApp;
+
+before(async () => {
+  smtp = await startSmtpServer({ refused });
+  t = await createTestApp({ env: { SMTP_URL: smtp.url } });
+});
+after(async () => {
+  await t.close();
+  await smtp.close();
+});
+
+const email = (n: number) => ({
+  scope: null,
+  template: 'test',
+  to: `reader${String(n)}@example.com`,
+  email: { subject: `Hello ${String(n)}`, text: 'Hello.', html: '<p>Hello.</p>' },
+});
+
+test('emails go out in batches; a retry sends only those that failed', async () => {
+  const db = t.container.database.db;
+  const { notifications } = t.container.services;
+  const ids = await inTransaction(db, (trx) => notifications.queueEmails(trx, [1, 2, 3].map(email)));
+  refused.add('reader3@example.com');
+  await assert.rejects(notifications.deliver(ids, 0), /mailbox unavailable/);
+  assert.deepEqual(smtp.received.map((m) => m.to[0]).sort(), ['reader1@example.com', 'reader2@example.com']);
+  const [third] = await notifications.emailsTo('reader3@example.com');
+  assert.deepEqual({ status: third?.status, attempts: third?.attempts }, { status: 'pending', attempts: 1 });
+
+  refused.clear();
+  await notifications.deliver(ids, 1);
+  assert.deepEqual(
+    smtp.received.map((m) => m.to[0]).sort(),
+    ['reader1@example.com', 'reader2@example.com', 'reader3@example.com'],
+    'each sent once',
+  );
+  assert.equal((await notifications.emailsTo('reader3@example.com'))[0]?.status, 'sent');
+});
+
+test('a thousand emails queued together make forty jobs, not a thousand', async () => {
+  const db = t.container.database.db;
+  const count = async () =>
+    Number(
+      (
+        await sql<{
+          n: string;
+        }>`select count(*) as n from pgboss.job where name = 'notifications.send-email'`.execute(db)
+      ).rows[0]?.n,
+    );
+  const before = await count();
+  await inTransaction(db, (trx) =>
+    t.container.services.notifications.queueEmails(
+      trx,
+      Array.from({ length: 1000 }, (_, i) => email(100 + i)),
+    ),
+  );
+  assert.equal((await count()) - before, 40);
+});
+
+test('a statement email is stored as its values and rendered when it is sent', async () => {
+  const db = t.container.database.db;
+  const { notifications } = t.container.services;
+  const values = {
+    firstNames: 'Amelia',
+    policyReference: 'amber-falcon-river',
+    periodStartOn: '2025-06-01',
+    periodEndOn: '2025-06-30',
+    journeyCount: 12,
+    distanceMiles: 321.06,
+    usagePremiumPence: 1284,
+    subscriptionPremiumPence: 2999,
+    totalPremiumPence: 4283,
+    billedPremiumPence: 4283,
+    currency: 'GBP',
+  };
+  const ids = await inTransaction(db, (trx) =>
+    notifications.queueEmails(trx, [
+      { scope: null, template: 'statement-issued', to: 'amelia@example.com', data: values },
+    ]),
+  );
+  const stored = await sql<{ subject: string | null; html_body: string | null }>`
+    select subject, html_body from outbox_emails where id = ${ids[0]}`.execute(db);
+  assert.deepEqual(stored.rows[0], { subject: null, html_body: null });
+  const [pending] = await notifications.emailsTo('amelia@example.com');
+  assert.equal(pending?.subject, 'Your statement for 2025-06-01 to 2025-06-30', 'shown rendered');
+
+  await notifications.deliver(ids, 0);
+  const [received] = await smtp.waitFor('amelia@example.com');
+  assert.ok(received?.text.includes('Subject: Your statement for 2025-06-01 to 2025-06-30'));
+  assert.ok(
+    received?.text.includes('Amount to pay: =C2=A342.83') || received?.text.includes('Amount to pay: £42.83'),
+  );
+  const [sent] = await notifications.emailsTo('amelia@example.com');
+  assert.deepEqual(
+    { status: sent?.status, subject: sent?.subject },
+    {
+      status: 'sent',
+      subject: 'Your statement for 2025-06-01 to 2025-06-30',
+    },
+  );
+});
