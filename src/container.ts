@@ -88,7 +88,6 @@ function buildServices(deps: {
     db,
     clock,
     jobs,
-    accounts,
     notifications,
     payments,
     logger,

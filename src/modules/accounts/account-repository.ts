@@ -111,17 +111,6 @@ export async function findAccountById(
   return row === undefined ? undefined : toAccount(row);
 }
 
-/** Accounts by id across tenants, for work that already holds tenant-checked ids (a billing run). */
-export async function findAccountsByIds(db: Executor, ids: readonly string[]): Promise<Map<string, Account>> {
-  if (ids.length === 0) return new Map();
-  const rows = await db
-    .selectFrom('users')
-    .select(columns)
-    .where('id', 'in', [...new Set(ids)])
-    .execute();
-  return new Map(rows.map((row) => [row.id, toAccount(row)]));
-}
-
 export async function insertAccount(
   db: Executor,
   tenant: Tenant,

@@ -5,7 +5,6 @@ import type { Tenant } from '../companies/index.ts';
 import {
   findAccountByEmail,
   findAccountById,
-  findAccountsByIds,
   findAccountByReference,
   findCredentialsByLogin,
   findTokenSubject,
@@ -80,8 +79,6 @@ export function createAccountService(deps: { db: Executor; clock: Clock }) {
 
     /** Reads through `db`, which may be the caller's open transaction (on PGlite it must be). */
     findById: (db: Executor, tenant: Tenant, id: string) => findAccountById(db, tenant, id),
-
-    findManyById: (db: Executor, ids: readonly string[]) => findAccountsByIds(db, ids),
 
     /** The account a login (username or email, any case) names, with its password hash. */
     findCredentials: (db: Executor, tenant: Tenant, login: string) =>

@@ -455,11 +455,14 @@ export interface BillingState {
   readonly subscriptionInstallments: number | null;
   /** The latest statement's end (null before the first). */
   readonly previousEndAt: Date | null;
+  /** Where the statement email goes. */
+  readonly policyholder: { readonly email: string; readonly firstNames: string };
 }
 
 /**
  * Locks many policies for their statements, in id order (so two callers locking overlapping sets cannot
- * deadlock), and reads what billing needs from the rows themselves (migration 0015). The lock comes
+ * deadlock), and reads what billing needs from the rows themselves (migration 0015) and the
+ * policyholder's name and email for the statement email. The lock comes
  * with the read: in READ COMMITTED a row locked after waiting for another statement's transaction is
  * returned as that transaction left it, so `previousEndAt` is never stale.
  */
@@ -479,13 +482,17 @@ export async function lockBillingStates(db: Executor, policyIds: readonly string
     subscription_premium_pence: string;
     subscription_installments: number | null;
     billed_through_at: Date | null;
+    email: string;
+    first_names: string;
   }>`
-    select id, policy_reference, company_id, environment, user_id, status, version_count, first_start_at,
-      current_start_at, billing_day, subscription_premium_pence, subscription_installments, billed_through_at
-    from policies
-    where id = any(${[...policyIds]}::uuid[])
-    order by id
-    for update`.execute(db);
+    select p.id, p.policy_reference, p.company_id, p.environment, p.user_id, p.status, p.version_count,
+      p.first_start_at, p.current_start_at, p.billing_day, p.subscription_premium_pence,
+      p.subscription_installments, p.billed_through_at, u.email, u.first_names
+    from policies p
+    join users u on u.id = p.user_id
+    where p.id = any(${[...policyIds]}::uuid[])
+    order by p.id
+    for update of p`.execute(db);
   return result.rows.map((r) => ({
     policyId: r.id,
     policyReference: r.policy_reference,
@@ -500,5 +507,6 @@ export async function lockBillingStates(db: Executor, policyIds: readonly string
     subscriptionPremiumPence: Number(r.subscription_premium_pence),
     subscriptionInstallments: r.subscription_installments,
     previousEndAt: r.billed_through_at,
+    policyholder: { email: r.email, firstNames: r.first_names },
   }));
 }

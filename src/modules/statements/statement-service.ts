@@ -8,7 +8,6 @@ import { recordEvent, recordEvents } from '../../platform/events.ts';
 import type { Jobs } from '../../platform/jobs/jobs.ts';
 import { fromPence } from '../../platform/money.ts';
 import type { Executor } from '../../schema.ts';
-import type { AccountService } from '../accounts/index.ts';
 import { asTenant, type DataEnvironment, type Tenant } from '../companies/index.ts';
 import type { NotificationService, StatementIssuedValues } from '../notifications/index.ts';
 import type { ChargeOutcome, PaymentService } from '../payments/index.ts';
@@ -178,14 +177,13 @@ export function createStatementService(deps: {
   db: Executor;
   clock: Clock;
   jobs: Jobs;
-  accounts: AccountService;
   notifications: NotificationService;
   payments: PaymentService;
   logger: FastifyBaseLogger;
   billingRunAt: string;
   metrics?: Registry;
 }) {
-  const { db, clock, jobs, accounts, notifications, payments, logger } = deps;
+  const { db, clock, jobs, notifications, payments, logger } = deps;
   const billed = new Counter({
     name: 'billing_run_policies_total',
     help: 'Policies handled by billing runs, by outcome (billed, already_billed, failed)',
@@ -358,36 +356,29 @@ export function createStatementService(deps: {
         at: now,
       })),
     );
-    const accountsById = await accounts.findManyById(
-      trx,
-      written.map(({ state }) => state.userId),
-    );
     await notifications.queueEmails(
       trx,
-      written.flatMap(({ state, row }) => {
-        const account = accountsById.get(state.userId);
-        if (account === undefined) return [];
-        return [
-          {
-            scope: { companyId: state.companyId, environment: state.environment },
-            template: 'statement-issued' as const,
-            to: account.email,
-            // Rendered when sent (notifications' LATER_TEMPLATES): a chunk queues a thousand.
-            data: {
-              firstNames: account.firstNames,
-              policyReference: state.policyReference,
-              periodStartOn: londonDate(row.period_start_at),
-              periodEndOn: londonDate(row.period_end_at),
-              journeyCount: row.journey_count,
-              distanceMiles: totalMiles(row.distance_metres),
-              usagePremiumPence: row.usage_premium_pence,
-              subscriptionPremiumPence: row.subscription_premium_pence,
-              totalPremiumPence: row.total_premium_pence,
-              billedPremiumPence: row.billed_premium_pence,
-              currency: 'GBP',
-            } satisfies StatementIssuedValues,
-          },
-        ];
+      written.map(({ state, row }) => {
+        const account = state.policyholder;
+        return {
+          scope: { companyId: state.companyId, environment: state.environment },
+          template: 'statement-issued' as const,
+          to: account.email,
+          // Rendered when sent (notifications' LATER_TEMPLATES): a chunk queues a thousand.
+          data: {
+            firstNames: account.firstNames,
+            policyReference: state.policyReference,
+            periodStartOn: londonDate(row.period_start_at),
+            periodEndOn: londonDate(row.period_end_at),
+            journeyCount: row.journey_count,
+            distanceMiles: totalMiles(row.distance_metres),
+            usagePremiumPence: row.usage_premium_pence,
+            subscriptionPremiumPence: row.subscription_premium_pence,
+            totalPremiumPence: row.total_premium_pence,
+            billedPremiumPence: row.billed_premium_pence,
+            currency: 'GBP',
+          } satisfies StatementIssuedValues,
+        };
       }),
     );
     for (const w of written) outcomes.set(w.state.policyId, { kind: 'written', ...w });
