@@ -57,20 +57,6 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     alter table policy_versions add constraint policy_versions_snapshot_kept
     check (snapshot is not null or version_type = 'st')`.execute(db);
 
-  // Keys written in bulk are time-ordered (UUID version 7, platform/ids.ts): a statement's version,
-  // event and email each went to a random page of a growing primary-key index, which at a hundred
-  // thousand policies was read, dirtied and (after a checkpoint) copied whole into the WAL. Ids made
-  // here by default get the same form; PostgreSQL 15 has no uuidv7(), so it is composed from the clock
-  // and gen_random_uuid() (its version nibble 4 turned into 7).
-  await sql`
-    create function uuid_v7() returns uuid language sql volatile as $$
-      select encode(set_bit(set_bit(overlay(uuid_send(gen_random_uuid())
-        placing substring(int8send(floor(extract(epoch from clock_timestamp()) * 1000)::bigint) from 3)
-        from 1 for 6), 52, 1), 53, 1), 'hex')::uuid
-    $$`.execute(db);
-  for (const table of ['events', 'outbox_emails', 'policy_versions'])
-    await sql`alter table ${sql.table(table)} alter column id set default uuid_v7()`.execute(db);
-
   // Storing a journey reads how far its policy is billed from the row it locks anyway (see above),
   // not from the statements (one index lookup less a journey).
   await sql`
