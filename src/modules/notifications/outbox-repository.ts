@@ -72,37 +72,49 @@ export async function insertEmails(db: Executor, emails: readonly NewEmail[]): P
   return ids;
 }
 
+const emailColumns = [
+  'id',
+  'template',
+  'recipient',
+  'subject',
+  'text_body',
+  'html_body',
+  'data',
+  'status',
+  'attempts',
+] as const;
+
+const toEmail = (row: {
+  id: string;
+  template: string;
+  recipient: string;
+  subject: string | null;
+  text_body: string | null;
+  html_body: string | null;
+  data: unknown;
+  status: OutboxEmail['status'];
+  attempts: number;
+}): OutboxEmail => ({
+  id: row.id,
+  template: row.template,
+  recipient: row.recipient,
+  subject: row.subject,
+  text: row.text_body,
+  html: row.html_body,
+  data: row.data,
+  status: row.status,
+  attempts: row.attempts,
+});
+
 /** Locks the row so that two workers never send the same email at once. */
 export async function findEmailForDelivery(db: Executor, id: string): Promise<OutboxEmail | undefined> {
   const row = await db
     .selectFrom('outbox_emails')
-    .select([
-      'id',
-      'template',
-      'recipient',
-      'subject',
-      'text_body',
-      'html_body',
-      'data',
-      'status',
-      'attempts',
-    ])
+    .select(emailColumns)
     .where('id', '=', id)
     .forUpdate()
     .executeTakeFirst();
-  return row === undefined
-    ? undefined
-    : {
-        id: row.id,
-        template: row.template,
-        recipient: row.recipient,
-        subject: row.subject,
-        text: row.text_body,
-        html: row.html_body,
-        data: row.data,
-        status: row.status,
-        attempts: row.attempts,
-      };
+  return row === undefined ? undefined : toEmail(row);
 }
 
 /**
@@ -153,30 +165,7 @@ export async function markEmailAttemptFailed(
 }
 
 export async function listEmails(db: Executor, filter: { recipient?: string }): Promise<OutboxEmail[]> {
-  let query = db
-    .selectFrom('outbox_emails')
-    .select([
-      'id',
-      'template',
-      'recipient',
-      'subject',
-      'text_body',
-      'html_body',
-      'data',
-      'status',
-      'attempts',
-    ])
-    .orderBy('created_at');
+  let query = db.selectFrom('outbox_emails').select(emailColumns).orderBy('created_at');
   if (filter.recipient !== undefined) query = query.where('recipient', '=', filter.recipient);
-  return (await query.execute()).map((row) => ({
-    id: row.id,
-    template: row.template,
-    recipient: row.recipient,
-    subject: row.subject,
-    text: row.text_body,
-    html: row.html_body,
-    data: row.data,
-    status: row.status,
-    attempts: row.attempts,
-  }));
+  return (await query.execute()).map(toEmail);
 }
