@@ -5,8 +5,8 @@ import { sql, type Kysely } from 'kysely';
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   // Every statement raises its policy's version count, so a billing run updates each policy row it
-  // bills. With free room on the page the update is heap-only (no entry in the policy's five indexes);
-  // a full page moves the row and writes all five. New pages keep a fifth free for that.
+  // bills. With free room on the page the update is heap-only (no new entry in any of the policy's
+  // indexes); a full page moves the row and writes them all. New pages keep a fifth free for that.
   await sql`alter table policies set (fillfactor = 80)`.execute(db);
 
   // A version's snapshot (about 3 kB of JSON) is over PostgreSQL's 2 kB threshold, so it was compressed

@@ -107,7 +107,7 @@ describe('checkJourneyTimes', () => {
 });
 
 // A policy bought for 2025-06-01 to 2026-06-01 at 0.045 a mile, adjusted to 0.06 from 2025-09-01,
-// with statements in between (whose snapshots copy the previous one).
+// with statements in between (which keep the terms before them).
 const term = { startDate: unix('2025-06-01T00:00:00Z'), endDate: unix('2026-06-01T00:00:00Z') };
 const version = (
   sequence: number,

@@ -89,7 +89,7 @@ export function checkJourneyTimes(
   return { ok: true };
 }
 
-/** Versions that set a rate: statements (`st`) copy the previous snapshot, and `cn`/`ls` end cover instead. */
+/** Versions that set a rate: statements (`st`) keep the terms before them, and `cn`/`ls` end cover instead. */
 const setsTerms = (v: PolicyTermVersion): boolean =>
   v.versionType !== 'st' && v.versionType !== 'cn' && v.versionType !== 'ls';
 

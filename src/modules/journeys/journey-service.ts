@@ -199,7 +199,7 @@ export function createJourneyService(deps: {
     const entry = {
       // Sequences run 1, 2, … with the count, so the last one read is the count they were read at.
       versionCount: all.at(-1)?.sequence ?? 0,
-      // Statements (st) copy the previous snapshot and never change a rate or the cover: not kept.
+      // Statements (st) keep the terms before them and never change a rate or the cover: not kept.
       versions: all.filter((v) => v.versionType !== 'st'),
     };
     terms.set(policyId, entry);

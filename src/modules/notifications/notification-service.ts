@@ -14,6 +14,9 @@ import {
 } from './outbox-repository.ts';
 
 export const SEND_EMAIL_QUEUE = 'notifications.send-email';
+
+/** An email that no attempt could send (it fails at once, not after the retries). */
+class UnsendableEmail extends Error {}
 const RETRY_LIMIT = 8;
 /**
  * Emails sent by one job, one after another. A billing chunk queues a thousand statement emails; a job
@@ -46,10 +49,13 @@ export function createNotificationService(deps: { db: Executor; clock: Clock; jo
     await inTransaction(db, async (trx) => {
       const email = await findEmailForDelivery(trx, emailId);
       if (email === undefined || email.status !== 'pending') return;
-      const later = email.html === null ? renderLater(email.template, email.data) : undefined;
-      const content = later ?? renderedOf(email);
-      if (content === undefined) return;
+      let later: RenderedEmail | undefined;
       try {
+        later = email.html === null ? renderLater(email.template, email.data) : undefined;
+        const content = later ?? renderedOf(email);
+        // Neither stored content nor values a template knows: no retry can send it.
+        if (content === undefined)
+          throw new UnsendableEmail(`nothing to send for template ${email.template}`);
         await mailer.send({ to: email.recipient, ...content });
       } catch (error) {
         failure = error instanceof Error ? error : new Error(String(error));
@@ -59,8 +65,9 @@ export function createNotificationService(deps: { db: Executor; clock: Clock; jo
     });
     if (failure !== undefined) {
       // Recorded outside the delivery transaction, which has already ended.
-      await markEmailAttemptFailed(db, emailId, failure.message, attempt >= RETRY_LIMIT);
-      throw failure;
+      const final = attempt >= RETRY_LIMIT || failure instanceof UnsendableEmail;
+      await markEmailAttemptFailed(db, emailId, failure.message, final);
+      if (!(failure instanceof UnsendableEmail)) throw failure;
     }
   };
 

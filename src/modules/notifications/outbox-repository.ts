@@ -47,7 +47,7 @@ export interface NewEmail {
 }
 
 /**
- * Pending emails in one statement; their ids in the order given. Arrays rather than a VALUES list: nine
+ * Pending emails in one statement; their ids in the order given. Arrays rather than a VALUES list: ten
  * parameters however many rows (a billing chunk queues a thousand), which PostgreSQL binds far faster.
  */
 export async function insertEmails(db: Executor, emails: readonly NewEmail[]): Promise<string[]> {

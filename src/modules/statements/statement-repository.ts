@@ -215,18 +215,20 @@ const totalsByStatement = sql`
   from claimed group by statement_id`;
 
 /**
- * The journeys of some statements of one policy, by statement, each list by start: read through
- * (policy_id, start_at) up to the latest end, those a statement claimed or that start in a period, each
- * given to its statement by `journey_statement` (migration 0014), the rule billing follows.
+ * The journeys of some statements of one policy, by statement, each list by start: those that start in
+ * the statements' periods (a range of the (policy_id, start_at) index) and the late uploads they claimed
+ * (the partial index on late ones), each given to its statement by `journey_statement` (migration 0014),
+ * the rule billing follows. Reads nothing outside those periods however long the policy's history.
  */
 export async function listStatementJourneys(
   db: Executor,
   policyId: string,
-  statements: ReadonlyArray<{ id: string; period_end_at: Date }>,
+  statements: ReadonlyArray<{ id: string; period_start_at: Date; period_end_at: Date }>,
 ): Promise<Map<string, BilledJourney[]>> {
   const byStatement = new Map<string, BilledJourney[]>(statements.map((st) => [st.id, []]));
   if (statements.length === 0) return byStatement;
-  const rows = await db
+  const ids = statements.map((st) => st.id);
+  const journeys = db
     .selectFrom('journeys')
     .select([
       ...journeyColumns,
@@ -234,21 +236,19 @@ export async function listStatementJourneys(
         'billed_by',
       ),
     ])
-    .where('policy_id', '=', policyId)
+    .where('policy_id', '=', policyId);
+  // One after the other: `db` may be a transaction, one connection.
+  const inPeriods = await journeys
+    .where('start_at', '>=', new Date(Math.min(...statements.map((st) => st.period_start_at.getTime()))))
     .where('start_at', '<=', new Date(Math.max(...statements.map((st) => st.period_end_at.getTime()))))
-    .where((eb) =>
-      eb.or([
-        eb(
-          'statement_version_id',
-          'in',
-          statements.map((st) => st.id),
-        ),
-        eb.and([eb('statement_version_id', 'is', null), eb('late', '=', false), eb('is_void', '=', false)]),
-      ]),
-    )
-    .orderBy('start_at')
     .execute();
-  for (const row of rows) if (row.billed_by !== null) byStatement.get(row.billed_by)?.push(toJourney(row));
+  const lateUploads = await journeys
+    .where('late', '=', true)
+    .where('statement_version_id', 'in', ids)
+    .execute();
+  const rows = new Map([...inPeriods, ...lateUploads].map((row) => [row.id, row]));
+  for (const row of [...rows.values()].sort((a, b) => a.start_at.getTime() - b.start_at.getTime()))
+    if (row.billed_by !== null) byStatement.get(row.billed_by)?.push(toJourney(row));
   return byStatement;
 }
 
@@ -462,9 +462,11 @@ export interface BillingState {
 /**
  * Locks many policies for their statements, in id order (so two callers locking overlapping sets cannot
  * deadlock), and reads what billing needs from the rows themselves (migration 0015) and the
- * policyholder's name and email for the statement email. The lock comes
- * with the read: in READ COMMITTED a row locked after waiting for another statement's transaction is
- * returned as that transaction left it, so `previousEndAt` is never stale.
+ * policyholder's name and email for the statement email. The lock comes with the read: in READ
+ * COMMITTED a row locked after waiting for another statement's transaction is returned as that
+ * transaction left it, so `billed_through_at` is never stale. The latest statement's end is read too
+ * and the later of the two taken: a statement written outside this code (by hand, or by a process
+ * older than migration 0015) can then never be billed over.
  */
 export async function lockBillingStates(db: Executor, policyIds: readonly string[]): Promise<BillingState[]> {
   if (policyIds.length === 0) return [];
@@ -487,7 +489,9 @@ export async function lockBillingStates(db: Executor, policyIds: readonly string
   }>`
     select p.id, p.policy_reference, p.company_id, p.environment, p.user_id, p.status, p.version_count,
       p.first_start_at, p.current_start_at, p.billing_day, p.subscription_premium_pence,
-      p.subscription_installments, p.billed_through_at, u.email, u.first_names
+      p.subscription_installments, u.email, u.first_names,
+      greatest(p.billed_through_at,
+        (select max(s.period_end_at) from statements s where s.policy_id = p.id)) as billed_through_at
     from policies p
     join users u on u.id = p.user_id
     where p.id = any(${[...policyIds]}::uuid[])

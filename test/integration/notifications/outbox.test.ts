@@ -109,3 +109,17 @@ test('a statement email is stored as its values and rendered when it is sent', a
     },
   );
 });
+
+test('an email no attempt could send fails at once, with the reason', async () => {
+  const db = t.container.database.db;
+  const id = '01900000-0000-7000-8000-000000000001';
+  await sql`
+    insert into outbox_emails (id, template, recipient, data, status, created_at)
+    values (${id}, 'retired-template', 'nobody@example.com', '{}', 'pending', now())`.execute(db);
+  await t.container.services.notifications.deliver([id], 0);
+  const row = await sql<{ status: string; last_error: string | null }>`
+    select status, last_error from outbox_emails where id = ${id}`.execute(db);
+  const [stored] = row.rows;
+  assert.equal(stored?.status, 'failed');
+  assert.match(String(stored.last_error), /nothing to send for template retired-template/);
+});
