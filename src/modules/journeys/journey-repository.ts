@@ -95,6 +95,15 @@ export type NewJourney = Omit<
   'id' | 'isVoid' | 'voidedAt' | 'voidReason' | 'statementVersionId'
 >;
 
+/**
+ * The statement that billed a journey, from its row (migration 0014): the one fixed on the row (a late
+ * upload claimed, a billed journey voided), else the first of its policy whose period holds its start,
+ * unless it was uploaded late or voided unbilled.
+ */
+export const billedByStatement = sql<
+  string | null
+>`journey_statement(statement_version_id, late, is_void, policy_id, start_at)`;
+
 const columns = [
   'id',
   'policy_id',
@@ -121,11 +130,7 @@ const columns = [
   'is_void',
   'voided_at',
   'void_reason',
-  // The statement that billed it: the column holds it only for late uploads and voided billed journeys;
-  // the others belong to the statement whose period holds their start (migration 0014).
-  sql<string | null>`journey_statement(statement_version_id, late, is_void, policy_id, start_at)`.as(
-    'statement_version_id',
-  ),
+  billedByStatement.as('statement_version_id'),
   'created_at',
 ] as const;
 
@@ -368,7 +373,7 @@ export async function markJourneyVoid(
       is_void: true,
       voided_at: values.at,
       void_reason: values.reason,
-      statement_version_id: sql`journey_statement(statement_version_id, late, is_void, policy_id, start_at)`,
+      statement_version_id: billedByStatement,
     })
     .where('company_id', '=', tenant.companyId)
     .where('environment', '=', tenant.environment)

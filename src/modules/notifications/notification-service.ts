@@ -44,6 +44,10 @@ export function createNotificationService(deps: { db: Executor; clock: Clock; jo
       ? undefined
       : { subject: email.subject, text: email.text, html: email.html };
 
+  /** An email stored as a template's values, rendered now (undefined for one stored rendered). */
+  const renderedLater = (email: OutboxEmail): RenderedEmail | undefined =>
+    email.html === null ? renderLater(email.template, email.data) : undefined;
+
   const deliver = async (emailId: string, attempt: number): Promise<void> => {
     let failure: Error | undefined;
     await inTransaction(db, async (trx) => {
@@ -51,7 +55,7 @@ export function createNotificationService(deps: { db: Executor; clock: Clock; jo
       if (email === undefined || email.status !== 'pending') return;
       let later: RenderedEmail | undefined;
       try {
-        later = email.html === null ? renderLater(email.template, email.data) : undefined;
+        later = renderedLater(email);
         const content = later ?? renderedOf(email);
         // Neither stored content nor values a template knows: no retry can send it.
         if (content === undefined)
@@ -155,7 +159,7 @@ export function createNotificationService(deps: { db: Executor; clock: Clock; jo
     /** The outbox for one recipient (tests and operators), emails still to be rendered shown rendered. */
     async emailsTo(recipient: string): Promise<OutboxEmail[]> {
       return (await listEmails(db, { recipient })).map((email) => {
-        const later = email.html === null ? renderLater(email.template, email.data) : undefined;
+        const later = renderedLater(email);
         return later === undefined ? email : { ...email, ...later };
       });
     },

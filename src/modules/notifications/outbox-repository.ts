@@ -1,4 +1,4 @@
-import { sql, type Generated } from 'kysely';
+import { sql, type Generated, type Selectable } from 'kysely';
 import type { Executor } from '../../schema.ts';
 import { newId } from '../../platform/ids.ts';
 
@@ -84,17 +84,9 @@ const emailColumns = [
   'attempts',
 ] as const;
 
-const toEmail = (row: {
-  id: string;
-  template: string;
-  recipient: string;
-  subject: string | null;
-  text_body: string | null;
-  html_body: string | null;
-  data: unknown;
-  status: OutboxEmail['status'];
-  attempts: number;
-}): OutboxEmail => ({
+const toEmail = (
+  row: Pick<Selectable<OutboxTables['outbox_emails']>, (typeof emailColumns)[number]>,
+): OutboxEmail => ({
   id: row.id,
   template: row.template,
   recipient: row.recipient,

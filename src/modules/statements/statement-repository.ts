@@ -1,6 +1,7 @@
 import { sql, type Generated, type Selectable } from 'kysely';
 import type { Executor } from '../../schema.ts';
 import type { Tenant } from '../companies/index.ts';
+import { billedByStatement } from '../journeys/index.ts';
 
 export interface StatementTables {
   statements: {
@@ -230,12 +231,7 @@ export async function listStatementJourneys(
   const ids = statements.map((st) => st.id);
   const journeys = db
     .selectFrom('journeys')
-    .select([
-      ...journeyColumns,
-      sql<string | null>`journey_statement(statement_version_id, late, is_void, policy_id, start_at)`.as(
-        'billed_by',
-      ),
-    ])
+    .select([...journeyColumns, billedByStatement.as('billed_by')])
     .where('policy_id', '=', policyId);
   // One after the other: `db` may be a transaction, one connection.
   const inPeriods = await journeys
@@ -260,10 +256,6 @@ export async function lastStatement(trx: Executor, policyId: string): Promise<St
     .orderBy('period_end_at', 'desc')
     .limit(1)
     .executeTakeFirst();
-}
-
-export async function insertStatement(trx: Executor, row: StatementRow): Promise<void> {
-  await trx.insertInto('statements').values(row).execute();
 }
 
 export async function setStatementPayment(
