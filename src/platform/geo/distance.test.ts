@@ -119,6 +119,18 @@ describe('routeLengthMetres', () => {
       ),
       { numRuns: 500 },
     );
+    // Short segments near the poles, where the flat formula alone was 1.0e-9 (81°) to 4e-7 (89°) out.
+    for (const [lat, bearing, metres] of [
+      [81.22647787125968, 53.886632318952806, 145.012649187541],
+      [88.9, 90, 399],
+      [-70, 10, 250],
+    ] as const) {
+      const to = WGS84.Direct(lat, 0, bearing, metres);
+      const reference = karneyMetres(lat, 0, to.lat2 ?? lat, to.lon2 ?? 0);
+      const error =
+        Math.abs(segmentDistanceMetres(lat, 0, to.lat2 ?? lat, to.lon2 ?? 0) - reference) / reference;
+      assert.ok(error <= 1e-9, `relative error ${error} at ${lat}°`);
+    }
     const across = segmentDistanceMetres(10, 179.9995, 10, -179.9995);
     assert.ok(Math.abs(across - karneyMetres(10, 179.9995, 10, -179.9995)) < 1e-6);
     assert.ok(across < 200);
