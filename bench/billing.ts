@@ -1,13 +1,12 @@
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import { sql } from 'kysely';
 import type { Executor } from '../src/schema.ts';
-import pg from 'pg';
 import { loadConfig } from '../src/config.ts';
 import { createContainer } from '../src/container.ts';
 import { fixedClock } from '../src/platform/clock.ts';
 import { createLogger } from '../src/platform/logging.ts';
+import { withScratchDatabase } from './support.ts';
 import { normalisePolicyInput } from '../src/modules/policies/policy-validation.ts';
 import { POLICY_INPUT_EXAMPLE } from '../src/modules/policies/policy-schemas.ts';
 
@@ -46,50 +45,44 @@ const cpuCount = os.availableParallelism();
 
 const policies = Number(process.argv[2] ?? process.env['BENCH_POLICIES'] ?? 100_000);
 const base = process.env['BENCH_DATABASE_URL'] ?? 'postgres://root@127.0.0.1:5432/test';
-const name = `milepost_bench_${randomBytes(4).toString('hex')}`;
-const admin = new pg.Client({ connectionString: base });
-await admin.connect();
-await admin.query(`create database "${name}"`);
-const url = new URL(base);
-url.pathname = `/${name}`;
-
-const clock = fixedClock('2025-07-01T03:00:00Z');
-const config = loadConfig({
-  DATABASE_URL: url.toString(),
-  ROLE: 'api',
-  LOG_LEVEL: 'warn',
-  ADMIN_API_KEY: 'b'.repeat(40),
-});
-const container = await createContainer(config, { clock, logger: createLogger('warn') });
-await container.start();
-const db = container.database.db;
-try {
-  const company = await container.services.companies.create('Bench');
-  const companyRow = await db
-    .selectFrom('companies')
-    .select('id')
-    .where('company_reference', '=', company.company_reference)
-    .executeTakeFirstOrThrow();
-  const snapshot = { ...normalisePolicyInput(structuredClone(POLICY_INPUT_EXAMPLE)) } as Record<
-    string,
-    unknown
-  >;
-  delete snapshot['payment'];
-  const seedStart = performance.now();
-  // Seeded straight in SQL: users, policies, an nb version each (billing day 1), 30 June journeys each.
-  await sql`
+await withScratchDatabase(base, async (databaseUrl) => {
+  const clock = fixedClock('2025-07-01T03:00:00Z');
+  const config = loadConfig({
+    DATABASE_URL: databaseUrl,
+    ROLE: 'api',
+    LOG_LEVEL: 'warn',
+    ADMIN_API_KEY: 'b'.repeat(40),
+  });
+  const container = await createContainer(config, { clock, logger: createLogger('warn') });
+  await container.start();
+  const db = container.database.db;
+  try {
+    const company = await container.services.companies.create('Bench');
+    const companyRow = await db
+      .selectFrom('companies')
+      .select('id')
+      .where('company_reference', '=', company.company_reference)
+      .executeTakeFirstOrThrow();
+    const snapshot = { ...normalisePolicyInput(structuredClone(POLICY_INPUT_EXAMPLE)) } as Record<
+      string,
+      unknown
+    >;
+    delete snapshot['payment'];
+    const seedStart = performance.now();
+    // Seeded straight in SQL: users, policies, an nb version each (billing day 1), 30 June journeys each.
+    await sql`
     insert into users (user_reference, company_id, environment, email, username, first_names, last_names, password_hash, password_is_temporary, created_at, updated_at)
     select 'usr_b' || g, ${companyRow.id}, 'sandbox', 'bench' || g || '@example.com', 'bench' || g, 'Bench', 'Driver', 'x', true, now(), now()
     from generate_series(1, ${policies}) g`.execute(db);
-  await sql`
+    await sql`
     insert into policies (policy_reference, company_id, environment, user_id, status, version_count, current_start_at, current_end_at, auto_renew, billing_day, subscription_premium_pence, subscription_installments, first_start_at, created_at, updated_at)
     select 'bench-policy-' || u.username, u.company_id, 'sandbox', u.id, 'active', 1, '2025-05-31T23:00:00Z', '2026-05-31T22:59:59Z', false, 1, 2999, 12, '2025-05-31T23:00:00Z', now(), now()
     from users u where u.company_id = ${companyRow.id}`.execute(db);
-  await sql`
+    await sql`
     insert into policy_versions (policy_id, sequence, version_type, snapshot, effective_at, created_at)
     select p.id, 1, 'nb', jsonb_set(${JSON.stringify(snapshot)}::jsonb, '{policy,policy_reference}', to_jsonb(p.policy_reference)), '2025-05-31T23:00:00Z', now()
     from policies p where p.company_id = ${companyRow.id}`.execute(db);
-  await sql`
+    await sql`
     insert into journeys (company_id, environment, policy_id, policy_reference, policy_version_id, route, route_precision, point_count, start_at, end_at,
       distance_metres, distance_unit, usage_rate, usage_premium_pence, start_lat, start_lng, end_lat, end_lng, created_at)
     select p.company_id, 'sandbox', p.id, p.policy_reference, v.id, '_p~iF~ps|U_ulLnnqC', 5, 2,
@@ -97,47 +90,46 @@ try {
       12000 + n, 'mile', 0.045, 34, 51.5, -0.12, 51.51, -0.11, now()
     from policies p join policy_versions v on v.policy_id = p.id cross join generate_series(0, 29) n
     where p.company_id = ${companyRow.id}`.execute(db);
-  // The month's journeys as autovacuum leaves them (migration 0014 has it visit journeys every 50,000
-  // inserts): all-visible, so statements read their sums from the index alone.
-  await sql`vacuum analyze`.execute(db);
-  // And the seeding's own dirty pages and WAL written out first, so the run does not pay for them.
-  await sql`checkpoint`.execute(db);
-  process.stdout.write(
-    `seeded ${String(policies)} policies × 30 journeys in ${((performance.now() - seedStart) / 1000).toFixed(1)} s\n`,
-  );
+    // The month's journeys as autovacuum leaves them (migration 0014 has it visit journeys every 50,000
+    // inserts): all-visible, so statements read their sums from the index alone.
+    await sql`vacuum analyze`.execute(db);
+    // And the seeding's own dirty pages and WAL written out first, so the run does not pay for them.
+    await sql`checkpoint`.execute(db);
+    process.stdout.write(
+      `seeded ${String(policies)} policies × 30 journeys in ${((performance.now() - seedStart) / 1000).toFixed(1)} s\n`,
+    );
 
-  const walBefore = await walPosition(db);
-  const cpuBefore = { node: process.cpuUsage(), postgres: postgresCpuSeconds() };
-  const t0 = performance.now();
-  const first = await container.services.statements.runBillingDay('2025-07-01');
-  const firstSeconds = (performance.now() - t0) / 1000;
-  const nodeCpu = process.cpuUsage(cpuBefore.node);
-  const cpu = {
-    node: (nodeCpu.user + nodeCpu.system) / 1e6,
-    postgres: postgresCpuSeconds() - cpuBefore.postgres,
-  };
-  const walBytes = (await walPosition(db)) - walBefore;
-  const t1 = performance.now();
-  const second = await container.services.statements.runBillingDay('2025-07-01');
-  const secondSeconds = (performance.now() - t1) / 1000;
-  const statements = await db
-    .selectFrom('statements')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .executeTakeFirstOrThrow();
-  process.stdout.write(
-    `first run:  ${JSON.stringify(first)} in ${firstSeconds.toFixed(2)} s → ${(policies / firstSeconds).toFixed(0)} policies/s (target ≥ 8,000)\n`,
-  );
-  process.stdout.write(
-    `CPU of the first run: this process ${cpu.node.toFixed(2)} s, PostgreSQL ${cpu.postgres.toFixed(2)} s (${String(cpuCount)} cores × ${firstSeconds.toFixed(2)} s); WAL ${(walBytes / 1e6).toFixed(0)} MB (${(walBytes / policies / 1000).toFixed(1)} kB a policy)\n`,
-  );
-  process.stdout.write(
-    `re-run:     ${JSON.stringify(second)} in ${secondSeconds.toFixed(2)} s (${((100 * secondSeconds) / firstSeconds).toFixed(0)} % of the first; target ≤ 25 %, writes nothing)\n`,
-  );
-  process.stdout.write(
-    `billing: ${(policies / firstSeconds).toFixed(0)} policies/s, re-run ${((100 * secondSeconds) / firstSeconds).toFixed(0)} %, statements ${String(statements.n)} for ${String(policies)} policies\n`,
-  );
-} finally {
-  await container.close();
-  await admin.query(`drop database if exists "${name}" with (force)`);
-  await admin.end();
-}
+    const walBefore = await walPosition(db);
+    const cpuBefore = { node: process.cpuUsage(), postgres: postgresCpuSeconds() };
+    const t0 = performance.now();
+    const first = await container.services.statements.runBillingDay('2025-07-01');
+    const firstSeconds = (performance.now() - t0) / 1000;
+    const nodeCpu = process.cpuUsage(cpuBefore.node);
+    const cpu = {
+      node: (nodeCpu.user + nodeCpu.system) / 1e6,
+      postgres: postgresCpuSeconds() - cpuBefore.postgres,
+    };
+    const walBytes = (await walPosition(db)) - walBefore;
+    const t1 = performance.now();
+    const second = await container.services.statements.runBillingDay('2025-07-01');
+    const secondSeconds = (performance.now() - t1) / 1000;
+    const statements = await db
+      .selectFrom('statements')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    process.stdout.write(
+      `first run:  ${JSON.stringify(first)} in ${firstSeconds.toFixed(2)} s → ${(policies / firstSeconds).toFixed(0)} policies/s (target ≥ 8,000)\n`,
+    );
+    process.stdout.write(
+      `CPU of the first run: this process ${cpu.node.toFixed(2)} s, PostgreSQL ${cpu.postgres.toFixed(2)} s (${String(cpuCount)} cores × ${firstSeconds.toFixed(2)} s); WAL ${(walBytes / 1e6).toFixed(0)} MB (${(walBytes / policies / 1000).toFixed(1)} kB a policy)\n`,
+    );
+    process.stdout.write(
+      `re-run:     ${JSON.stringify(second)} in ${secondSeconds.toFixed(2)} s (${((100 * secondSeconds) / firstSeconds).toFixed(0)} % of the first; target ≤ 25 %, writes nothing)\n`,
+    );
+    process.stdout.write(
+      `billing: ${(policies / firstSeconds).toFixed(0)} policies/s, re-run ${((100 * secondSeconds) / firstSeconds).toFixed(0)} %, statements ${String(statements.n)} for ${String(policies)} policies\n`,
+    );
+  } finally {
+    await container.close();
+  }
+});

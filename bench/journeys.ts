@@ -13,11 +13,18 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import pg from 'pg';
 import { encodePolyline } from '../src/platform/geo/index.ts';
-import { load, report, startServer, type LoadResult } from './support.ts';
+import {
+  BENCH_POSTGRES_URL,
+  combined,
+  load,
+  report,
+  startServer,
+  withScratchDatabase,
+  type LoadResult,
+} from './support.ts';
 
 const seconds = Number(process.env['BENCH_SECONDS'] ?? 5);
 const policyCount = Number(process.env['BENCH_POLICIES'] ?? 200);
-const adminUrl = process.env['BENCH_POSTGRES_URL'] ?? 'postgres://root@127.0.0.1:5432/postgres';
 const ADMIN_API_KEY = `bench-admin-${randomBytes(16).toString('hex')}`;
 
 /** A GPS trace of 1,000 points a few tens of metres apart through central London (seeded, so every run sends the same). */
@@ -39,12 +46,6 @@ function londonTrace(points: number): string {
     lng += (metres * Math.sin(bearing)) / (111_200 * Math.cos((lat * Math.PI) / 180));
   }
   return encodePolyline(out, 5);
-}
-
-function databaseUrl(base: string, name: string): string {
-  const url = new URL(base);
-  url.pathname = `/${name}`;
-  return url.toString();
 }
 
 /** Resident memory of a process now, from /proc (Linux). */
@@ -100,26 +101,7 @@ async function run(
   });
 }
 
-/**
- * Phases of equal length as one: their mean rate, the median of their p99s (one phase caught by this
- * machine's hiccups does not decide it; the worst is printed too), all their errors.
- */
-function combined(phases: readonly LoadResult[]): LoadResult {
-  const p99s = phases.map((p) => p.p99Ms).toSorted((a, b) => a - b);
-  return {
-    requestsPerSecond: phases.reduce((sum, p) => sum + p.requestsPerSecond, 0) / phases.length,
-    p99Ms: p99s[Math.floor(p99s.length / 2)] ?? 0,
-    errors: phases.reduce((sum, p) => sum + p.errors, 0),
-    non2xx: phases.reduce((sum, p) => sum + p.non2xx, 0),
-  };
-}
-
-const name = `milepost_bench_${randomBytes(6).toString('hex')}`;
-const admin = new pg.Client({ connectionString: adminUrl });
-await admin.connect();
-await admin.query(`create database "${name}"`);
-const DATABASE_URL = databaseUrl(adminUrl, name);
-try {
+await withScratchDatabase(BENCH_POSTGRES_URL, async (DATABASE_URL) => {
   // ── Milepost ────────────────────────────────────────────────────────────────────────────────────
   // Seeded through one server process and measured on a fresh one: creating policies hashes passwords
   // with argon2id (19 MiB each), whose memory the allocator keeps, and that is not what is measured here.
@@ -215,7 +197,4 @@ try {
     process.stdout.write(
       `milepost server RSS ${idleRss.toFixed(0)} MB started, ${oursRss.toFixed(0)} MB after the load (budget ≤ 200)\n`,
     );
-} finally {
-  await admin.query(`drop database if exists "${name}" with (force)`);
-  await admin.end();
-}
+});

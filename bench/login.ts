@@ -20,10 +20,9 @@
 import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { hash, verify } from '@node-rs/argon2';
-import pg from 'pg';
 import { examplePolicyInput } from '../test/support/policy-arbitraries.ts';
 import { startSmtpServer } from '../test/support/smtp.ts';
-import { load, startServer, type LoadResult } from './support.ts';
+import { load, startServer, withScratchDatabase, type LoadResult } from './support.ts';
 
 const seconds = Number(process.env['BENCH_SECONDS'] ?? 8);
 const holderCount = Number(process.env['BENCH_HOLDERS'] ?? 40);
@@ -76,19 +75,7 @@ async function closedLoop(
 }
 
 async function withDatabase<T>(run: (databaseUrl: string | undefined) => Promise<T>): Promise<T> {
-  if (postgresUrl === undefined) return run(undefined);
-  const name = `milepost_bench_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: postgresUrl });
-  await admin.connect();
-  await admin.query(`create database "${name}"`);
-  const url = new URL(postgresUrl);
-  url.pathname = `/${name}`;
-  try {
-    return await run(url.toString());
-  } finally {
-    await admin.query(`drop database if exists "${name}" with (force)`);
-    await admin.end();
-  }
+  return postgresUrl === undefined ? run(undefined) : withScratchDatabase(postgresUrl, run);
 }
 
 async function post(url: string, headers: Record<string, string>, body: unknown) {

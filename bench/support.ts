@@ -1,7 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import fs from 'node:fs';
 import path from 'node:path';
+import { randomBytes } from 'node:crypto';
 import autocannon from 'autocannon';
+import pg from 'pg';
 
 export interface LoadResult {
   readonly requestsPerSecond: number;
@@ -9,6 +12,20 @@ export interface LoadResult {
   readonly errors: number;
   readonly non2xx: number;
 }
+
+/**
+ * The Node flags of `npm start` (its young-generation bound, say), so that servers are measured as they
+ * run in production; BENCH_NODE_FLAGS replaces them to try others.
+ */
+const START_FLAGS: readonly string[] =
+  process.env['BENCH_NODE_FLAGS']?.split(' ').filter(Boolean) ??
+  (
+    JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../package.json'), 'utf8')) as {
+      scripts: { start: string };
+    }
+  ).scripts.start
+    .split(' ')
+    .filter((word) => word.startsWith('--'));
 
 /**
  * Starts a server script in its own process (so the load generator and the server do not share a
@@ -22,10 +39,14 @@ export async function startServer(
   // DevTools); NODE_OPTIONS may not carry --cpu-prof.
   const profile = process.env['BENCH_PROFILE'];
   const flags = profile === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profile}`];
-  const child = spawn(process.execPath, [...flags, path.resolve(import.meta.dirname, script)], {
-    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    [...START_FLAGS, ...flags, path.resolve(import.meta.dirname, script)],
+    {
+      env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   let buffer = '';
   const url = await new Promise<string>((resolve, reject) => {
     child.once('exit', (code) => {
@@ -65,4 +86,41 @@ export function report(name: string, ours: LoadResult, baseline: LoadResult, tar
   process.stdout.write(
     `${name}: ratio ${ratio.toFixed(2)} (target ≥ ${target}) ${ratio >= target ? 'ok' : 'BELOW TARGET'}\n`,
   );
+}
+
+/**
+ * Phases of equal length as one: their mean rate, the median of their p99s (one phase caught by this
+ * machine's hiccups does not decide it; the worst is printed too), all their errors.
+ */
+export function combined(phases: readonly LoadResult[]): LoadResult {
+  const p99s = phases.map((p) => p.p99Ms).toSorted((a, b) => a - b);
+  return {
+    requestsPerSecond: phases.reduce((sum, p) => sum + p.requestsPerSecond, 0) / phases.length,
+    p99Ms: p99s[Math.floor(p99s.length / 2)] ?? 0,
+    errors: phases.reduce((sum, p) => sum + p.errors, 0),
+    non2xx: phases.reduce((sum, p) => sum + p.non2xx, 0),
+  };
+}
+
+/** The PostgreSQL server benchmarks make their throw-away databases on (BENCH_POSTGRES_URL). */
+export const BENCH_POSTGRES_URL =
+  process.env['BENCH_POSTGRES_URL'] ?? 'postgres://root@127.0.0.1:5432/postgres';
+
+/** Runs `work` with the URL of a fresh database on `serverUrl`'s server, dropped afterwards. */
+export async function withScratchDatabase<T>(
+  serverUrl: string,
+  work: (databaseUrl: string) => Promise<T>,
+): Promise<T> {
+  const name = `milepost_bench_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  try {
+    await admin.query(`create database "${name}"`);
+    const url = new URL(serverUrl);
+    url.pathname = `/${name}`;
+    return await work(url.toString());
+  } finally {
+    await admin.query(`drop database if exists "${name}" with (force)`);
+    await admin.end();
+  }
 }

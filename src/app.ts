@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import AjvCompiler from '@fastify/ajv-compiler';
-import cors from '@fastify/cors';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Container } from './container.ts';
+import { installCors } from './platform/http/cors.ts';
 import { createAdminAuth } from './platform/http/admin-auth.ts';
 import { installDocs } from './platform/http/docs.ts';
-import { installObservability } from './platform/http/observability.ts';
+import { createMeteredLogController, installObservability } from './platform/http/observability.ts';
 import { installProblemHandling } from './platform/http/problem.ts';
 import { lazyChildLogger } from './platform/logging.ts';
 import {
@@ -76,6 +76,7 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: container.logger,
     childLoggerFactory: lazyChildLogger as never,
+    logController: createMeteredLogController(container.metrics),
     bodyLimit: config.bodyLimitBytes,
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];
@@ -92,21 +93,8 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
   app.decorateRequest('tenant', null);
   app.decorateRequest('environment', 'sandbox');
   app.decorateRequest('policyholder', null);
-  // Callback-style hooks: on the hot path they cost less than async ones.
-  app.addHook('onRequest', (request, reply, done) => {
-    void reply.header('x-request-id', request.id);
-    done();
-  });
-
   installProblemHandling(app);
-  // NOTE: CORS answers before any authentication: a preflight carries no credentials, and errors
-  // must carry Access-Control-Allow-Origin too, or browsers hide them from the calling page.
-  await app.register(cors, {
-    origin: '*',
-    methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
-    exposedHeaders: ['x-request-id', 'retry-after', 'location'],
-    maxAge: 600,
-  });
+  installCors(app, { exposedHeaders: ['x-request-id', 'retry-after', 'location'], maxAgeSeconds: 600 });
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',

@@ -142,6 +142,26 @@ describe('CORS', () => {
     assert.match(String(r.headers['access-control-allow-headers']), /x-custom/);
   });
 
+  test('a preflight for any path; a malformed header list is not echoed', async () => {
+    const r = await t.app.inject({
+      method: 'OPTIONS',
+      url: '/no/such/path',
+      headers: { 'access-control-request-method': 'POST', 'access-control-request-headers': 'a b, c' },
+    });
+    assert.equal(r.statusCode, 204);
+    assert.equal(r.headers['content-length'], '0');
+    assert.equal(r.headers['access-control-allow-origin'], '*');
+    assert.match(String(r.headers['access-control-allow-methods']), /POST/);
+    assert.equal(r.headers['access-control-max-age'], '600');
+    assert.equal(r.headers['access-control-allow-headers'], undefined);
+  });
+
+  test('every response lets a page read the request id', async () => {
+    const r = await t.app.inject({ url: '/healthz', headers: { origin: 'https://app.example.com' } });
+    assert.equal(r.headers['access-control-allow-origin'], '*');
+    assert.match(String(r.headers['access-control-expose-headers']), /x-request-id/);
+  });
+
   test('errors carry Access-Control-Allow-Origin too', async () => {
     const r = await t.app.inject({
       method: 'GET',
@@ -160,6 +180,34 @@ describe('operations', () => {
     const metrics = await t.app.inject('/metrics');
     assert.match(metrics.body, /http_request_duration_seconds_bucket\{[^}]*route="\/healthz"/);
     assert.match(metrics.body, /^# TYPE jobs gauge/m);
+  });
+
+  test('the request duration histogram counts every response, by method, route and status', async () => {
+    const series = async () => {
+      const body = (await t.app.inject('/metrics')).body;
+      const labels = 'method="GET",route="/companies/current",status_code="401"';
+      const value = (name: string, extra = '') =>
+        Number(new RegExp(`^${name}\\{${labels}${extra}\\} (\\S+)$`, 'm').exec(body)?.[1] ?? 0);
+      const buckets = [
+        ...body.matchAll(
+          new RegExp(`^http_request_duration_seconds_bucket\\{${labels},le="([^"]+)"\\} (\\d+)$`, 'gm'),
+        ),
+      ];
+      return {
+        count: value('http_request_duration_seconds_count'),
+        sum: value('http_request_duration_seconds_sum'),
+        buckets: buckets.map((m) => [m[1], Number(m[2])] as const),
+      };
+    };
+    const before = await series();
+    for (let i = 0; i < 3; i++) await t.app.inject('/companies/current');
+    const after = await series();
+    assert.equal(after.count - before.count, 3);
+    assert.ok(after.sum > before.sum);
+    assert.equal(after.buckets.length, 13, 'twelve bounds and +Inf');
+    assert.deepEqual(after.buckets.at(-1), ['+Inf', after.count]);
+    for (let i = 1; i < after.buckets.length; i++)
+      assert.ok(after.buckets[i]![1] >= after.buckets[i - 1]![1], 'buckets are cumulative');
   });
 
   test('request ids: generated, or taken from a sane x-request-id', async () => {
