@@ -4,7 +4,7 @@ import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Container } from './container.ts';
-import { installCors } from './platform/http/cors.ts';
+import { corsResponseHeaders, installPreflight } from './platform/http/cors.ts';
 import { createAdminAuth } from './platform/http/admin-auth.ts';
 import { installDocs } from './platform/http/docs.ts';
 import { createMeteredLogController, installObservability } from './platform/http/observability.ts';
@@ -76,7 +76,10 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: container.logger,
     childLoggerFactory: lazyChildLogger as never,
-    logController: createMeteredLogController(container.metrics),
+    logController: createMeteredLogController(
+      container.metrics,
+      corsResponseHeaders(['x-request-id', 'retry-after', 'location']),
+    ),
     bodyLimit: config.bodyLimitBytes,
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];
@@ -94,7 +97,7 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
   app.decorateRequest('environment', 'sandbox');
   app.decorateRequest('policyholder', null);
   installProblemHandling(app);
-  installCors(app, { exposedHeaders: ['x-request-id', 'retry-after', 'location'], maxAgeSeconds: 600 });
+  installPreflight(app, 600);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
