@@ -55,8 +55,13 @@ class RequestDurationHistogram {
       };
       byStatus.set(statusCode, series);
     }
-    const found = DURATION_BUCKETS_SECONDS.findIndex((bound) => seconds <= bound);
-    const bucket = found === -1 ? DURATION_BUCKETS_SECONDS.length : found;
+    // A plain loop: a findIndex callback capturing `seconds` would be a closure per request.
+    let bucket = 0;
+    while (
+      bucket < DURATION_BUCKETS_SECONDS.length &&
+      seconds > (DURATION_BUCKETS_SECONDS[bucket] ?? Infinity)
+    )
+      bucket++;
     series.counts[bucket] = (series.counts[bucket] ?? 0) + 1;
     series.sumSeconds += seconds;
   }
