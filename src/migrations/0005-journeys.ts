@@ -1,10 +1,10 @@
 import { sql, type Kysely } from 'kysely';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
-  // For the exclusion constraint below (equality on a uuid inside a GiST index). A trusted extension since
-  // PostgreSQL 13: a database owner may create it; PGlite is opened with it loaded.
-  await sql`create extension if not exists btree_gist`.execute(db);
-
+  // NOTE: this migration once also created the btree_gist extension and an exclusion constraint keeping
+  // a policy's non-void journeys from overlapping (journeys_no_overlap). Migration 0016 drops that
+  // constraint on databases that have it and keeps the rule in store_journey instead; a new database
+  // never gets either, so that PGlite need not load the extension (see 0016 for why).
   // NOTE: company_id and environment are the policy's, copied so that every read filters by tenant
   // without a join; the policy's foreign key already ties them to a company.
   await sql`
@@ -40,13 +40,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       created_at timestamptz not null,
       constraint journeys_provider_reference_key unique (policy_id, provider_reference),
       constraint journeys_end_after_start check (end_at > start_at),
-      constraint journeys_void_consistent check (is_void = (voided_at is not null)),
-      -- No two journeys of a policy that are not void share an instant; touching end to start is fine.
-      -- The database holds this, so inserts need no lock and no check-then-insert.
-      constraint journeys_no_overlap exclude using gist (
-        policy_id with =,
-        tstzrange(start_at, end_at) with &&
-      ) where (not is_void)
+      constraint journeys_void_consistent check (is_void = (voided_at is not null))
     )`.execute(db);
   // Statements (a policy's journeys by start) and reads by policy and period.
   await sql`create index journeys_policy_start_idx on journeys (policy_id, start_at)`.execute(db);

@@ -14,6 +14,7 @@ import * as m0012 from './0012-event-writes.ts';
 import * as m0013 from './0013-route-storage.ts';
 import * as m0014 from './0014-period-membership.ts';
 import * as m0015 from './0015-billing-writes.ts';
+import * as m0016 from './0016-journey-overlap.ts';
 
 /** Every migration, in order. Forward-only; add new files at the end. */
 export const migrations: Record<string, Migration> = {
@@ -32,4 +33,5 @@ export const migrations: Record<string, Migration> = {
   '0013-route-storage': m0013,
   '0014-period-membership': m0014,
   '0015-billing-writes': m0015,
+  '0016-journey-overlap': m0016,
 };

@@ -205,7 +205,7 @@ const STORE_JOURNEY: PreparedStatement = {
  * Stores a journey and its event in one prepared statement (one round trip, its own transaction)
  * through `store_journey` (migration 0011), unless the policy's versions moved on from `versionCount`
  * (VERSIONS_CHANGED: the journey was rated on terms no longer complete), or the journey overlaps a
- * non-void one of the policy (the `journeys_no_overlap` exclusion constraint) or reuses its
+ * non-void one of the policy (checked under the policy's row lock, migration 0016) or reuses its
  * `provider_reference` (the unique key): TAKEN, and the caller tells which.
  */
 export async function storeJourney(

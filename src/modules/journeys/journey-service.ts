@@ -162,8 +162,9 @@ export interface BatchOutcome {
 
 /**
  * Journeys: ingestion (route → distance, places, premium), reads for clients and policyholders, voids.
- * The database keeps a policy's journeys from overlapping (an exclusion constraint) and a provider
- * reference from being stored twice (a unique key), so ingestion takes no lock and checks nothing first.
+ * The database keeps a policy's journeys from overlapping (`store_journey` checks under the policy's row
+ * lock) and a provider reference from being stored twice (a unique key), in the one statement that
+ * stores the journey, so ingestion takes no lock of its own and checks nothing first.
  */
 export function createJourneyService(deps: {
   db: Db;

@@ -2,7 +2,6 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { btree_gist } from '@electric-sql/pglite/contrib/btree_gist';
 import { CompiledQuery, Kysely, PGliteDialect, PostgresDialect, sql, type Transaction } from 'kysely';
 import pg from 'pg';
 
@@ -85,9 +84,8 @@ export async function openDatabase<DB>(options: OpenOptions): Promise<DatabaseHa
   const pglite = await PGlite.create({
     ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
     ...(options.loadDataDir === undefined ? {} : { loadDataDir: options.loadDataDir }),
-    // btree_gist: the exclusion constraint that keeps a policy's journeys from overlapping needs it (the
-    // server has it as a trusted contrib extension; PGlite loads it here).
-    extensions: { btree_gist },
+    // NOTE: no extensions. PGlite links each as a second WebAssembly module, and with btree_gist loaded
+    // every Node process tested ran its JavaScript slower (migration 0016).
     parsers: { [INT8_OID]: parseInt8, [DATE_OID]: keepText },
   });
   const db = new Kysely<DB>({ dialect: new PGliteDialect({ pglite }) });

@@ -387,6 +387,33 @@ describe('POST /journeys', () => {
     assert.equal(replacement.statusCode, 201, replacement.body);
   });
 
+  test('a journey reaching into a long earlier one is caught past the void journeys inside it', async () => {
+    // store_journey (migration 0016) looks at the latest non-void journey starting before the new one;
+    // a void journey starting later than that one must not hide it.
+    const policy = await createPolicy(acme);
+    const post = (start: string, end: string) =>
+      postJourney(
+        acme.sandbox,
+        journey(policy.policy_reference, { start_time: unix(start), end_time: unix(end) }),
+      );
+    const inside = await post('2025-09-10T08:00:00Z', '2025-09-10T08:10:00Z');
+    assert.equal(inside.statusCode, 201);
+    const voided = await t.app.inject({
+      method: 'POST',
+      url: `/journeys/${inside.json<JourneyBody>().journey_reference}/void`,
+      headers: acme.sandbox,
+      payload: { reason: 'duplicate of the long journey' },
+    });
+    assert.equal(voided.statusCode, 200);
+    const long = await post('2025-09-10T07:00:00Z', '2025-09-10T12:00:00Z');
+    assert.equal(long.statusCode, 201, long.body);
+
+    const reaching = await post('2025-09-10T11:00:00Z', '2025-09-10T12:30:00Z');
+    assert.equal(reaching.statusCode, 409, reaching.body);
+    assert.match(reaching.json<Problem>().detail, new RegExp(long.json<JourneyBody>().journey_reference));
+    assert.equal((await post('2025-09-10T12:00:00Z', '2025-09-10T12:30:00Z')).statusCode, 201);
+  });
+
   test('the same provider_reference again returns the stored journey (200); other policies are separate', async () => {
     const policy = await createPolicy(acme);
     const body = journey(policy.policy_reference, { provider_reference: 'device-42/trip-7' });
@@ -453,6 +480,20 @@ describe('POST /journeys', () => {
     const statuses = responses.map((r) => r.statusCode);
     assert.equal(statuses.filter((s) => s === 201).length, 25, statuses.join(','));
     assert.equal(statuses.filter((s) => s === 409).length, 25, statuses.join(','));
+    // What is stored: 25 journeys, each ending at or before the next one starts.
+    const stored = await t.container.database.db
+      .selectFrom('journeys')
+      .innerJoin('policies', 'policies.id', 'journeys.policy_id')
+      .select(['journeys.start_at', 'journeys.end_at'])
+      .where('policies.policy_reference', '=', policy.policy_reference)
+      .orderBy('journeys.start_at')
+      .execute();
+    assert.equal(stored.length, 25);
+    for (let i = 1; i < stored.length; i++)
+      assert.ok(
+        stored[i - 1]!.end_at <= stored[i]!.start_at,
+        `journeys ${String(i - 1)} and ${String(i)} overlap`,
+      );
   });
 });
 
