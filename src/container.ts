@@ -26,12 +26,13 @@ import { registerHousekeeping } from './platform/jobs/housekeeping.ts';
 import { createJobs, type Jobs } from './platform/jobs/jobs.ts';
 import type { Database } from './schema.ts';
 import { createLogger } from './platform/logging.ts';
+import type { Logger } from 'pino';
 
 /** What tests (and the CLI) may replace; everything else is built from the config. */
 export interface ContainerOverrides {
   readonly clock?: Clock;
   readonly database?: DatabaseHandle<Database>;
-  readonly logger?: FastifyBaseLogger;
+  readonly logger?: Logger;
   readonly mailer?: Mailer;
   /** Seconds between cron checks (pg-boss); tests lower it to see scheduled work quickly. */
   readonly cronIntervalSeconds?: number;
@@ -41,7 +42,7 @@ export interface ContainerOverrides {
 export interface Container {
   readonly config: Config;
   readonly clock: Clock;
-  readonly logger: FastifyBaseLogger;
+  readonly logger: Logger;
   readonly database: DatabaseHandle<Database>;
   readonly jobs: Jobs;
   /** PostgreSQL's notifications of changed rows, which let reads be served from memory. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { createLogger, lazyChildLogger } from './logging.ts';
+import { createLogger, createRequestLogger } from './logging.ts';
 
 const capture = (level: string) => {
   const lines: Array<Record<string, unknown>> = [];
@@ -10,10 +10,10 @@ const capture = (level: string) => {
   return { logger, lines };
 };
 
-describe('lazyChildLogger', () => {
+describe('createRequestLogger', () => {
   test('logs at enabled levels with the request bindings, redacted as the parent redacts', () => {
     const { logger, lines } = capture('info');
-    const child = lazyChildLogger(logger, { reqId: 'r1' }, {});
+    const child = createRequestLogger(logger, { reqId: 'r1' }, {});
     child.info({ req: { headers: { authorization: 'Bearer secret' } } }, 'incoming');
     child.debug('not shown');
     assert.equal(lines.length, 1);
@@ -26,12 +26,12 @@ describe('lazyChildLogger', () => {
 
   test('a route level raises or lowers the threshold; child() keeps the bindings', () => {
     const { logger, lines } = capture('info');
-    const quiet = lazyChildLogger(logger, { reqId: 'r2' }, { level: 'warn' });
+    const quiet = createRequestLogger(logger, { reqId: 'r2' }, { level: 'warn' });
     quiet.info('probe');
     quiet.warn('slow probe');
     assert.equal(quiet.level, 'warn');
     assert.equal(quiet.isLevelEnabled('info'), false);
-    const verbose = lazyChildLogger(logger, { reqId: 'r3' }, { level: 'debug' });
+    const verbose = createRequestLogger(logger, { reqId: 'r3' }, { level: 'debug' });
     verbose.debug('detail');
     verbose.child({ step: 'x' }).info('nested');
     assert.deepEqual(

@@ -1,3 +1,4 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { pino, type Logger } from 'pino';
 
 /** Paths that carry secrets or card data; pino replaces them before anything is written. */
@@ -109,11 +110,33 @@ class RequestLogger {
   }
 }
 
-/** Fastify's `childLoggerFactory`: a lazy request logger (see `RequestLogger`). */
-export function lazyChildLogger(
-  logger: Logger,
+/** A request's logger, lazy (see `RequestLogger`): `options.level` is its route's level, if it has one. */
+export function createRequestLogger(
+  parent: Logger,
   bindings: Record<string, unknown>,
   options: { level?: string },
 ): Logger {
-  return new RequestLogger(logger, bindings, options) as unknown as Logger;
+  return new RequestLogger(parent, bindings, options) as unknown as Logger;
+}
+
+/**
+ * How requests, replies and errors appear in request logs: Fastify's own serializers, written here
+ * because the service gives Fastify no logger (observability.ts, `createMeteredLogController`).
+ */
+const HTTP_LOG_SERIALIZERS = {
+  req: (request: FastifyRequest) => ({
+    method: request.method,
+    url: request.url,
+    version: request.headers['accept-version'],
+    host: request.host,
+    remoteAddress: request.ip,
+    remotePort: request.socket.remotePort,
+  }),
+  res: (reply: FastifyReply) => ({ statusCode: reply.statusCode }),
+  err: pino.stdSerializers.err,
+};
+
+/** The parent of every request's logger: the service's logger with the HTTP serializers. */
+export function httpLogger(logger: Logger): Logger {
+  return logger.child({}, { serializers: HTTP_LOG_SERIALIZERS });
 }

@@ -478,17 +478,25 @@ export function createWebhookService(deps: {
       const before = page.after === undefined ? undefined : Number(page.after);
       if (before !== undefined && !Number.isSafeInteger(before))
         throw invalid('/querystring/after', 'is not a cursor from next_cursor');
-      const rows = await listDeliveries(db, tenant, reference, {
-        limit: page.limit + 1,
-        beforeSequence: before,
-        status: page.status,
-      });
-      const shown = rows.slice(0, page.limit);
-      const last = shown.at(-1);
-      return {
-        deliveries: await viewDeliveries(db, shown),
-        next_cursor: rows.length > page.limit && last !== undefined ? String(last.sequence) : null,
-      };
+      // One snapshot for the deliveries and their attempts: an attempt is written with its delivery's
+      // new status in one transaction, and two separate reads could show the one without the other.
+      return db
+        .transaction()
+        .setIsolationLevel('repeatable read')
+        .setAccessMode('read only')
+        .execute(async (trx) => {
+          const rows = await listDeliveries(trx, tenant, reference, {
+            limit: page.limit + 1,
+            beforeSequence: before,
+            status: page.status,
+          });
+          const shown = rows.slice(0, page.limit);
+          const last = shown.at(-1);
+          return {
+            deliveries: await viewDeliveries(trx, shown),
+            next_cursor: rows.length > page.limit && last !== undefined ? String(last.sequence) : null,
+          };
+        });
     },
 
     /** Makes one delivery due now: one more attempt, whatever its status. */

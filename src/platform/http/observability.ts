@@ -1,7 +1,12 @@
+import diagnostics from 'node:diagnostics_channel';
+import type { ServerResponse } from 'node:http';
 import { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import { Type } from 'typebox';
 import { problemResponses, sendProblem } from './problem.ts';
+import { createRequestLogger, httpLogger } from '../logging.ts';
+import { routeContextOf } from './route-context.ts';
 
 export interface ObservabilityDeps {
   /** Resolves when the database answers; rejects otherwise. */
@@ -92,48 +97,127 @@ class RequestDurationHistogram {
   }
 }
 
+/** A response in flight, kept on Node's response object until the response has finished. */
+interface InFlight {
+  readonly controller: MeteredLogController;
+  readonly request: FastifyRequest;
+  readonly reply: FastifyReply;
+  readonly startedAtMs: number;
+}
+const IN_FLIGHT = Symbol('milepost.inFlight');
+type TrackedResponse = ServerResponse & { [IN_FLIGHT]?: InFlight | undefined };
+
 /**
- * Fastify's log controller, the first and the last code every request runs (errors and unmatched URLs
- * included), which also does the per-request work of this platform there: `incomingRequest` sets the
- * headers every response carries (`everyResponse`), and `requestCompleted` records the response's
- * duration and 5xx count, by method, route and status. Doing both here rather than in `onRequest` and
- * `onResponse` hooks saves two hook passes per request (`npm run bench -- healthz`).
+ * Fastify's log controller, which also does this platform's per-request work, at the two ends of every
+ * request (errors and unmatched URLs included):
+ * - `incomingRequest`, the first code Fastify runs for a request, gives the request its lazy logger
+ *   (with the request id and the route's level), sets the headers every response carries
+ *   (`everyResponse`), and notes when it started.
+ * - When Node has sent the response, its `http.server.response.finish` diagnostics channel tells one
+ *   subscriber for the whole process, which records the duration by method, route and status, counts
+ *   5xx answers and logs "request completed", as Fastify did.
+ *
+ * Fastify is given no logger (`app.ts`), and that is what makes this cheaper. With a logger, Fastify
+ * builds a child logger per request through a factory whose result it validates (an array and a
+ * closure per request), and it adds two listeners to every response, with a closure, to learn when it
+ * finished. Neither is done now; the request's logger comes from here, and the service's logger is set
+ * on the instance for plugins (`app.log`). Routes with `onResponse` hooks, which this service has none
+ * of, would still make Fastify call `requestCompleted`: it does nothing here, so no response is counted
+ * twice.
  */
+class MeteredLogController extends LogController {
+  readonly #logger: Logger;
+  readonly #everyResponse: (request: FastifyRequest, reply: FastifyReply) => void;
+  readonly #durations: RequestDurationHistogram;
+  readonly #errors: Counter;
+
+  constructor(
+    registry: Registry,
+    logger: Logger,
+    everyResponse: (request: FastifyRequest, reply: FastifyReply) => void,
+  ) {
+    super();
+    this.#logger = httpLogger(logger);
+    this.#everyResponse = everyResponse;
+    this.#durations = new RequestDurationHistogram();
+    registry.registerMetric(this.#durations as never);
+    this.#errors = new Counter({
+      name: 'http_server_errors_total',
+      help: 'Responses with a 5xx status',
+      labelNames: ['route'],
+      registers: [registry],
+    });
+    subscribeToFinishedResponses();
+  }
+
+  override incomingRequest(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    metadata?: Record<string, unknown>,
+  ): void {
+    const level = routeContextOf(request).logLevel;
+    const log = createRequestLogger(this.#logger, { reqId: request.id }, level ? { level } : {});
+    request.log = log;
+    reply.log = log;
+    this.#everyResponse(request, reply);
+    const response = reply.raw as TrackedResponse;
+    response[IN_FLIGHT] = { controller: this, request, reply, startedAtMs: performance.now() };
+    // Injected requests (`app.inject`, light-my-request) never pass through Node's HTTP server, whose
+    // channel therefore never sees them: a listener follows those.
+    if ('_lightMyRequest' in request.raw)
+      response.once('finish', () => {
+        finished(response);
+      });
+    super.incomingRequest(request, reply, metadata);
+  }
+
+  override requestCompleted(): void {
+    // Recorded from Node's diagnostics channel instead (see above).
+  }
+
+  override serviceUnavailable(): void {
+    // Fastify passes its own logger here, which is none (see above).
+    this.#logger.info(
+      { res: { statusCode: 503 } },
+      'request aborted - refusing to accept new requests as server is closing',
+    );
+  }
+
+  completed({ request, reply, startedAtMs }: InFlight): void {
+    const milliseconds = performance.now() - startedAtMs;
+    // Unmatched URLs share one label so that scanners cannot blow up the series count.
+    const route = routeContextOf(request).config?.url ?? 'unmatched';
+    this.#durations.observe(request.method, route, reply.statusCode, milliseconds / 1000);
+    if (reply.statusCode >= 500) this.#errors.inc({ route });
+    if (!this.isLogDisabled(request))
+      reply.log.info({ res: reply, responseTime: milliseconds }, 'request completed');
+  }
+}
+
+let subscribed = false;
+/** One subscriber for the process, whatever the number of apps (tests build many). */
+function subscribeToFinishedResponses(): void {
+  if (subscribed) return;
+  subscribed = true;
+  diagnostics.subscribe('http.server.response.finish', (message) => {
+    finished((message as { response: TrackedResponse }).response);
+  });
+}
+
+function finished(response: TrackedResponse): void {
+  const inFlight = response[IN_FLIGHT];
+  if (inFlight === undefined) return;
+  response[IN_FLIGHT] = undefined;
+  inFlight.controller.completed(inFlight);
+}
+
+/** See `MeteredLogController`. */
 export function createMeteredLogController(
   registry: Registry,
+  logger: Logger,
   everyResponse: (request: FastifyRequest, reply: FastifyReply) => void,
 ): LogController {
-  const durations = new RequestDurationHistogram();
-  registry.registerMetric(durations as never);
-  const errors = new Counter({
-    name: 'http_server_errors_total',
-    help: 'Responses with a 5xx status',
-    labelNames: ['route'],
-    registers: [registry],
-  });
-  return new (class MeteredLogController extends LogController {
-    override incomingRequest(
-      request: FastifyRequest,
-      reply: FastifyReply,
-      metadata?: Record<string, unknown>,
-    ): void {
-      everyResponse(request, reply);
-      super.incomingRequest(request, reply, metadata);
-    }
-
-    override requestCompleted(
-      error: Error | null | undefined,
-      request: FastifyRequest,
-      reply: FastifyReply,
-      metadata?: Record<string, unknown>,
-    ): void {
-      // Unmatched URLs share one label so that scanners cannot blow up the series count.
-      const route = request.routeOptions.url ?? 'unmatched';
-      durations.observe(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
-      if (reply.statusCode >= 500) errors.inc({ route });
-      super.requestCompleted(error, request, reply, metadata);
-    }
-  })();
+  return new MeteredLogController(registry, logger, everyResponse);
 }
 
 /** `/healthz`, `/readyz` and `/metrics` (request metrics come from `createMeteredLogController`). */
