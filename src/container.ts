@@ -26,6 +26,7 @@ import { registerHousekeeping } from './platform/jobs/housekeeping.ts';
 import { createJobs, type Jobs } from './platform/jobs/jobs.ts';
 import type { Database } from './schema.ts';
 import { createLogger } from './platform/logging.ts';
+import { keepTickObjectShape } from './platform/tick-shape.ts';
 import type { Logger } from 'pino';
 
 /** What tests (and the CLI) may replace; everything else is built from the config. */
@@ -165,6 +166,8 @@ export async function createContainer(
   config: Config,
   overrides: ContainerOverrides = {},
 ): Promise<Container> {
+  // First, before PGlite's start-up collects garbage many times over (see tick-shape.ts).
+  keepTickObjectShape();
   const logger = overrides.logger ?? createLogger(config.logLevel);
   const clock = overrides.clock ?? systemClock;
   const database =
