@@ -248,7 +248,8 @@ export function authRoutes(deps: {
         },
       },
       async (_request, reply) => {
-        void reply.header('cache-control', 'public, max-age=300');
+        // Cacheable by shared caches, and the CORS headers depend on Origin (platform/http/cors.ts).
+        void reply.header('cache-control', 'public, max-age=300').header('vary', 'Origin');
         return auth.jwks();
       },
     );

@@ -6,7 +6,7 @@ import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import { Type } from 'typebox';
 import { problemResponses, sendProblem } from './problem.ts';
 import { createRequestLogger, httpLogger } from '../logging.ts';
-import { routeContextOf } from './route-context.ts';
+import { routeContextOf } from './fastify-internals.ts';
 
 export interface ObservabilityDeps {
   /** Resolves when the database answers; rejects otherwise. */

@@ -29,6 +29,7 @@ describe('access tokens and signing keys', () => {
     const r = await client.get('/.well-known/jwks.json', {});
     assert.equal(r.statusCode, 200);
     assert.match(String(r.headers['cache-control']), /max-age=300/);
+    assert.equal(r.headers['vary'], 'Origin', 'its CORS headers depend on Origin');
     const set = r.json<JSONWebKeySet>();
     assert.ok(
       set.keys.every((k) => k.kty === 'OKP' && k.crv === 'Ed25519' && k.alg === 'Ed25519' && !('d' in k)),

@@ -156,10 +156,20 @@ describe('CORS', () => {
     assert.equal(r.headers['access-control-allow-headers'], undefined);
   });
 
-  test('every response lets a page read the request id', async () => {
+  test('every response lets a page read the request id; clients that are not browsers get no expose list', async () => {
     const r = await t.app.inject({ url: '/healthz', headers: { origin: 'https://app.example.com' } });
     assert.equal(r.headers['access-control-allow-origin'], '*');
     assert.match(String(r.headers['access-control-expose-headers']), /x-request-id/);
+    const error = await t.app.inject({
+      url: '/companies/current',
+      headers: { origin: 'https://app.example.com' },
+    });
+    assert.equal(error.statusCode, 401);
+    assert.match(String(error.headers['access-control-expose-headers']), /x-request-id/);
+    const device = await t.app.inject({ url: '/healthz' });
+    assert.equal(device.headers['access-control-allow-origin'], '*');
+    assert.match(String(device.headers['x-request-id']), /./);
+    assert.equal(device.headers['access-control-expose-headers'], undefined);
   });
 
   test('errors carry Access-Control-Allow-Origin too', async () => {
