@@ -1,4 +1,5 @@
-import Stripe from 'stripe';
+import { createRequire } from 'node:module';
+import type Stripe from 'stripe';
 import { systemClock, type Clock } from '../../platform/clock.ts';
 import { AppError } from '../../platform/errors.ts';
 import {
@@ -12,6 +13,20 @@ import {
   type PaymentMethod,
   type RefundStatus,
 } from './gateway.ts';
+
+type StripeSdk = typeof Stripe;
+let stripeSdk: StripeSdk | undefined;
+
+/**
+ * The Stripe SDK, loaded the first time a gateway talks to Stripe or the sandbox: it holds about 27 MB
+ * of memory once loaded, which a process that never takes a payment (a worker, or an API process in
+ * a quiet hour) need not pay (DESIGN §5: RSS ≤ 200 MB under load). Loaded synchronously through
+ * `require` so that the gateway's methods keep their signatures; every use goes through here, so the
+ * process holds one copy of the SDK and its error classes.
+ */
+function loadStripe(): StripeSdk {
+  return (stripeSdk ??= createRequire(import.meta.url)('stripe') as StripeSdk);
+}
 
 export interface StripeGatewayOptions {
   /** `sk_live_…` in production; any `sk_test_…` for the sandbox. */
@@ -90,16 +105,18 @@ const searchQuote = (value: string): string => `'${value.replaceAll('\\', '\\\\'
  */
 export function toAppError(error: unknown, action: string): AppError {
   if (error instanceof AppError) return error;
-  if (!(error instanceof Stripe.errors.StripeError)) {
+  // An SDK that was never loaded threw nothing.
+  const sdk = stripeSdk;
+  if (sdk === undefined || !(error instanceof sdk.errors.StripeError)) {
     return new AppError('UPSTREAM_UNAVAILABLE', `payment processor: ${action} failed`, {
       retryable: false,
       cause: error,
     });
   }
   const detail = `payment processor: ${action}: ${error.message}`;
-  if (error instanceof Stripe.errors.StripeCardError)
+  if (error instanceof sdk.errors.StripeCardError)
     return new AppError('PAYMENT_DECLINED', detail, { retryable: false, cause: error });
-  if (error instanceof Stripe.errors.StripeRateLimitError) {
+  if (error instanceof sdk.errors.StripeRateLimitError) {
     const retryAfter = Number(error.headers?.['retry-after']);
     return new AppError('UPSTREAM_UNAVAILABLE', detail, {
       retryable: true,
@@ -107,9 +124,9 @@ export function toAppError(error: unknown, action: string): AppError {
       ...(Number.isFinite(retryAfter) && retryAfter > 0 ? { retryAfterSeconds: retryAfter } : {}),
     });
   }
-  if (error instanceof Stripe.errors.StripeIdempotencyError)
+  if (error instanceof sdk.errors.StripeIdempotencyError)
     return new AppError('CONFLICT', detail, { retryable: false, cause: error });
-  if (error instanceof Stripe.errors.StripeInvalidRequestError) {
+  if (error instanceof sdk.errors.StripeInvalidRequestError) {
     const missing = error.statusCode === 404 || error.code === 'resource_missing';
     return new AppError(missing ? 'NOT_FOUND' : 'VALIDATION_FAILED', detail, {
       retryable: false,
@@ -117,12 +134,12 @@ export function toAppError(error: unknown, action: string): AppError {
     });
   }
   if (
-    error instanceof Stripe.errors.StripeAuthenticationError ||
-    error instanceof Stripe.errors.StripePermissionError
+    error instanceof sdk.errors.StripeAuthenticationError ||
+    error instanceof sdk.errors.StripePermissionError
   ) {
     return new AppError('UPSTREAM_UNAVAILABLE', detail, { retryable: false, cause: error });
   }
-  if (error instanceof Stripe.errors.StripeSignatureVerificationError) {
+  if (error instanceof sdk.errors.StripeSignatureVerificationError) {
     return new AppError('UNAUTHENTICATED', `webhook signature verification failed: ${error.message}`, {
       retryable: false,
       cause: error,
@@ -134,8 +151,9 @@ export function toAppError(error: unknown, action: string): AppError {
 
 /** Whether a failed charge request may have been carried out: the caller must reconcile, never re-charge. */
 function isAmbiguous(error: Stripe.errors.StripeError): boolean {
-  if (error instanceof Stripe.errors.StripeConnectionError) return true;
-  if (error instanceof Stripe.errors.StripeAPIError) return true;
+  const sdk = loadStripe();
+  if (error instanceof sdk.errors.StripeConnectionError) return true;
+  if (error instanceof sdk.errors.StripeAPIError) return true;
   return error.statusCode === undefined || error.statusCode >= 500 || error.statusCode === 409;
 }
 
@@ -163,13 +181,20 @@ function clientOptions(options: StripeGatewayOptions): Stripe.StripeConfig {
     host: url.hostname,
     port: url.port === '' ? (protocol === 'http' ? 80 : 443) : Number(url.port),
     protocol,
-    ...(prefix === '' ? {} : { httpClient: Stripe.createFetchHttpClient(prefixedFetch(prefix)) }),
+    ...(prefix === '' ? {} : { httpClient: loadStripe().createFetchHttpClient(prefixedFetch(prefix)) }),
   };
 }
 
 /** The payment gateway over the official Stripe SDK, against Stripe or the built-in sandbox. */
 export function createStripeGateway(options: StripeGatewayOptions): PaymentGateway {
-  const stripe = new Stripe(options.secretKey, clientOptions(options));
+  let client: Stripe | undefined;
+  const sdk = (): Stripe => {
+    if (client === undefined) {
+      const Sdk = loadStripe();
+      client = new Sdk(options.secretKey, clientOptions(options));
+    }
+    return client;
+  };
   const clock = options.clock ?? systemClock;
   const tolerance = options.webhookToleranceSeconds ?? 300;
 
@@ -185,7 +210,7 @@ export function createStripeGateway(options: StripeGatewayOptions): PaymentGatew
     createCustomer: (input) =>
       call('create customer', async () =>
         toCustomer(
-          await stripe.customers.create(
+          await sdk().customers.create(
             {
               email: input.email,
               name: input.name,
@@ -197,11 +222,11 @@ export function createStripeGateway(options: StripeGatewayOptions): PaymentGatew
       ),
 
     retrieveCustomer: (customerId) =>
-      call('retrieve customer', async () => toCustomer(await stripe.customers.retrieve(customerId))),
+      call('retrieve customer', async () => toCustomer(await sdk().customers.retrieve(customerId))),
 
     createPaymentIntent: (input) =>
       call('create payment intent', async () => {
-        const pi = await stripe.paymentIntents.create(
+        const pi = await sdk().paymentIntents.create(
           {
             amount: input.amountPence,
             currency: input.currency.toLowerCase(),
@@ -229,12 +254,12 @@ export function createStripeGateway(options: StripeGatewayOptions): PaymentGatew
 
     retrievePaymentIntent: (paymentIntentId) =>
       call('retrieve payment intent', async () =>
-        toIntent(await stripe.paymentIntents.retrieve(paymentIntentId)),
+        toIntent(await sdk().paymentIntents.retrieve(paymentIntentId)),
       ),
 
     findPaymentIntentByKey: (idempotencyKey) =>
       call('search payment intents', async () => {
-        const result = await stripe.paymentIntents.search({
+        const result = await sdk().paymentIntents.search({
           query: `metadata[${searchQuote(IDEMPOTENCY_METADATA_KEY)}]:${searchQuote(idempotencyKey)}`,
           limit: 10,
         });
@@ -245,7 +270,7 @@ export function createStripeGateway(options: StripeGatewayOptions): PaymentGatew
     async chargeOffSession(input): Promise<ChargeResult> {
       let pi: Stripe.PaymentIntent;
       try {
-        pi = await stripe.paymentIntents.create(
+        pi = await sdk().paymentIntents.create(
           {
             amount: input.amountPence,
             currency: input.currency.toLowerCase(),
@@ -260,7 +285,7 @@ export function createStripeGateway(options: StripeGatewayOptions): PaymentGatew
           { idempotencyKey: input.idempotencyKey },
         );
       } catch (error) {
-        if (error instanceof Stripe.errors.StripeCardError) {
+        if (error instanceof loadStripe().errors.StripeCardError) {
           const intent = error.payment_intent;
           if (error.code === 'authentication_required' && intent !== undefined) {
             return {
@@ -282,7 +307,7 @@ export function createStripeGateway(options: StripeGatewayOptions): PaymentGatew
             message: error.message,
           };
         }
-        if (error instanceof Stripe.errors.StripeError && isAmbiguous(error)) {
+        if (error instanceof loadStripe().errors.StripeError && isAmbiguous(error)) {
           return {
             outcome: 'unknown',
             message: `payment processor: charge outcome unknown: ${error.message}`,
@@ -318,7 +343,7 @@ export function createStripeGateway(options: StripeGatewayOptions): PaymentGatew
     attachPaymentMethod: (input) =>
       call('attach payment method', async () =>
         toPaymentMethod(
-          await stripe.paymentMethods.attach(
+          await sdk().paymentMethods.attach(
             input.paymentMethodId,
             { customer: input.customerId },
             { idempotencyKey: input.idempotencyKey },
@@ -330,19 +355,19 @@ export function createStripeGateway(options: StripeGatewayOptions): PaymentGatew
       call('set default payment method', async () => {
         // NOTE: no key of ours: setting a value is idempotent, and a derived key would replay an
         // earlier answer if the customer switched cards and back within 24 hours.
-        await stripe.customers.update(customerId, {
+        await sdk().customers.update(customerId, {
           invoice_settings: { default_payment_method: paymentMethodId },
         });
       }),
 
     retrievePaymentMethod: (paymentMethodId) =>
       call('retrieve payment method', async () =>
-        toPaymentMethod(await stripe.paymentMethods.retrieve(paymentMethodId)),
+        toPaymentMethod(await sdk().paymentMethods.retrieve(paymentMethodId)),
       ),
 
     refund: (input) =>
       call('refund', async () => {
-        const refund = await stripe.refunds.create(
+        const refund = await sdk().refunds.create(
           {
             payment_intent: input.paymentIntentId,
             ...(input.amountPence === undefined ? {} : { amount: input.amountPence }),
@@ -367,7 +392,7 @@ export function createStripeGateway(options: StripeGatewayOptions): PaymentGatew
       let event: Stripe.Event;
       try {
         const receivedAt = Math.floor(clock.now().getTime() / 1000);
-        event = stripe.webhooks.constructEvent(
+        event = sdk().webhooks.constructEvent(
           rawBody,
           signatureHeader,
           options.webhookSecret,

@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { CompiledQuery, Kysely, PGliteDialect, PostgresDialect, sql, type Transaction } from 'kysely';
 import pg from 'pg';
 
@@ -81,6 +81,8 @@ export async function openDatabase<DB>(options: OpenOptions): Promise<DatabaseHa
     };
   }
   if (options.dataDir !== undefined) await fs.mkdir(path.dirname(options.dataDir), { recursive: true });
+  // Imported here, not at the top: a process on PostgreSQL never loads PGlite (9 MB of memory).
+  const { PGlite } = await import('@electric-sql/pglite');
   const pglite = await PGlite.create({
     ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
     ...(options.loadDataDir === undefined ? {} : { loadDataDir: options.loadDataDir }),
