@@ -100,11 +100,12 @@ class RequestDurationHistogram {
 /** A response in flight, kept on Node's response object until the response has finished. */
 interface InFlight {
   readonly controller: MeteredLogController;
-  readonly request: FastifyRequest;
   readonly reply: FastifyReply;
   readonly startedAtMs: number;
 }
 const IN_FLIGHT = Symbol('milepost.inFlight');
+/** A request logger's options for a route without a level of its own (shared; only ever read). */
+const NO_LEVEL: { level?: string } = Object.freeze({});
 type TrackedResponse = ServerResponse & { [IN_FLIGHT]?: InFlight | undefined };
 
 /**
@@ -156,12 +157,12 @@ class MeteredLogController extends LogController {
     metadata?: Record<string, unknown>,
   ): void {
     const level = routeContextOf(request).logLevel;
-    const log = createRequestLogger(this.#logger, { reqId: request.id }, level ? { level } : {});
+    const log = createRequestLogger(this.#logger, { reqId: request.id }, level ? { level } : NO_LEVEL);
     request.log = log;
     reply.log = log;
     this.#everyResponse(request, reply);
     const response = reply.raw as TrackedResponse;
-    response[IN_FLIGHT] = { controller: this, request, reply, startedAtMs: performance.now() };
+    response[IN_FLIGHT] = { controller: this, reply, startedAtMs: performance.now() };
     // Injected requests (`app.inject`, light-my-request) never pass through Node's HTTP server, whose
     // channel therefore never sees them: a listener follows those.
     if ('_lightMyRequest' in request.raw)
@@ -183,7 +184,8 @@ class MeteredLogController extends LogController {
     );
   }
 
-  completed({ request, reply, startedAtMs }: InFlight): void {
+  completed({ reply, startedAtMs }: InFlight): void {
+    const { request } = reply;
     const milliseconds = performance.now() - startedAtMs;
     // Unmatched URLs share one label so that scanners cannot blow up the series count.
     const route = routeContextOf(request).config?.url ?? 'unmatched';
