@@ -14,8 +14,8 @@ export interface LoadResult {
 }
 
 /**
- * The Node flags of `npm start` (its young-generation bound, say), so that servers are measured as they
- * run in production; BENCH_NODE_FLAGS replaces them to try others.
+ * The Node flags of `npm start`, if it has any, so that servers are measured as they run in production;
+ * BENCH_NODE_FLAGS replaces them to try others (say, `--max-semi-space-size=16`).
  */
 const START_FLAGS: readonly string[] =
   process.env['BENCH_NODE_FLAGS']?.split(' ').filter(Boolean) ??
@@ -34,19 +34,19 @@ const START_FLAGS: readonly string[] =
 export async function startServer(
   script: string,
   env: Record<string, string> = {},
-  /** A program that runs Node, with its arguments (`['valgrind', '--tool=callgrind']`): none by default. */
-  launcher: readonly string[] = [],
 ): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
   // BENCH_PROFILE=<dir>: each server writes a V8 CPU profile there when it stops (open it in Chrome's
   // DevTools); NODE_OPTIONS may not carry --cpu-prof.
   const profile = process.env['BENCH_PROFILE'];
   const flags = profile === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profile}`];
-  const node = [process.execPath, ...START_FLAGS, ...flags, path.resolve(import.meta.dirname, script)];
-  const [command, ...args] = [...launcher, ...node] as [string, ...string[]];
-  const child = spawn(command, args, {
-    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    [...START_FLAGS, ...flags, path.resolve(import.meta.dirname, script)],
+    {
+      env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   let buffer = '';
   const url = await new Promise<string>((resolve, reject) => {
     child.once('exit', (code) => {

@@ -1,14 +1,18 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import AjvCompiler from '@fastify/ajv-compiler';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
 import type { Container } from './container.ts';
-import { corsResponseHeaders, installPreflight } from './platform/http/cors.ts';
+import { withCurrentExampleDates } from './openapi-examples.ts';
+import { installCors, installRequestIdHeader } from './platform/http/cors.ts';
 import { createAdminAuth } from './platform/http/admin-auth.ts';
 import { installDocs } from './platform/http/docs.ts';
-import { createMeteredLogController, installObservability } from './platform/http/observability.ts';
-import { installProblemHandling } from './platform/http/problem.ts';
+import { installObservability, installRequestMetrics } from './platform/http/observability.ts';
+import { createClientErrorHandler, installProblemHandling, sendProblem } from './platform/http/problem.ts';
+import { installInputSafety } from './platform/http/input-safety.ts';
 import {
   companyRoutes,
   createClientAuth,
@@ -24,6 +28,7 @@ import {
   policyholderOf,
 } from './modules/auth/index.ts';
 import { openApiWebhooks, webhookRoutes } from './modules/webhooks/index.ts';
+import { notificationRoutes } from './modules/notifications/index.ts';
 import { journeyRoutes } from './modules/journeys/index.ts';
 import { paymentRoutes, stripeWebhookRoutes } from './modules/payments/index.ts';
 import {
@@ -34,6 +39,11 @@ import {
 import type { Kysely } from 'kysely';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+/** The release, from package.json: shown at `GET /` and in the OpenAPI document. */
+const SERVICE_VERSION = (
+  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
 
 /**
  * Request ids: a random per-process prefix and a counter. Unique across instances and restarts, and
@@ -46,6 +56,11 @@ function requestIds(): () => string {
 }
 const nextRequestId = requestIds();
 
+/** Response headers a browser page may read. */
+const EXPOSED_HEADERS = ['x-request-id', 'retry-after', 'location'];
+/** Longer URLs answer 414 (no route of this service needs more than a few hundred characters). */
+const MAX_URL_LENGTH = 8192;
+
 /**
  * Body parts are validated without type coercion (a string is never a number), while query strings,
  * params and headers, which are always text on the wire, are coerced.
@@ -53,7 +68,8 @@ const nextRequestId = requestIds();
 function validatorFactory() {
   const build = AjvCompiler();
   return (externalSchemas: unknown, ajvOptions: { customOptions?: Record<string, unknown> }) => {
-    const base = { removeAdditional: false, allErrors: true, useDefaults: true };
+    // strictNumbers: NaN and ±Infinity (`1e309` parses as Infinity) are not numbers to a schema.
+    const base = { removeAdditional: false, allErrors: true, useDefaults: true, strictNumbers: true };
     const strict = build(externalSchemas as never, {
       ...ajvOptions,
       customOptions: { ...ajvOptions.customOptions, ...base, coerceTypes: false },
@@ -72,33 +88,48 @@ function validatorFactory() {
 /** The HTTP application: platform plugins, then every module's routes. No listening here. */
 export async function buildApp(container: Container): Promise<FastifyInstance> {
   const { config } = container;
-  // NOTE: Fastify gets no logger of its own: each request's logger comes from the log controller, which
-  // costs less per request (see createMeteredLogController); plugins get the service's logger below.
+  // Typed as Fastify's logger interface, so the instance keeps Fastify's default logger type.
+  const logger: FastifyBaseLogger = container.logger;
   const app = Fastify({
-    logController: createMeteredLogController(
-      container.metrics,
-      container.logger,
-      corsResponseHeaders(['x-request-id', 'retry-after', 'location']),
-    ),
+    // Fastify's own request logging ('incoming request', 'request completed', route log levels),
+    // through the service's logger and its redaction.
+    loggerInstance: logger,
     bodyLimit: config.bodyLimitBytes,
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];
       return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : nextRequestId();
     },
     return503OnClosing: true,
+    // Room for long URLs to reach the 414 check rather than Node's 431 for the whole header block.
+    http: { maxHeaderSize: 64 * 1024 },
+    clientErrorHandler: createClientErrorHandler(nextRequestId, EXPOSED_HEADERS),
+    // A path segment beyond the router's limit or one that is not valid percent-encoding: answered
+    // before any hook runs, so the headers every response carries are set here.
+    frameworkErrors: (error, request, reply) => {
+      void reply
+        .header('x-request-id', request.id)
+        .header('access-control-allow-origin', '*')
+        .header('access-control-expose-headers', EXPOSED_HEADERS.join(', '));
+      if (error.code === 'FST_ERR_MAX_PARAM_LENGTH')
+        void sendProblem(reply, 'URI_TOO_LONG', 'A path segment of the URL is longer than 100 characters');
+      else void sendProblem(reply, 'MALFORMED_URL', `The URL cannot be read: ${error.message}`);
+    },
     schemaController: { compilersFactory: { buildValidator: validatorFactory() as never } },
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: true } },
     routerOptions: { ignoreTrailingSlash: true },
     // The client address (login throttling) comes from X-Forwarded-For only behind trusted proxies.
     trustProxy: config.trustProxy,
   }).withTypeProvider<TypeBoxTypeProvider>();
-  app.log = container.logger;
 
   app.decorateRequest('tenant', null);
   app.decorateRequest('environment', 'sandbox');
   app.decorateRequest('policyholder', null);
   installProblemHandling(app);
-  installPreflight(app, 600);
+  installRequestIdHeader(app);
+  await installCors(app, { exposedHeaders: EXPOSED_HEADERS, maxAgeSeconds: 600 });
+  // After the headers every response carries, so that its errors carry them too.
+  installInputSafety(app, MAX_URL_LENGTH);
+  installRequestMetrics(app, container.metrics);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -106,7 +137,7 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
       webhooks: openApiWebhooks() as never,
       info: {
         title: 'Milepost API',
-        version: '0.1.0',
+        version: SERVICE_VERSION,
         description:
           'Pay-by-mile motor insurance: policies and their versions, policyholder login, journeys, statements and card payments. Errors are `application/problem+json` (RFC 9457) with a stable `code`.',
       },
@@ -141,7 +172,33 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
     },
   });
   installDocs(app, '/openapi.json');
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  // The docs' curl examples carry a host: PUBLIC_BASE_URL, else the host the document was asked from.
+  app.get('/openapi.json', { schema: { hide: true } }, async (request) => ({
+    ...withCurrentExampleDates(app.swagger(), container.clock.now()),
+    servers: [{ url: config.publicBaseUrl ?? `${request.protocol}://${request.host}` }],
+  }));
+  app.get(
+    '/',
+    {
+      schema: {
+        operationId: 'index',
+        tags: ['service'],
+        summary: 'What this service is, and where to start',
+        response: {
+          200: Type.Object({
+            name: Type.String(),
+            version: Type.String(),
+            links: Type.Record(Type.String(), Type.String()),
+          }),
+        },
+      },
+    },
+    async () => ({
+      name: 'Milepost API',
+      version: SERVICE_VERSION,
+      links: { docs: '/docs', openapi: '/openapi.json', health: '/healthz', ready: '/readyz' },
+    }),
+  );
 
   installObservability(app, {
     ping: () => container.database.ping(),
@@ -167,6 +224,7 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
     }),
   );
   await app.register(webhookRoutes({ webhooks: container.services.webhooks, clientAuth }));
+  await app.register(notificationRoutes({ db: container.database.db, adminAuth }));
   await app.register(
     journeyRoutes({
       journeys: container.services.journeys,

@@ -1,9 +1,12 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './config.ts';
+import { createContainer } from './container.ts';
 import { migrations } from './migrations/index.ts';
 import { createCompanyService } from './modules/companies/index.ts';
+import { readOutbox } from './modules/notifications/index.ts';
 import { systemClock } from './platform/clock.ts';
 import { openDatabase } from './platform/db/database.ts';
+import { DataDirInUseError } from './platform/db/data-dir-lock.ts';
 import { migrateToLatest } from './platform/db/migrate.ts';
 import type { Database } from './schema.ts';
 
@@ -12,7 +15,10 @@ const USAGE = `usage: npm run cli -- <command>
 commands:
   company create --name NAME    create a company; prints its credentials as JSON (secrets shown once)
   company list                  list companies as JSON
-  migrate                       apply pending migrations and exit
+  emails [--to ADDRESS] [--limit N]
+                                the newest emails in the outbox (with no SMTP_URL they are kept here,
+                                temporary passwords and reset codes included)
+  migrate                       apply pending migrations, create the job queues, and exit
 
 The database is the service's: DATABASE_URL, or embedded PGlite in DATA_DIR (default ./data).
 `;
@@ -22,7 +28,12 @@ async function main(argv: string[]): Promise<number> {
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { name: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      name: { type: 'string' },
+      to: { type: 'string' },
+      limit: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
   });
   const [group, action] = positionals;
   if (values.help === true || group === undefined) {
@@ -30,6 +41,13 @@ async function main(argv: string[]): Promise<number> {
     return group === undefined && values.help !== true ? 64 : 0;
   }
   const config = loadConfig(process.env);
+  if (group === 'migrate') {
+    // The service's own migration step: schema migrations, then every job queue, and nothing served.
+    const container = await createContainer(loadConfig({ ...process.env, ROLE: 'api' }));
+    await container.close();
+    process.stdout.write('migrations and job queues are in place\n');
+    return 0;
+  }
   const database = await openDatabase<Database>(
     config.databaseUrl === undefined
       ? { dataDir: `${config.dataDir}/pglite` }
@@ -38,7 +56,6 @@ async function main(argv: string[]): Promise<number> {
   try {
     await migrateToLatest(database.db as never, migrations);
     const companies = createCompanyService({ db: database.db, clock: systemClock });
-    if (group === 'migrate') return 0;
     if (group === 'company' && action === 'create') {
       const name = values.name?.trim();
       if (name === undefined || name === '' || name.length > 200) {
@@ -50,6 +67,21 @@ async function main(argv: string[]): Promise<number> {
     }
     if (group === 'company' && action === 'list') {
       process.stdout.write(`${JSON.stringify((await companies.list({ limit: 500 })).companies, null, 2)}\n`);
+      return 0;
+    }
+    if (group === 'emails') {
+      const limit = Number(values.limit ?? 20);
+      if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
+        process.stderr.write('emails --limit takes a whole number from 1 to 1000\n');
+        return 64;
+      }
+      const emails = await readOutbox(database.db, { recipient: values.to, limit });
+      for (const email of emails.reverse()) {
+        process.stdout.write(
+          `--- ${email.createdAt.toISOString()} ${email.status} to ${email.recipient}\nSubject: ${email.subject ?? ''}\n\n${email.text ?? '(body not kept: sent by SMTP)'}\n\n`,
+        );
+      }
+      if (emails.length === 0) process.stdout.write('no emails\n');
       return 0;
     }
     process.stderr.write(USAGE);
@@ -65,6 +97,6 @@ main(process.argv.slice(2)).then(
     process.stderr.write(
       `milepost: ${error instanceof ConfigError ? error.message : error instanceof Error ? error.message : String(error)}\n`,
     );
-    process.exit(error instanceof ConfigError ? 78 : 1);
+    process.exit(error instanceof ConfigError ? 78 : error instanceof DataDirInUseError ? 75 : 1);
   },
 );

@@ -71,3 +71,27 @@ test('payment retry days are increasing whole days', () => {
     assert.throws(() => loadConfig({ PAYMENT_RETRY_DAYS: bad }), /PAYMENT_RETRY_DAYS/);
   }
 });
+
+test('.env.example lists every setting, each with its default', async () => {
+  const { readFile } = await import('node:fs/promises');
+  const text = await readFile(new URL('../.env.example', import.meta.url), 'utf8');
+  const example: Record<string, string> = {};
+  for (const line of text.split('\n')) {
+    const match = /^([A-Z][A-Z0-9_]*)=(.*)$/.exec(line);
+    if (match !== null) example[match[1]!] = match[2]!;
+  }
+  const read = new Set<string>();
+  loadConfig(
+    new Proxy(
+      {},
+      {
+        get: (_target, name) => {
+          if (typeof name === 'string') read.add(name);
+          return undefined;
+        },
+      },
+    ),
+  );
+  assert.deepEqual(Object.keys(example).sort(), [...read].sort());
+  assert.deepEqual(loadConfig(example, '/srv/milepost'), loadConfig({}, '/srv/milepost'));
+});

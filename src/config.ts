@@ -12,6 +12,8 @@ export interface Config {
   readonly logLevel: LogLevel;
   /** PostgreSQL connection string; undefined means embedded PGlite in `dataDir`. */
   readonly databaseUrl: string | undefined;
+  /** PostgreSQL: a statement unanswered after this long fails with 503 (0: no bound). */
+  readonly databaseQueryTimeoutMs: number;
   readonly dataDir: string;
   /** Undefined in embedded mode until generated on first start (see container). */
   readonly adminApiKey: string | undefined;
@@ -32,6 +34,8 @@ export interface Config {
   readonly webhookRetryScheduleMs: readonly number[];
   /** How often the worker looks for events to fan out and deliveries that are due. */
   readonly webhookPollIntervalMs: number;
+  /** Delivery attempts in flight at once to one endpoint, across every worker. */
+  readonly webhookEndpointConcurrency: number;
   readonly bodyLimitBytes: number;
   readonly shutdownTimeoutMs: number;
   /** Policyholder login (issue 4): lifetimes of access tokens, refresh tokens and NEW_PASSWORD_REQUIRED sessions. */
@@ -174,6 +178,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     role: oneOf('ROLE', ROLES, 'all'),
     logLevel: oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
     databaseUrl,
+    databaseQueryTimeoutMs: integer('DATABASE_QUERY_TIMEOUT_MS', 30_000, 0, 3_600_000),
     dataDir: path.resolve(cwd, read('DATA_DIR') ?? 'data'),
     adminApiKey,
     mockEnvironment: bool('MOCK_ENVIRONMENT', true),
@@ -192,6 +197,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
       [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
     ),
     webhookPollIntervalMs: integer('WEBHOOKS_POLL_INTERVAL_MS', 1000, 10, 60_000),
+    webhookEndpointConcurrency: integer('WEBHOOKS_ENDPOINT_CONCURRENCY', 4, 1, 100),
     bodyLimitBytes: integer('BODY_LIMIT_BYTES', 1_048_576, 1024, 104_857_600),
     shutdownTimeoutMs: integer('SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     accessTokenTtlSeconds: integer('ACCESS_TOKEN_TTL_SECONDS', 900, 60, 86_400),

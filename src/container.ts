@@ -26,7 +26,6 @@ import { registerHousekeeping } from './platform/jobs/housekeeping.ts';
 import { createJobs, type Jobs } from './platform/jobs/jobs.ts';
 import type { Database } from './schema.ts';
 import { createLogger } from './platform/logging.ts';
-import { keepTickObjectShape } from './platform/tick-shape.ts';
 import type { Logger } from 'pino';
 
 /** What tests (and the CLI) may replace; everything else is built from the config. */
@@ -54,7 +53,10 @@ export interface Container {
   readonly gateways: Gateways;
   /** Tells the container where this process listens (the sandbox gateway calls it over HTTP). */
   setListeningUrl(url: string): void;
-  /** Starts the job runner (and, in the worker role, workers and schedules). */
+  /**
+   * Starts the background work: in the worker role, workers and schedules (the job queues themselves
+   * were created with the container).
+   */
   start(): Promise<void>;
   /** Stops jobs (waiting for those in flight) and closes the database. */
   close(): Promise<void>;
@@ -120,6 +122,7 @@ function buildServices(deps: {
     allowPrivate: deps.config.webhooksAllowPrivate,
     retryScheduleMs: deps.config.webhookRetryScheduleMs,
     pollIntervalMs: deps.config.webhookPollIntervalMs,
+    endpointConcurrency: deps.config.webhookEndpointConcurrency,
     logger,
   });
   const auth = createAuthService({
@@ -166,8 +169,6 @@ export async function createContainer(
   config: Config,
   overrides: ContainerOverrides = {},
 ): Promise<Container> {
-  // First, before PGlite's start-up collects garbage many times over (see tick-shape.ts).
-  keepTickObjectShape();
   const logger = overrides.logger ?? createLogger(config.logLevel);
   const clock = overrides.clock ?? systemClock;
   const database =
@@ -175,7 +176,7 @@ export async function createContainer(
     (await openDatabase<Database>(
       config.databaseUrl === undefined
         ? { dataDir: path.join(config.dataDir, 'pglite') }
-        : { connectionString: config.databaseUrl },
+        : { connectionString: config.databaseUrl, queryTimeoutMs: config.databaseQueryTimeoutMs },
     ));
   const applied = await migrateToLatest(database.db as never, migrations);
   if (applied.length > 0) logger.info({ migrations: applied }, 'applied migrations');
@@ -201,6 +202,10 @@ export async function createContainer(
     (config.smtpUrl === undefined
       ? createLogMailer(logger)
       : createSmtpMailer(config.smtpUrl, config.emailFrom));
+  if (overrides.mailer === undefined && config.smtpUrl === undefined && config.databaseUrl !== undefined)
+    logger.warn(
+      'SMTP_URL is unset: emails are not sent, only kept in the outbox (GET /admin/emails); set SMTP_URL in production',
+    );
   const gateways = createGateways({
     stripeSecretKey: config.stripeSecretKey,
     stripeApiBase: config.stripeApiBase,
@@ -230,6 +235,10 @@ export async function createContainer(
     (now) => services.webhooks.purgeDeliveryLog(now),
   ]);
   const adminApiKey = await resolveAdminKey(config, logger);
+  // NOTE: part of the migration step, before any process serves: every queue exists before the first
+  // request can enqueue into it (an API process that listened first answered a new database's first
+  // POST /policys 500 "Queue notifications.send-email does not exist" while its queues were made).
+  await jobs.start();
 
   return {
     config,
@@ -252,7 +261,6 @@ export async function createContainer(
         void geocoder.warm().catch((error: unknown) => {
           logger.error({ err: error }, 'the reverse geocoder could not load its data');
         });
-      await jobs.start();
       if (runWorkers) {
         await housekeeping.register();
         await services.notifications.registerWorkers();
@@ -264,6 +272,7 @@ export async function createContainer(
     },
     async close() {
       // Webhook attempts in flight finish and record their result before the database closes.
+      services.payments.stopWorkers();
       await services.webhooks.stopWorkers(config.shutdownTimeoutMs);
       await jobs.stop(config.shutdownTimeoutMs);
       await changes.close();

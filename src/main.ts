@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { createContainer } from './container.ts';
+import { DataDirInUseError } from './platform/db/data-dir-lock.ts';
 
 /** Starts the service: HTTP API and worker in one process, or one side with ROLE=api|worker. */
 async function main(): Promise<void> {
@@ -58,6 +59,10 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
+  if (error instanceof DataDirInUseError) {
+    process.stderr.write(`milepost: ${error.message}\n`);
+    process.exit(75); // EX_TEMPFAIL: try again once the other process has stopped
+  }
   process.stderr.write(
     `milepost: failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
   );

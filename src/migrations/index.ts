@@ -15,6 +15,9 @@ import * as m0013 from './0013-route-storage.ts';
 import * as m0014 from './0014-period-membership.ts';
 import * as m0015 from './0015-billing-writes.ts';
 import * as m0016 from './0016-journey-overlap.ts';
+import * as m0017 from './0017-sandbox-accounts.ts';
+import * as m0018 from './0018-refresh-grace.ts';
+import * as m0019 from './0019-carried-forward.ts';
 
 /** Every migration, in order. Forward-only; add new files at the end. */
 export const migrations: Record<string, Migration> = {
@@ -34,4 +37,7 @@ export const migrations: Record<string, Migration> = {
   '0014-period-membership': m0014,
   '0015-billing-writes': m0015,
   '0016-journey-overlap': m0016,
+  '0017-sandbox-accounts': m0017,
+  '0018-refresh-grace': m0018,
+  '0019-carried-forward': m0019,
 };

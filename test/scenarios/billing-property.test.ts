@@ -166,25 +166,39 @@ test('property: every non-void journey is billed exactly once and the totals add
           billed.reduce((sum, r) => sum + r.usage_premium_pence, 0),
         );
         assert.equal(s.total_premium_pence, s.usage_premium_pence + s.subscription_premium_pence);
-        assert.equal(s.billed_premium_pence, s.total_premium_pence - s.credits_used_pence);
+        assert.equal(
+          s.billed_premium_pence,
+          s.total_premium_pence - s.credits_used_pence + s.brought_forward_pence,
+        );
         assert.ok(s.billed_premium_pence >= 0);
+        assert.ok(s.carried_forward_pence === 0 || s.carried_forward_pence === s.billed_premium_pence);
       }
       for (let i = 1; i < statements.length; i++)
         assert.equal(
           statements[i]!.period_start_at.getTime(),
           statements[i - 1]!.period_end_at.getTime() + 1000,
         );
-      // The ledger balances: credits granted − credits used = the balance, never below zero.
+      // The ledger balances: credits granted − used − carried forward + brought forward = the balance,
+      // below zero only by what the last statement carried forward (below the minimum charge).
       const ledger = await db
         .selectFrom('policy_credits')
-        .select(['amount_pence'])
+        .select(['amount_pence', 'source'])
         .where('policy_id', '=', policy.id)
         .execute();
       const balance = ledger.reduce((sum, e) => sum + e.amount_pence, 0);
-      const used = statements.reduce((sum, s) => sum + s.credits_used_pence, 0);
-      const granted = ledger.filter((e) => e.amount_pence > 0).reduce((sum, e) => sum + e.amount_pence, 0);
-      assert.equal(balance, granted - used);
-      assert.ok(balance >= 0);
+      const total = (key: 'credits_used_pence' | 'carried_forward_pence' | 'brought_forward_pence') =>
+        statements.reduce((sum, s) => sum + s[key], 0);
+      const granted = ledger
+        .filter((e) => e.source !== 'statement' && e.source !== 'carried_forward')
+        .reduce((sum, e) => sum + e.amount_pence, 0);
+      assert.equal(
+        balance,
+        granted -
+          total('credits_used_pence') -
+          total('carried_forward_pence') +
+          total('brought_forward_pence'),
+      );
+      assert.ok(balance >= -(statements.at(-1)?.carried_forward_pence ?? 0));
     }),
     { numRuns: 8 },
   );

@@ -172,7 +172,10 @@ test('13 months: every billing day billed once, periods continuous, every journe
         'ends at the end of the previous London day',
       );
       assert.equal(row.total_premium_pence, row.usage_premium_pence + row.subscription_premium_pence);
-      assert.equal(row.billed_premium_pence, row.total_premium_pence - row.credits_used_pence);
+      assert.equal(
+        row.billed_premium_pence,
+        row.total_premium_pence - row.credits_used_pence + row.brought_forward_pence,
+      );
     }
     const dates = rows.map((r) => r.billing_date);
     if (reference === day29) assert.ok(dates.includes('2024-02-29') && dates.includes('2025-02-28'));

@@ -71,6 +71,7 @@ export async function createCompany(app: FastifyInstance, name = 'Test Insurer')
     client_id: string;
     client_secret: string;
     client_secret_sandbox: string;
+    stripe_sandbox_secret_key: string;
   }>();
   return {
     ...credentials,

@@ -35,16 +35,18 @@ export function createSmtpMailer(smtpUrl: string, from: string): Mailer {
 }
 
 /**
- * With no SMTP server the message is written to the log (at info, text part only) and kept in the
- * outbox table, so a developer on the embedded defaults can still read a temporary password.
+ * With no SMTP server nothing is sent: the email stays whole in the outbox table, where
+ * `GET /admin/emails` and `npm run cli -- emails` show it. NOTE: only the recipient and subject are
+ * logged; the body can hold a temporary password or a reset code, and logs travel further than the
+ * database (aggregators, support tickets).
  */
 export function createLogMailer(logger: FastifyBaseLogger): Mailer {
   return {
     kind: 'log',
     async send(message) {
       logger.info(
-        { email: { to: message.to, subject: message.subject, body: message.text } },
-        'email (no SMTP_URL configured)',
+        { email: { to: message.to, subject: message.subject } },
+        'email kept in the outbox, not sent (no SMTP_URL): read it with GET /admin/emails or npm run cli -- emails',
       );
     },
     close: () => undefined,

@@ -5,7 +5,10 @@ import type { Clock } from '../../platform/clock.ts';
 import type { PaymentEvent, PaymentGateway } from './gateway.ts';
 import { createStripeGateway } from './stripe-gateway.ts';
 
-/** The sandbox accepts any `sk_test_` key; this one names what it is in the sandbox's logs. */
+/**
+ * A key for the sandbox when no company is concerned (verifying its webhooks). Every `sk_test_` key is
+ * an account of its own in the sandbox; companies charge with theirs (`companies.stripe_sandbox_key`).
+ */
 export const SANDBOX_SECRET_KEY = 'sk_test_milepost_sandbox';
 
 export interface GatewaySettings {
@@ -28,6 +31,7 @@ export function createGateways(settings: GatewaySettings) {
   let listeningUrl: string | undefined;
   let production: PaymentGateway | undefined;
   let sandbox: PaymentGateway | undefined;
+  const sandboxAccounts = new Map<string, PaymentGateway>();
 
   const sandboxBase = (): string => {
     const base =
@@ -50,7 +54,8 @@ export function createGateways(settings: GatewaySettings) {
     setListeningUrl(url: string): void {
       listeningUrl = url.replace(/\/$/, '');
     },
-    forEnvironment(environment: DataEnvironment): PaymentGateway {
+    /** The processor of an environment; in the sandbox, the account of `sandboxKey` (the company's). */
+    forEnvironment(environment: DataEnvironment, sandboxKey: string = SANDBOX_SECRET_KEY): PaymentGateway {
       if (environment === 'production') {
         if (settings.stripeSecretKey === undefined) {
           throw new AppError(
@@ -68,15 +73,19 @@ export function createGateways(settings: GatewaySettings) {
         });
         return production;
       }
-      sandbox ??= createStripeGateway({
-        secretKey: SANDBOX_SECRET_KEY,
-        apiBase: sandboxBase(),
-        webhookSecret: sandboxWebhookSecret,
-        timeoutMs: 20_000,
-        maxNetworkRetries: 2,
-        clock: settings.clock,
-      });
-      return sandbox;
+      let account = sandboxAccounts.get(sandboxKey);
+      if (account === undefined) {
+        account = createStripeGateway({
+          secretKey: sandboxKey,
+          apiBase: sandboxBase(),
+          webhookSecret: sandboxWebhookSecret,
+          timeoutMs: 20_000,
+          maxNetworkRetries: 2,
+          clock: settings.clock,
+        });
+        sandboxAccounts.set(sandboxKey, account);
+      }
+      return account;
     },
     /** A webhook verifies against production's secret or the sandbox's; which one says the environment. */
     verifyWebhook(

@@ -10,6 +10,8 @@ export interface AccessClaims {
   readonly company: string;
   readonly environment: DataEnvironment;
   readonly gen: number;
+  /** The login (refresh token family) the token belongs to. */
+  readonly sid?: string;
   readonly iat: number;
   readonly exp: number;
 }
@@ -33,7 +35,7 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
 
 function claimsOf(payload: unknown, issuer: string): AccessClaims | undefined {
   if (!isRecord(payload)) return undefined;
-  const { sub, company, environment, gen, iat, exp, iss, token_use: use } = payload;
+  const { sub, company, environment, gen, iat, exp, iss, sid, token_use: use } = payload;
   if (
     typeof sub !== 'string' ||
     typeof company !== 'string' ||
@@ -42,10 +44,11 @@ function claimsOf(payload: unknown, issuer: string): AccessClaims | undefined {
     typeof iat !== 'number' ||
     typeof exp !== 'number' ||
     iss !== issuer ||
-    use !== TOKEN_USE
+    use !== TOKEN_USE ||
+    (sid !== undefined && typeof sid !== 'string')
   )
     return undefined;
-  return { sub, company, environment, gen, iat, exp };
+  return { sub, company, environment, gen, iat, exp, ...(typeof sid === 'string' ? { sid } : {}) };
 }
 
 /**
@@ -98,6 +101,7 @@ export function createAccessTokens(deps: {
       companyReference: string;
       environment: DataEnvironment;
       sessionGeneration: number;
+      familyId: string;
     }): Promise<{ token: string; expiry: number }> {
       const { kid, privateKey } = await keys.signingKey();
       const iat = Math.floor(clock.now().getTime() / 1000);
@@ -106,6 +110,7 @@ export function createAccessTokens(deps: {
         company: subject.companyReference,
         environment: subject.environment,
         gen: subject.sessionGeneration,
+        sid: subject.familyId,
         token_use: TOKEN_USE,
       })
         .setProtectedHeader({ alg: 'Ed25519', kid, typ: 'JWT' })

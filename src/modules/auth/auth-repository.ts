@@ -35,6 +35,8 @@ export interface AuthTables {
     rotated_at: Date | null;
     revoked_at: Date | null;
     revoked_reason: string | null;
+    /** The pair this token was rotated into, sealed (see migration 0018); kept for the grace window. */
+    successor_sealed: string | null;
   };
   auth_reset_codes: {
     id: Generated<string>;
@@ -195,6 +197,7 @@ export interface RefreshTokenRow {
   readonly expiresAt: Date;
   readonly rotatedAt: Date | null;
   readonly revokedAt: Date | null;
+  readonly successorSealed: string | null;
 }
 
 export async function insertRefreshToken(
@@ -215,6 +218,7 @@ export async function insertRefreshToken(
       rotated_at: null,
       revoked_at: null,
       revoked_reason: null,
+      successor_sealed: null,
     })
     .execute();
 }
@@ -226,7 +230,7 @@ export async function findRefreshToken(
 ): Promise<RefreshTokenRow | undefined> {
   const row = await db
     .selectFrom('auth_refresh_tokens')
-    .select(['id', 'family_id', 'user_id', 'expires_at', 'rotated_at', 'revoked_at'])
+    .select(['id', 'family_id', 'user_id', 'expires_at', 'rotated_at', 'revoked_at', 'successor_sealed'])
     .where('company_id', '=', tenant.companyId)
     .where('environment', '=', tenant.environment)
     .where('token_hash', '=', tokenHash)
@@ -240,7 +244,29 @@ export async function findRefreshToken(
         expiresAt: row.expires_at,
         rotatedAt: row.rotated_at,
         revokedAt: row.revoked_at,
+        successorSealed: row.successor_sealed,
       };
+}
+
+/** Keeps the sealed pair a token was rotated into (same transaction as the rotation). */
+export async function sealSuccessor(db: Executor, id: string, sealed: string): Promise<void> {
+  await db
+    .updateTable('auth_refresh_tokens')
+    .set({ successor_sealed: sealed })
+    .where('id', '=', id)
+    .execute();
+}
+
+/** Whether any token of the family was revoked (a revocation revokes the whole family). */
+export async function isFamilyRevoked(db: Executor, familyId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('auth_refresh_tokens')
+    .select('id')
+    .where('family_id', '=', familyId)
+    .where('revoked_at', 'is not', null)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 /** Marks a token rotated; false when another request rotated (or something revoked) it first. */
@@ -441,6 +467,13 @@ export async function clearThrottle(db: Executor, keyHash: Buffer): Promise<void
 /** Deletes what can no longer be used; refresh tokens are kept a day past expiry for reuse detection. */
 export async function purgeExpired(db: Executor, now: Date): Promise<number> {
   const dayAgo = new Date(now.getTime() - 86_400_000);
+  // Sealed successor pairs are of use for seconds after a rotation.
+  await db
+    .updateTable('auth_refresh_tokens')
+    .set({ successor_sealed: null })
+    .where('successor_sealed', 'is not', null)
+    .where('rotated_at', '<', new Date(now.getTime() - 60_000))
+    .execute();
   const counts = await Promise.all([
     db.deleteFrom('auth_login_sessions').where('expires_at', '<', dayAgo).executeTakeFirst(),
     db.deleteFrom('auth_reset_codes').where('expires_at', '<', dayAgo).executeTakeFirst(),

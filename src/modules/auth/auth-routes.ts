@@ -153,9 +153,9 @@ export function authRoutes(deps: {
           tags,
           summary: 'Log in: one step of the multi-stage token flow',
           description: [
-            'One endpoint for every step; `type` names it. See the state table in the README (“Policyholder login”).',
+            'One endpoint for every step; `type` names it. See the state table in docs/api.md (“Policyholder login”).',
             '`USER_PASSWORD_AUTH` with the temporary password → `NEW_PASSWORD_REQUIRED` with a `session` (single use, 5 minutes); `NEW_PASSWORD_REQUIRED` → `PASSWORD_RESET`; `USER_PASSWORD_AUTH` with the personal password → `DONE` with `access_token` (15 minutes), `refresh_token` (30 days) and `expiry`. A temporary password older than 30 days answers 401 `TEMPORARY_PASSWORD_EXPIRED`.',
-            '`FORGOT_PASSWORD` → `FORGOT_PASSWORD_CODE` (a 6-digit code emailed; 1 hour, single use, 5 tries) or, for an account still on its temporary password, `RESEND_PASSWORD`; `FORGOT_PASSWORD_CODE` → `PASSWORD_RESET`; `RESEND_PASSWORD` → `TEMPORARY_PASSWORD_SENT` (a new temporary password emailed; the account is back at the first step). `REFRESH_TOKEN` → `DONE` with a new pair; reusing a spent refresh token ends that login’s every session.',
+            '`FORGOT_PASSWORD` → `FORGOT_PASSWORD_CODE` for every username, known or not, on a temporary password or a personal one (a 6-digit code emailed; 1 hour, single use, 5 tries); `FORGOT_PASSWORD_CODE` → `PASSWORD_RESET`; `RESEND_PASSWORD` → `TEMPORARY_PASSWORD_SENT` (a new temporary password emailed; the account is back at the first step). `REFRESH_TOKEN` → `DONE` with a new pair; reusing a spent refresh token ends that login’s every session.',
             'Client credentials: `client_id` (and `environment`) are required and identify the company; `client_secret` is checked when sent but not required, because policyholder apps run in browsers and phones and cannot keep a secret.',
             'Answers never tell whether a username exists. Failures are throttled per account (after 5, a delay doubling from 1 s to 15 minutes) and per address (after 20): 429 with `Retry-After`. Setting a password ends every session of the account.',
             '`environment: mock`: no credentials; any username and password log in (`DONE`), whatever the body looks like.',

@@ -150,7 +150,7 @@ export const TokenResponseSchema = Type.Union(
       'RESEND_PASSWORD: if the account is waiting for its first password, a new temporary password has been emailed, and the account is back at the start: USER_PASSWORD_AUTH with it answers NEW_PASSWORD_REQUIRED. Every other username gets the same answer, and no email.',
     ),
   ],
-  { description: 'Depends on the request type and the account; see the state table in the README.' },
+  { description: 'Depends on the request type and the account; see the state table in docs/api.md.' },
 );
 export type TokenResponse = Static<typeof TokenResponseSchema>;
 

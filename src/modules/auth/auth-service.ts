@@ -1,4 +1,5 @@
 import { randomInt, randomUUID } from 'node:crypto';
+import { openSuccessorPair, sealSuccessorPair } from './successor-seal.ts';
 import type { Executor } from '../../schema.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { hashToken, randomToken } from '../../platform/crypto.ts';
@@ -33,13 +34,14 @@ import {
   purgeExpired,
   revokeEverySession,
   revokeRefreshFamily,
+  isFamilyRevoked,
+  sealSuccessor,
   setBlockedUntil,
   takeResetCodeAttempt,
 } from './auth-repository.ts';
 import type { TokenResponse, Tokens, UserView } from './auth-schemas.ts';
 import {
   afterCorrectPassword,
-  forgotPasswordOutcome,
   idpStatus,
   mayResendTemporaryPassword,
   normaliseResetCode,
@@ -76,6 +78,16 @@ export interface Policyholder {
 
 /** How long a token's subject (active, session generation) is reused before the database is asked again. */
 const SUBJECT_CACHE_MS = 5_000;
+/** How long a family's standing (revoked or not) is trusted before the database is asked again. */
+const FAMILY_CACHE_MS = 5_000;
+/** A spent refresh token presented again this soon after its rotation answers the same pair. */
+const REFRESH_GRACE_MS = 10_000;
+
+const isTokens = (value: unknown): value is Tokens =>
+  typeof value === 'object' &&
+  value !== null &&
+  typeof (value as Record<string, unknown>)['access_token'] === 'string' &&
+  typeof (value as Record<string, unknown>)['refresh_token'] === 'string';
 
 const INVALID_CREDENTIALS = 'Incorrect username or password';
 const INVALID_SESSION =
@@ -140,6 +152,7 @@ export function createAuthService(deps: {
     return entry;
   };
 
+  const revokedFamilies = new Map<string, { revoked: boolean; until: number }>();
   const subjects = new Map<
     string,
     { value: Awaited<ReturnType<AccountService['findTokenSubject']>>; until: number }
@@ -196,13 +209,14 @@ export function createAuthService(deps: {
    * (signing may read or make a key, and on PGlite nothing may query outside an open transaction),
    * the refresh token is stored inside it.
    */
-  async function signAccess(tenant: Tenant, account: Account, sessionGeneration: number) {
+  async function signAccess(tenant: Tenant, account: Account, sessionGeneration: number, familyId: string) {
     const company = await companyOf(tenant);
     return accessTokens.issue({
       userReference: account.userReference,
       companyReference: company.companyReference,
       environment: tenant.environment,
       sessionGeneration,
+      familyId,
     });
   }
 
@@ -282,7 +296,7 @@ export function createAuthService(deps: {
       case 'TEMPORARY_PASSWORD_EXPIRED':
         throw new AppError(
           'TEMPORARY_PASSWORD_EXPIRED',
-          'The temporary password has expired (it was not changed within 30 days). Send FORGOT_PASSWORD, then RESEND_PASSWORD, for a new one by email',
+          'The temporary password has expired (it was not changed within 30 days). Send FORGOT_PASSWORD for a code by email, or RESEND_PASSWORD for a new temporary password',
         );
       case 'NEW_PASSWORD_REQUIRED': {
         const session = randomToken('mps_');
@@ -296,9 +310,10 @@ export function createAuthService(deps: {
       }
       case 'DONE': {
         // Two independent writes, no transaction: the last-login time is informational.
-        const access = await signAccess(tenant, account, credentials.sessionGeneration);
+        const familyId = randomUUID();
+        const access = await signAccess(tenant, account, credentials.sessionGeneration, familyId);
         const [tokens] = await Promise.all([
-          storeRefresh(db, tenant, account, randomUUID(), access),
+          storeRefresh(db, tenant, account, familyId, access),
           accounts.recordLogin(db, tenant, account.id),
         ]);
         return tokens;
@@ -341,15 +356,20 @@ export function createAuthService(deps: {
     return { type: 'PASSWORD_RESET' as const };
   }
 
-  /** FORGOT_PASSWORD: a reset code by email (personal password), or the RESEND_PASSWORD path (temporary one). */
+  /**
+   * FORGOT_PASSWORD: a reset code by email, and the same answer (`FORGOT_PASSWORD_CODE`) whatever the
+   * account: with a personal password, still on its temporary one (expired or not), or none at all.
+   * NOTE: answering RESEND_PASSWORD for an account on its temporary password told anyone which accounts
+   * were never used. The code lets such an account choose its password with FORGOT_PASSWORD_CODE: it
+   * proves the same thing the emailed temporary password would, that the caller reads the mailbox.
+   */
   async function forgotPassword(tenant: Tenant, rawLogin: string) {
     const login = normaliseLogin(rawLogin);
     const perEmail = emailThrottle(tenant, login);
     await ensureNotThrottled(perEmail);
     const credentials = await accounts.findCredentials(db, tenant, login);
     const account = credentials?.account.active === true ? credentials.account : undefined;
-    const outcome = forgotPasswordOutcome(account);
-    if (outcome === 'RESEND_PASSWORD') return { type: outcome };
+    const outcome = 'FORGOT_PASSWORD_CODE' as const;
     await countAgainst(perEmail);
     const code = String(randomInt(0, 10 ** RESET_CODE_DIGITS)).padStart(RESET_CODE_DIGITS, '0');
     // Hashed for unknown usernames too, so both answers take the same time.
@@ -471,41 +491,66 @@ export function createAuthService(deps: {
     return { type: 'TEMPORARY_PASSWORD_SENT' as const };
   }
 
-  /** REFRESH_TOKEN: a new pair; the presented token is spent, and presenting a spent one ends its family. */
+  /**
+   * REFRESH_TOKEN: a new pair; the presented token is spent. Presented again within
+   * REFRESH_GRACE_MS of its rotation (a client's parallel requests), it answers the same pair; later,
+   * presenting a spent token ends its family (a stolen token is being replayed).
+   */
   async function refresh(tenant: Tenant, refreshToken: string): Promise<Tokens> {
     const invalid = () => new AppError('INVALID_TOKEN', 'The refresh token is not valid: log in again');
-    const row = await findRefreshToken(db, tenant, hashToken(refreshToken));
+    const tokenHash = hashToken(refreshToken);
+    let row = await findRefreshToken(db, tenant, tokenHash);
     const now = clock.now();
     if (row === undefined || row.revokedAt !== null || row.expiresAt <= now) throw invalid();
-    if (row.rotatedAt !== null) {
-      // The reuse is recorded on the family's rows (revoked_reason), not as an event: the event
-      // catalogue is for integrators, and a reuse says nothing about their policies.
-      await revokeRefreshFamily(db, row.familyId, 'reuse detected', now);
-      throw new AppError(
-        'INVALID_TOKEN',
-        'The refresh token has already been used: every session of its login has ended; log in again',
+    if (row.rotatedAt === null) {
+      const account = await accounts.findById(db, tenant, row.userId);
+      if (account?.active !== true) throw invalid();
+      const company = await companyOf(tenant);
+      const subject = await accounts.findTokenSubject(
+        account.userReference,
+        company.companyReference,
+        tenant.environment,
       );
+      if (subject === undefined) throw invalid();
+      const access = await signAccess(tenant, account, subject.sessionGeneration, row.familyId);
+      const spent = row;
+      const result = await inTransaction(db, async (trx) => {
+        if (!(await markRefreshTokenRotated(trx, spent.id, now))) return undefined;
+        const tokens = await storeRefresh(trx, tenant, account, spent.familyId, access);
+        await sealSuccessor(trx, spent.id, sealSuccessorPair(refreshToken, tokens));
+        return tokens;
+      });
+      if (result !== undefined) return result;
+      // Another request spent it at this moment: answer as it was answered.
+      row = await findRefreshToken(db, tenant, tokenHash);
+      if (row === undefined || row.revokedAt !== null) throw invalid();
     }
-    const account = await accounts.findById(db, tenant, row.userId);
-    if (account?.active !== true) throw invalid();
-    const company = await companyOf(tenant);
-    const subject = await accounts.findTokenSubject(
-      account.userReference,
-      company.companyReference,
-      tenant.environment,
+    const rotatedAt = row.rotatedAt ?? now;
+    const successor =
+      row.successorSealed === null ? undefined : openSuccessorPair(refreshToken, row.successorSealed);
+    if (now.getTime() - rotatedAt.getTime() <= REFRESH_GRACE_MS && isTokens(successor)) return successor;
+    // The reuse is recorded on the family's rows (revoked_reason), not as an event: the event
+    // catalogue is for integrators, and a reuse says nothing about their policies.
+    await revokeRefreshFamily(db, row.familyId, 'reuse detected', now);
+    revokedFamilies.set(row.familyId, { revoked: true, until: Number.POSITIVE_INFINITY });
+    throw new AppError(
+      'INVALID_TOKEN',
+      'The refresh token has already been used: every session of its login has ended; log in again',
     );
-    if (subject === undefined) throw invalid();
-    const access = await signAccess(tenant, account, subject.sessionGeneration);
-    const result = await inTransaction(db, async (trx) => {
-      if (!(await markRefreshTokenRotated(trx, row.id, now))) return undefined;
-      return storeRefresh(trx, tenant, account, row.familyId, access);
+  }
+
+  /** Whether a token family was revoked (reuse, sign-out): read at most every FAMILY_CACHE_MS. */
+  async function familyRevoked(familyId: string): Promise<boolean> {
+    const nowMs = Date.now();
+    const hit = revokedFamilies.get(familyId);
+    if (hit !== undefined && hit.until > nowMs) return hit.revoked;
+    const revoked = await isFamilyRevoked(db, familyId);
+    if (revokedFamilies.size >= 50_000) revokedFamilies.clear();
+    revokedFamilies.set(familyId, {
+      revoked,
+      until: revoked ? Number.POSITIVE_INFINITY : nowMs + FAMILY_CACHE_MS,
     });
-    if (result === undefined) {
-      // Another request spent it at the same moment: that is a reuse too.
-      await revokeRefreshFamily(db, row.familyId, 'reuse detected', now);
-      throw invalid();
-    }
-    return result;
+    return revoked;
   }
 
   return {
@@ -572,6 +617,9 @@ export function createAuthService(deps: {
       }
       const subject = hit.value;
       if (subject?.active !== true || subject.sessionGeneration !== claims.gen) return undefined;
+      // A token of a login whose refresh tokens were revoked (a replayed refresh token) is refused at
+      // once, not when it expires. Tokens issued before families were named carry no `sid`.
+      if (claims.sid !== undefined && (await familyRevoked(claims.sid))) return undefined;
       return {
         tenant: asTenant(subject.companyId, claims.environment),
         userId: subject.userId,

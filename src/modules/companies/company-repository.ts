@@ -15,6 +15,8 @@ export interface CompanyTables {
     secrets_rotated_at: Date | null;
     /** Where operational emails (a webhook endpoint disabled) go; added by migration 0006. */
     contact_email: string | null;
+    /** The company's key to the built-in Stripe sandbox (migration 0017). */
+    stripe_sandbox_key: string;
   };
 }
 
@@ -29,6 +31,7 @@ export interface CompanyRecord {
   readonly createdAt: Date;
   readonly secretsRotatedAt: Date | null;
   readonly contactEmail: string | null;
+  readonly stripeSandboxKey: string;
 }
 
 const columns = [
@@ -42,6 +45,7 @@ const columns = [
   'created_at',
   'secrets_rotated_at',
   'contact_email',
+  'stripe_sandbox_key',
 ] as const;
 
 function toRecord(row: {
@@ -55,6 +59,7 @@ function toRecord(row: {
   created_at: Date;
   secrets_rotated_at: Date | null;
   contact_email: string | null;
+  stripe_sandbox_key: string;
 }): CompanyRecord {
   return {
     id: row.id,
@@ -67,6 +72,7 @@ function toRecord(row: {
     createdAt: row.created_at,
     secretsRotatedAt: row.secrets_rotated_at,
     contactEmail: row.contact_email,
+    stripeSandboxKey: row.stripe_sandbox_key,
   };
 }
 
@@ -79,6 +85,7 @@ export async function insertCompany(
     productionSecretHash: Buffer;
     sandboxSecretHash: Buffer;
     contactEmail?: string | null;
+    stripeSandboxKey: string;
     at: Date;
   },
 ): Promise<CompanyRecord> {
@@ -91,6 +98,7 @@ export async function insertCompany(
       production_secret_hash: values.productionSecretHash,
       sandbox_secret_hash: values.sandboxSecretHash,
       contact_email: values.contactEmail ?? null,
+      stripe_sandbox_key: values.stripeSandboxKey,
       created_at: values.at,
       updated_at: values.at,
     })
@@ -169,4 +177,14 @@ export async function findCompanyContact(
     .where('id', '=', id)
     .executeTakeFirst();
   return row === undefined ? undefined : { name: row.name, contactEmail: row.contact_email };
+}
+
+/** The company's key to the built-in Stripe sandbox. */
+export async function findSandboxKey(db: Executor, companyId: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('companies')
+    .select('stripe_sandbox_key')
+    .where('id', '=', companyId)
+    .executeTakeFirst();
+  return row?.stripe_sandbox_key;
 }

@@ -83,8 +83,13 @@ export function companyRoutes(deps: {
           response: { 201: Type.Ref('CompanyCredentials'), ...problemResponses(401, 422) },
         },
       },
-      async (request, reply) =>
-        reply.code(201).send(await companies.create(request.body.name, request.body.contact_email)),
+      async (request, reply) => {
+        const created = await companies.create(request.body.name, request.body.contact_email);
+        return reply
+          .code(201)
+          .header('location', `/admin/companies/${encodeURIComponent(created.company_reference)}`)
+          .send(created);
+      },
     );
 
     app.get(

@@ -32,6 +32,10 @@ export const CompanyCredentialsSchema = Type.Object(
     client_secret_sandbox: Type.String({
       description: 'Sandbox secret. Shown once; only its hash is kept. Empty when not rotated.',
     }),
+    stripe_sandbox_secret_key: Type.String({
+      description:
+        'The company’s own account in the built-in Stripe sandbox (`/sandbox/stripe/v1/…`): the `sk_test_…` key the service charges the sandbox environment’s cards with. Objects belong to the key that made them; another key gets 404.',
+    }),
   },
   { $id: 'CompanyCredentials' },
 );

@@ -19,6 +19,7 @@ export interface CompanyCredentials {
   client_id: string;
   client_secret: string;
   client_secret_sandbox: string;
+  stripe_sandbox_secret_key: string;
 }
 
 export interface CompanySummary {
@@ -36,6 +37,7 @@ const newClientId = (): string => randomToken('mp_client_', 16);
 const newProductionSecret = (): string => randomToken('mp_live_');
 const newSandboxSecret = (): string => randomToken('mp_test_');
 const newCompanyReference = (): string => randomToken('co_', 9);
+const newSandboxKey = (): string => randomToken('sk_test_', 24);
 
 /** How long a looked-up company is reused for client authentication before the database is asked again. */
 const AUTH_CACHE_MS = 5_000;
@@ -77,6 +79,7 @@ export function createCompanyService(deps: { db: Executor; clock: Clock }) {
         productionSecretHash: hashToken(clientSecret),
         sandboxSecretHash: hashToken(clientSecretSandbox),
         contactEmail: contactEmail ?? null,
+        stripeSandboxKey: newSandboxKey(),
         at: clock.now(),
       });
       return {
@@ -85,6 +88,7 @@ export function createCompanyService(deps: { db: Executor; clock: Clock }) {
         client_id: company.clientId,
         client_secret: clientSecret,
         client_secret_sandbox: clientSecretSandbox,
+        stripe_sandbox_secret_key: company.stripeSandboxKey,
       };
     },
 
@@ -123,6 +127,7 @@ export function createCompanyService(deps: { db: Executor; clock: Clock }) {
         // NOTE: the field of an unrotated secret is empty rather than absent, so the shape stays fixed.
         client_secret: clientSecret ?? '',
         client_secret_sandbox: clientSecretSandbox ?? '',
+        stripe_sandbox_secret_key: company.stripeSandboxKey,
       };
     },
 

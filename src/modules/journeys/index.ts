@@ -3,3 +3,4 @@ export { createJourneyService, journeyView, type JourneyService } from './journe
 export { journeyRoutes, type PolicyholderAuth } from './journey-routes.ts';
 export { JourneySchema, type Journey } from './journey-schemas.ts';
 export { usagePremiumPence, totalMiles, totalKilometres, METRES_PER_MILE } from './rating.ts';
+export { EXAMPLE_JOURNEY_END, EXAMPLE_JOURNEY_START } from './journey-schemas.ts';

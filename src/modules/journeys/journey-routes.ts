@@ -131,6 +131,8 @@ export function journeyRoutes(deps: {
       },
       async (request, reply) => {
         const result = await journeys.create(tenantOf(request), request.body);
+        if (result.created)
+          void reply.header('location', `/journeys/${encodeURIComponent(result.journey.journey_reference)}`);
         return reply.code(result.created ? 201 : 200).send(result.journey);
       },
     );

@@ -3,8 +3,11 @@ import { CLOCK_SKEW_ALLOWANCE_SECONDS, ROUTE_MAX_CHARACTERS, ROUTE_MAX_POINTS } 
 
 const UNIX_MAX = 4_102_444_800; // 2100-01-01: far enough for any journey, small enough to catch milliseconds
 
-const unixSeconds = (description: string) =>
-  Type.Integer({ minimum: 0, maximum: UNIX_MAX, description, examples: [1_749_800_000] });
+const unixSeconds = (description: string, example = 1_749_800_000) =>
+  Type.Integer({ minimum: 0, maximum: UNIX_MAX, description, examples: [example] });
+/** The examples of a journey's times: 08:13 to 08:33 on 2025-06-13 (the OpenAPI document moves them to today). */
+export const EXAMPLE_JOURNEY_START = 1_749_802_380;
+export const EXAMPLE_JOURNEY_END = 1_749_803_580;
 
 /** Most journeys in one batch upload. */
 export const BATCH_MAX_JOURNEYS = 1000;
@@ -17,9 +20,10 @@ export const JourneyInputSchema = Type.Object(
       description: `The route as an encoded polyline (Google's format), at \`precision\` 5 (1e-5°, the default) or 6. At least 2 and at most ${ROUTE_MAX_POINTS.toLocaleString('en-GB')} points; at most ${ROUTE_MAX_CHARACTERS.toLocaleString('en-GB')} characters; latitudes within ±90 and longitudes within ±180.`,
       examples: ['_p~iF~ps|U_ulLnnqC_mqNvxq`@'],
     }),
-    start_time: unixSeconds('When the journey started, UNIX seconds.'),
+    start_time: unixSeconds('When the journey started, UNIX seconds.', EXAMPLE_JOURNEY_START),
     end_time: unixSeconds(
       `When it ended, UNIX seconds: after \`start_time\`, and not in the future (${CLOCK_SKEW_ALLOWANCE_SECONDS} s of device clock skew allowed).`,
+      EXAMPLE_JOURNEY_END,
     ),
     policy_reference: Type.String({
       minLength: 1,

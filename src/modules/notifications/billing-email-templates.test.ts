@@ -65,3 +65,35 @@ test('endpoint disabled: names the endpoint, and user values are escaped in HTML
   assert.ok(email.html.includes('Acme &lt;Mutual&gt;'));
   assert.ok(email.html.includes('a=1&amp;b=2'));
 });
+
+test('statement issued: it says the card is charged only when a charge was recorded, else how to pay', () => {
+  const base = {
+    firstNames: 'Amelia',
+    policyReference: 'amber-falcon-river',
+    periodStartOn: '2025-06-01',
+    periodEndOn: '2025-06-30',
+    journeyCount: 0,
+    distanceMiles: 0,
+    usagePremiumPence: 0,
+    subscriptionPremiumPence: 2500,
+    totalPremiumPence: 2500,
+    billedPremiumPence: 2500,
+    currency: 'GBP',
+  };
+  assert.match(statementIssuedEmail({ ...base, payment: 'card' }).text, /charged to your card on file/);
+  const none = statementIssuedEmail({ ...base, payment: 'none' }).text;
+  assert.doesNotMatch(none, /charged/);
+  assert.match(none, /no card on file for this policy: add a card in your app, or contact us to pay/);
+  const carried = statementIssuedEmail({
+    ...base,
+    billedPremiumPence: 21,
+    totalPremiumPence: 21,
+    payment: 'carried',
+    carriedForwardPence: 21,
+  }).text;
+  assert.match(
+    carried,
+    /£0\.21 is below the smallest card payment we can take, so it will be added to your next statement/,
+  );
+  assert.match(statementIssuedEmail({ ...base, billedPremiumPence: 0 }).text, /nothing to pay/);
+});

@@ -140,6 +140,102 @@ const formatMoney = (amountPence: number, currency: string): string => {
 };
 const moneyFormats = new Map<string, Intl.NumberFormat>();
 
+/** What a change to a policy charges to the card on file or refunds to the card that paid. */
+export interface Settlement {
+  readonly kind: 'charge' | 'refund';
+  readonly amountPence: number;
+  readonly currency: string;
+}
+
+/** A policy was adjusted mid-term: from when, and what it costs or returns. */
+export function policyAdjustedEmail(values: {
+  firstNames: string;
+  policyReference: string;
+  effectiveOn: string;
+  settlement?: Settlement | undefined;
+}): RenderedEmail {
+  return render(
+    'Your policy has been changed',
+    `Hello ${values.firstNames},`,
+    [
+      ['Your policy has been changed.', null],
+      ['Policy', values.policyReference],
+      ['Effective from', values.effectiveOn],
+      ...settlementLines(values.settlement),
+    ],
+    'Drive safely.',
+  );
+}
+
+/** A policy was cancelled: from when, and the refund or the amount due. */
+export function policyCancelledEmail(values: {
+  firstNames: string;
+  policyReference: string;
+  effectiveOn: string;
+  settlement?: Settlement | undefined;
+}): RenderedEmail {
+  return render(
+    'Your policy has been cancelled',
+    `Hello ${values.firstNames},`,
+    [
+      ['Your policy has been cancelled. You are not insured by it after the date below.', null],
+      ['Policy', values.policyReference],
+      ['Cancelled from', values.effectiveOn],
+      ...(values.settlement === undefined
+        ? ([['There is no refund and nothing more to pay for the cancellation.', null]] as const)
+        : settlementLines(values.settlement)),
+      ['A final statement for your driving up to the cancellation follows.', null],
+    ],
+    'Thank you for driving with us.',
+  );
+}
+
+/** A policy was renewed: the new term. */
+export function policyRenewedEmail(values: {
+  firstNames: string;
+  policyReference: string;
+  startOn: string;
+  endOn: string;
+}): RenderedEmail {
+  return render(
+    'Your policy has been renewed',
+    `Hello ${values.firstNames},`,
+    [
+      ['Your policy has been renewed for a new term.', null],
+      ['Policy', values.policyReference],
+      ['New term', `${values.startOn} to ${values.endOn}`],
+    ],
+    'Drive safely.',
+  );
+}
+
+/** A policy lapsed: its term ended without a renewal. */
+export function policyLapsedEmail(values: {
+  firstNames: string;
+  policyReference: string;
+  endedOn: string;
+}): RenderedEmail {
+  return render(
+    'Your policy has ended',
+    `Hello ${values.firstNames},`,
+    [
+      ['Your policy has ended and was not renewed. You are no longer insured by it.', null],
+      ['Policy', values.policyReference],
+      ['Ended on', values.endedOn],
+      ['A final statement for your driving up to the end follows. Contact us to renew.', null],
+    ],
+    'Thank you for driving with us.',
+  );
+}
+
+function settlementLines(settlement: Settlement | undefined): Array<readonly [string, string | null]> {
+  if (settlement === undefined) return [];
+  const amount = formatMoney(settlement.amountPence, settlement.currency);
+  return settlement.kind === 'refund'
+    ? [['Refund to your card', amount]]
+    : [['Amount due, charged to your card on file', amount]];
+}
+
 export interface StatementIssuedValues {
   firstNames: string;
   policyReference: string;
@@ -153,6 +249,26 @@ export interface StatementIssuedValues {
   totalPremiumPence: number;
   billedPremiumPence: number;
   currency: string;
+  /**
+   * How the amount is paid: `card` (a charge to the card on file was recorded with the statement),
+   * `carried` (below the processor's minimum: added to the next statement), `none` (no card here).
+   * Absent in emails queued before it existed: read as `card`.
+   */
+  payment?: 'card' | 'carried' | 'none';
+  carriedForwardPence?: number;
+}
+
+/** What the statement email says about paying. */
+function paymentLine(values: StatementIssuedValues, money: (pence: number) => string): string {
+  if (values.billedPremiumPence === 0) return 'There is nothing to pay this time.';
+  switch (values.payment ?? 'card') {
+    case 'card':
+      return 'The amount to pay is charged to your card on file; you will hear from us if the payment fails.';
+    case 'carried':
+      return `${money(values.carriedForwardPence ?? values.billedPremiumPence)} is below the smallest card payment we can take, so it will be added to your next statement.`;
+    case 'none':
+      return 'There is no card on file for this policy: add a card in your app, or contact us to pay.';
+  }
 }
 
 /** A statement was generated: the period, distance and amounts, and what will be charged. */
@@ -171,7 +287,7 @@ export function statementIssuedEmail(values: StatementIssuedValues): RenderedEma
       ['Subscription premium', money(values.subscriptionPremiumPence)],
       ['Total premium', money(values.totalPremiumPence)],
       ['Amount to pay', money(values.billedPremiumPence)],
-      ['The amount to pay is charged to your default card.', null],
+      [paymentLine(values, money), null],
     ],
     'Drive safely.',
   );

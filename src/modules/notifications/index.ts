@@ -16,3 +16,11 @@ export {
   type RenderedEmail,
   type StatementIssuedValues,
 } from './email-templates.ts';
+export { readOutbox } from './notification-service.ts';
+export { notificationRoutes } from './notification-routes.ts';
+export {
+  policyAdjustedEmail,
+  policyCancelledEmail,
+  policyRenewedEmail,
+  policyLapsedEmail,
+} from './email-templates.ts';

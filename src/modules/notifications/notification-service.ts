@@ -8,7 +8,9 @@ import {
   findEmailForDelivery,
   insertEmails,
   listEmails,
+  listRecentEmails,
   type OutboxEmail,
+  type OutboxEntry,
   markEmailAttemptFailed,
   markEmailDelivered,
 } from './outbox-repository.ts';
@@ -24,6 +26,25 @@ const RETRY_LIMIT = 8;
  * SMTP server finishes well inside the job's expiry, and that four jobs at once keep mail flowing.
  */
 const EMAILS_PER_JOB = 25;
+
+/** A stored email as it reads: one whose content is rendered when sent shows rendered. */
+function withContent<E extends OutboxEmail>(email: E): E {
+  const later = email.html === null ? renderLater(email.template, email.data) : undefined;
+  return later === undefined ? email : { ...email, ...later };
+}
+
+/**
+ * The newest emails in the outbox (for operators: with no SMTP server, the outbox is where a temporary
+ * password is read). A sent email's body was dropped when it went out, so only its subject shows.
+ */
+export async function readOutbox(
+  db: Executor,
+  filter: { recipient?: string | undefined; limit: number },
+): Promise<OutboxEntry[]> {
+  return (await listRecentEmails(db, filter)).map((email) =>
+    email.status === 'sent' ? email : withContent(email),
+  );
+}
 
 /** Emails go through the outbox: written in the caller's transaction, sent by a job after commit, retried with backoff. */
 export function createNotificationService(deps: { db: Executor; clock: Clock; jobs: Jobs; mailer: Mailer }) {
@@ -158,10 +179,7 @@ export function createNotificationService(deps: { db: Executor; clock: Clock; jo
 
     /** The outbox for one recipient (tests and operators), emails still to be rendered shown rendered. */
     async emailsTo(recipient: string): Promise<OutboxEmail[]> {
-      return (await listEmails(db, { recipient })).map((email) => {
-        const later = renderedLater(email);
-        return later === undefined ? email : { ...email, ...later };
-      });
+      return (await listEmails(db, { recipient })).map(withContent);
     },
   };
 }

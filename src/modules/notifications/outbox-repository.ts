@@ -161,3 +161,33 @@ export async function listEmails(db: Executor, filter: { recipient?: string }): 
   if (filter.recipient !== undefined) query = query.where('recipient', '=', filter.recipient);
   return (await query.execute()).map(toEmail);
 }
+
+/** An email as an operator reads it in the outbox. */
+export interface OutboxEntry extends OutboxEmail {
+  readonly environment: string | null;
+  readonly createdAt: Date;
+  readonly sentAt: Date | null;
+  readonly lastError: string | null;
+}
+
+/** The newest emails first, for one recipient (case-insensitive) or all. */
+export async function listRecentEmails(
+  db: Executor,
+  filter: { recipient?: string | undefined; limit: number },
+): Promise<OutboxEntry[]> {
+  let query = db
+    .selectFrom('outbox_emails')
+    .select([...emailColumns, 'environment', 'created_at', 'sent_at', 'last_error'])
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(filter.limit);
+  if (filter.recipient !== undefined)
+    query = query.where(sql<string>`lower(recipient)`, '=', filter.recipient.toLowerCase());
+  return (await query.execute()).map((row) => ({
+    ...toEmail(row),
+    environment: row.environment,
+    createdAt: row.created_at,
+    sentAt: row.sent_at,
+    lastError: row.last_error,
+  }));
+}

@@ -50,3 +50,22 @@ export function cancellationAmountPence(input: {
   );
   return owed > 0 ? Math.min(owed, Math.max(0, input.refundablePence)) : owed;
 }
+
+/**
+ * The smallest amount Stripe charges, in minor units, by currency (Stripe's documented minimums;
+ * a smaller charge is refused outright). Unknown currencies take the strictest listed.
+ */
+export const MINIMUM_CHARGE_MINOR_UNITS: Readonly<Record<string, number>> = {
+  GBP: 30,
+  EUR: 50,
+  USD: 50,
+  CHF: 50,
+  AUD: 50,
+  CAD: 50,
+};
+
+/** Of an amount billed, what cannot be charged now and is carried to the next statement: all or nothing. */
+export function carriedForward(amountPence: number, currency: string): number {
+  const minimum = MINIMUM_CHARGE_MINOR_UNITS[currency.toUpperCase()] ?? 50;
+  return amountPence > 0 && amountPence < minimum ? amountPence : 0;
+}

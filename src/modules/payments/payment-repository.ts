@@ -229,49 +229,52 @@ export async function listPaymentsOfPolicy(
   return rows.map(toRecord);
 }
 
-export async function updatePayment(
-  db: Executor,
-  id: string,
-  changes: Partial<{
-    policyId: string;
-    policyVersionId: string | null;
-    purpose: PaymentPurpose;
-    status: PaymentStatus;
-    providerPaymentId: string | null;
-    providerCustomerId: string | null;
-    paymentMethodId: string | null;
-    declineCode: string | null;
-    errorMessage: string | null;
-    attempts: number;
-    firstFailedAt: Date | null;
-    nextAttemptAt: Date | null;
-    awaitingNewCard: boolean;
-    refundedPence: number;
-  }>,
-  at: Date,
-): Promise<void> {
+/** The fields a payment update may change, with their columns. */
+export type PaymentChanges = Partial<{
+  policyId: string;
+  policyVersionId: string | null;
+  purpose: PaymentPurpose;
+  status: PaymentStatus;
+  providerPaymentId: string | null;
+  providerCustomerId: string | null;
+  paymentMethodId: string | null;
+  declineCode: string | null;
+  errorMessage: string | null;
+  attempts: number;
+  firstFailedAt: Date | null;
+  nextAttemptAt: Date | null;
+  awaitingNewCard: boolean;
+  refundedPence: number;
+}>;
+
+const PAYMENT_COLUMNS: Readonly<Record<string, string>> = {
+  policyId: 'policy_id',
+  policyVersionId: 'policy_version_id',
+  purpose: 'purpose',
+  status: 'status',
+  providerPaymentId: 'provider_payment_id',
+  providerCustomerId: 'provider_customer_id',
+  paymentMethodId: 'payment_method_id',
+  declineCode: 'decline_code',
+  errorMessage: 'error_message',
+  attempts: 'attempts',
+  firstFailedAt: 'first_failed_at',
+  nextAttemptAt: 'next_attempt_at',
+  awaitingNewCard: 'awaiting_new_card',
+  refundedPence: 'refunded_pence',
+};
+
+function columnsOf(changes: PaymentChanges, at: Date): Record<string, unknown> {
   const set: Record<string, unknown> = { updated_at: at };
-  const columns: Record<string, string> = {
-    policyId: 'policy_id',
-    policyVersionId: 'policy_version_id',
-    purpose: 'purpose',
-    status: 'status',
-    providerPaymentId: 'provider_payment_id',
-    providerCustomerId: 'provider_customer_id',
-    paymentMethodId: 'payment_method_id',
-    declineCode: 'decline_code',
-    errorMessage: 'error_message',
-    attempts: 'attempts',
-    firstFailedAt: 'first_failed_at',
-    nextAttemptAt: 'next_attempt_at',
-    awaitingNewCard: 'awaiting_new_card',
-    refundedPence: 'refunded_pence',
-  };
   for (const [key, value] of Object.entries(changes)) {
-    const column = columns[key];
+    const column = PAYMENT_COLUMNS[key];
     if (column !== undefined) set[column] = value;
   }
-  await db.updateTable('payments').set(set).where('id', '=', id).execute();
+  return set;
+}
+
+/** A payment changed: its policy's cached reads are stale. */
+async function bumpRevisionOfPayment(db: Executor, id: string): Promise<void> {
   const owners = await db
     .updateTable('policies')
     .set((eb) => ({ payments_revision: eb('payments_revision', '+', 1) }))
@@ -279,6 +282,16 @@ export async function updatePayment(
     .returning('user_id')
     .execute();
   notePolicyWrites(owners.map((r) => r.user_id));
+}
+
+export async function updatePayment(
+  db: Executor,
+  id: string,
+  changes: PaymentChanges,
+  at: Date,
+): Promise<void> {
+  await db.updateTable('payments').set(columnsOf(changes, at)).where('id', '=', id).execute();
+  await bumpRevisionOfPayment(db, id);
 }
 
 /** Payments whose next attempt (dunning or reconciliation) is due, locked and skipped by other workers. */
@@ -384,4 +397,137 @@ export async function markEventProcessed(
     .returning('event_id')
     .executeTakeFirst();
   return row !== undefined;
+}
+
+/** A statement's charge, recorded in the statement's own transaction before any attempt is made. */
+export interface PendingCharge {
+  readonly tenant: Tenant;
+  readonly policyId: string;
+  readonly policyVersionId: string;
+  readonly amountPence: number;
+  readonly currency: string;
+  readonly provider: string;
+  readonly providerCustomerId: string;
+}
+
+/**
+ * Inserts pending charges (attempt 1 still to make) in one statement, each leased until `leaseUntil`:
+ * should the process die before it records an outcome, the reconciler finds it then.
+ */
+export async function insertPendingCharges(
+  db: Executor,
+  charges: readonly PendingCharge[],
+  at: Date,
+  leaseUntil: Date,
+): Promise<Map<string, string>> {
+  if (charges.length === 0) return new Map();
+  const rows = await db
+    .insertInto('payments')
+    .values(
+      charges.map((c) => ({
+        company_id: c.tenant.companyId,
+        environment: c.tenant.environment,
+        policy_id: c.policyId,
+        policy_version_id: c.policyVersionId,
+        kind: 'charge' as const,
+        purpose: 'statement' as const,
+        status: 'pending' as const,
+        amount_pence: c.amountPence,
+        currency: c.currency,
+        provider: c.provider,
+        provider_payment_id: null,
+        provider_customer_id: c.providerCustomerId,
+        payment_method_id: null,
+        refund_of: null,
+        decline_code: null,
+        error_message: null,
+        first_failed_at: null,
+        next_attempt_at: leaseUntil,
+        created_at: at,
+        updated_at: at,
+      })),
+    )
+    .returning(['id', 'policy_version_id'])
+    .execute();
+  const owners = await db
+    .updateTable('policies')
+    .set((eb) => ({ payments_revision: eb('payments_revision', '+', 1) }))
+    .where('id', 'in', [...new Set(charges.map((c) => c.policyId))])
+    .returning('user_id')
+    .execute();
+  notePolicyWrites(owners.map((r) => r.user_id));
+  return new Map(rows.map((r) => [r.policy_version_id ?? '', r.id]));
+}
+
+/** The customers these users have with the processor, by user id, in their own tenants. */
+export async function customersOf(
+  db: Executor,
+  users: ReadonlyArray<{ tenant: Tenant; userId: string }>,
+  provider: string,
+): Promise<Map<string, string>> {
+  if (users.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('payment_customers')
+    .select(['user_id', 'company_id', 'environment', 'provider_customer_id'])
+    .where('user_id', 'in', [...new Set(users.map((u) => u.userId))])
+    .where('provider', '=', provider)
+    .execute();
+  const wanted = new Set(users.map((u) => `${u.userId}|${u.tenant.companyId}|${u.tenant.environment}`));
+  return new Map(
+    rows
+      .filter((r) => wanted.has(`${r.user_id}|${r.company_id}|${r.environment}`))
+      .map((r) => [r.user_id, r.provider_customer_id]),
+  );
+}
+
+/**
+ * Takes a payment for one attempt: only a payment in one of `from` states, and only one caller at a
+ * time (the row is updated where its state still allows it). The taken payment is `pending`, its
+ * recorded attempts unchanged (so attempts + 1 is the attempt being made, and replaying it after a
+ * crash reuses its idempotency key), and leased until `leaseUntil`.
+ */
+export async function claimForAttempt(
+  db: Executor,
+  id: string,
+  from: readonly PaymentStatus[],
+  at: Date,
+  leaseUntil: Date,
+): Promise<PaymentRecord | undefined> {
+  const row = await db
+    .updateTable('payments')
+    .set({ status: 'pending', next_attempt_at: leaseUntil, updated_at: at })
+    .where('id', '=', id)
+    .where('status', 'in', [...from])
+    .returningAll()
+    .executeTakeFirst();
+  if (row === undefined) return undefined;
+  await bumpRevisionOfPayment(db, id);
+  return toRecord(row);
+}
+
+/**
+ * Records an attempt's outcome once: the row changes only while it is not yet succeeded and this
+ * attempt is not yet recorded, so that concurrent replays of one attempt (the same idempotency key)
+ * announce it once. Returns whether this call recorded it.
+ */
+export async function recordAttemptOutcome(
+  db: Executor,
+  id: string,
+  attempt: number,
+  changes: PaymentChanges,
+  at: Date,
+  /** What `attempts` becomes: the attempt, or one less for an outcome still unknown (replayed later). */
+  recordedAttempts = attempt,
+): Promise<boolean> {
+  const updated = await db
+    .updateTable('payments')
+    .set(columnsOf({ ...changes, attempts: recordedAttempts }, at))
+    .where('id', '=', id)
+    .where('status', '<>', 'succeeded')
+    .where('attempts', '<', attempt)
+    .returning('id')
+    .executeTakeFirst();
+  if (updated === undefined) return false;
+  await bumpRevisionOfPayment(db, id);
+  return true;
 }

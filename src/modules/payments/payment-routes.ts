@@ -85,7 +85,7 @@ const PaymentResponseSchema = Type.Object(
   },
   {
     description:
-      'By type — CREATE_PAYMENT_INTENT: `type`, `payment_provider_customer_ref`, `payment_provider_transaction_ref`, `payment_temporary_token`. ADD_NEW_PAYMENT_METHOD: `payment_method_id`. GET_PAYMENT_METHOD: `payment_method_id`, `brand`, `last4`, `exp_month`, `exp_year`. RETRY_PAYMENT: `payment_amount` (null on failure), `error_message`, `payment_reference`, `status`.',
+      'By type — CREATE_PAYMENT_INTENT: `type`, `payment_provider_customer_ref`, `payment_provider_transaction_ref`, `payment_temporary_token`. ADD_NEW_PAYMENT_METHOD: `type`, `payment_method_id`. GET_PAYMENT_METHOD: `payment_method_id`, `brand`, `last4`, `exp_month`, `exp_year`. RETRY_PAYMENT: `payment_amount` (null on failure), `error_message`, `payment_reference`, `status`.',
   },
 );
 
@@ -134,7 +134,7 @@ export function paymentRoutes(deps: {
           summary: 'Card payments: intents, cards, retries',
           description: [
             '`CREATE_PAYMENT_INTENT` {product_reference, amount (pence)} → a processor customer and an intent; confirm it on the client with `payment_temporary_token` as the client secret (future usage off-session), then send the result in the policy’s `payment` block. In the sandbox environment: `POST /sandbox/stripe/v1/payment_intents/{id}/confirm` with form fields `client_secret` and `payment_method` (e.g. `pm_card_visa`), as Stripe.js does.',
-            '`ADD_NEW_PAYMENT_METHOD` {policy_reference, payment_method_id} → 200 `{payment_method_id}`; the card becomes the default, and payments waiting for a new card are retried.',
+            '`ADD_NEW_PAYMENT_METHOD` {policy_reference, payment_method_id} → 200 `{type, payment_method_id}`; the card becomes the default (for a policy bound without a card payment, the processor’s customer is made first), and payments waiting for a new card are retried.',
             '`GET_PAYMENT_METHOD` {policy_reference, refund?} → the default card, or with `refund: true` the card that paid first.',
             '`RETRY_PAYMENT` {policy_reference, policy_version_reference} → charges that version’s failed payment now: `payment_amount` on success, `payment_amount: null` and `error_message` on failure; 409 when it is already paid.',
           ].join('\n\n'),
@@ -159,11 +159,14 @@ export function paymentRoutes(deps: {
             });
           case 'ADD_NEW_PAYMENT_METHOD':
             need(body, ['policy_reference', 'payment_method_id'], body.type);
-            return payments.addPaymentMethod(
-              tenant,
-              body.policy_reference ?? '',
-              body.payment_method_id ?? '',
-            );
+            return {
+              type: body.type,
+              ...(await payments.addPaymentMethod(
+                tenant,
+                body.policy_reference ?? '',
+                body.payment_method_id ?? '',
+              )),
+            };
           case 'GET_PAYMENT_METHOD':
             need(body, ['policy_reference'], body.type);
             return payments.getPaymentMethod(tenant, body.policy_reference ?? '', body.refund ?? false);

@@ -1,13 +1,14 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { PaymentEvent, PaymentGateway, PaymentIntent } from '../../integrations/payments/index.ts';
 import type { Clock } from '../../platform/clock.ts';
+import { mapConcurrent } from '../../platform/concurrency.ts';
 import { inTransaction } from '../../platform/db/database.ts';
 import { AppError, isUniqueViolation, notFound } from '../../platform/errors.ts';
 import { recordEvent } from '../../platform/events.ts';
 import type { Jobs } from '../../platform/jobs/jobs.ts';
 import { fromPence, toPence } from '../../platform/money.ts';
 import type { Executor } from '../../schema.ts';
-import { asTenant, type DataEnvironment, type Tenant } from '../companies/index.ts';
+import { asTenant, findSandboxKey, type DataEnvironment, type Tenant } from '../companies/index.ts';
 import {
   paymentActionRequiredEmail,
   paymentFailedEmail,
@@ -40,6 +41,10 @@ import {
   lockDuePayments,
   markEventProcessed,
   updatePayment,
+  claimForAttempt,
+  customersOf,
+  insertPendingCharges,
+  recordAttemptOutcome,
   type PaymentRecord,
 } from './payment-repository.ts';
 
@@ -49,10 +54,22 @@ const PROVIDER = 'stripe';
 const CURRENCY = 'GBP';
 /** How long after an `unknown` outcome the charge is replayed (same idempotency key) to learn what happened. */
 const RECONCILE_AFTER_MS = 10 * 60_000;
+/**
+ * How long an attempt in progress holds its payment. A process that dies mid-attempt leaves the payment
+ * `pending` with this lease, after which the reconciler replays the attempt under the same idempotency
+ * key (the processor answers with the original charge, or makes it if it never arrived).
+ */
+const CHARGE_LEASE_MS = 30_000;
+/** How often a worker looks for payments due: dunning retries, expired leases, unknown outcomes. */
+const COLLECT_INTERVAL_MS = 10_000;
+/** Payments claimed at a time, and attempts in flight at once, by one worker. */
+const COLLECT_BATCH = 100;
+const COLLECT_CONCURRENCY = 16;
 
 /** Resolves the processor per environment: Stripe in production, the built-in sandbox otherwise. */
 export interface PaymentGateways {
-  forEnvironment(environment: DataEnvironment): PaymentGateway;
+  /** In the sandbox, `sandboxKey` names the company's own sandbox account. */
+  forEnvironment(environment: DataEnvironment, sandboxKey?: string): PaymentGateway;
   /** Verifies a processor webhook against each environment's signing secret. */
   verifyWebhook(
     rawBody: string,
@@ -125,7 +142,18 @@ export function createPaymentService(deps: {
     },
   });
   jobs.define({ name: COLLECT_DUE_QUEUE, options: { retryLimit: 1, expireInSeconds: 900 } });
-  const gateway = (tenant: { environment: DataEnvironment }) => gateways.forEnvironment(tenant.environment);
+  // A company's sandbox key never changes: read once per process.
+  const sandboxKeys = new Map<string, string>();
+  const gateway = async (tenant: Tenant): Promise<PaymentGateway> => {
+    if (tenant.environment === 'production') return gateways.forEnvironment('production');
+    let key = sandboxKeys.get(tenant.companyId);
+    if (key === undefined) {
+      key = await findSandboxKey(db, tenant.companyId);
+      if (key === undefined) throw notFound('company');
+      sandboxKeys.set(tenant.companyId, key);
+    }
+    return gateways.forEnvironment(tenant.environment, key);
+  };
 
   async function policyOf(tenant: Tenant, reference: string): Promise<PolicyRecord> {
     const policy = await findPolicy(db, tenant, reference);
@@ -145,6 +173,31 @@ export function createPaymentService(deps: {
   }
 
   /**
+   * The policyholder's customer at the processor, made now for a policy bound without a card payment
+   * (ADD_NEW_PAYMENT_METHOD is how such a policy gets a card). Concurrent calls make one: the
+   * processor's create is idempotent per policyholder, and the first link wins.
+   */
+  async function ensureCustomer(tenant: Tenant, policy: PolicyRecord): Promise<string> {
+    const existing = await findCustomer(db, tenant, policy.userId, PROVIDER);
+    if (existing !== undefined) return existing;
+    const person = await db
+      .selectFrom('users')
+      .select(['email', 'first_names', 'last_names'])
+      .where('id', '=', policy.userId)
+      .executeTakeFirstOrThrow();
+    const customer = await (
+      await gateway(tenant)
+    ).createCustomer({
+      email: person.email,
+      name: `${person.first_names} ${person.last_names}`,
+      metadata: { milepost_user: policy.userId },
+      idempotencyKey: `user:${policy.userId}:customer`,
+    });
+    await linkCustomer(db, tenant, policy.userId, PROVIDER, customer.id, clock.now());
+    return (await findCustomer(db, tenant, policy.userId, PROVIDER)) ?? customer.id;
+  }
+
+  /**
    * One attempt at an off-session charge of `payment` (a statement or adjustment charge), keyed by
    * payment id and attempt number, then recorded. Outside any transaction.
    */
@@ -155,17 +208,17 @@ export function createPaymentService(deps: {
     const methodId =
       customerId === null
         ? null
-        : (await gateway(tenant).retrieveCustomer(customerId)).defaultPaymentMethodId;
+        : (await (await gateway(tenant)).retrieveCustomer(customerId)).defaultPaymentMethodId;
     if (customerId === null || methodId === null) {
-      await updatePayment(
+      await recordAttemptOutcome(
         db,
         payment.id,
+        attempt,
         {
           status: 'failed',
           errorMessage: 'No card on file',
           awaitingNewCard: true,
           nextAttemptAt: null,
-          attempts: attempt,
           firstFailedAt: payment.firstFailedAt ?? now,
         },
         now,
@@ -177,7 +230,9 @@ export function createPaymentService(deps: {
         status: 'failed',
       };
     }
-    const result = await gateway(tenant).chargeOffSession({
+    const result = await (
+      await gateway(tenant)
+    ).chargeOffSession({
       customerId,
       paymentMethodId: methodId,
       amountPence: payment.amountPence,
@@ -193,14 +248,16 @@ export function createPaymentService(deps: {
     switch (result.outcome) {
       case 'succeeded':
         await inTransaction(db, async (trx) => {
-          await updatePayment(
+          // One state change, one event: a concurrent replay of this attempt (same idempotency key,
+          // same charge) or a processor webhook may have recorded it already.
+          const recorded = await recordAttemptOutcome(
             trx,
             payment.id,
+            attempt,
             {
               status: 'succeeded',
               providerPaymentId: result.intentId,
               paymentMethodId: methodId,
-              attempts: attempt,
               nextAttemptAt: null,
               awaitingNewCard: false,
               declineCode: null,
@@ -208,6 +265,7 @@ export function createPaymentService(deps: {
             },
             now,
           );
+          if (!recorded) return;
           await recordEvent(
             trx,
             scope,
@@ -223,16 +281,17 @@ export function createPaymentService(deps: {
         };
       case 'unknown':
         // NOTE: never charge again with a new key; replay this attempt's key later to learn the outcome.
-        await updatePayment(
+        await recordAttemptOutcome(
           db,
           payment.id,
+          attempt,
           {
             status: 'pending',
-            attempts: attempt - 1,
             errorMessage: result.message,
             nextAttemptAt: new Date(now.getTime() + RECONCILE_AFTER_MS),
           },
           now,
+          attempt - 1,
         );
         return {
           payment_amount: null,
@@ -251,22 +310,23 @@ export function createPaymentService(deps: {
             ? nextAttemptAt(firstFailedAt, attempt, hard, deps.retryDays)
             : null;
         await inTransaction(db, async (trx) => {
-          await updatePayment(
+          const recorded = await recordAttemptOutcome(
             trx,
             payment.id,
+            attempt,
             {
               status: result.outcome === 'declined' ? 'failed' : 'requires_action',
               providerPaymentId: result.intentId ?? null,
               paymentMethodId: methodId,
               declineCode,
               errorMessage: result.message,
-              attempts: attempt,
               firstFailedAt,
               nextAttemptAt: retryAt,
               awaitingNewCard: hard,
             },
             now,
           );
+          if (!recorded) return;
           await recordEvent(
             trx,
             scope,
@@ -370,7 +430,9 @@ export function createPaymentService(deps: {
       );
       return;
     }
-    const refund = await gateway(tenant).refund({
+    const refund = await (
+      await gateway(tenant)
+    ).refund({
       paymentIntentId: original.providerPaymentId,
       amountPence: payment.amountPence,
       metadata: { milepost_payment: payment.id },
@@ -426,7 +488,7 @@ export function createPaymentService(deps: {
       }
       let intent: PaymentIntent;
       try {
-        intent = await gateway(tenant).retrievePaymentIntent(block.provider_payment_reference);
+        intent = await (await gateway(tenant)).retrievePaymentIntent(block.provider_payment_reference);
       } catch (error) {
         if (error instanceof AppError && error.code === 'NOT_FOUND')
           throw mismatch('provider_payment_reference', 'no such payment at the processor');
@@ -462,7 +524,7 @@ export function createPaymentService(deps: {
       if (existing?.policyId != null)
         throw new AppError('CONFLICT', 'This payment has already been used for a policy');
       if (intent.paymentMethodId !== null)
-        await gateway(tenant).setDefaultPaymentMethod(intent.customerId, intent.paymentMethodId);
+        await (await gateway(tenant)).setDefaultPaymentMethod(intent.customerId, intent.paymentMethodId);
       const binding: Binding = {
         __binding: true,
         intent,
@@ -552,7 +614,7 @@ export function createPaymentService(deps: {
         (p) => p.kind === 'charge' && (p.status === 'succeeded' || p.status === 'refunded'),
       );
       const original = paid.find((p) => p.purpose === 'new_business') ?? paid[0];
-      if (original === undefined) return; // a policy bound without card payments settles elsewhere
+      if (original === undefined) return undefined; // a policy bound without card payments settles elsewhere
       const before = change.previous.pricing;
       const after = change.next.pricing;
       const amountPence =
@@ -575,14 +637,17 @@ export function createPaymentService(deps: {
       // Adjustments: positive charges. Cancellations: positive refunds (it is what is owed back).
       const refund = change.kind === 'adjustment' ? amountPence < 0 : amountPence > 0;
       const magnitude = Math.abs(amountPence);
-      if (magnitude === 0) return;
+      if (magnitude === 0) return undefined;
+      const settledPence = refund
+        ? Math.min(magnitude, original.amountPence - original.refundedPence)
+        : magnitude;
       const payment = await insertPayment(trx, tenant, {
         policyId: change.policyId,
         policyVersionId: change.policyVersionId,
         kind: refund ? 'refund' : 'charge',
         purpose: change.kind,
         status: 'pending',
-        amountPence: refund ? Math.min(magnitude, original.amountPence - original.refundedPence) : magnitude,
+        amountPence: settledPence,
         currency: CURRENCY,
         provider: PROVIDER,
         providerCustomerId: original.providerCustomerId,
@@ -590,6 +655,7 @@ export function createPaymentService(deps: {
         at: now,
       });
       await jobs.enqueue(trx, SETTLE_QUEUE, { paymentId: payment.id });
+      return { kind: refund ? ('refund' as const) : ('charge' as const), amountPence: settledPence };
     },
 
     async listForPolicy(executor, tenant, policyId) {
@@ -599,7 +665,8 @@ export function createPaymentService(deps: {
     },
   };
 
-  return {
+  let collectTimer: NodeJS.Timeout | undefined;
+  const service = {
     hooks,
 
     /** CREATE_PAYMENT_INTENT: a customer and an on-session intent whose card is saved for later charges. */
@@ -625,13 +692,17 @@ export function createPaymentService(deps: {
         at: now,
       });
       try {
-        const customer = await gateway(tenant).createCustomer({
+        const customer = await (
+          await gateway(tenant)
+        ).createCustomer({
           email: input.email ?? '',
           name: input.name ?? '',
           metadata: { milepost_payment: row.id },
           idempotencyKey: `payment:${row.id}:customer`,
         });
-        const intent = await gateway(tenant).createPaymentIntent({
+        const intent = await (
+          await gateway(tenant)
+        ).createPaymentIntent({
           amountPence: input.amountPence,
           currency: CURRENCY,
           customerId: customer.id,
@@ -673,13 +744,15 @@ export function createPaymentService(deps: {
       paymentMethodId: string,
     ): Promise<{ payment_method_id: string }> {
       const policy = await policyOf(tenant, policyReference);
-      const customerId = await customerOf(tenant, policy);
-      const method = await gateway(tenant).attachPaymentMethod({
+      const customerId = await ensureCustomer(tenant, policy);
+      const method = await (
+        await gateway(tenant)
+      ).attachPaymentMethod({
         paymentMethodId,
         customerId,
         idempotencyKey: `attach:${customerId}:${paymentMethodId}`,
       });
-      await gateway(tenant).setDefaultPaymentMethod(customerId, method.id);
+      await (await gateway(tenant)).setDefaultPaymentMethod(customerId, method.id);
       const now = clock.now();
       for (const waiting of await listAwaitingNewCard(db, tenant, policy.id)) {
         if (waiting.purpose === 'statement' || waiting.purpose === 'adjustment') {
@@ -700,11 +773,11 @@ export function createPaymentService(deps: {
         );
         methodId = first?.paymentMethodId ?? null;
       } else {
-        methodId = (await gateway(tenant).retrieveCustomer(await customerOf(tenant, policy)))
+        methodId = (await (await gateway(tenant)).retrieveCustomer(await customerOf(tenant, policy)))
           .defaultPaymentMethodId;
       }
       if (methodId === null) throw notFound('payment method');
-      const method = await gateway(tenant).retrievePaymentMethod(methodId);
+      const method = await (await gateway(tenant)).retrievePaymentMethod(methodId);
       return {
         type: 'GET_PAYMENT_METHOD' as const,
         payment_method_id: method.id,
@@ -737,7 +810,18 @@ export function createPaymentService(deps: {
           throw new AppError('ALREADY_PAID', 'That policy version is already paid');
         throw new AppError('CONFLICT', 'A payment for that policy version is still in progress');
       }
-      const payment = outstanding;
+      // NOTE: taken before the processor is called, so that concurrent retries make one attempt (and
+      // one event); the others learn it is in progress.
+      const now = clock.now();
+      const payment = await claimForAttempt(
+        db,
+        outstanding.id,
+        ['failed', 'requires_action'],
+        now,
+        new Date(now.getTime() + CHARGE_LEASE_MS),
+      );
+      if (payment === undefined)
+        throw new AppError('CONFLICT', 'A payment for that policy version is already being retried');
       return attemptCharge(payment, payment.attempts + 1);
     },
 
@@ -745,49 +829,85 @@ export function createPaymentService(deps: {
     usersWithCardOnFile: (userIds: readonly string[]) => usersWithCustomer(db, userIds, PROVIDER),
 
     /**
-     * The charging function for statements: records a charge for the `st` version and tries it at once
-     * (after the statement's transaction committed). Failures are scheduled for dunning.
+     * In the statements' own transaction: a pending charge for each owing statement whose policyholder
+     * pays by card here, leased (see CHARGE_LEASE_MS). Because the charge is recorded with its statement,
+     * a process that dies after the commit leaves it to the reconciler: no owing statement is left
+     * uncharged. Returns the payment id of each statement (by version id) that will be charged.
      */
+    async recordStatementCharges(
+      trx: Executor,
+      items: ReadonlyArray<{
+        tenant: Tenant;
+        userId: string;
+        policyId: string;
+        policyVersionId: string;
+        amountPence: number;
+      }>,
+    ): Promise<Map<string, string>> {
+      const owing = items.filter((item) => item.amountPence > 0);
+      const customers = await customersOf(trx, owing, PROVIDER);
+      const now = clock.now();
+      return insertPendingCharges(
+        trx,
+        owing.flatMap((item) => {
+          const providerCustomerId = customers.get(item.userId);
+          // A policy bound without card payments is collected elsewhere: no payment record.
+          return providerCustomerId === undefined
+            ? []
+            : [{ ...item, currency: CURRENCY, provider: PROVIDER, providerCustomerId }];
+        }),
+        now,
+        new Date(now.getTime() + CHARGE_LEASE_MS),
+      );
+    },
+
+    /** Records and attempts one statement's charge (undefined when its policyholder pays elsewhere). */
     async chargeStatement(
       tenant: Tenant,
       input: { policyId: string; policyVersionId: string; amountPence: number },
     ): Promise<ChargeOutcome | undefined> {
-      const now = clock.now();
       const policy = await db
         .selectFrom('policies')
         .select(['user_id'])
         .where('id', '=', input.policyId)
         .executeTakeFirst();
-      const customerId =
-        policy === undefined ? undefined : await findCustomer(db, tenant, policy.user_id, PROVIDER);
-      // A policy bound without card payments is collected elsewhere: no attempt, no payment record.
-      if (customerId === undefined) return undefined;
-      const payment = await insertPayment(db, tenant, {
-        policyId: input.policyId,
-        policyVersionId: input.policyVersionId,
-        kind: 'charge',
-        purpose: 'statement',
-        status: 'pending',
-        amountPence: input.amountPence,
-        currency: CURRENCY,
-        provider: PROVIDER,
-        providerCustomerId: customerId,
-        at: now,
-      });
+      if (policy === undefined) return undefined;
+      const recorded = await inTransaction(db, (trx) =>
+        service.recordStatementCharges(trx, [{ tenant, userId: policy.user_id, ...input }]),
+      );
+      const paymentId = recorded.get(input.policyVersionId);
+      return paymentId === undefined ? undefined : service.attemptStatementCharge(tenant, paymentId);
+    },
+
+    /**
+     * After commit: the first attempt at charges recorded by `recordStatementCharges`. A failure stays
+     * with its statement and goes to dunning; it is not thrown.
+     */
+    async attemptStatementCharge(tenant: Tenant, paymentId: string): Promise<ChargeOutcome | undefined> {
+      const now = clock.now();
+      const payment = await claimForAttempt(
+        db,
+        paymentId,
+        ['pending'],
+        now,
+        new Date(now.getTime() + CHARGE_LEASE_MS),
+      );
+      // Already settled by another process (the reconciler took an expired lease): its outcome stands.
+      if (payment === undefined) return service.outcomeOf(tenant, paymentId);
       try {
-        return await attemptCharge(payment, 1);
+        return await attemptCharge(payment, payment.attempts + 1);
       } catch (error) {
         // The processor refused the request itself (e.g. below its minimum amount, or rate limited):
         // the statement stands; the payment is left for dunning to try again.
         const message = error instanceof Error ? error.message : String(error);
-        await updatePayment(
+        await recordAttemptOutcome(
           db,
           payment.id,
+          payment.attempts + 1,
           {
             status: 'failed',
             errorMessage: message,
-            attempts: 1,
-            firstFailedAt: now,
+            firstFailedAt: payment.firstFailedAt ?? now,
             nextAttemptAt:
               error instanceof AppError && error.retryable
                 ? new Date(now.getTime() + RECONCILE_AFTER_MS)
@@ -822,18 +942,26 @@ export function createPaymentService(deps: {
           };
     },
 
-    /** Dunning and reconciliation: every payment whose next attempt is due, claimed under SKIP LOCKED. */
+    /**
+     * Dunning and reconciliation: every payment whose next attempt is due (a dunning retry, an expired
+     * lease of an attempt whose process died, an outcome still unknown), claimed under SKIP LOCKED and
+     * leased again while it is tried.
+     */
     async collectDue(now: Date = clock.now()): Promise<number> {
+      const leaseUntil = new Date(now.getTime() + CHARGE_LEASE_MS);
       const claimed = await inTransaction(db, async (trx) => {
-        const due = await lockDuePayments(trx, now, 100);
-        for (const p of due) await updatePayment(trx, p.id, { nextAttemptAt: null }, now);
+        const due = await lockDuePayments(trx, now, COLLECT_BATCH);
+        // NOTE: each lease bumps its policy's revision, so policies are locked in id order: two workers
+        // leasing payments of the same two policies would otherwise deadlock.
+        const byPolicy = due.toSorted((a, b) => (a.policyId ?? '').localeCompare(b.policyId ?? ''));
+        for (const p of byPolicy) await updatePayment(trx, p.id, { nextAttemptAt: leaseUntil }, now);
         return due;
       });
-      for (const payment of claimed) {
+      await mapConcurrent(claimed, COLLECT_CONCURRENCY, async (payment) => {
         try {
           if (payment.kind === 'refund') await executeRefund(payment);
-          // A `pending` payment had an unknown outcome and recorded attempts − 1, so attempts + 1 replays
-          // that attempt's idempotency key; after a decline it is the next attempt's.
+          // A `pending` payment had an attempt in progress or of unknown outcome and recorded attempts − 1,
+          // so attempts + 1 replays that attempt's idempotency key; after a decline it is the next attempt's.
           else await attemptCharge(payment, payment.attempts + 1);
         } catch (error) {
           logger.warn({ err: error, payment: payment.id }, 'payment attempt failed; will retry');
@@ -844,7 +972,7 @@ export function createPaymentService(deps: {
             now,
           );
         }
-      }
+      });
       return claimed.length;
     },
 
@@ -861,7 +989,21 @@ export function createPaymentService(deps: {
             event.type === 'payment_intent.succeeded' &&
             payment.purpose !== 'intent'
           ) {
-            await updatePayment(trx, payment.id, { status: 'succeeded', nextAttemptAt: null }, now);
+            const recorded = await recordAttemptOutcome(
+              trx,
+              payment.id,
+              payment.attempts + 1,
+              { status: 'succeeded', nextAttemptAt: null, errorMessage: null },
+              now,
+            );
+            if (recorded)
+              await recordEvent(
+                trx,
+                { companyId: payment.companyId, environment: payment.environment },
+                'payment.succeeded',
+                { ...(await eventBase(trx, payment)), provider_payment_reference: event.paymentIntent.id },
+                now,
+              );
           }
         }
         return { duplicate: false };
@@ -876,11 +1018,38 @@ export function createPaymentService(deps: {
     async registerWorkers(): Promise<void> {
       await jobs.work<{ paymentId: string }>(SETTLE_QUEUE, async (data) => settle(data.paymentId));
       await jobs.work(COLLECT_DUE_QUEUE, async () => {
-        await this.collectDue();
+        await service.collectDue();
       });
       await jobs.schedule(COLLECT_DUE_QUEUE, '*/15 * * * *', {}, 'Europe/London');
+      // NOTE: besides the cron (whose occurrences can come a minute late), every worker looks every few
+      // seconds, so a charge left by a process that died is made within a lease and a look of its restart.
+      let collecting = false;
+      collectTimer ??= setInterval(() => {
+        if (collecting) return;
+        collecting = true;
+        void (async () => {
+          // Batch after batch while full ones come back: a crash can leave a whole billing run due.
+          while ((await service.collectDue()) === COLLECT_BATCH) {
+            /* next batch */
+          }
+        })()
+          .catch((error: unknown) => {
+            logger.warn({ err: error }, 'collecting due payments failed; will try again');
+          })
+          .finally(() => {
+            collecting = false;
+          });
+      }, COLLECT_INTERVAL_MS);
+      collectTimer.unref();
+    },
+
+    /** Stops the periodic collection (shutdown). */
+    stopWorkers(): void {
+      if (collectTimer !== undefined) clearInterval(collectTimer);
+      collectTimer = undefined;
     },
   };
+  return service;
 }
 
 export type PaymentService = ReturnType<typeof createPaymentService>;

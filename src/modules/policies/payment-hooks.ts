@@ -21,6 +21,12 @@ export interface PolicyChange {
  * What the policies module asks of card payments, implemented by the payments module and wired by the
  * container. The policies module never calls a processor itself.
  */
+/** What settling a change does: a charge to the card on file, or a refund to the card that paid. */
+export interface ChangeSettlement {
+  readonly kind: 'charge' | 'refund';
+  readonly amountPence: number;
+}
+
 export interface PolicyPaymentHooks {
   /** Before the transaction: checks the payment block of a new policy with the processor (422 on a mismatch). */
   verifyBinding(tenant: Tenant, input: PolicyInput): Promise<BindingPayment | undefined>;
@@ -32,7 +38,8 @@ export interface PolicyPaymentHooks {
     ids: { policyId: string; policyVersionId: string; userId: string },
   ): Promise<void>;
   /** In the change's transaction: records the charge or refund an adjustment or cancellation owes, taken after commit. */
-  settleChange(trx: Executor, tenant: Tenant, change: PolicyChange): Promise<void>;
+  /** Records the charge or refund a change calls for; what it is, or undefined when there is none. */
+  settleChange(trx: Executor, tenant: Tenant, change: PolicyChange): Promise<ChangeSettlement | undefined>;
   /** The policy's payment records, for the policy object's `payments`. */
   listForPolicy(db: Executor, tenant: Tenant, policyId: string): Promise<PaymentRecordView[]>;
 }
@@ -41,6 +48,6 @@ export interface PolicyPaymentHooks {
 export const noPaymentHooks: PolicyPaymentHooks = {
   verifyBinding: () => Promise.resolve(undefined),
   recordBinding: () => Promise.resolve(),
-  settleChange: () => Promise.resolve(),
+  settleChange: () => Promise.resolve(undefined),
   listForPolicy: () => Promise.resolve([]),
 };

@@ -2,8 +2,10 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { problemResponses } from '../../platform/http/problem.ts';
 import { ClientHeadersSchema, tenantOf, type ClientAuth } from '../companies/index.ts';
-import { PolicyInputSchema, PolicyResponseSchema, PricingSchema } from './policy-schemas.ts';
+import { PolicyInputSchema, PolicyResponseSchema, RenewalInputSchema } from './policy-schemas.ts';
 import type { PolicyService } from './policy-service.ts';
+
+const policyLocation = (reference: string): string => `/policys/${encodeURIComponent(reference)}`;
 
 const ReferenceParams = Type.Object({
   policy_reference: Type.String({ minLength: 1, maxLength: 100, examples: ['amber-falcon-river'] }),
@@ -39,27 +41,6 @@ const CancelByBody = Type.Object(
   },
   { additionalProperties: false },
 );
-const RenewalBody = Type.Object(
-  {
-    pricing: PricingSchema,
-    start_date: Type.Optional(
-      Type.Integer({
-        minimum: 0,
-        maximum: 4_102_444_800,
-        description: 'Start of the new term (UNIX seconds); defaults to the current end_date.',
-      }),
-    ),
-    end_date: Type.Optional(
-      Type.Integer({
-        minimum: 0,
-        maximum: 4_102_444_800,
-        description: 'End of the new term; defaults to the start plus the current term’s length.',
-      }),
-    ),
-  },
-  { additionalProperties: false, description: 'The new term’s pricing and, optionally, dates.' },
-);
-
 const security = [{ clientId: [], clientSecret: [] }];
 const tags = ['policies'];
 
@@ -96,6 +77,7 @@ export function policyRoutes(deps: {
       },
       async (request, reply) => {
         const result = await policies.submit(tenantOf(request), request.body);
+        if (result.created) void reply.header('location', policyLocation(result.policy.policy_reference));
         return reply.code(result.created ? 201 : 200).send(result.policy);
       },
     );
@@ -171,11 +153,11 @@ export function policyRoutes(deps: {
           tags,
           summary: 'Renew a policy for a new term',
           description:
-            'Writes an `rn` version now (201) with the new term’s dates and pricing and `policy_year` + 1. For a policy with `auto_renew` whose term has not ended, the terms are kept instead (202) and the daily job renews at `end_date`. A live policy whose term ends without stored terms lapses (`ls`). Cancelled or lapsed policies answer 409.',
+            'Writes an `rn` version now (201) for the new term: the body is the policy object of POST /policys, every block optional but `pricing` (blocks sent replace the current ones, the rest carry over; `policy.start_date`/`end_date` set the term, by default 1 s after the current end to the same Europe/London anniversary; `policy_year` defaults to the current + 1). The older body `{pricing, start_date?, end_date?}` still works. For a policy with `auto_renew` whose term has not ended, the terms are kept instead (202) and the daily job renews at `end_date`. A live policy whose term ends without stored terms lapses (`ls`). Cancelled or lapsed policies answer 409.',
           security,
           headers: ClientHeadersSchema,
           params: ReferenceParams,
-          body: RenewalBody,
+          body: RenewalInputSchema,
           response: {
             201: PolicyResponseSchema,
             202: PolicyResponseSchema,
@@ -185,7 +167,10 @@ export function policyRoutes(deps: {
       },
       async (request, reply) => {
         const result = await policies.renew(tenantOf(request), request.params.policy_reference, request.body);
-        return reply.code(result.scheduled ? 202 : 201).send(result.policy);
+        return reply
+          .code(result.scheduled ? 202 : 201)
+          .header('location', policyLocation(result.policy.policy_reference))
+          .send(result.policy);
       },
     );
   };

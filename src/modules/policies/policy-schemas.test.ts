@@ -153,6 +153,13 @@ test('the example is complete: it has every field but the alias and the service-
     'policy/policy_reference',
     'proposer/mobile_number',
     'additional_drivers/0/mobile_number',
+    // A payment block names an intent confirmed moments before: no fixed example can bind with one.
+    'payment',
+    'payment/provider_payment_reference',
+    'payment/payment_method_id',
+    'payment/provider_customer_reference',
+    'payment/payment_provider',
+    'payment/payment_amount',
   ]);
   const missing = fields(inputSchema)
     .map((f) => f.path)
@@ -374,7 +381,7 @@ test('realistic mistakes are reported with readable messages', () => {
     ['proposer/phone_number', '07700 900123', 'must match pattern "^\\+[1-9]\\d{6,14}$"'],
     ['proposer/phone_number', '+44 7700 900123', 'must match pattern "^\\+[1-9]\\d{6,14}$"'],
     ['proposer/mobile_number', '+0123456789', 'must match pattern "^\\+[1-9]\\d{6,14}$"'],
-    ['proposer/dob', '14/03/1988', 'must match pattern "^\\d{4}-\\d{2}-\\d{2}$"'],
+    ['proposer/dob', '14/03/1988', 'must match pattern "^[1-9]\\d{3}-\\d{2}-\\d{2}$"'],
     ['proposer/ncd', '4', 'must be integer'],
     ['proposer/convictions/0/points', -3, 'must be >= 0'],
     ['proposer/claims/0/at_fault', 'no', 'must be boolean'],

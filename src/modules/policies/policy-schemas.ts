@@ -25,7 +25,8 @@ export const ADDITIONAL_DRIVERS_MAX = 10;
 /** E.164: a plus, a non-zero country code digit, 7 to 15 digits in all. */
 export const E164_PATTERN = '^\\+[1-9]\\d{6,14}$';
 /** Shape only; `validatePolicyInput` checks the day exists. */
-export const DATE_PATTERN = '^\\d{4}-\\d{2}-\\d{2}$';
+/** Years 1000 to 9999: what every store and the calendar code hold (PostgreSQL has no year 0). */
+export const DATE_PATTERN = '^[1-9]\\d{3}-\\d{2}-\\d{2}$';
 /** Shape only; `validatePolicyInput` checks the code is assigned in ISO 3166-1. Either case; stored upper case. */
 export const COUNTRY_PATTERN = '^[A-Za-z]{2}$';
 export const PAYMENT_PROVIDER_PATTERN = '^[a-z][a-z0-9_-]*$';
@@ -160,7 +161,9 @@ const policyBlockProperties = {
     }),
   ),
   created_at: Type.Optional(
-    unixSeconds('When the policy was created. Set by the service; a value sent is ignored.'),
+    unixSeconds(
+      'When the policy was created, as the client records it: stored and returned as sent. When absent, the service fills in the creation time (and an adjustment keeps the value before it). The service’s own times are in the versions.',
+    ),
   ),
   policy_reference: Type.Optional(
     requiredText(
@@ -573,14 +576,46 @@ const policyInputExample = deepFreeze({
     commission_rate: 15,
   },
   custom: { broker: 'direct', campaign: 'spring-2025', telematics_source: 'mobile_app' },
-  payment: {
-    provider_payment_reference: 'pi_3PqXyZ2eZvKYlo2C1a2b3c4d',
-    payment_method_id: 'pm_1PqXyZ2eZvKYlo2CabcdEFGH',
-    provider_customer_reference: 'cus_QhT5a1b2c3d4e5',
-    payment_provider: 'stripe',
-    payment_amount: 95.5,
-  },
+  // NOTE: no `payment` block: one names a payment intent confirmed moments before, so a copied example
+  // could never bind. The description says how to send one.
 });
+
+/**
+ * The body of `POST /policys/:policy_reference/renewals`: the policy object of `POST /policys` for the
+ * new term, every block optional but `pricing`.
+ */
+export const RenewalInputSchema = Type.Object(
+  {
+    policy: Type.Optional(
+      Type.Partial(PolicyBlockSchema, {
+        description:
+          'Fields of the policy block for the new term; those sent replace the current ones. `start_date` and `end_date` set the term (default: 1 s after the current end, to the same anniversary); `policy_year` defaults to the current one + 1; `policy_reference`, when sent, must name this policy.',
+      }),
+    ),
+    proposer: Type.Optional(ProposerSchema),
+    vehicle: Type.Optional(VehicleSchema),
+    additional_drivers: Type.Optional(
+      Type.Array(AdditionalDriverSchema, { maxItems: ADDITIONAL_DRIVERS_MAX }),
+    ),
+    pricing: PricingSchema,
+    custom: Type.Optional(CustomSchema),
+    start_date: Type.Optional(unixSeconds('Start of the new term (the older form of `policy.start_date`).')),
+    end_date: Type.Optional(unixSeconds('End of the new term (the older form of `policy.end_date`).')),
+  },
+  {
+    additionalProperties: false,
+    description:
+      'The new term: the policy object of POST /policys, every block optional but `pricing`. Blocks sent (`proposer`, `vehicle`, `additional_drivers`, `custom`) replace the current ones; blocks not sent carry over; `policy` fields sent replace the current ones. The result is validated as a new policy is, every failing field listed.',
+    examples: [
+      {
+        policy: { cover: 'comprehensive' },
+        vehicle: { reg: 'LB24 XYZ', make: 'Kia', model: 'Niro', colour: 'Grey' },
+        pricing: policyInputExample.pricing,
+      },
+    ],
+  },
+);
+export type RenewalInput = Static<typeof RenewalInputSchema>;
 
 export const PolicyInputSchema = Type.Object(
   {
@@ -600,6 +635,7 @@ export const PolicyInputSchema = Type.Object(
       'Unknown fields are rejected by name, except `mobile_number`, an accepted alias of `phone_number`.',
       'Extension: `pricing.usage_unit` (`mile` | `km`, default `mile`), the unit `usage_rate` prices.',
       'On top of the schema: dates must exist; `start_date` < `end_date`; `inception_date` ≤ `start_date`; `effective_date` within the term; every driver at least 16 on the start date; licence after birth and not after the start; UK postcodes for GB/GG/JE/IM addresses and for `vehicle.overnight_postcode`; real ISO 3166-1 country codes; money at most 2 decimal places, rates at most 6.',
+      'Card payment: to collect the upfront premium at binding, first `POST /payments {type: CREATE_PAYMENT_INTENT}`, confirm the intent client-side (Stripe.js, or the sandbox’s `/sandbox/stripe/v1/payment_intents/{id}/confirm`), then send `payment: {provider_payment_reference, payment_method_id, provider_customer_reference, payment_provider, payment_amount}` from that result. Without a `payment` block the policy is created unpaid and a card is added later with `ADD_NEW_PAYMENT_METHOD`.',
       'Stored normalised: postcodes upper case with one space, country upper case (default `GB`), `mobile_number` folded into `phone_number`, `billing_day_date` defaulting to the start date’s day.',
     ].join(' '),
     examples: [policyInputExample],

@@ -7,7 +7,16 @@ import { recordEvent } from '../../platform/events.ts';
 import type { Jobs } from '../../platform/jobs/jobs.ts';
 import type { AccountService } from '../accounts/index.ts';
 import { asTenant, type DataEnvironment, type Tenant } from '../companies/index.ts';
-import { policyAddedEmail, welcomeEmail, type NotificationService } from '../notifications/index.ts';
+import {
+  policyAddedEmail,
+  policyAdjustedEmail,
+  policyCancelledEmail,
+  policyLapsedEmail,
+  policyRenewedEmail,
+  welcomeEmail,
+  type NotificationService,
+  type RenderedEmail,
+} from '../notifications/index.ts';
 import { noPaymentHooks, type PolicyPaymentHooks } from './payment-hooks.ts';
 import { generatePolicyReference } from './policy-reference.ts';
 import { createPolicyRowCache } from './policy-row-cache.ts';
@@ -22,8 +31,8 @@ import {
   setRenewalTerms,
   type PolicyRecord,
 } from './policy-repository.ts';
-import type { PolicyInput, PolicyResponse, Pricing } from './policy-schemas.ts';
-import { normalisePolicyInput, validatePolicyInput } from './policy-validation.ts';
+import type { PolicyInput, PolicyResponse, RenewalInput } from './policy-schemas.ts';
+import { londonDateOf, normalisePolicyInput, validatePolicyInput } from './policy-validation.ts';
 import {
   isLive,
   nextTerm,
@@ -47,12 +56,6 @@ export interface CancelInput {
   readonly reason?: string | undefined;
   /** Pounds; positive refunds the policyholder, negative charges them. Absent: calculated from pricing. */
   readonly payment_amount?: number | undefined;
-}
-
-export interface RenewalInput {
-  readonly pricing: Pricing;
-  readonly start_date?: number | undefined;
-  readonly end_date?: number | undefined;
 }
 
 const seconds = (at: Date): number => Math.floor(at.getTime() / 1000);
@@ -179,7 +182,7 @@ export function createPolicyService(deps: {
           at: now,
         });
       }
-      const snapshot = snapshotOf(input, policy.policyReference, seconds(now));
+      const snapshot = snapshotOf(input, policy.policyReference, input.policy.created_at ?? seconds(now));
       const version = await appendVersion(trx, policy, {
         versionType: 'nb',
         snapshot,
@@ -232,11 +235,38 @@ export function createPolicyService(deps: {
     });
   }
 
+  /** Emails the policyholder about a change to their policy, in the caller's transaction. */
+  async function tellHolder(
+    trx: Executor,
+    tenant: Tenant,
+    policy: { userId: string },
+    template: string,
+    email: (holder: { firstNames: string }) => RenderedEmail,
+  ): Promise<void> {
+    const holder = await trx
+      .selectFrom('users')
+      .select(['email', 'first_names'])
+      .where('id', '=', policy.userId)
+      .executeTakeFirst();
+    if (holder === undefined) return;
+    await notifications.queueEmail(
+      trx,
+      { companyId: tenant.companyId, environment: tenant.environment },
+      template,
+      holder.email,
+      email({ firstNames: holder.first_names }),
+    );
+  }
+
   async function adjust(tenant: Tenant, reference: string, input: PolicyInput): Promise<PolicyResponse> {
     const now = clock.now();
     return inTransaction(db, async (trx) => {
       const { policy, latest, versions } = await locked(trx, tenant, reference);
-      const snapshot = snapshotOf(input, reference, versions[0]?.snapshot.policy.created_at ?? seconds(now));
+      const snapshot = snapshotOf(
+        input,
+        reference,
+        input.policy.created_at ?? versions[0]?.snapshot.policy.created_at ?? seconds(now),
+      );
       const effectiveAt =
         input.effective_date === undefined
           ? new Date(Math.max(now.getTime(), snapshot.policy.start_date * 1000))
@@ -248,7 +278,7 @@ export function createPolicyService(deps: {
         at: now,
         status: 'active',
       });
-      await payments.settleChange(trx, tenant, {
+      const settlement = await payments.settleChange(trx, tenant, {
         kind: 'adjustment',
         policyId: policy.id,
         policyVersionId: version.id,
@@ -267,6 +297,14 @@ export function createPolicyService(deps: {
           effective_date: effectiveAt.toISOString(),
         },
         now,
+      );
+      await tellHolder(trx, tenant, policy, 'policy-adjusted', (holder) =>
+        policyAdjustedEmail({
+          ...holder,
+          policyReference: reference,
+          effectiveOn: londonDateOf(seconds(effectiveAt)),
+          settlement: settlement === undefined ? undefined : { ...settlement, currency: 'GBP' },
+        }),
       );
       return view(trx, tenant, { ...policy, versionCount: version.sequence }, [...versions, version]);
     });
@@ -329,7 +367,7 @@ export function createPolicyService(deps: {
           reason: input.reason ?? null,
           renewalTerms: null,
         });
-        await payments.settleChange(trx, tenant, {
+        const settlement = await payments.settleChange(trx, tenant, {
           kind: 'cancellation',
           policyId: policy.id,
           policyVersionId: version.id,
@@ -351,6 +389,14 @@ export function createPolicyService(deps: {
             reason: input.reason ?? null,
           },
           now,
+        );
+        await tellHolder(trx, tenant, policy, 'policy-cancelled', (holder) =>
+          policyCancelledEmail({
+            ...holder,
+            policyReference: reference,
+            effectiveOn: londonDateOf(seconds(effectiveAt)),
+            settlement: settlement === undefined ? undefined : { ...settlement, currency: 'GBP' },
+          }),
         );
         return view(trx, tenant, { ...policy, status: 'cancelled', versionCount: version.sequence }, [
           ...versions,
@@ -375,7 +421,15 @@ export function createPolicyService(deps: {
           startDate: latest.snapshot.policy.start_date,
           endDate: latest.snapshot.policy.end_date,
         };
-        const term = nextTerm(current, { startDate: input.start_date, endDate: input.end_date });
+        const sentReference = input.policy?.policy_reference;
+        if (sentReference !== undefined && sentReference !== reference)
+          throw invalid([
+            { path: '/body/policy/policy_reference', message: `must be ${reference}, the policy renewed` },
+          ]);
+        const term = nextTerm(current, {
+          startDate: input.policy?.start_date ?? input.start_date,
+          endDate: input.policy?.end_date ?? input.end_date,
+        });
         if (term.endDate <= term.startDate || term.startDate < current.startDate) {
           throw new AppError(
             'VALIDATION_FAILED',
@@ -385,7 +439,44 @@ export function createPolicyService(deps: {
             },
           );
         }
-        const terms: RenewalTerms = { pricing: input.pricing, ...term };
+        const {
+          start_date: _s,
+          end_date: _e,
+          policy_reference: _r,
+          created_at: _c,
+          ...policyFields
+        } = input.policy ?? {};
+        const replaced = Object.fromEntries(
+          (['proposer', 'vehicle', 'additional_drivers', 'custom'] as const)
+            .filter((block) => input[block] !== undefined)
+            .map((block) => [block, input[block]]),
+        );
+        // The new term is validated and normalised as a new policy is: every failing field listed.
+        const candidate = renewedSnapshot(latest.snapshot, {
+          pricing: input.pricing,
+          ...term,
+          replaced,
+          policyFields,
+        });
+        const { policy: candidatePolicy, ...candidateRest } = candidate;
+        const asInput = { ...candidateRest, policy: { ...candidatePolicy } } as unknown as PolicyInput;
+        delete (asInput.policy as { policy_reference?: string }).policy_reference;
+        const errors = validatePolicyInput(asInput);
+        if (errors.length > 0) throw invalid(errors);
+        const normal = normalisePolicyInput(asInput);
+        const terms: RenewalTerms = {
+          pricing: normal.pricing,
+          ...term,
+          replaced: Object.fromEntries(
+            Object.keys(replaced).map((block) => [block, normal[block as keyof typeof normal]]),
+          ),
+          policyFields: Object.fromEntries(
+            Object.keys(policyFields).map((field) => [
+              field,
+              normal.policy[field as keyof typeof normal.policy],
+            ]),
+          ),
+        };
         const scope = { companyId: tenant.companyId, environment: tenant.environment };
         if (policy.autoRenew && now.getTime() < current.endDate * 1000) {
           await setRenewalTerms(trx, policy.id, terms, now);
@@ -416,6 +507,14 @@ export function createPolicyService(deps: {
             start_date: fromSeconds(term.startDate).toISOString(),
           },
           now,
+        );
+        await tellHolder(trx, tenant, policy, 'policy-renewed', (holder) =>
+          policyRenewedEmail({
+            ...holder,
+            policyReference: reference,
+            startOn: londonDateOf(term.startDate),
+            endOn: londonDateOf(term.endDate),
+          }),
         );
         return {
           scheduled: false,
@@ -472,6 +571,15 @@ export function createPolicyService(deps: {
                 { policy_reference: item.reference, policy_version_reference: version.id, automatic: true },
                 now,
               );
+              const renewal = policy.renewalTerms;
+              await tellHolder(trx, tenant, policy, 'policy-renewed', (holder) =>
+                policyRenewedEmail({
+                  ...holder,
+                  policyReference: item.reference,
+                  startOn: londonDateOf(renewal.startDate),
+                  endOn: londonDateOf(renewal.endDate),
+                }),
+              );
               return action;
             }
             const version = await appendVersion(trx, policy, {
@@ -493,6 +601,13 @@ export function createPolicyService(deps: {
                 effective_date: policy.currentEndAt.toISOString(),
               },
               now,
+            );
+            await tellHolder(trx, tenant, policy, 'policy-lapsed', (holder) =>
+              policyLapsedEmail({
+                ...holder,
+                policyReference: item.reference,
+                endedOn: londonDateOf(seconds(policy.currentEndAt)),
+              }),
             );
             return 'lapse' as const;
           });

@@ -69,27 +69,106 @@ export interface RenewalTerms {
   readonly pricing: PolicyInput['pricing'];
   readonly startDate: number;
   readonly endDate: number;
+  /** Blocks of the policy object sent for the new term, replacing the current ones (absent: carried over). */
+  readonly replaced?: Partial<Pick<PolicySnapshot, 'proposer' | 'vehicle' | 'additional_drivers' | 'custom'>>;
+  /** Fields of the policy block sent for the new term. */
+  readonly policyFields?: Partial<PolicyInput['policy']>;
+}
+
+const LONDON_PARTS = new Intl.DateTimeFormat('en-GB', {
+  timeZone: 'Europe/London',
+  hourCycle: 'h23',
+  year: 'numeric',
+  month: 'numeric',
+  day: 'numeric',
+  hour: 'numeric',
+  minute: 'numeric',
+  second: 'numeric',
+});
+
+interface LocalTime {
+  readonly year: number;
+  readonly month: number;
+  readonly day: number;
+  readonly hour: number;
+  readonly minute: number;
+  readonly second: number;
+}
+
+function londonLocal(unixSeconds: number): LocalTime {
+  const parts = Object.fromEntries(
+    LONDON_PARTS.formatToParts(new Date(unixSeconds * 1000)).map((p) => [p.type, Number(p.value)]),
+  );
+  return {
+    year: parts['year'] ?? 0,
+    month: parts['month'] ?? 1,
+    day: parts['day'] ?? 1,
+    hour: parts['hour'] ?? 0,
+    minute: parts['minute'] ?? 0,
+    second: parts['second'] ?? 0,
+  };
+}
+
+const asIfUtc = (t: LocalTime): number =>
+  Date.UTC(t.year, t.month - 1, t.day, t.hour, t.minute, t.second) / 1000;
+
+/** The instant (UNIX seconds) a Europe/London wall-clock time names (the later offset, if it repeats). */
+function fromLondonLocal(local: LocalTime): number {
+  let guess = asIfUtc(local);
+  // Two corrections settle the offset (GMT or BST) of the instant itself.
+  for (let i = 0; i < 2; i++) guess = asIfUtc(local) - (asIfUtc(londonLocal(guess)) - guess);
+  return guess;
+}
+
+/** Whole calendar months from one London wall-clock time to another, when it is exactly that. */
+function wholeMonthsBetween(from: LocalTime, to: LocalTime): number | undefined {
+  const months = (to.year - from.year) * 12 + (to.month - from.month);
+  const same =
+    to.day === from.day && to.hour === from.hour && to.minute === from.minute && to.second === from.second;
+  return months > 0 && same ? months : undefined;
+}
+
+function addMonths(local: LocalTime, months: number): LocalTime {
+  const index = local.year * 12 + (local.month - 1) + months;
+  const year = Math.floor(index / 12);
+  const month = (index % 12) + 1;
+  // 29 February falls on 28 February in a common year, as a 31st falls on a shorter month's last day.
+  const lastDay = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  return { ...local, year, month, day: Math.min(local.day, lastDay) };
 }
 
 /**
- * The next term: starts where the current ends unless told otherwise, and lasts as long as the
- * current one unless an end is given. Dates are UNIX seconds.
+ * The next term, in UNIX seconds: it starts 1 s after the current one ends (terms are inclusive of
+ * their last second, so they neither overlap nor leave a gap) unless told otherwise, and ends on the
+ * same Europe/London calendar anniversary and wall-clock time as the current one: a term of whole
+ * calendar months (a year, most often) is followed by one as many months long, so ten yearly renewals
+ * all end at 23:59:59 on the same date whatever BST does. A term of another length keeps its length.
+ * The month count is read from the term's start to the second after its end, wall clock to wall clock.
  */
 export function nextTerm(
   current: { startDate: number; endDate: number },
   requested: { startDate?: number | undefined; endDate?: number | undefined },
-) {
-  const startDate = requested.startDate ?? current.endDate;
-  const endDate = requested.endDate ?? startDate + (current.endDate - current.startDate);
-  return { startDate, endDate };
+): { startDate: number; endDate: number } {
+  const startDate = requested.startDate ?? current.endDate + 1;
+  if (requested.endDate !== undefined) return { startDate, endDate: requested.endDate };
+  const months = wholeMonthsBetween(londonLocal(current.startDate), londonLocal(current.endDate + 1));
+  if (months === undefined || requested.startDate !== undefined)
+    return { startDate, endDate: startDate + (current.endDate - current.startDate) };
+  return { startDate, endDate: fromLondonLocal(addMonths(londonLocal(current.endDate + 1), months)) - 1 };
 }
 
 /** The snapshot of a renewal: the latest snapshot with the new term's dates, pricing and policy year. */
 export function renewedSnapshot(latest: PolicySnapshot, terms: RenewalTerms): PolicySnapshot {
   const snapshot = structuredClone(latest);
-  snapshot.policy.start_date = terms.startDate;
-  snapshot.policy.end_date = terms.endDate;
-  snapshot.policy.policy_year = (latest.policy.policy_year ?? 1) + 1;
+  Object.assign(snapshot, structuredClone(terms.replaced ?? {}));
+  snapshot.policy = {
+    ...snapshot.policy,
+    ...structuredClone(terms.policyFields ?? {}),
+    policy_reference: latest.policy.policy_reference,
+    start_date: terms.startDate,
+    end_date: terms.endDate,
+    policy_year: terms.policyFields?.policy_year ?? (latest.policy.policy_year ?? 1) + 1,
+  };
   snapshot.pricing = structuredClone(terms.pricing);
   delete snapshot.payment;
   return snapshot;

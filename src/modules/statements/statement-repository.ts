@@ -22,6 +22,10 @@ export interface StatementTables {
     total_premium_pence: number;
     credits_used_pence: number;
     billed_premium_pence: number;
+    /** Billed but below the processor's minimum charge: carried to the next statement (0019). */
+    carried_forward_pence: number;
+    /** Carried in from an earlier statement and billed here. */
+    brought_forward_pence: number;
     payment_id: string | null;
     created_at: Date;
   };
@@ -31,7 +35,7 @@ export interface StatementTables {
     company_id: string;
     environment: string;
     amount_pence: number;
-    source: 'void' | 'goodwill' | 'refund' | 'statement';
+    source: 'void' | 'goodwill' | 'refund' | 'statement' | 'carried_forward';
     reference: string;
     reason: string | null;
     created_at: Date;
@@ -258,12 +262,16 @@ export async function lastStatement(trx: Executor, policyId: string): Promise<St
     .executeTakeFirst();
 }
 
-export async function setStatementPayment(
+/** Links statements to their charges (statement id → payment id), in one statement. */
+export async function setStatementPayments(
   db: Executor,
-  statementId: string,
-  paymentId: string,
+  byStatement: ReadonlyMap<string, string>,
 ): Promise<void> {
-  await db.updateTable('statements').set({ payment_id: paymentId }).where('id', '=', statementId).execute();
+  if (byStatement.size === 0) return;
+  await sql`
+    update statements s set payment_id = v.payment_id
+    from unnest(${[...byStatement.keys()]}::uuid[], ${[...byStatement.values()]}::uuid[]) as v(id, payment_id)
+    where s.id = v.id`.execute(db);
 }
 
 export async function findStatement(
@@ -347,7 +355,7 @@ export async function insertStatements(trx: Executor, rows: readonly StatementRo
     insert into statements (id, policy_id, company_id, environment, period_start_at, period_end_at,
       billing_date, final, journey_count, distance_metres, duration_seconds, usage_premium_pence,
       installments, subscription_premium_pence, total_premium_pence, credits_used_pence,
-      billed_premium_pence, payment_id, created_at)
+      billed_premium_pence, carried_forward_pence, brought_forward_pence, payment_id, created_at)
     select * from unnest(${column('id')}::uuid[], ${column('policy_id')}::uuid[], ${column('company_id')}::uuid[],
       ${column('environment')}::text[], ${column('period_start_at')}::timestamptz[],
       ${column('period_end_at')}::timestamptz[], ${column('billing_date')}::date[], ${column('final')}::boolean[],
@@ -355,6 +363,7 @@ export async function insertStatements(trx: Executor, rows: readonly StatementRo
       ${column('usage_premium_pence')}::bigint[], ${column('installments')}::int[],
       ${column('subscription_premium_pence')}::bigint[], ${column('total_premium_pence')}::bigint[],
       ${column('credits_used_pence')}::bigint[], ${column('billed_premium_pence')}::bigint[],
+      ${column('carried_forward_pence')}::bigint[], ${column('brought_forward_pence')}::bigint[],
       ${column('payment_id')}::uuid[], ${column('created_at')}::timestamptz[])`.execute(trx);
 }
 
@@ -363,7 +372,7 @@ export interface CreditEntry {
   readonly companyId: string;
   readonly environment: string;
   readonly amountPence: number;
-  readonly source: 'void' | 'goodwill' | 'refund' | 'statement';
+  readonly source: 'void' | 'goodwill' | 'refund' | 'statement' | 'carried_forward';
   readonly reference: string;
   readonly reason?: string | null;
   readonly at: Date;
@@ -447,6 +456,16 @@ export interface BillingState {
   readonly subscriptionInstallments: number | null;
   /** The latest statement's end (null before the first). */
   readonly previousEndAt: Date | null;
+  /**
+   * The term before the current one, when the next period starts in it (a statement then spans both
+   * terms and carries the installments of each): its start and installment plan.
+   */
+  readonly previousTerm: {
+    readonly startAt: Date;
+    readonly billingDay: number | null;
+    readonly subscriptionPremiumPence: number;
+    readonly subscriptionInstallments: number | null;
+  } | null;
   /** Where the statement email goes. */
   readonly policyholder: { readonly email: string; readonly firstNames: string };
 }
@@ -478,14 +497,36 @@ export async function lockBillingStates(db: Executor, policyIds: readonly string
     billed_through_at: Date | null;
     email: string;
     first_names: string;
+    previous_start_s: string | null;
+    previous_billing_day: number | null;
+    previous_premium_pence: string | null;
+    previous_installments: number | null;
   }>`
     select p.id, p.policy_reference, p.company_id, p.environment, p.user_id, p.status, p.version_count,
       p.first_start_at, p.current_start_at, p.billing_day, p.subscription_premium_pence,
-      p.subscription_installments, u.email, u.first_names,
-      greatest(p.billed_through_at,
-        (select max(s.period_end_at) from statements s where s.policy_id = p.id)) as billed_through_at
+      p.subscription_installments, u.email, u.first_names, b.billed_through_at,
+      prev.start_s as previous_start_s, prev.billing_day as previous_billing_day,
+      prev.premium_pence as previous_premium_pence, prev.installments as previous_installments
     from policies p
     join users u on u.id = p.user_id
+    cross join lateral (
+      select greatest(p.billed_through_at,
+        (select max(s.period_end_at) from statements s where s.policy_id = p.id)) as billed_through_at
+    ) b
+    -- NOTE: read only when the next period starts before the current term (a one-time filter: no
+    -- version is read for the usual policy, billed within its term).
+    left join lateral (
+      select (v.snapshot->'policy'->>'start_date')::bigint as start_s,
+        (v.snapshot->'policy'->>'billing_day_date')::int as billing_day,
+        round((v.snapshot->'pricing'->>'subscription_premium')::numeric * 100)::bigint as premium_pence,
+        (v.snapshot->'pricing'->>'subscription_installments')::int as installments
+      from policy_versions v
+      where coalesce(b.billed_through_at + interval '1 second', p.first_start_at) < p.current_start_at
+        and v.policy_id = p.id and v.snapshot is not null
+        and (v.snapshot->'policy'->>'start_date')::bigint < extract(epoch from p.current_start_at)
+      order by v.sequence desc
+      limit 1
+    ) prev on true
     where p.id = any(${[...policyIds]}::uuid[])
     order by p.id
     for update of p`.execute(db);
@@ -503,6 +544,15 @@ export async function lockBillingStates(db: Executor, policyIds: readonly string
     subscriptionPremiumPence: Number(r.subscription_premium_pence),
     subscriptionInstallments: r.subscription_installments,
     previousEndAt: r.billed_through_at,
+    previousTerm:
+      r.previous_start_s === null
+        ? null
+        : {
+            startAt: new Date(Number(r.previous_start_s) * 1000),
+            billingDay: r.previous_billing_day,
+            subscriptionPremiumPence: Number(r.previous_premium_pence ?? 0),
+            subscriptionInstallments: r.previous_installments,
+          },
     policyholder: { email: r.email, firstNames: r.first_names },
   }));
 }

@@ -66,7 +66,10 @@ export function statementRoutes(deps: {
           reference,
           effective === undefined ? undefined : new Date(effective * 1000),
         );
-        return reply.code(201).send(statement);
+        return reply
+          .code(201)
+          .header('location', `/statements/${encodeURIComponent(statement.policy_version_reference)}`)
+          .send(statement);
       },
     );
 
@@ -172,8 +175,10 @@ export function statementRoutes(deps: {
             });
           }
           const tenant = await deps.companies.tenantOf(body.company_reference, body.environment);
+          // The credit shows on the policy's statements (it is used by the next one).
           return reply
             .code(201)
+            .header('location', `/statements?policy_reference=${encodeURIComponent(body.policy_reference)}`)
             .send(await statements.grantCredit(tenant, body.policy_reference, pence, body.reason));
         },
       );
@@ -188,7 +193,7 @@ export function statementRoutes(deps: {
               'Bills every live policy whose billing date is `date` (Europe/London; billing days 29–31 fall on the last day of shorter months), each with a statement ending at the end of the day before. Running a day again bills nobody twice: those are counted as `already_billed`.',
             security: [{ adminKey: [] }],
             body: Type.Object(
-              { date: Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', examples: ['2025-07-01'] }) },
+              { date: Type.String({ pattern: '^[1-9]\\d{3}-\\d{2}-\\d{2}$', examples: ['2025-07-01'] }) },
               { additionalProperties: false },
             ),
             response: {

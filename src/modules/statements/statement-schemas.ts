@@ -47,6 +47,13 @@ export const StatementSchema = Type.Object(
       description: 'total_premium − credits used; never negative. Charged to the default card.',
     }),
     credits_used: Type.Number(),
+    carried_forward: Type.Number({
+      description:
+        'Billed but below the card processor’s minimum charge (30p in GBP): not charged now, carried to the next statement.',
+    }),
+    brought_forward: Type.Number({
+      description: 'Carried in from an earlier statement below the minimum charge, and billed in this one.',
+    }),
     subscription_installments: Type.Integer({ description: 'Installments that fell due in the period.' }),
     statement_start_date: Type.String({
       format: 'date-time',

@@ -10,7 +10,7 @@ import { fromPence } from '../../platform/money.ts';
 import type { Executor } from '../../schema.ts';
 import { asTenant, type DataEnvironment, type Tenant } from '../companies/index.ts';
 import type { NotificationService, StatementIssuedValues } from '../notifications/index.ts';
-import type { ChargeOutcome, PaymentService } from '../payments/index.ts';
+import { carriedForward, type ChargeOutcome, type PaymentService } from '../payments/index.ts';
 import { appendStatementVersions, findPolicy } from '../policies/index.ts';
 import { totalKilometres, totalMiles } from '../journeys/index.ts';
 import {
@@ -25,7 +25,7 @@ import {
   listStatementJourneys,
   listStatements,
   lockBillingStates,
-  setStatementPayment,
+  setStatementPayments,
   type BilledJourney,
   type BillingState,
   type ClaimedTotals,
@@ -49,6 +49,25 @@ export const FINAL_STATEMENT_QUEUE = 'statements.final';
  * Policies billed in one transaction. Each chunk costs a fixed number of statements, so bigger chunks
  * amortise round trips; past about a thousand the gain is small and a failed chunk retries more work.
  */
+/** How many of a term's installments fall due within [periodStart, periodEnd]. */
+function termInstallments(
+  plan: { billingDay: number | null; subscriptionInstallments: number | null },
+  termStartAt: Date,
+  periodStart: Date,
+  periodEnd: Date,
+): number {
+  if (periodEnd.getTime() < periodStart.getTime()) return 0;
+  return installmentsDue({
+    policyStart: termStartAt,
+    billingDay: plan.billingDay ?? Number(londonDate(termStartAt).slice(8)),
+    count: plan.subscriptionInstallments ?? 12,
+    periodStart,
+    periodEnd,
+  }).length;
+}
+
+/** The currency statements are billed in (companies bill in GBP). */
+const CURRENCY = 'GBP';
 const CHUNK_SIZE = 1000;
 /** Chunks billed at once by one process: PostgreSQL runs each on one core. */
 const BILLING_CONCURRENCY = 2;
@@ -76,6 +95,8 @@ interface StatementRequest {
 interface Written {
   readonly state: BillingState;
   readonly row: StatementRow;
+  /** The card charge recorded with the statement, to attempt after commit. */
+  readonly paymentId: string | undefined;
 }
 
 type StatementOutcome =
@@ -83,16 +104,29 @@ type StatementOutcome =
   | { readonly kind: 'not_found' }
   | { readonly kind: 'not_active'; readonly status: string }
   /** The period asked for ends before it would start: already billed that far. */
-  | { readonly kind: 'not_after_previous'; readonly previousEndAt: Date | null };
+  | {
+      readonly kind: 'not_after_previous';
+      readonly previousEndAt: Date | null;
+      readonly firstStartAt: Date | null;
+    };
 
-const periodConflict = (previousEndAt: Date | null) =>
-  new AppError(
-    'STATEMENT_PERIOD_CONFLICT',
-    `effective_date must be after the previous statement's end (${previousEndAt?.toISOString() ?? ''})`,
-    {
-      errors: [{ path: '/body/effective_date', message: 'must be after the end of the previous statement' }],
-    },
-  );
+/** The period cannot end there: before the previous statement's end, or (the first) before the policy's start. */
+const periodConflict = (previousEndAt: Date | null, firstStartAt: Date | null) =>
+  previousEndAt === null
+    ? new AppError(
+        'STATEMENT_PERIOD_CONFLICT',
+        `effective_date must be after the policy's start_date${firstStartAt === null ? '' : ` (${firstStartAt.toISOString()})`}: a first statement covers the policy from its start`,
+        { errors: [{ path: '/body/effective_date', message: "must be after the policy's start_date" }] },
+      )
+    : new AppError(
+        'STATEMENT_PERIOD_CONFLICT',
+        `effective_date must be after the previous statement's end (${previousEndAt.toISOString()})`,
+        {
+          errors: [
+            { path: '/body/effective_date', message: 'must be after the end of the previous statement' },
+          ],
+        },
+      );
 
 export type StatementView = Statement;
 
@@ -141,6 +175,8 @@ function toView(
     total_premium: fromPence(row.total_premium_pence),
     billed_premium: fromPence(row.billed_premium_pence),
     credits_used: fromPence(row.credits_used_pence),
+    carried_forward: fromPence(row.carried_forward_pence),
+    brought_forward: fromPence(row.brought_forward_pence),
     subscription_installments: row.installments,
     statement_start_date: row.period_start_at.toISOString(),
     statement_end_date: row.period_end_at.toISOString(),
@@ -190,8 +226,16 @@ export function createStatementService(deps: {
     labelNames: ['outcome'],
     registers: deps.metrics === undefined ? [] : [deps.metrics],
   });
-  jobs.define({ name: BILLING_RUN_QUEUE, options: { retryLimit: 2, expireInSeconds: 3600 } });
-  jobs.define({ name: BILL_CHUNK_QUEUE, options: { retryLimit: 3, retryDelay: 60, expireInSeconds: 3600 } });
+  // NOTE: heartbeats, so that a run or chunk whose worker died (kill -9, a lost machine) is retried
+  // within seconds, not when its hour of expiry is up; a retried chunk bills nobody twice.
+  jobs.define({
+    name: BILLING_RUN_QUEUE,
+    options: { retryLimit: 2, expireInSeconds: 3600, heartbeatSeconds: 10 },
+  });
+  jobs.define({
+    name: BILL_CHUNK_QUEUE,
+    options: { retryLimit: 5, retryDelay: 5, expireInSeconds: 3600, heartbeatSeconds: 10 },
+  });
   jobs.define({
     name: FINAL_STATEMENT_QUEUE,
     options: { retryLimit: 5, retryDelay: 60, retryBackoff: true },
@@ -238,7 +282,11 @@ export function createStatementService(deps: {
       }
       const period = nextPeriod(state.previousEndAt, state.firstStartAt, wholeSeconds(request.endAt));
       if (!period.ok) {
-        outcomes.set(request.policyId, { kind: 'not_after_previous', previousEndAt: state.previousEndAt });
+        outcomes.set(request.policyId, {
+          kind: 'not_after_previous',
+          previousEndAt: state.previousEndAt,
+          firstStartAt: state.firstStartAt,
+        });
         continue;
       }
       planned.push({ request, state, id: newId(), start: period.start, end: period.end });
@@ -256,15 +304,21 @@ export function createStatementService(deps: {
     );
     const priced = planned.map((p) => {
       const totals = claimed.get(p.id) ?? NO_JOURNEYS;
-      const { termStartAt, billingDay, subscriptionInstallments, subscriptionPremiumPence } = p.state;
-      const installments = installmentsDue({
-        policyStart: termStartAt,
-        billingDay: billingDay ?? Number(londonDate(termStartAt).slice(8)),
-        count: subscriptionInstallments ?? 12,
-        periodStart: p.start,
-        periodEnd: p.end,
-      }).length;
-      const subscriptionPence = installments * subscriptionPremiumPence;
+      const { termStartAt, previousTerm } = p.state;
+      // A period that spans two terms carries the installments of each, at each term's price.
+      const current = termInstallments(p.state, termStartAt, p.start, p.end);
+      const earlier =
+        previousTerm === null || p.start.getTime() >= termStartAt.getTime()
+          ? 0
+          : termInstallments(
+              previousTerm,
+              previousTerm.startAt,
+              p.start,
+              new Date(Math.min(p.end.getTime(), termStartAt.getTime() - 1000)),
+            );
+      const installments = current + earlier;
+      const subscriptionPence =
+        current * p.state.subscriptionPremiumPence + earlier * (previousTerm?.subscriptionPremiumPence ?? 0);
       return {
         ...p,
         totals,
@@ -297,7 +351,11 @@ export function createStatementService(deps: {
       priced.map((p) => p.state.policyId),
     );
     const rows: StatementRow[] = priced.map((p) => {
-      const creditsUsed = Math.min(balances.get(p.state.policyId) ?? 0, p.totalPence);
+      // A negative balance is an amount carried forward from an earlier statement: billed now.
+      const balance = balances.get(p.state.policyId) ?? 0;
+      const creditsUsed = Math.min(Math.max(balance, 0), p.totalPence);
+      const broughtForward = Math.max(-balance, 0);
+      const billed = p.totalPence - creditsUsed + broughtForward;
       return {
         id: p.id,
         policy_id: p.state.policyId,
@@ -315,28 +373,52 @@ export function createStatementService(deps: {
         subscription_premium_pence: p.subscriptionPence,
         total_premium_pence: p.totalPence,
         credits_used_pence: creditsUsed,
-        billed_premium_pence: p.totalPence - creditsUsed,
+        billed_premium_pence: billed,
+        carried_forward_pence: carriedForward(billed, CURRENCY),
+        brought_forward_pence: broughtForward,
         payment_id: null,
         created_at: now,
       };
     });
-    await addCredits(
-      trx,
-      rows
-        .filter((row) => row.credits_used_pence > 0)
-        .map((row) => ({
-          policyId: row.policy_id,
-          companyId: row.company_id,
-          environment: row.environment,
-          amountPence: -row.credits_used_pence,
-          source: 'statement' as const,
-          reference: row.id,
-          at: now,
-        })),
-    );
+    const entry = (row: StatementRow, amountPence: number, source: 'statement' | 'carried_forward') => ({
+      policyId: row.policy_id,
+      companyId: row.company_id,
+      environment: row.environment,
+      amountPence,
+      source,
+      reference: row.id,
+      at: now,
+    });
+    await addCredits(trx, [
+      // Credits used and amounts brought forward both settle the ledger; an amount carried forward
+      // leaves it owing until the next statement.
+      ...rows
+        .filter((row) => row.credits_used_pence > 0 || row.brought_forward_pence > 0)
+        .map((row) => entry(row, row.brought_forward_pence - row.credits_used_pence, 'statement')),
+      ...rows
+        .filter((row) => row.carried_forward_pence > 0)
+        .map((row) => entry(row, -row.carried_forward_pence, 'carried_forward')),
+    ]);
     await insertStatements(trx, rows);
 
-    const written = priced.map((p, i) => ({ state: p.state, row: rows[i] as StatementRow }));
+    // NOTE: each owing statement's charge is recorded with it, so a crash after the commit leaves the
+    // charge to the payments reconciler instead of losing it (payments.recordStatementCharges).
+    const charges = await payments.recordStatementCharges(
+      trx,
+      priced.map((p, i) => ({
+        tenant: asTenant(p.state.companyId, p.state.environment as DataEnvironment),
+        userId: p.state.userId,
+        policyId: p.state.policyId,
+        policyVersionId: (rows[i] as StatementRow).id,
+        amountPence:
+          (rows[i] as StatementRow).billed_premium_pence - (rows[i] as StatementRow).carried_forward_pence,
+      })),
+    );
+    await setStatementPayments(trx, charges);
+    const written = priced.map((p, i) => {
+      const row = rows[i] as StatementRow;
+      return { state: p.state, row, paymentId: charges.get(row.id) };
+    });
     await recordEvents(
       trx,
       written.map(({ state, row }) => ({
@@ -376,7 +458,9 @@ export function createStatementService(deps: {
             subscriptionPremiumPence: row.subscription_premium_pence,
             totalPremiumPence: row.total_premium_pence,
             billedPremiumPence: row.billed_premium_pence,
-            currency: 'GBP',
+            currency: CURRENCY,
+            payment: row.carried_forward_pence > 0 ? 'carried' : charges.has(row.id) ? 'card' : 'none',
+            carriedForwardPence: row.carried_forward_pence,
           } satisfies StatementIssuedValues,
         };
       }),
@@ -386,29 +470,22 @@ export function createStatementService(deps: {
   }
 
   /**
-   * After commit: charges the billed premiums of statements whose policyholders pay by card here (one
-   * query says which). A failed charge stays with its statement and goes to dunning; it is not thrown.
+   * After commit: the first attempt at each statement's recorded charge. A failed charge stays with its
+   * statement and goes to dunning; it is not thrown (and a process that dies meanwhile leaves the
+   * charges to the reconciler).
    */
   async function collect(written: readonly Written[]): Promise<Map<string, ChargeOutcome>> {
     const charged = new Map<string, ChargeOutcome>();
-    const owing = written.filter((w) => w.row.billed_premium_pence > 0);
-    const payers = await payments.usersWithCardOnFile(owing.map((w) => w.state.userId));
     await mapConcurrent(
-      owing.filter((w) => payers.has(w.state.userId)),
+      written.flatMap((w) => (w.paymentId === undefined ? [] : [{ ...w, paymentId: w.paymentId }])),
       COLLECT_CONCURRENCY,
-      async ({ state, row }) => {
+      async ({ state, row, paymentId }) => {
         const tenant = asTenant(state.companyId, state.environment as DataEnvironment);
         try {
-          const outcome = await payments.chargeStatement(tenant, {
-            policyId: state.policyId,
-            policyVersionId: row.id,
-            amountPence: row.billed_premium_pence,
-          });
-          if (outcome === undefined) return;
-          await setStatementPayment(db, row.id, outcome.payment_reference);
-          charged.set(row.id, outcome);
+          const outcome = await payments.attemptStatementCharge(tenant, paymentId);
+          if (outcome !== undefined) charged.set(row.id, outcome);
         } catch (error) {
-          // The statement stands; its charge is retried by dunning or by hand.
+          // The statement and its charge stand; the reconciler tries again when the lease ends.
           logger.error({ err: error, statement: row.id }, 'charging a statement failed');
         }
       },
@@ -490,7 +567,7 @@ export function createStatementService(deps: {
           );
         if (outcome.kind === 'not_after_previous') {
           if (request.final === true) return undefined;
-          throw periodConflict(outcome.previousEndAt);
+          throw periodConflict(outcome.previousEndAt, outcome.firstStartAt);
         }
         const journeys = await listStatementJourneys(trx, policy.id, [outcome.row]);
         return { ...outcome, journeys: journeys.get(outcome.row.id) ?? [] };
@@ -518,7 +595,7 @@ export function createStatementService(deps: {
     /** POST /statements: a statement up to `effectiveAt` (default now), charged after commit. */
     async create(tenant: Tenant, reference: string, effectiveAt?: Date): Promise<StatementView> {
       const written = await writeOne(tenant, reference, { endAt: effectiveAt ?? clock.now() });
-      if (written === undefined) throw periodConflict(null);
+      if (written === undefined) throw periodConflict(null, null);
       const payment = (await collect([written])).get(written.row.id);
       return toView(reference, written.row, written.journeys, true, payment);
     },
@@ -599,6 +676,15 @@ export function createStatementService(deps: {
 
     /** Bills every policy whose billing date is `date`; each (policy, date) at most once however often it runs. */
     async runBillingDay(date: string): Promise<BillingRunCounts> {
+      // NOTE: a day that has not begun in London has usage still to come: billing it would close
+      // periods early and charge installments before they fall due.
+      const today = londonDate(clock.now());
+      if (date > today)
+        throw new AppError(
+          'BILLING_DATE_IN_FUTURE',
+          `A billing run can be for today (${today}, Europe/London) or an earlier day, not ${date}`,
+          { errors: [{ path: '/body/date', message: `must not be after ${today}` }] },
+        );
       const due = await dueOn(date);
       const todo = due.filter((item) => !item.billed);
       const counts: BillingRunCounts = {

@@ -2,7 +2,7 @@ import { Type, type TSchema } from 'typebox';
 
 /**
  * Every event type the service emits, with the schema of its `data`. This is the contract with
- * webhook receivers: the OpenAPI document's `webhooks` section and the README are built from it, and a
+ * webhook receivers: the OpenAPI document's `webhooks` section and docs/api.md are built from it, and a
  * test checks that every `recordEvent` call in the source names a type listed here. Fields may be
  * added to a payload (receivers must ignore unknown fields); none is removed or changes meaning.
  * Money is in major units (pounds) and instants are ISO 8601 in UTC, as in the API.

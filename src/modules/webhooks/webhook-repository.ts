@@ -461,17 +461,39 @@ export interface ClaimedDelivery {
  */
 export async function claimDueDeliveries(
   db: Executor,
-  values: { now: Date; leaseUntil: Date; leaseId: string; limit: number },
+  values: { now: Date; leaseUntil: Date; leaseId: string; limit: number; perEndpoint: number },
 ): Promise<ClaimedDelivery[]> {
+  // NOTE: fair across endpoints. Each endpoint has at most `perEndpoint` attempts in flight, counted
+  // across every worker (a claimed attempt is a pending delivery holding a lease), and the first due
+  // delivery of every endpoint comes before the second of any: a slow or dead receiver, however long
+  // its backlog, takes its own slots and no one else's.
+  const candidates = await sql<{ id: string }>`
+    with in_flight as (
+      select endpoint_id, count(*)::int as n from webhook_deliveries
+      where status = 'pending' and lease_id is not null and next_attempt_at > ${values.now}
+      group by endpoint_id
+    ), ranked as (
+      select d.id, d.endpoint_id, d.next_attempt_at,
+        row_number() over (partition by d.endpoint_id order by d.next_attempt_at, d.id) as rank
+      from webhook_deliveries d
+      join webhook_endpoints e on e.id = d.endpoint_id
+      where d.status = 'pending' and d.next_attempt_at <= ${values.now} and e.enabled
+    )
+    select r.id from ranked r left join in_flight f on f.endpoint_id = r.endpoint_id
+    where r.rank + coalesce(f.n, 0) <= ${values.perEndpoint}
+    order by r.rank, r.next_attempt_at
+    limit ${values.limit}`.execute(db);
+  if (candidates.rows.length === 0) return [];
   const due = db
     .selectFrom('webhook_deliveries as d')
-    .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
     .select('d.id')
+    .where(
+      'd.id',
+      'in',
+      candidates.rows.map((r) => r.id),
+    )
     .where('d.status', '=', 'pending')
     .where('d.next_attempt_at', '<=', values.now)
-    .where('e.enabled', '=', true)
-    .orderBy('d.next_attempt_at')
-    .limit(values.limit)
     .forUpdate('d')
     .skipLocked();
   const claimed = await db

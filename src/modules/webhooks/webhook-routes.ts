@@ -52,7 +52,13 @@ export function webhookRoutes(deps: {
           response: { 201: Type.Ref('WebhookEndpointWithSecret'), ...problemResponses(401, 409, 422) },
         },
       },
-      async (request, reply) => reply.code(201).send(await webhooks.create(tenantOf(request), request.body)),
+      async (request, reply) => {
+        const endpoint = await webhooks.create(tenantOf(request), request.body);
+        return reply
+          .code(201)
+          .header('location', `/webhooks/${encodeURIComponent(endpoint.id)}`)
+          .send(endpoint);
+      },
     );
 
     app.get(

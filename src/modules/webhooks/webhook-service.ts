@@ -67,10 +67,28 @@ export const PREVIOUS_SECRET_VALID_MS = 24 * 3_600_000;
 const LEASE_MS = DELIVERY_TIMEOUT_MS + 45_000;
 const FAN_OUT_BATCH = 200;
 const DELIVERY_BATCH = 16;
+/** Attempts in flight at once in one worker process, over every endpoint. */
+const MAX_IN_FLIGHT = 64;
 /** The delivery log keeps finished deliveries this long (the hourly housekeeping job deletes older ones). */
 export const DELIVERY_LOG_RETENTION_MS = 30 * 86_400_000;
 /** Registration gives up on DNS after this; the address is checked again at every delivery anyway. */
 const REGISTRATION_DNS_TIMEOUT_MS = 2_000;
+
+const DEFAULT_ENDPOINT_CONCURRENCY = 4;
+/** How long attempts cut short at shutdown may take to record themselves. */
+const STOP_GRACE_MS = 2_000;
+
+async function settledWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const finished = await Promise.race([
+    work.then(() => true),
+    new Promise<boolean>((resolve) => {
+      timer = setTimeout(resolve, ms, false);
+    }),
+  ]);
+  clearTimeout(timer);
+  return finished;
+}
 
 export interface WebhookLogger {
   error(object: object, message: string): void;
@@ -151,6 +169,8 @@ export function createWebhookService(deps: {
   allowPrivate: boolean;
   retryScheduleMs: readonly number[];
   pollIntervalMs: number;
+  /** Attempts in flight at once to one endpoint, across workers (WEBHOOKS_ENDPOINT_CONCURRENCY). */
+  endpointConcurrency?: number;
   resolve?: Resolver;
   logger?: WebhookLogger;
 }) {
@@ -261,6 +281,9 @@ export function createWebhookService(deps: {
   async function settle(claim: ClaimedDelivery, startedAt: Date, outcome: AttemptOutcome): Promise<void> {
     const at = clock.now();
     await inTransaction(db, async (trx) => {
+      // NOTE: the endpoint's row first, then the delivery's: the order retry and replay lock them in.
+      // The other order deadlocks against a replay of this delivery (PostgreSQL ends one with a 500).
+      const endpoint = await recordEndpointHealth(trx, claim.endpoint.id, outcome.delivered, startedAt);
       await insertAttempt(trx, claim.id, {
         attemptNumber: claim.attemptNumber,
         startedAt,
@@ -280,7 +303,6 @@ export function createWebhookService(deps: {
         error: outcome.error,
         at,
       });
-      const endpoint = await recordEndpointHealth(trx, claim.endpoint.id, outcome.delivered, startedAt);
       if (
         endpoint !== undefined &&
         endpoint.enabled &&
@@ -335,34 +357,56 @@ export function createWebhookService(deps: {
     });
   }
 
-  /** Attempts the deliveries that are due, in parallel, each outside any transaction. */
-  async function deliverDue(signal?: AbortSignal): Promise<number> {
+  /** Claims up to `limit` due deliveries, fairly across endpoints (see claimDueDeliveries). */
+  function claim(limit: number): Promise<ClaimedDelivery[]> {
     const now = clock.now();
-    const claims = await inTransaction(db, (trx) =>
+    return inTransaction(db, (trx) =>
       claimDueDeliveries(trx, {
         now,
         leaseUntil: new Date(now.getTime() + LEASE_MS),
         leaseId: randomUUID(),
-        limit: DELIVERY_BATCH,
+        limit,
+        perEndpoint: deps.endpointConcurrency ?? DEFAULT_ENDPOINT_CONCURRENCY,
       }),
     );
-    const results = await Promise.allSettled(claims.map((claim) => attempt(claim, signal)));
-    for (const result of results)
+  }
+
+  const attemptLogged = (claimed: ClaimedDelivery, signal: AbortSignal | undefined): Promise<void> =>
+    attempt(claimed, signal).catch((error: unknown) => {
       // An attempt that could not be recorded keeps its lease; it is made again when the lease ends.
-      if (result.status === 'rejected')
-        deps.logger?.error(
-          { err: result.reason as unknown },
-          'webhook delivery attempt could not be recorded',
-        );
+      deps.logger?.error({ err: error }, 'webhook delivery attempt could not be recorded');
+    });
+
+  /** Attempts one batch of due deliveries, in parallel, each outside any transaction, and waits for them. */
+  async function deliverDue(signal?: AbortSignal): Promise<number> {
+    const claims = await claim(DELIVERY_BATCH);
+    await Promise.all(claims.map((claimed) => attemptLogged(claimed, signal)));
     return claims.length;
   }
 
-  /** One pass of the worker: fan out, then deliver, until neither has a full batch waiting. */
+  // The worker's attempts in flight: started as slots free up, not batch after batch, so that a slow
+  // receiver's attempt never holds back another's.
+  const inFlight = new Set<Promise<void>>();
+  const attempts = new AbortController();
+
+  /** Starts attempts for the free slots of this process; returns how many it started. */
+  async function dispatch(): Promise<number> {
+    const free = MAX_IN_FLIGHT - inFlight.size;
+    if (free <= 0) return 0;
+    const claims = await claim(free);
+    for (const claimed of claims) {
+      const running = attemptLogged(claimed, attempts.signal).finally(() => inFlight.delete(running));
+      inFlight.add(running);
+    }
+    return claims.length;
+  }
+
+  /** One pass of the worker: fan out, then start attempts, until no full batch is waiting. */
   async function runOnce(signal?: AbortSignal): Promise<void> {
     for (;;) {
       const fanned = await fanOut();
-      const delivered = signal?.aborted === true ? 0 : await deliverDue(signal);
-      if ((fanned < FAN_OUT_BATCH && delivered < DELIVERY_BATCH) || signal?.aborted === true) return;
+      const started = signal?.aborted === true ? 0 : await dispatch();
+      if ((fanned < FAN_OUT_BATCH && started === 0) || signal?.aborted === true) return;
     }
   }
 
@@ -579,6 +623,14 @@ export function createWebhookService(deps: {
       const running = poller;
       poller = undefined;
       await running?.stop(timeoutMs);
+      if (inFlight.size === 0) return;
+      const settled = Promise.all([...inFlight]);
+      if (!(await settledWithin(settled, timeoutMs))) {
+        // Attempts cut short are recorded as failures and retried later; one that cannot record in
+        // time keeps its lease and is taken up again when the lease ends.
+        attempts.abort();
+        await settledWithin(settled, STOP_GRACE_MS);
+      }
     },
   };
 }

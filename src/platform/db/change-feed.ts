@@ -1,6 +1,7 @@
 import type { PGlite } from '@electric-sql/pglite';
 import type { FastifyBaseLogger } from 'fastify';
 import pg from 'pg';
+import { resilientConnectionSettings } from './database.ts';
 
 export interface ChangeHandlers {
   /** A notification's payload. */
@@ -21,7 +22,14 @@ export interface ChangeFeed {
 
 const CHANNEL = /^[a-z_][a-z0-9_]*$/;
 const RETRY_MIN_MS = 250;
-const RETRY_MAX_MS = 30_000;
+const RETRY_MAX_MS = 10_000;
+/**
+ * A connection that went silent (a failover, a partition) raises no error: the feed asks the server a
+ * question this often, and one left unanswered for HEARTBEAT_TIMEOUT_MS counts as a lost connection.
+ * Until then the feed may look live while notifications go nowhere; this bounds that time.
+ */
+const HEARTBEAT_INTERVAL_MS = 5_000;
+const HEARTBEAT_TIMEOUT_MS = 5_000;
 
 export function createChangeFeed(
   database: { pglite: PGlite | undefined; connectionString: string | undefined },
@@ -75,6 +83,7 @@ function postgresFeed(connectionString: string, logger: FastifyBaseLogger): Chan
   let closed = false;
   let retryMs = RETRY_MIN_MS;
   let timer: NodeJS.Timeout | undefined;
+  let heartbeat: NodeJS.Timeout | undefined;
   // Read through a function: `closed` changes while connect() awaits, which narrowing cannot see.
   const isClosed = () => closed;
 
@@ -85,9 +94,28 @@ function postgresFeed(connectionString: string, logger: FastifyBaseLogger): Chan
   function lost(from: pg.Client): void {
     if (client !== from) return;
     client = undefined;
+    stopHeartbeat();
     resetAll();
     from.end().catch(() => undefined);
     retry();
+  }
+
+  function stopHeartbeat(): void {
+    if (heartbeat !== undefined) clearInterval(heartbeat);
+    heartbeat = undefined;
+  }
+
+  function startHeartbeat(target: pg.Client): void {
+    stopHeartbeat();
+    heartbeat = setInterval(() => {
+      target
+        .query({ text: 'select 1', query_timeout: HEARTBEAT_TIMEOUT_MS } as pg.QueryConfig)
+        .catch((error: unknown) => {
+          logger.warn({ err: error }, 'change feed: the connection does not answer');
+          lost(target);
+        });
+    }, HEARTBEAT_INTERVAL_MS);
+    heartbeat.unref();
   }
 
   function retry(): void {
@@ -103,7 +131,7 @@ function postgresFeed(connectionString: string, logger: FastifyBaseLogger): Chan
   async function connect(): Promise<void> {
     if (closed || connecting || client !== undefined) return;
     connecting = true;
-    const next = new pg.Client({ connectionString });
+    const next = new pg.Client(resilientConnectionSettings(connectionString));
     next.on('notification', (message) => {
       for (const h of channels.get(message.channel) ?? []) h.onChange(message.payload ?? '');
     });
@@ -123,6 +151,7 @@ function postgresFeed(connectionString: string, logger: FastifyBaseLogger): Chan
       }
       client = next;
       retryMs = RETRY_MIN_MS;
+      startHeartbeat(next);
       if (restart) {
         restart = false;
         lost(next);
@@ -158,6 +187,7 @@ function postgresFeed(connectionString: string, logger: FastifyBaseLogger): Chan
     async close() {
       closed = true;
       if (timer !== undefined) clearTimeout(timer);
+      stopHeartbeat();
       const current = client;
       client = undefined;
       if (current !== undefined) await current.end().catch(() => undefined);

@@ -2,8 +2,18 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
-import { CompiledQuery, Kysely, PGliteDialect, PostgresDialect, sql, type Transaction } from 'kysely';
+import {
+  CompiledQuery,
+  Kysely,
+  PGliteDialect,
+  PostgresDialect,
+  sql,
+  type PostgresPool,
+  type PostgresPoolClient,
+  type Transaction,
+} from 'kysely';
 import pg from 'pg';
+import { lockDataDir } from './data-dir-lock.ts';
 
 export type DatabaseKind = 'pglite' | 'postgres';
 
@@ -14,6 +24,8 @@ export interface DatabaseHandle<DB> {
   /** Set for the embedded driver: pg-boss shares this instance. */
   readonly pglite: PGlite | undefined;
   readonly connectionString: string | undefined;
+  /** The bound on one statement's answer on PostgreSQL (0: none); dedicated connections use it too. */
+  readonly queryTimeoutMs: number;
   /**
    * One statement outside any transaction, prepared once per pooled connection under `name` on
    * PostgreSQL (PGlite runs it as it is): for the few statements where parsing and planning cost more
@@ -22,6 +34,40 @@ export interface DatabaseHandle<DB> {
   prepared<Row>(statement: PreparedStatement, values: readonly unknown[]): Promise<Row[]>;
   ping(): Promise<void>;
   close(): Promise<void>;
+}
+
+const CONNECTION_MESSAGES = [
+  'Connection terminated',
+  'connection error and is not queryable',
+  'Client was closed and is not queryable',
+  'timeout exceeded when trying to connect',
+  'Connection terminated due to connection timeout',
+  'Query read timeout',
+];
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+
+/**
+ * The database could not be reached or dropped the connection (as opposed to refusing a statement):
+ * PostgreSQL's classes 08 (connection exception) and 57P (shut down, terminated by an administrator,
+ * starting up), the socket's errors, and pg's own messages for a lost or unobtainable connection. The
+ * request that met one is answered 503, to be tried again.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (
+    typeof code === 'string' &&
+    (code.startsWith('08') || code.startsWith('57P') || CONNECTION_CODES.has(code))
+  )
+    return true;
+  return CONNECTION_MESSAGES.some((text) => error.message.includes(text));
 }
 
 /** int8 as a JS number on both drivers; a value beyond 2^53 fails loudly instead of rounding. */
@@ -48,6 +94,104 @@ export interface OpenOptions {
   /** A PGlite dump (`dumpDataDir`) to start from: how tests get a migrated database in ~0.3 s. */
   readonly loadDataDir?: Blob | undefined;
   readonly poolSize?: number;
+  /**
+   * PostgreSQL only: a statement with no answer after this long fails (503 to a request) and its
+   * connection is discarded, so a database that went silent (a failover, a partition) cannot hold a
+   * request or a worker for ever. 0 turns the bound off. Migrations are exempt (`withoutQueryTimeout`).
+   */
+  readonly queryTimeoutMs?: number;
+}
+
+/** The default for `queryTimeoutMs` (DATABASE_QUERY_TIMEOUT_MS). */
+export const DEFAULT_QUERY_TIMEOUT_MS = 30_000;
+/** How long a new connection may take before the request that wanted it answers 503. */
+export const CONNECTION_TIMEOUT_MS = 5_000;
+
+const unboundedQueries = new AsyncLocalStorage<true>();
+
+/**
+ * Runs `work` with no bound on its statements' time: for migrations, whose statements may rightly
+ * take minutes on a large table (a timed-out migration would leave the server still running it).
+ */
+export function withoutQueryTimeout<T>(work: () => Promise<T>): Promise<T> {
+  return unboundedQueries.run(true, work);
+}
+
+/** The query timeout for a statement issued now (undefined: none, or inside `withoutQueryTimeout`). */
+function timeoutFor(queryTimeoutMs: number): number | undefined {
+  return queryTimeoutMs > 0 && unboundedQueries.getStore() === undefined ? queryTimeoutMs : undefined;
+}
+
+/**
+ * Settings for a pg pool or client that survive a lost connection: TCP keepalive finds a silent peer,
+ * a connection attempt gives up after CONNECTION_TIMEOUT_MS, and every client carries an 'error'
+ * listener (pg's pool listens only on idle clients; a checked-out client's unhandled 'error' would
+ * end the process).
+ */
+export function resilientConnectionSettings(connectionString: string) {
+  return {
+    connectionString,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+    connectionTimeoutMillis: CONNECTION_TIMEOUT_MS,
+  };
+}
+
+/** A pg pool whose clients, checked out or idle, never crash the process when their connection dies. */
+function createResilientPool(config: pg.PoolConfig, onError: (error: Error) => void): pg.Pool {
+  const pool = new pg.Pool(config);
+  pool.on('error', onError);
+  pool.on('connect', (client) => {
+    // Its query in flight fails (503 to the request), and the pool drops the broken client.
+    client.on('error', onError);
+  });
+  return pool;
+}
+
+/**
+ * The pool as Kysely sees it, with two additions: each statement carries the query timeout, and a
+ * client whose statement met a dead or silent connection is destroyed on release instead of going
+ * back to the pool (pg keeps a timed-out client, with its statement still pending, as usable).
+ */
+function boundedPool(pool: pg.Pool, queryTimeoutMs: number): PostgresPool {
+  const clients = new WeakMap<pg.PoolClient, PostgresPoolClient>();
+  const wrap = (client: pg.PoolClient): PostgresPoolClient => {
+    let broken = false;
+    const markBroken = (error: unknown): never => {
+      if (isDatabaseUnavailable(error)) broken = true;
+      throw error;
+    };
+    const query = (statement: unknown, parameters?: readonly unknown[]): unknown => {
+      // A ROLLBACK after a timed-out statement would queue behind it and wait as long again.
+      if (broken)
+        return Promise.reject(new Error('Connection terminated: an earlier statement got no answer'));
+      if (typeof statement !== 'string') return client.query(statement as pg.Submittable);
+      const timeout = timeoutFor(queryTimeoutMs);
+      return client
+        .query({
+          text: statement,
+          values: parameters === undefined ? [] : [...parameters],
+          ...(timeout === undefined ? {} : { query_timeout: timeout }),
+        } as pg.QueryConfig)
+        .catch(markBroken);
+    };
+    return {
+      query: query as PostgresPoolClient['query'],
+      release: (destroy?: boolean) => {
+        client.release(destroy === true || broken);
+      },
+    };
+  };
+  return {
+    options: pool.options,
+    end: () => pool.end(),
+    async connect() {
+      const client = await pool.connect();
+      let wrapped = clients.get(client);
+      if (wrapped === undefined) clients.set(client, (wrapped = wrap(client)));
+      return wrapped;
+    },
+  };
 }
 
 export async function openDatabase<DB>(options: OpenOptions): Promise<DatabaseHandle<DB>> {
@@ -55,25 +199,41 @@ export async function openDatabase<DB>(options: OpenOptions): Promise<DatabaseHa
     const types = new pg.TypeOverrides();
     types.setTypeParser(INT8_OID, parseInt8);
     types.setTypeParser(DATE_OID, keepText);
-    const pool = new pg.Pool({
-      connectionString: options.connectionString,
-      types,
-      max: options.poolSize ?? 10,
-      // A backend that has prepared our statements and loaded its caches is worth keeping through a
-      // lull: pg's default closes it after 10 s idle, and its replacement starts cold (bench/journeys.ts
-      // ran its first phase after a pause at two thirds of the speed of the next).
-      idleTimeoutMillis: 120_000,
-    });
-    // An idle client losing its connection must not crash the process; the pool replaces it.
-    pool.on('error', () => undefined);
-    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+    const queryTimeoutMs = options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
+    // NOTE: a connection lost (a failover, an idle timeout, a PgBouncer restart, pg_terminate_backend)
+    // must not crash the process, and while the database cannot be reached a request waits at most
+    // CONNECTION_TIMEOUT_MS for a connection and then answers 503, rather than hanging.
+    const pool = createResilientPool(
+      {
+        ...resilientConnectionSettings(options.connectionString),
+        types,
+        max: options.poolSize ?? 10,
+        // A backend that has prepared our statements and loaded its caches is worth keeping through a
+        // lull: pg's default closes it after 10 s idle, and its replacement starts cold (bench/journeys.ts
+        // ran its first phase after a pause at two thirds of the speed of the next).
+        idleTimeoutMillis: 120_000,
+      },
+      () => undefined,
+    );
+    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: boundedPool(pool, queryTimeoutMs) }) });
     return {
       kind: 'postgres',
       db,
       pglite: undefined,
       connectionString: options.connectionString,
-      prepared: async <Row>(statement: PreparedStatement, values: readonly unknown[]) =>
-        (await pool.query({ name: statement.name, text: statement.text, values: [...values] })).rows as Row[],
+      queryTimeoutMs,
+      // pool.query releases a client whose statement failed or timed out with the error: the pool drops it.
+      prepared: async <Row>(statement: PreparedStatement, values: readonly unknown[]) => {
+        const timeout = timeoutFor(queryTimeoutMs);
+        return (
+          await pool.query({
+            name: statement.name,
+            text: statement.text,
+            values: [...values],
+            ...(timeout === undefined ? {} : { query_timeout: timeout }),
+          } as pg.QueryConfig)
+        ).rows as Row[];
+      },
       ping: async () => {
         await sql`select 1`.execute(db);
       },
@@ -81,6 +241,7 @@ export async function openDatabase<DB>(options: OpenOptions): Promise<DatabaseHa
     };
   }
   if (options.dataDir !== undefined) await fs.mkdir(path.dirname(options.dataDir), { recursive: true });
+  const lock = options.dataDir === undefined ? undefined : lockDataDir(options.dataDir);
   // Imported here, not at the top: a process on PostgreSQL never loads PGlite (9 MB of memory).
   const { PGlite } = await import('@electric-sql/pglite');
   const pglite = await PGlite.create({
@@ -89,6 +250,9 @@ export async function openDatabase<DB>(options: OpenOptions): Promise<DatabaseHa
     // NOTE: no extensions. PGlite links each as a second WebAssembly module, and with btree_gist loaded
     // every Node process tested ran its JavaScript slower (migration 0016).
     parsers: { [INT8_OID]: parseInt8, [DATE_OID]: keepText },
+  }).catch((error: unknown) => {
+    lock?.release();
+    throw error;
   });
   const db = new Kysely<DB>({ dialect: new PGliteDialect({ pglite }) });
   return {
@@ -96,6 +260,7 @@ export async function openDatabase<DB>(options: OpenOptions): Promise<DatabaseHa
     db,
     pglite,
     connectionString: undefined,
+    queryTimeoutMs: 0,
     // Through Kysely, which holds PGlite's one session for a transaction: a query sent to PGlite
     // directly could land inside another request's open transaction.
     prepared: async <Row>(statement: PreparedStatement, values: readonly unknown[]) =>
@@ -107,6 +272,7 @@ export async function openDatabase<DB>(options: OpenOptions): Promise<DatabaseHa
       await db.destroy();
       // NOTE: Kysely closes PGlite only if it ran a query itself; close it explicitly so the process can exit.
       if (!pglite.closed) await pglite.close();
+      lock?.release();
     },
   };
 }

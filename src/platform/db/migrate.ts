@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { Migrator, type Migration, type MigrationProvider } from 'kysely/migration';
+import { withoutQueryTimeout } from './database.ts';
 
 /**
  * Applies every pending migration, the same files on PGlite and PostgreSQL. Migrations are listed
@@ -11,7 +12,8 @@ export async function migrateToLatest(
 ): Promise<string[]> {
   const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) };
   const migrator = new Migrator({ db, provider });
-  const { error, results } = await migrator.migrateToLatest();
+  // A migration may rightly take minutes on a large table: the query timeout does not apply.
+  const { error, results } = await withoutQueryTimeout(() => migrator.migrateToLatest());
   if (error !== undefined) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
     throw new Error(`migration ${failed} failed`, { cause: error });

@@ -15,7 +15,16 @@ export function installDocs(app: FastifyInstance, openApiUrl: string): void {
     const inner = Fastify({ logger: false, routerOptions: { ignoreTrailingSlash: true } });
     await inner.register(scalar, {
       routePrefix: PREFIX,
-      configuration: { url: openApiUrl, withDefaultFonts: false, title: 'Milepost API' },
+      configuration: {
+        url: openApiUrl,
+        withDefaultFonts: false,
+        title: 'Milepost API',
+        // Hosted-only features (AI agent, MCP, the developer toolbar's deploy and share) need Scalar's
+        // servers, which a self-hosted service does not reach.
+        agent: { disabled: true },
+        mcp: { disabled: true },
+        showDeveloperTools: 'never',
+      },
     });
     await inner.ready();
     return inner;

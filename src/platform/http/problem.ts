@@ -1,7 +1,9 @@
 import { STATUS_CODES } from 'node:http';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Socket } from 'node:net';
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import secureJson from 'secure-json-parse';
 import { Type, type Static } from 'typebox';
+import { isDatabaseUnavailable } from '../db/database.ts';
 import { AppError, ERROR_STATUS, type ErrorCode, type FieldError } from '../errors.ts';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
@@ -42,7 +44,7 @@ export function problemResponses(...statuses: number[]): Record<number, unknown>
 }
 
 function problemBody(
-  request: FastifyRequest,
+  requestId: string,
   code: string,
   status: number,
   detail: string,
@@ -56,7 +58,7 @@ function problemBody(
     code,
     message: detail,
     status_code: status,
-    request_id: request.id,
+    request_id: requestId,
     ...(errors === undefined || errors.length === 0 ? {} : { errors: [...errors] }),
   };
 }
@@ -74,7 +76,7 @@ export function sendProblem(
   return reply
     .code(status)
     .type(PROBLEM_CONTENT_TYPE)
-    .send(problemBody(reply.request, code, status, detail, errors));
+    .send(problemBody(reply.request.id, code, status, detail, errors));
 }
 
 interface AjvError {
@@ -180,7 +182,17 @@ export function installProblemHandling(app: FastifyInstance): void {
       return reply
         .code(status)
         .type(PROBLEM_CONTENT_TYPE)
-        .send(problemBody(request, 'BAD_REQUEST', status, error.message));
+        .send(problemBody(request.id, 'BAD_REQUEST', status, error.message));
+    }
+    if (isDatabaseUnavailable(error)) {
+      request.log.warn({ err: error }, 'the database is unavailable');
+      return sendProblem(
+        reply,
+        'SERVICE_UNAVAILABLE',
+        'The database is unavailable; try again in a moment',
+        undefined,
+        2,
+      );
     }
     request.log.error({ err: error }, 'unhandled error');
     return sendProblem(
@@ -193,4 +205,42 @@ export function installProblemHandling(app: FastifyInstance): void {
   app.setNotFoundHandler((request, reply) =>
     sendProblem(reply, 'ROUTE_NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0] ?? ''}`),
   );
+}
+
+/**
+ * Answers what Node's HTTP parser rejects before Fastify sees a request (headers beyond the size limit,
+ * an unparsable request line, a client too slow to send its headers) as problem+json with a request id
+ * and the CORS headers, like every other error; Fastify's default writes bare JSON.
+ */
+export function createClientErrorHandler(
+  nextRequestId: () => string,
+  exposedHeaders: readonly string[],
+): (error: Error & { code?: string }, socket: Socket) => void {
+  const exposed = exposedHeaders.join(', ');
+  return (error, socket) => {
+    if (error.code === 'ECONNRESET' || socket.destroyed) return;
+    const [status, code, detail] =
+      error.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'HEADERS_TOO_LARGE', 'The request line and headers exceed the size this service accepts']
+        : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? [408, 'REQUEST_TIMEOUT', 'The request was not received in time']
+          : [400, 'BAD_REQUEST', 'The request could not be parsed as HTTP'];
+    const id = nextRequestId();
+    const body = JSON.stringify(problemBody(id, code, status, detail));
+    if (socket.writable)
+      socket.write(
+        [
+          `HTTP/1.1 ${String(status)} ${STATUS_CODES[status] ?? 'Error'}`,
+          `Content-Type: ${PROBLEM_CONTENT_TYPE}`,
+          `Content-Length: ${String(Buffer.byteLength(body))}`,
+          `x-request-id: ${id}`,
+          'Access-Control-Allow-Origin: *',
+          `Access-Control-Expose-Headers: ${exposed}`,
+          'Connection: close',
+          '',
+          body,
+        ].join('\r\n'),
+      );
+    socket.destroy(error);
+  };
 }

@@ -73,6 +73,8 @@ export function createJobs(options: JobsOptions): Jobs {
     schedule: options.runWorkers,
     supervise: options.runWorkers,
     cronMonitorIntervalSeconds: cronSeconds,
+    // How often jobs whose worker stopped sending heartbeats are failed and retried.
+    superviseIntervalSeconds: 10,
     cronWorkerIntervalSeconds: Math.min(5, cronSeconds),
   };
   const boss =
@@ -130,7 +132,10 @@ export function createJobs(options: JobsOptions): Jobs {
       await boss.start();
       const existing = new Set((await boss.getQueues()).map((q) => q.name));
       for (const queue of queues.values()) {
+        // An existing queue takes the options of this release (an upgrade may change them).
         if (!existing.has(queue.name)) await boss.createQueue(queue.name, queue.options ?? {});
+        else if (queue.options !== undefined && Object.keys(queue.options).length > 0)
+          await boss.updateQueue(queue.name, queue.options);
       }
       started = true;
     },

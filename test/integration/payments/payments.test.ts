@@ -385,3 +385,167 @@ describe('Stripe webhooks', () => {
     assert.deepEqual(second.json(), { received: true, duplicate: true });
   });
 });
+
+describe('one payment, one event', () => {
+  test('twenty concurrent RETRY_PAYMENT of one declined payment: one charge at the processor, one payment.succeeded', async () => {
+    const { input } = await payAndBind();
+    const policy = (
+      await t.app.inject({ method: 'POST', url: '/policys', headers: acme.sandbox, payload: input })
+    ).json<PolicyBody>();
+    await payments(acme.sandbox, {
+      type: 'ADD_NEW_PAYMENT_METHOD',
+      policy_reference: policy.policy_reference,
+      payment_method_id: 'pm_card_chargeDeclinedInsufficientFunds',
+    });
+    const record = await t.container.database.db
+      .selectFrom('policies')
+      .select(['id', 'company_id'])
+      .where('policy_reference', '=', policy.policy_reference)
+      .executeTakeFirstOrThrow();
+    const { asTenant } = await import('../../../src/modules/companies/index.ts');
+    const declined = await t.container.services.payments.chargeStatement(
+      asTenant(record.company_id, 'sandbox'),
+      {
+        policyId: record.id,
+        policyVersionId: policy.policy_version_reference,
+        amountPence: 4321,
+      },
+    );
+    assert.equal(declined?.status, 'failed');
+    // A new default card, set at the processor directly: ADD_NEW_PAYMENT_METHOD would collect at once,
+    // and the point here is twenty retries racing.
+    const customer = (
+      await t.container.database.db
+        .selectFrom('payments')
+        .select('provider_customer_id')
+        .where('id', '=', declined.payment_reference)
+        .executeTakeFirstOrThrow()
+    ).provider_customer_id!;
+    const gateway = t.container.gateways.forEnvironment('sandbox', acme.stripe_sandbox_secret_key);
+    const card = await gateway.attachPaymentMethod({
+      customerId: customer,
+      paymentMethodId: 'pm_card_visa',
+      idempotencyKey: `attach-${declined.payment_reference}`,
+    });
+    await gateway.setDefaultPaymentMethod(customer, card.id);
+    const retries = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        payments(acme.sandbox, {
+          type: 'RETRY_PAYMENT',
+          policy_reference: policy.policy_reference,
+          policy_version_reference: policy.policy_version_reference,
+        }),
+      ),
+    );
+    const statuses = retries.map((r) => r.statusCode);
+    assert.ok(
+      statuses.every((s) => s === 200 || s === 409),
+      statuses.join(','),
+    );
+    const events = await t.container.database.db
+      .selectFrom('events')
+      .select(['id', 'data'])
+      .where('type', '=', 'payment.succeeded')
+      .execute();
+    const ours = events.filter(
+      (e) => (e.data as { payment_reference?: string }).payment_reference === declined.payment_reference,
+    );
+    const intents = await t.container.database.db
+      .selectFrom('stripe_sandbox_objects' as never)
+      .select(['data' as never])
+      .where('type' as never, '=', 'payment_intent' as never)
+      .execute();
+    const charges = (intents as Array<{ data: { status: string; metadata: Record<string, string> } }>).filter(
+      (i) =>
+        i.data.metadata['milepost_payment'] === declined.payment_reference && i.data.status === 'succeeded',
+    );
+    assert.equal(charges.length, 1, `${String(charges.length)} successful charges`);
+    assert.equal(ours.length, 1, `${String(ours.length)} payment.succeeded events`);
+    assert.equal(statuses.filter((s) => s === 200).length >= 1, true);
+  });
+});
+
+describe('charges below the processor minimum', () => {
+  test('a 21p statement is carried to the next one, never charged on its own nor lost', async () => {
+    const { input } = await payAndBind('pm_card_visa', 95.5, {
+      policy: { billing_day_date: 1 },
+      pricing: { subscription_premium: 0.21, subscription_installments: 12 },
+    });
+    const policy = (
+      await t.app.inject({ method: 'POST', url: '/policys', headers: acme.sandbox, payload: input })
+    ).json<PolicyBody>();
+    assert.ok(policy.policy_reference);
+    interface Statement {
+      billed_premium: number;
+      carried_forward: number;
+      brought_forward: number;
+      payment?: { payment_amount: number | null };
+    }
+    const statement = async (iso: string) => {
+      const r = await t.app.inject({
+        method: 'POST',
+        url: '/statements',
+        headers: acme.sandbox,
+        payload: { policy_reference: policy.policy_reference, effective_date: Date.parse(iso) / 1000 },
+      });
+      assert.equal(r.statusCode, 201, r.body);
+      return r.json<Statement>();
+    };
+    // The installment due at the start: 21p, below Stripe's 30p.
+    const small = await statement('2025-06-15T12:00:00Z');
+    assert.equal(small.billed_premium, 0.21);
+    assert.equal(small.carried_forward, 0.21);
+    assert.equal(small.payment, undefined, 'no charge is attempted');
+    // July's installment and the 21p brought in: 42p, charged.
+    const next = await statement('2025-07-15T12:00:00Z');
+    assert.equal(next.brought_forward, 0.21);
+    assert.equal(next.carried_forward, 0);
+    assert.equal(next.billed_premium, 0.42);
+    assert.equal(next.payment?.payment_amount, 0.42);
+    const charges = (
+      await waitForPayment(policy.policy_reference, (list) => list.some((p) => p.purpose === 'statement'))
+    ).filter((p) => p.purpose === 'statement');
+    assert.deepEqual(
+      charges.map((p) => [p.amount, p.status]),
+      [[0.42, 'succeeded']],
+    );
+  });
+});
+
+describe('a card for a policy created without one', () => {
+  test('ADD_NEW_PAYMENT_METHOD makes the customer, answers with its type, and the next statement is charged', async () => {
+    const input = examplePolicyInput({
+      proposer: { email: `nocard.${Math.random().toString(36).slice(2)}@example.com` },
+    });
+    delete input.payment;
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/policys',
+      headers: acme.sandbox,
+      payload: input,
+    });
+    assert.equal(created.statusCode, 201, created.body);
+    const reference = created.json<PolicyBody>().policy_reference;
+    const added = await payments(acme.sandbox, {
+      type: 'ADD_NEW_PAYMENT_METHOD',
+      policy_reference: reference,
+      payment_method_id: 'pm_card_visa',
+    });
+    assert.equal(added.statusCode, 200, added.body);
+    const body = added.json<{ type: string; payment_method_id: string }>();
+    assert.equal(body.type, 'ADD_NEW_PAYMENT_METHOD');
+    assert.match(body.payment_method_id, /^pm_/);
+    const card = await payments(acme.sandbox, { type: 'GET_PAYMENT_METHOD', policy_reference: reference });
+    assert.equal(card.json<{ last4: string }>().last4, '4242');
+    const statement = await t.app.inject({
+      method: 'POST',
+      url: '/statements',
+      headers: acme.sandbox,
+      payload: { policy_reference: reference, effective_date: Date.parse('2025-06-20T12:00:00Z') / 1000 },
+    });
+    assert.equal(statement.statusCode, 201, statement.body);
+    const charged = statement.json<{ billed_premium: number; payment?: { payment_amount: number | null } }>();
+    assert.ok(charged.billed_premium > 0);
+    assert.equal(charged.payment?.payment_amount, charged.billed_premium);
+  });
+});

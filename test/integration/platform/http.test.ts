@@ -142,21 +142,24 @@ describe('CORS', () => {
     assert.match(String(r.headers['access-control-allow-headers']), /x-custom/);
   });
 
-  test('a preflight for any path; a malformed header list is not echoed', async () => {
+  test('a preflight for any path, without credentials, echoes the requested headers', async () => {
     const r = await t.app.inject({
       method: 'OPTIONS',
       url: '/no/such/path',
-      headers: { 'access-control-request-method': 'POST', 'access-control-request-headers': 'a b, c' },
+      headers: {
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization, client_id, content-type',
+      },
     });
     assert.equal(r.statusCode, 204);
     assert.equal(r.headers['content-length'], '0');
     assert.equal(r.headers['access-control-allow-origin'], '*');
     assert.match(String(r.headers['access-control-allow-methods']), /POST/);
     assert.equal(r.headers['access-control-max-age'], '600');
-    assert.equal(r.headers['access-control-allow-headers'], undefined);
+    assert.equal(r.headers['access-control-allow-headers'], 'authorization, client_id, content-type');
   });
 
-  test('every response lets a page read the request id; clients that are not browsers get no expose list', async () => {
+  test('every response lets a page read the request id', async () => {
     const r = await t.app.inject({ url: '/healthz', headers: { origin: 'https://app.example.com' } });
     assert.equal(r.headers['access-control-allow-origin'], '*');
     assert.match(String(r.headers['access-control-expose-headers']), /x-request-id/);
@@ -169,7 +172,6 @@ describe('CORS', () => {
     const device = await t.app.inject({ url: '/healthz' });
     assert.equal(device.headers['access-control-allow-origin'], '*');
     assert.match(String(device.headers['x-request-id']), /./);
-    assert.equal(device.headers['access-control-expose-headers'], undefined);
   });
 
   test('errors carry Access-Control-Allow-Origin too', async () => {
@@ -200,7 +202,7 @@ describe('operations', () => {
         Number(new RegExp(`^${name}\\{${labels}${extra}\\} (\\S+)$`, 'm').exec(body)?.[1] ?? 0);
       const buckets = [
         ...body.matchAll(
-          new RegExp(`^http_request_duration_seconds_bucket\\{${labels},le="([^"]+)"\\} (\\d+)$`, 'gm'),
+          new RegExp(`^http_request_duration_seconds_bucket\\{le="([^"]+)",${labels}\\} (\\d+)$`, 'gm'),
         ),
       ];
       return {

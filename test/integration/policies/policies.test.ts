@@ -316,11 +316,9 @@ describe('adjustment, cancellation, renewal', () => {
     const body = r.json<PolicyBody>();
     assert.equal(body.versions.at(-1)?.version_type, 'rn');
     assert.equal(body.policy.policy_year, 2);
-    assert.equal(body.policy['start_date'], input.policy.end_date);
-    assert.equal(
-      body.policy['end_date'],
-      input.policy.end_date + (input.policy.end_date - input.policy.start_date),
-    );
+    // Continuous: the new term starts 1 s after the last ends, and ends on the same London anniversary.
+    assert.equal(body.policy['start_date'], input.policy.end_date + 1);
+    assert.equal(body.policy['end_date'], Date.parse('2027-05-31T22:59:59Z') / 1000);
     assert.equal(
       (
         await t.app.inject({
@@ -421,4 +419,147 @@ describe('adjustment, cancellation, renewal', () => {
       );
     },
   );
+});
+
+describe('lifecycle emails', () => {
+  test('the policyholder is emailed when their policy is adjusted, cancelled, renewed and when it lapses', async () => {
+    /** The email to `to` with this subject, however many others arrive first. */
+    const emailAbout = async (to: string, subject: string) => {
+      for (let count = 1; ; count++) {
+        const found = (await smtp.waitFor(to, count)).find((m) => m.text.includes(`Subject: ${subject}`));
+        if (found !== undefined) return found;
+      }
+    };
+
+    const changed = uniqueEmail();
+    const input = examplePolicyInput({ proposer: { email: changed } });
+    const created = (await createPolicy(acme.sandbox, input)).json<PolicyBody>();
+    const adjusted = await createPolicy(acme.sandbox, {
+      ...input,
+      policy: { ...input.policy, policy_reference: created.policy_reference },
+      vehicle: { ...input.vehicle, colour: 'Green' },
+    });
+    assert.equal(adjusted.statusCode, 200, adjusted.body);
+    assert.match((await emailAbout(changed, 'Your policy has been changed')).text, /Effective from/);
+    const cancelled = await t.app.inject({
+      method: 'DELETE',
+      url: `/policys/${created.policy_reference}`,
+      headers: acme.sandbox,
+      payload: { reason: 'sold the car' },
+    });
+    assert.equal(cancelled.statusCode, 200, cancelled.body);
+    const cancellation = await emailAbout(changed, 'Your policy has been cancelled');
+    assert.match(cancellation.text, /Cancelled from: 2025-06-01/);
+
+    const renewing = uniqueEmail();
+    const renewable = examplePolicyInput({ proposer: { email: renewing }, policy: { auto_renew: false } });
+    const toRenew = (await createPolicy(acme.sandbox, renewable)).json<PolicyBody>();
+    const renewed = await t.app.inject({
+      method: 'POST',
+      url: `/policys/${toRenew.policy_reference}/renewals`,
+      headers: acme.sandbox,
+      payload: { pricing: renewable.pricing },
+    });
+    assert.equal(renewed.statusCode, 201, renewed.body);
+    const renewal = await emailAbout(renewing, 'Your policy has been renewed');
+    assert.match(renewal.text, /New term: 2026-06-01 to 2027-05-31/);
+
+    const lapsing = uniqueEmail();
+    await createPolicy(
+      acme.sandbox,
+      examplePolicyInput({ proposer: { email: lapsing }, policy: { auto_renew: false } }),
+    );
+    await t.container.services.policies.endTerms(new Date('2026-06-01T12:00:00Z'));
+    const lapse = await emailAbout(lapsing, 'Your policy has ended');
+    assert.match(lapse.text, /Ended on: 2026-05-31/);
+  });
+});
+
+describe('policy.created_at', () => {
+  test('what the client sent comes back as sent; when absent, the creation time', async () => {
+    const sent = examplePolicyInput({
+      proposer: { email: uniqueEmail() },
+      policy: { created_at: 1_746_000_000 },
+    });
+    const created = await createPolicy(acme.sandbox, sent);
+    assert.equal(created.statusCode, 201, created.body);
+    const reference = created.json<PolicyBody>().policy_reference;
+    assert.equal(created.json<PolicyBody>().policy['created_at'], 1_746_000_000);
+    const read = await t.app.inject({ url: `/policys/${reference}`, headers: acme.sandbox });
+    assert.equal(read.json<PolicyBody>().policy['created_at'], 1_746_000_000);
+
+    const absent = examplePolicyInput({ proposer: { email: uniqueEmail() } });
+    delete absent.policy.created_at;
+    const filled = (await createPolicy(acme.sandbox, absent)).json<PolicyBody>();
+    assert.equal(filled.policy['created_at'], Math.floor(clock.now().getTime() / 1000));
+  });
+});
+
+describe('renewal with the whole policy object', () => {
+  test('new vehicle, address, pricing and dates replace the current ones; the rest carries over', async () => {
+    const email = uniqueEmail();
+    const input = examplePolicyInput({ proposer: { email }, policy: { auto_renew: false } });
+    const created = (await createPolicy(acme.sandbox, input)).json<PolicyBody>();
+    const start = input.policy.end_date + 1;
+    const end = start + 365 * 86_400 - 1;
+    const { policy_year: _year, ...currentPolicy } = input.policy;
+    const renewal = {
+      policy: {
+        ...currentPolicy,
+        policy_reference: created.policy_reference,
+        start_date: start,
+        end_date: end,
+        address: { ...input.policy.address, line_1: '2 New Street', postcode: 'sw1a 2aa' },
+      },
+      vehicle: { ...input.vehicle, reg: 'LB24 XYZ', make: 'Kia', model: 'Niro' },
+      pricing: { ...input.pricing, usage_rate: 0.05, upfront_premium: 120 },
+    };
+    const r = await t.app.inject({
+      method: 'POST',
+      url: `/policys/${created.policy_reference}/renewals`,
+      headers: acme.sandbox,
+      payload: renewal,
+    });
+    assert.equal(r.statusCode, 201, r.body);
+    const body = r.json<PolicyBody>();
+    assert.equal(body.versions.at(-1)?.version_type, 'rn');
+    const read = (
+      await t.app.inject({ url: `/policys/${created.policy_reference}`, headers: acme.sandbox })
+    ).json<
+      PolicyBody & { vehicle: { reg: string }; pricing: { usage_rate: number }; proposer: { email: string } }
+    >();
+    assert.equal(read.policy['start_date'], start);
+    assert.equal(read.policy['end_date'], end);
+    assert.equal(read.policy.policy_year, (input.policy.policy_year ?? 1) + 1);
+    assert.equal(
+      (read.policy['address'] as { postcode: string }).postcode,
+      'SW1A 2AA',
+      'normalised as on creation',
+    );
+    assert.equal(read.vehicle.reg, 'LB24 XYZ');
+    assert.equal(read.pricing.usage_rate, 0.05);
+    assert.equal(read.proposer.email, email, 'blocks not sent carry over');
+
+    const wrong = await t.app.inject({
+      method: 'POST',
+      url: `/policys/${created.policy_reference}/renewals`,
+      headers: acme.sandbox,
+      payload: { policy: { policy_reference: 'someone-else-entirely' }, pricing: input.pricing },
+    });
+    assert.equal(wrong.statusCode, 422, wrong.body);
+    assert.equal(
+      wrong.json<{ errors: Array<{ path: string }> }>().errors[0]?.path,
+      '/body/policy/policy_reference',
+    );
+    const invalidBlocks = await t.app.inject({
+      method: 'POST',
+      url: `/policys/${created.policy_reference}/renewals`,
+      headers: acme.sandbox,
+      payload: {
+        vehicle: { ...input.vehicle, overnight_postcode: 'NOT A POSTCODE' },
+        pricing: input.pricing,
+      },
+    });
+    assert.equal(invalidBlocks.statusCode, 422, invalidBlocks.body);
+  });
 });

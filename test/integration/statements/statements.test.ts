@@ -333,6 +333,46 @@ describe('billing runs and final statements', () => {
     );
   });
 
+  test("a first statement ending before the policy's start: 409 naming the start_date", async () => {
+    const reference = await newPolicy();
+    const r = await t.app.inject({
+      method: 'POST',
+      url: '/statements',
+      headers: acme.sandbox,
+      payload: { policy_reference: reference, effective_date: Date.parse('2025-05-01T00:00:00Z') / 1000 },
+    });
+    assert.equal(r.statusCode, 409, r.body);
+    const problem = r.json<{ code: string; detail: string }>();
+    assert.equal(problem.code, 'STATEMENT_PERIOD_CONFLICT');
+    assert.match(problem.detail, /start_date \(2025-05-31T23:00:00\.000Z\)/);
+  });
+
+  test('a billing run for a day after today (Europe/London) is refused and bills nothing', async () => {
+    const reference = await newPolicy({ policy: { billing_day_date: 25 } });
+    // The clock stands at 2025-07-20: the 21st has not begun in London.
+    const future = await t.app.inject({
+      method: 'POST',
+      url: '/admin/billing-runs',
+      headers: t.adminHeaders,
+      payload: { date: '2025-07-25' },
+    });
+    assert.equal(future.statusCode, 422, future.body);
+    assert.equal(future.json<{ code: string }>().code, 'BILLING_DATE_IN_FUTURE');
+    assert.equal(
+      (await t.app.inject({ url: `/statements?policy_reference=${reference}`, headers: acme.sandbox })).json<{
+        statements: unknown[];
+      }>().statements.length,
+      0,
+    );
+    const today = await t.app.inject({
+      method: 'POST',
+      url: '/admin/billing-runs',
+      headers: t.adminHeaders,
+      payload: { date: '2025-07-20' },
+    });
+    assert.equal(today.statusCode, 200, today.body);
+  });
+
   test('a cancellation issues the final statement up to its effective date', async () => {
     const reference = await newPolicy();
     await journey(reference, '2025-07-02T08:00:00Z');

@@ -107,6 +107,7 @@ test('a worker that dies mid-attempt holds the delivery only until its lease end
         leaseUntil: new Date(now.getTime() + 60_000),
         leaseId: randomUUID(),
         limit: 10,
+        perEndpoint: 4,
       }),
     );
     assert.equal(claimed.length, 1);

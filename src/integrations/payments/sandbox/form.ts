@@ -22,12 +22,18 @@ export class FormError extends Error {
 
 const KEY = /^([^[\]]+)((?:\[[^[\]]*\])*)$/;
 
+/** Names that would reach an object's prototype if a parser ever assigned them: refused outright. */
+const FORBIDDEN_SEGMENTS = new Set(['__proto__', 'constructor', 'prototype']);
+
 function segmentsOf(key: string): string[] {
   const match = KEY.exec(key);
   if (match === null) throw new FormError(`Invalid parameter name: ${key}`, key);
   const [, head = '', rest = ''] = match;
   const tail = [...rest.matchAll(/\[([^[\]]*)\]/g)].map((m) => m[1] ?? '');
-  return [head, ...tail];
+  const segments = [head, ...tail];
+  if (segments.some((segment) => FORBIDDEN_SEGMENTS.has(segment)))
+    throw new FormError(`Invalid parameter name: ${key}`, head);
+  return segments;
 }
 
 const isObject = (value: FormValue | undefined): value is FormObject =>
@@ -45,9 +51,13 @@ function normalise(value: FormValue): FormValue {
 
 /** Parses a form body or query string into nested objects; values stay strings. */
 export function parseForm(text: string): FormObject {
-  const root: FormObject = {};
+  // Null-prototype objects throughout: even a name that slipped past the check above stays an own key.
+  const root: FormObject = Object.create(null) as FormObject;
   for (const [key, value] of new URLSearchParams(text)) {
     const path = segmentsOf(key);
+    // Stripe refuses NUL too; PostgreSQL could not store it.
+    if (key.includes('\u0000') || value.includes('\u0000'))
+      throw new FormError(`Invalid string: ${key} contains a NUL character`, path[0]);
     let node: FormObject | FormValue[] = root;
     for (let i = 0; i < path.length; i++) {
       const segment = path[i] ?? '';
@@ -69,7 +79,8 @@ export function parseForm(text: string): FormObject {
       }
       const next: FormValue | undefined = node[segment];
       if (next === undefined) {
-        const created: FormObject | FormValue[] = path[i + 1] === '' ? [] : {};
+        const created: FormObject | FormValue[] =
+          path[i + 1] === '' ? [] : (Object.create(null) as FormObject);
         node[segment] = created;
         node = created;
       } else if (typeof next === 'string') {

@@ -4,8 +4,10 @@ import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } f
 import { systemClock, type Clock } from '../../../platform/clock.ts';
 import { createSandboxEngine, type Caller, type Emit, type RequestInfo } from './engine.ts';
 import { StripeApiError, type StripeErrorBody } from './errors.ts';
+import { AppError } from '../../../platform/errors.ts';
 import { FormError, parseForm, type FormObject } from './form.ts';
 import { newId, randomId, type EventObject } from './objects.ts';
+import { ownedStore } from './owned-store.ts';
 import { createMemorySandboxStore, type SandboxStore, type StoredResponse } from './store.ts';
 import { createWebhookDeliverer, type SandboxWebhookTarget } from './webhooks.ts';
 
@@ -159,10 +161,11 @@ export function stripeSandboxPlugin(options: StripeSandboxOptions = {}): Fastify
         request: { id: request.id, idempotency_key: request.idempotencyKey },
         type,
       };
-      await store.put(event);
+      await owners.store.put(event);
       deliverer.enqueue(event);
     };
-    const engine = createSandboxEngine({ store, clock, emit });
+    const owners = ownedStore(store);
+    const engine = createSandboxEngine({ store: owners.store, clock, emit });
 
     // Stripe speaks form encoding only; this plugin's scope drops the app's JSON parser.
     app.removeAllContentTypeParsers();
@@ -179,9 +182,18 @@ export function stripeSandboxPlugin(options: StripeSandboxOptions = {}): Fastify
       },
     );
 
-    app.setErrorHandler((error: FastifyError | StripeApiError | FormError, request, reply) => {
+    app.setErrorHandler((error: FastifyError | StripeApiError | FormError | AppError, request, reply) => {
       if (error instanceof StripeApiError) return send(reply, error.status, error.body, error.headers);
       if (error instanceof FormError) return send(reply, 400, formErrorBody(error));
+      // The service's own input checks (unstorable text, prototype keys) in Stripe's words.
+      if (error instanceof AppError)
+        return error.status < 500
+          ? send(reply, 400, {
+              error: { type: 'invalid_request_error', message: error.message },
+            } satisfies StripeErrorBody)
+          : send(reply, 500, {
+              error: { type: 'api_error', message: error.message },
+            } satisfies StripeErrorBody);
       if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
         const message =
           error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE'
@@ -217,7 +229,16 @@ export function stripeSandboxPlugin(options: StripeSandboxOptions = {}): Fastify
       }
     }
 
+    /** An endpoint whose objects are those of the caller's account (a secret key's); see ownedStore. */
     function endpoint(access: Access, handler: (ctx: Context) => Promise<unknown>) {
+      const serve = answer(access, handler);
+      return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+        const { caller, account } = authenticate(request, access);
+        return owners.run(caller.kind === 'secret' ? account : undefined, () => serve(request, reply));
+      };
+    }
+
+    function answer(access: Access, handler: (ctx: Context) => Promise<unknown>) {
       return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
         const requestId = `req_${randomId(14)}`;
         const version = request.headers['stripe-version'];

@@ -3,7 +3,6 @@ import { test } from 'node:test';
 import fc from 'fast-check';
 import {
   afterCorrectPassword,
-  forgotPasswordOutcome,
   idpStatus,
   mayResendTemporaryPassword,
   normaliseResetCode,
@@ -26,11 +25,8 @@ test('idp status and the outcome of a correct password', () => {
   assert.equal(temporaryPasswordExpired(personal, now), false);
 });
 
-test('FORGOT_PASSWORD: a code for a personal password (and for unknown logins), RESEND_PASSWORD for a temporary one', () => {
-  assert.equal(forgotPasswordOutcome(personal), 'FORGOT_PASSWORD_CODE');
-  assert.equal(forgotPasswordOutcome(undefined), 'FORGOT_PASSWORD_CODE');
-  assert.equal(forgotPasswordOutcome(temporary('2025-05-01T00:00:00Z')), 'RESEND_PASSWORD');
-  assert.equal(forgotPasswordOutcome(temporary('2025-07-01T00:00:00Z')), 'RESEND_PASSWORD');
+test('RESEND_PASSWORD: a new temporary password only for an account that has not chosen its own', () => {
+  assert.equal(mayResendTemporaryPassword(temporary('2025-05-01T00:00:00Z')), true);
   assert.equal(mayResendTemporaryPassword(personal), false);
   assert.equal(mayResendTemporaryPassword(undefined), false);
 });

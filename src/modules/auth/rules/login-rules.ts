@@ -1,6 +1,6 @@
 /*
  * The login state machine's decisions, as pure rules over an account's password state and the time.
- * The interface's state table, row by row, is in the README ("Policyholder login").
+ * The interface's state table, row by row, is in docs/api.md ("Policyholder login").
  */
 
 export type IdpStatus = 'CONFIRMED' | 'FORCE_CHANGE_PASSWORD';
@@ -29,19 +29,6 @@ export type PasswordLoginOutcome = 'DONE' | 'NEW_PASSWORD_REQUIRED' | 'TEMPORARY
 export function afterCorrectPassword(state: PasswordState, now: Date): PasswordLoginOutcome {
   if (!state.passwordIsTemporary) return 'DONE';
   return temporaryPasswordExpired(state, now) ? 'TEMPORARY_PASSWORD_EXPIRED' : 'NEW_PASSWORD_REQUIRED';
-}
-
-/**
- * FORGOT_PASSWORD: an account with a personal password gets a reset code (FORGOT_PASSWORD_CODE); one
- * still on its temporary password, expired or not, is sent down the RESEND_PASSWORD path, since a
- * code would skip the temporary password (the interface ties codes to a personal password, and
- * idp_status FORCE_CHANGE_PASSWORD names this scenario). An unknown login answers as a confirmed
- * account would, so that the answer tells nobody whether a username exists.
- */
-export function forgotPasswordOutcome(
-  state: PasswordState | undefined,
-): 'FORGOT_PASSWORD_CODE' | 'RESEND_PASSWORD' {
-  return state?.passwordIsTemporary === true ? 'RESEND_PASSWORD' : 'FORGOT_PASSWORD_CODE';
 }
 
 /** RESEND_PASSWORD issues a new temporary password only to an account that has not yet chosen its own. */

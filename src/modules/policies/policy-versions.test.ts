@@ -1,0 +1,74 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import fc from 'fast-check';
+import { nextTerm } from './policy-versions.ts';
+
+const seconds = (iso: string): number => Date.parse(iso) / 1000;
+const iso = (unixSeconds: number): string => new Date(unixSeconds * 1000).toISOString();
+const LONDON = new Intl.DateTimeFormat('en-GB', {
+  timeZone: 'Europe/London',
+  dateStyle: 'short',
+  timeStyle: 'medium',
+});
+const london = (unixSeconds: number): string => LONDON.format(new Date(unixSeconds * 1000));
+
+test('a renewed term starts 1 s after the last one ends and ends on the same London anniversary', () => {
+  // 2025-06-01 00:00 BST to 2026-05-31 23:59:59 BST.
+  let term = { startDate: seconds('2025-05-31T23:00:00Z'), endDate: seconds('2026-05-31T22:59:59Z') };
+  for (let year = 0; year < 10; year++) {
+    const next = nextTerm(term, {});
+    assert.equal(next.startDate, term.endDate + 1, 'continuous: no overlap, no gap');
+    assert.match(london(next.startDate), /^01\/06\/\d{4}, 00:00:00$/);
+    assert.match(
+      london(next.endDate),
+      /^31\/05\/\d{4}, 23:59:59$/,
+      `year ${String(year)}: ${iso(next.endDate)}`,
+    );
+    term = next;
+  }
+  assert.equal(iso(term.endDate), '2036-05-31T22:59:59.000Z');
+});
+
+test('terms across GMT: a winter term keeps its wall-clock end; 29 February falls on the 28th', () => {
+  const winter = nextTerm(
+    { startDate: seconds('2025-01-15T00:00:00Z'), endDate: seconds('2026-01-14T23:59:59Z') },
+    {},
+  );
+  assert.equal(iso(winter.endDate), '2027-01-14T23:59:59.000Z');
+  const leap = nextTerm(
+    { startDate: seconds('2023-03-01T00:00:00Z'), endDate: seconds('2024-02-29T23:59:59Z') },
+    {},
+  );
+  assert.equal(iso(leap.startDate), '2024-03-01T00:00:00.000Z');
+  assert.equal(iso(leap.endDate), '2025-02-28T23:59:59.000Z');
+});
+
+test('requested dates win; a term of no whole months keeps its length', () => {
+  const current = { startDate: seconds('2025-06-01T09:30:00Z'), endDate: seconds('2025-06-20T17:00:00Z') };
+  const odd = nextTerm(current, {});
+  assert.equal(odd.startDate, current.endDate + 1);
+  assert.equal(odd.endDate - odd.startDate, current.endDate - current.startDate);
+  assert.deepEqual(nextTerm(current, { startDate: 100, endDate: 200 }), { startDate: 100, endDate: 200 });
+});
+
+test('property: yearly renewals never drift, whatever the start day', () => {
+  fc.assert(
+    fc.property(
+      fc.integer({ min: 2001, max: 2080 }),
+      fc.constantFrom(1, 2, 11, 12),
+      fc.integer({ min: 1, max: 28 }),
+      (year, month, day) => {
+        // A winter start (GMT), so the first term is exactly twelve calendar months in London too.
+        const startDate = Date.UTC(year, month - 1, day) / 1000;
+        let term = { startDate, endDate: Date.UTC(year + 1, month - 1, day) / 1000 - 1 };
+        const endings = new Set<string>();
+        for (let i = 0; i < 6; i++) {
+          term = nextTerm(term, {});
+          const [date = '', time = ''] = london(term.endDate).split(', ');
+          endings.add(`${date.slice(0, 5)} ${time}`);
+        }
+        assert.equal(endings.size, 1, [...endings].join(' | '));
+      },
+    ),
+  );
+});

@@ -1,0 +1,236 @@
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { after, before, test } from 'node:test';
+import { sql } from 'kysely';
+import { BILLING_RUN_QUEUE } from '../../src/modules/statements/index.ts';
+import { londonDate, londonMidnight } from '../../src/modules/statements/statement-period.ts';
+import { mapConcurrent } from '../../src/platform/concurrency.ts';
+import { createCompany, createTestApp, TEST_ADMIN_KEY, type TestApp } from '../support/app.ts';
+import { onPostgres } from '../support/database.ts';
+import { examplePolicyInput } from '../support/policy-arbitraries.ts';
+
+/**
+ * R2, billing's charge phase: a worker process is killed (SIGKILL) at a random point of a billing run
+ * that charges every policy, then a new one is started. Within 60 s of the restart every owing
+ * statement must be charged exactly once at the processor, and no payment left pending.
+ * POLICIES and SEEDS (comma-separated) replay a failure; each seed is one billing day of the same book.
+ */
+const POLICIES = Number(process.env['RELIABILITY_POLICIES'] ?? 1000);
+const SEEDS = (process.env['RELIABILITY_SEEDS'] ?? '11,23,37').split(',').map(Number);
+const MAIN = path.resolve(import.meta.dirname, '../../src/main.ts');
+
+let t: TestApp;
+let sandboxBase: string;
+const workers: ChildProcess[] = [];
+let billingDates: string[] = [];
+
+/** A small deterministic generator (mulberry32), so a seed replays the same kill point. */
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let x = a;
+    x = Math.imul(x ^ (x >>> 15), x | 1);
+    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
+    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function monthsBefore(date: string, months: number): string {
+  const [y, m, d] = date.split('-').map(Number) as [number, number, number];
+  const index = y * 12 + (m - 1) - months;
+  return `${String(Math.floor(index / 12))}-${String((index % 12) + 1).padStart(2, '0')}-${String(d).padStart(2, '0')}`;
+}
+
+async function startWorker(): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [MAIN], {
+    env: {
+      PATH: process.env['PATH'] ?? '',
+      ROLE: 'worker',
+      DATABASE_URL: t.container.database.connectionString!,
+      SANDBOX_STRIPE_API_BASE: `${sandboxBase}/sandbox/stripe`,
+      ADMIN_API_KEY: TEST_ADMIN_KEY,
+      LOG_LEVEL: 'info',
+      // Far in the day: the worker's own daily run must not start while the test bills by hand.
+      BILLING_RUN_AT: '23:59',
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  workers.push(child);
+  let buffer = '';
+  await new Promise<void>((resolve, reject) => {
+    child.once('exit', (code) => {
+      reject(new Error(`the worker exited with ${String(code)} before it started`));
+    });
+    child.stdout.on('data', (chunk: Buffer) => {
+      buffer += chunk.toString();
+      if (buffer.includes('milepost started')) resolve();
+    });
+  });
+  child.stdout.resume();
+  return child;
+}
+
+before(async () => {
+  if (!onPostgres) return;
+  t = await createTestApp({ listen: true });
+  sandboxBase = t.container.gateways.sandboxBaseUrl()!;
+  const company = await createCompany(t.app, 'Crash Mutual');
+  const today = londonDate(new Date());
+  const day = Math.min(Number(today.slice(8)), 28);
+  const latest = `${today.slice(0, 8)}${String(day).padStart(2, '0')}`;
+  billingDates = SEEDS.map((_, i) => monthsBefore(latest, SEEDS.length - 1 - i));
+  const startAt = londonMidnight(monthsBefore(billingDates[0]!, 2));
+  const start = Math.floor(startAt.getTime() / 1000);
+  const end = Math.floor(londonMidnight(monthsBefore(londonDate(startAt), -12)).getTime() / 1000) - 1;
+  // The book: each policy bound with a card payment, billed monthly on `day`, owing an installment.
+  await mapConcurrent(
+    Array.from({ length: POLICIES }, (_, i) => i),
+    16,
+    async (i) => {
+      const intent = await t.app.inject({
+        method: 'POST',
+        url: '/payments',
+        headers: company.sandbox,
+        payload: { type: 'CREATE_PAYMENT_INTENT', amount: 9550, product_reference: 'ppm-motor' },
+      });
+      const created = intent.json<Record<string, string>>();
+      const confirm = await fetch(
+        `${sandboxBase}/sandbox/stripe/v1/payment_intents/${created['payment_provider_transaction_ref']!}/confirm`,
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({
+            client_secret: created['payment_temporary_token']!,
+            payment_method: 'pm_card_visa',
+          }),
+        },
+      );
+      const confirmed = (await confirm.json()) as { payment_method: string };
+      const input = examplePolicyInput({
+        policy: { start_date: start, end_date: end, billing_day_date: day, inception_date: start },
+        proposer: { email: `crash${String(i)}@example.com` },
+        pricing: { upfront_premium: 95.5, subscription_premium: 29.99, subscription_installments: 12 },
+        payment: {
+          provider_payment_reference: created['payment_provider_transaction_ref']!,
+          provider_customer_reference: created['payment_provider_customer_ref']!,
+          payment_provider: 'stripe',
+          payment_method_id: confirmed.payment_method,
+        },
+      });
+      delete input.payment?.payment_amount;
+      const policy = await t.app.inject({
+        method: 'POST',
+        url: '/policys',
+        headers: company.sandbox,
+        payload: input,
+      });
+      assert.equal(policy.statusCode, 201, policy.body);
+    },
+  );
+});
+
+after(async () => {
+  for (const worker of workers) worker.kill('SIGKILL');
+  if (onPostgres) await t.close();
+});
+
+interface Tally {
+  statements: number;
+  owing: number;
+  succeeded: number;
+  pending: number;
+  statementPayments: number;
+  processorCharges: number;
+  chargedTwice: number;
+}
+
+async function tally(date: string): Promise<Tally> {
+  const db = t.container.database.db;
+  const periodEnd = new Date(londonMidnight(date).getTime() - 1000);
+  const rows = await sql<{
+    statements: number;
+    owing: number;
+    succeeded: number;
+    pending: number;
+    statement_payments: number;
+  }>`
+    select count(*)::int as statements,
+      count(*) filter (where s.billed_premium_pence > 0)::int as owing,
+      (select count(*)::int from payments p where p.policy_version_id in (select id from statements where period_end_at = ${periodEnd}) and p.purpose = 'statement' and p.status = 'succeeded') as succeeded,
+      (select count(*)::int from payments p where p.policy_version_id in (select id from statements where period_end_at = ${periodEnd}) and p.purpose = 'statement' and p.status = 'pending') as pending,
+      (select count(*)::int from payments p where p.policy_version_id in (select id from statements where period_end_at = ${periodEnd}) and p.purpose = 'statement') as statement_payments
+    from statements s where s.period_end_at = ${periodEnd}`.execute(db);
+  const counts = rows.rows[0]!;
+  const charges = await sql<{ payment: string; n: number }>`
+    select o.data -> 'metadata' ->> 'milepost_payment' as payment, count(*)::int as n
+    from stripe_sandbox_objects o
+    where o.type = 'payment_intent' and o.data ->> 'status' = 'succeeded'
+      and o.data -> 'metadata' ->> 'milepost_payment' in (
+        select p.id::text from payments p
+        where p.purpose = 'statement'
+          and p.policy_version_id in (select id from statements where period_end_at = ${periodEnd}))
+    group by 1`.execute(db);
+  return {
+    statements: counts.statements,
+    owing: counts.owing,
+    succeeded: counts.succeeded,
+    pending: counts.pending,
+    statementPayments: counts.statement_payments,
+    processorCharges: charges.rows.reduce((sum, r) => sum + r.n, 0),
+    chargedTwice: charges.rows.filter((r) => r.n > 1).length,
+  };
+}
+
+test(
+  'kill -9 in the charge phase of a billing run: after a restart every owing statement is charged exactly once',
+  { skip: !onPostgres && 'PostgreSQL only: the worker runs in processes of its own' },
+  async (context) => {
+    for (const [round, seed] of SEEDS.entries()) {
+      const date = billingDates[round]!;
+      const next = random(seed);
+      const killAfterCharges = Math.floor(next() * POLICIES * 0.9);
+      context.diagnostic(
+        `seed ${String(seed)}: ${String(POLICIES)} policies, billing day ${date}, kill after ${String(killAfterCharges)} charges`,
+      );
+      const worker = await startWorker();
+      await t.container.jobs.send(BILLING_RUN_QUEUE, { date });
+      for (let waited = 0; ; waited += 20) {
+        if ((await tally(date)).succeeded >= killAfterCharges) break;
+        assert.ok(waited < 120_000, 'the billing run made no progress');
+        await sleep(20);
+      }
+      worker.kill('SIGKILL');
+      await once(worker, 'exit');
+      const atKill = await tally(date);
+      context.diagnostic(
+        `killed with ${String(atKill.statements)} statements, ${String(atKill.succeeded)} charged, ${String(atKill.pending)} pending`,
+      );
+
+      const restartedAt = Date.now();
+      const restarted = await startWorker();
+      let final = await tally(date);
+      while (!(final.statements === POLICIES && final.succeeded === final.owing && final.pending === 0)) {
+        assert.ok(
+          Date.now() - restartedAt < 60_000,
+          `not settled 60 s after the restart: ${JSON.stringify(final)}`,
+        );
+        await sleep(250);
+        final = await tally(date);
+      }
+      context.diagnostic(
+        `settled ${((Date.now() - restartedAt) / 1000).toFixed(1)} s after the restart: ${JSON.stringify(final)}`,
+      );
+      assert.equal(final.statements, POLICIES, 'every policy billed once');
+      assert.ok(final.owing > 0);
+      assert.equal(final.statementPayments, final.owing, 'one payment record per owing statement');
+      assert.equal(final.processorCharges, final.owing, 'charges at the processor = statements owing');
+      assert.equal(final.chargedTwice, 0, 'no statement charged twice');
+      restarted.kill('SIGTERM');
+      await once(restarted, 'exit');
+    }
+  },
+);
