@@ -79,8 +79,8 @@ await withScratchDatabase(base, async (databaseUrl) => {
     select 'bench-policy-' || u.username, u.company_id, 'sandbox', u.id, 'active', 1, '2025-05-31T23:00:00Z', '2026-05-31T22:59:59Z', false, 1, 2999, 12, '2025-05-31T23:00:00Z', now(), now()
     from users u where u.company_id = ${companyRow.id}`.execute(db);
     await sql`
-    insert into policy_versions (policy_id, sequence, version_type, snapshot, effective_at, created_at)
-    select p.id, 1, 'nb', jsonb_set(${JSON.stringify(snapshot)}::jsonb, '{policy,policy_reference}', to_jsonb(p.policy_reference)), '2025-05-31T23:00:00Z', now()
+    insert into policy_versions (policy_id, sequence, term, version_type, snapshot, effective_at, created_at)
+    select p.id, 1, 1, 'nb', jsonb_set(${JSON.stringify(snapshot)}::jsonb, '{policy,policy_reference}', to_jsonb(p.policy_reference)), '2025-05-31T23:00:00Z', now()
     from policies p where p.company_id = ${companyRow.id}`.execute(db);
     await sql`
     insert into journeys (company_id, environment, policy_id, policy_reference, policy_version_id, route, route_precision, point_count, start_at, end_at,

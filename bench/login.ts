@@ -20,7 +20,7 @@
 import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { hash, verify } from '@node-rs/argon2';
-import { examplePolicyInput } from '../test/support/policy-arbitraries.ts';
+import { livePolicyInput } from '../test/support/policy-arbitraries.ts';
 import { startSmtpServer } from '../test/support/smtp.ts';
 import { load, startServer, withScratchDatabase, type LoadResult } from './support.ts';
 
@@ -122,7 +122,7 @@ try {
               const created = await post(
                 `${base}/policys`,
                 clientHeaders,
-                examplePolicyInput({ proposer: { email } }),
+                livePolicyInput({ proposer: { email } }),
               );
               if (created.status !== 201) throw new Error(`policy: ${JSON.stringify(created.body)}`);
               const [message] = await smtp.waitFor(email, 1, 60_000);

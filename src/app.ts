@@ -27,6 +27,7 @@ import {
   createPolicyholderAuth,
   policyholderOf,
 } from './modules/auth/index.ts';
+import { productRoutes } from './modules/products/index.ts';
 import { openApiWebhooks, webhookRoutes } from './modules/webhooks/index.ts';
 import { notificationRoutes } from './modules/notifications/index.ts';
 import { journeyRoutes } from './modules/journeys/index.ts';
@@ -224,6 +225,7 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
     }),
   );
   await app.register(webhookRoutes({ webhooks: container.services.webhooks, clientAuth }));
+  await app.register(productRoutes({ products: container.services.products, clientAuth }));
   await app.register(notificationRoutes({ db: container.database.db, adminAuth }));
   await app.register(
     journeyRoutes({

@@ -10,6 +10,7 @@ import { createAuthService } from './modules/auth/index.ts';
 import { createCompanyService } from './modules/companies/index.ts';
 import { createNotificationService } from './modules/notifications/index.ts';
 import { createPaymentService } from './modules/payments/index.ts';
+import { createProductService } from './modules/products/index.ts';
 import { createPolicyService } from './modules/policies/index.ts';
 import { createStatementService } from './modules/statements/index.ts';
 import { createWebhookService } from './modules/webhooks/index.ts';
@@ -98,9 +99,11 @@ function buildServices(deps: {
     billingRunAt: deps.config.billingRunAt,
     metrics: deps.metrics,
   });
+  const products = createProductService({ db, clock });
   const policies = createPolicyService({
     db,
     clock,
+    checkProduct: (trx, tenant, reference) => products.checkReference(trx, tenant, reference),
     jobs,
     accounts,
     notifications,
@@ -140,7 +143,18 @@ function buildServices(deps: {
       issuer: deps.config.publicBaseUrl ?? 'milepost',
     },
   });
-  return { auth, companies, notifications, accounts, payments, policies, journeys, webhooks, statements };
+  return {
+    auth,
+    companies,
+    notifications,
+    accounts,
+    payments,
+    policies,
+    products,
+    journeys,
+    webhooks,
+    statements,
+  };
 }
 
 /**

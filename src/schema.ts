@@ -7,6 +7,7 @@ import type { PaymentTables } from './modules/payments/index.ts';
 import type { SandboxTables } from './integrations/payments/index.ts';
 import type { JourneyTables } from './modules/journeys/index.ts';
 import type { PolicyTables } from './modules/policies/index.ts';
+import type { ProductTables } from './modules/products/index.ts';
 import type { StatementTables } from './modules/statements/index.ts';
 import type { WebhookTables } from './modules/webhooks/index.ts';
 import type { EventTables } from './platform/events.ts';
@@ -20,6 +21,7 @@ export interface Database
     AccountTables,
     AuthTables,
     PolicyTables,
+    ProductTables,
     EventTables,
     OutboxTables,
     PaymentTables,

@@ -18,6 +18,8 @@ import * as m0016 from './0016-journey-overlap.ts';
 import * as m0017 from './0017-sandbox-accounts.ts';
 import * as m0018 from './0018-refresh-grace.ts';
 import * as m0019 from './0019-carried-forward.ts';
+import * as m0020 from './0020-renewal-terms.ts';
+import * as m0021 from './0021-products.ts';
 
 /** Every migration, in order. Forward-only; add new files at the end. */
 export const migrations: Record<string, Migration> = {
@@ -40,4 +42,6 @@ export const migrations: Record<string, Migration> = {
   '0017-sandbox-accounts': m0017,
   '0018-refresh-grace': m0018,
   '0019-carried-forward': m0019,
+  '0020-renewal-terms': m0020,
+  '0021-products': m0021,
 };

@@ -21,5 +21,14 @@ export function fixedClock(
   };
 }
 
+/**
+ * A clock that runs at the real pace from `start`: time passes (leases expire, retries fall due) but
+ * on a calendar of the caller's choosing, such as inside a fixed example policy's term.
+ */
+export function shiftedClock(start: Date | string): Clock {
+  const offsetMs = new Date(start).getTime() - Date.now();
+  return { now: () => new Date(Date.now() + offsetMs) };
+}
+
 export const unixSeconds = (at: Date): number => Math.floor(at.getTime() / 1000);
 export const fromUnixSeconds = (seconds: number): Date => new Date(seconds * 1000);

@@ -14,8 +14,10 @@ import { examplePolicyInput } from '../support/policy-arbitraries.ts';
 
 /**
  * R2, billing's charge phase: a worker process is killed (SIGKILL) at a random point of a billing run
- * that charges every policy, then a new one is started. Within 60 s of the restart every owing
- * statement must be charged exactly once at the processor, and no payment left pending.
+ * that charges every policy, then a new one is started. Within 120 s of the restart every owing
+ * statement must be charged exactly once at the processor, and no payment left pending (it takes
+ * 35–50 s on an idle two-core machine: a 30 s lease, then 10 s looks; the bound leaves room for a
+ * loaded one, and the time taken is reported).
  * POLICIES and SEEDS (comma-separated) replay a failure; each seed is one billing day of the same book.
  */
 const POLICIES = Number(process.env['RELIABILITY_POLICIES'] ?? 1000);
@@ -215,8 +217,8 @@ test(
       let final = await tally(date);
       while (!(final.statements === POLICIES && final.succeeded === final.owing && final.pending === 0)) {
         assert.ok(
-          Date.now() - restartedAt < 60_000,
-          `not settled 60 s after the restart: ${JSON.stringify(final)}`,
+          Date.now() - restartedAt < 120_000,
+          `not settled 120 s after the restart: ${JSON.stringify(final)}`,
         );
         await sleep(250);
         final = await tally(date);

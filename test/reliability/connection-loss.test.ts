@@ -10,7 +10,7 @@ import type { DatabaseHandle } from '../../src/platform/db/database.ts';
 import type { Database } from '../../src/schema.ts';
 import { TEST_ADMIN_KEY } from '../support/app.ts';
 import { createTestDatabase, onPostgres } from '../support/database.ts';
-import { examplePolicyInput } from '../support/policy-arbitraries.ts';
+import { livePolicyInput } from '../support/policy-arbitraries.ts';
 import { waitForWelcome } from './service-processes.ts';
 
 /**
@@ -120,7 +120,7 @@ for (const role of ['all', 'api'] as const) {
         client_id: company.body['client_id'] as string,
         client_secret: company.body['client_secret_sandbox'] as string,
       };
-      const input = examplePolicyInput({ proposer: { email: `cut.${role}@example.com` } });
+      const input = livePolicyInput({ proposer: { email: `cut.${role}@example.com` } });
       const created = await json('POST', '/policys', client, input);
       assert.equal(created.status, 201, JSON.stringify(created.body));
       const reference = created.body['policy_reference'] as string;
@@ -147,7 +147,7 @@ for (const role of ['all', 'api'] as const) {
                     'POST',
                     url,
                     client,
-                    examplePolicyInput({
+                    livePolicyInput({
                       proposer: { email: `cut.${role}.${String(++writes)}@example.com` },
                     }),
                   )
@@ -196,7 +196,7 @@ for (const role of ['all', 'api'] as const) {
       if (role === 'all') {
         // pg-boss works on after its connections were cut: a policy made now gets its welcome email.
         const email = `after.cuts.${role}@example.com`;
-        const created = await json('POST', '/policys', client, examplePolicyInput({ proposer: { email } }));
+        const created = await json('POST', '/policys', client, livePolicyInput({ proposer: { email } }));
         assert.equal(created.status, 201, JSON.stringify(created.body));
         await waitForWelcome(service.base, email);
       }

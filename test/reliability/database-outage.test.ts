@@ -4,7 +4,7 @@ import { after, before, test } from 'node:test';
 import type { DatabaseHandle } from '../../src/platform/db/database.ts';
 import type { Database } from '../../src/schema.ts';
 import { createTestDatabase, onPostgres } from '../support/database.ts';
-import { examplePolicyInput } from '../support/policy-arbitraries.ts';
+import { livePolicyInput } from '../support/policy-arbitraries.ts';
 import {
   call,
   createCompany,
@@ -92,7 +92,7 @@ test(
                   'POST',
                   '/policys',
                   company,
-                  examplePolicyInput({
+                  livePolicyInput({
                     proposer: { email: `outage.${String(worker)}.${String(++written)}@example.com` },
                   }),
                 ];
@@ -155,13 +155,7 @@ test(
     assert.equal(details.status, 200, JSON.stringify(details.body));
     // pg-boss works again: a new policyholder's welcome email is sent by the worker.
     const email = 'after.outage@example.com';
-    const created = await call(
-      base,
-      'POST',
-      '/policys',
-      company,
-      examplePolicyInput({ proposer: { email } }),
-    );
+    const created = await call(base, 'POST', '/policys', company, livePolicyInput({ proposer: { email } }));
     assert.equal(created.status, 201, JSON.stringify(created.body));
     await waitForWelcome(base, email, 40_000);
     // The change feed listens again: a change is read back after this process's own-write shadow

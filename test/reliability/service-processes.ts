@@ -5,7 +5,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TEST_ADMIN_KEY } from '../support/app.ts';
-import { examplePolicyInput } from '../support/policy-arbitraries.ts';
+import { livePolicyInput } from '../support/policy-arbitraries.ts';
 
 /** The real service started as a child process (`node src/main.ts`), as an operator runs it. */
 const MAIN = path.resolve(import.meta.dirname, '../../src/main.ts');
@@ -168,8 +168,8 @@ export async function policyholder(
   base: string,
   company: CompanyHeaders,
   email: string,
-): Promise<{ reference: string; accessToken: string; input: ReturnType<typeof examplePolicyInput> }> {
-  const input = examplePolicyInput({ proposer: { email } });
+): Promise<{ reference: string; accessToken: string; input: ReturnType<typeof livePolicyInput> }> {
+  const input = livePolicyInput({ proposer: { email } });
   const created = await call(base, 'POST', '/policys', company, input);
   assert.equal(created.status, 201, JSON.stringify(created.body));
   const text = await waitForWelcome(base, email);

@@ -5,7 +5,7 @@ import { createCompany, createTestApp, type TestApp } from '../support/app.ts';
 import { examplePolicyInput } from '../support/policy-arbitraries.ts';
 
 const unix = (iso: string): number => Date.parse(iso) / 1000;
-const clock = fixedClock('2026-02-20T12:00:00Z');
+const clock = fixedClock('2025-12-01T12:00:00Z');
 let t: TestApp;
 let company: Awaited<ReturnType<typeof createCompany>>;
 
@@ -16,8 +16,9 @@ before(async () => {
 after(() => t.close());
 
 /**
- * A policy from 2025-01-15 renewed at 2026-01-15 and billed for the first time on 2026-02-20: one
- * statement spans both terms and carries the installments that fell due in each, at each term's price.
+ * A policy from 2025-01-15, renewed in December for 2026-01-15 and billed for the first time on
+ * 2026-02-20: one statement spans both terms and carries the installments that fell due in each, at
+ * each term's price.
  */
 for (const [plan, installmentsFirst, installmentsSecond] of [
   [12, 12, 2],
@@ -52,6 +53,7 @@ for (const [plan, installmentsFirst, installmentsSecond] of [
     });
     assert.equal(renewed.statusCode, 201, renewed.body);
 
+    clock.set('2026-02-20T12:00:00Z');
     const statement = await t.app.inject({
       method: 'POST',
       url: '/statements',
@@ -76,6 +78,6 @@ for (const [plan, installmentsFirst, installmentsSecond] of [
       next.json<{ subscription_installments: number }>().subscription_installments,
       plan > 2 ? 1 : 0,
     );
-    clock.set('2026-02-20T12:00:00Z');
+    clock.set('2025-12-01T12:00:00Z');
   });
 }

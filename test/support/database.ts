@@ -13,13 +13,15 @@ import type { Database } from '../../src/schema.ts';
 export const TEST_DATABASE_URL = process.env['TEST_DATABASE_URL'];
 export const onPostgres = TEST_DATABASE_URL !== undefined && TEST_DATABASE_URL !== '';
 
-const MIGRATIONS_DIR = path.resolve(import.meta.dirname, '../../src/migrations');
-
-/** A key that changes whenever a migration (or the job schema's version) changes. */
+/**
+ * A key that changes whenever a migration (or the job schema's version) changes. It hashes the
+ * migrations this process loaded, not the files on disk: a file edited while a suite runs must not
+ * file a template built from the old code under the new key. (Migrations keep their SQL inside `up`.)
+ */
 async function schemaKey(): Promise<string> {
   const hash = createHash('sha256');
-  for (const name of (await fs.readdir(MIGRATIONS_DIR)).sort())
-    hash.update(name).update(await fs.readFile(path.join(MIGRATIONS_DIR, name)));
+  for (const [name, migration] of Object.entries(migrations).sort(([a], [b]) => a.localeCompare(b)))
+    hash.update(name).update(migration.up.toString());
   const bossPackage = JSON.parse(
     await fs.readFile(path.resolve(import.meta.dirname, '../../node_modules/pg-boss/package.json'), 'utf8'),
   ) as { version: string };

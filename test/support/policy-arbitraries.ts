@@ -34,6 +34,16 @@ export function examplePolicyInput(overrides: PolicyOverrides = {}): PolicyInput
   return merge(base, overrides) as PolicyInput;
 }
 
+/**
+ * The example policy with a term that covers `now` (it began 30 days before and runs a year), for code
+ * on the system clock: the example's own term has ended, and an ended term is refused on creation.
+ */
+export function livePolicyInput(overrides: PolicyOverrides = {}, now = new Date()): PolicyInput {
+  const start = Math.floor(now.getTime() / 1000) - 30 * 86_400;
+  const term = { policy: { start_date: start, end_date: start + 365 * 86_400 - 1, inception_date: start } };
+  return examplePolicyInput(merge(term, overrides) as PolicyOverrides);
+}
+
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 

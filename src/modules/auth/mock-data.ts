@@ -94,6 +94,7 @@ export function mockPolicyDetails(now: Date): PolicyResponse {
     subscription_premium: 29.99,
     ipt_rate: 12,
     commission_rate: 15,
+    superseded: false,
   };
   const driverBase = {
     children: 1,

@@ -123,6 +123,8 @@ const version = (
   ...term,
   usageRate,
   usageUnit: 'mile',
+  term: versionType === 'st' ? null : 1,
+  supersededAt: null,
   ...overrides,
 });
 const adjusted: PolicyTermVersion[] = [
@@ -151,7 +153,7 @@ describe('versionInForce', () => {
   });
 
   test('a renewal written ahead of its term waits for it', () => {
-    const next = { startDate: term.endDate, endDate: unix('2027-06-01T00:00:00Z') };
+    const next = { startDate: term.endDate, endDate: unix('2027-06-01T00:00:00Z'), term: 2 };
     const versions = [...adjusted, version(5, 'rn', '2026-06-01T00:00:00Z', '0.07', next)];
     assert.equal(versionInForce(versions, at('2026-05-31T00:00:00Z'))?.id, 'v3');
     assert.equal(versionInForce(versions, at('2026-06-01T00:00:00Z'))?.id, 'v5');
@@ -177,7 +179,7 @@ describe('coverFor', () => {
   });
 
   test('a renewal extends cover to the new term', () => {
-    const next = { startDate: term.endDate, endDate: unix('2027-06-01T00:00:00Z') };
+    const next = { startDate: term.endDate, endDate: unix('2027-06-01T00:00:00Z'), term: 2 };
     const versions = [...adjusted, version(5, 'rn', '2026-06-01T00:00:00Z', '0.07', next)];
     const result = coverFor(versions, at('2026-07-01T00:00:00Z'));
     assert.ok(result.ok);

@@ -14,7 +14,7 @@ import {
   type PolylineFailureReason,
   type PolylinePrecision,
 } from '../../platform/geo/index.ts';
-import type { PolicyTermVersion } from '../policies/index.ts';
+import { setsTerm, termsAt, type PolicyTermVersion } from '../policies/index.ts';
 
 /** Most points one route may have (a point a second for 27 hours). */
 export const ROUTE_MAX_POINTS = 100_000;
@@ -89,22 +89,21 @@ export function checkJourneyTimes(
   return { ok: true };
 }
 
-/** Versions that set a rate: statements (`st`) keep the terms before them, and `cn`/`ls` end cover instead. */
-const setsTerms = (v: PolicyTermVersion): boolean =>
-  v.versionType !== 'st' && v.versionType !== 'cn' && v.versionType !== 'ls';
-
 /**
- * The version in force at `at`: of the versions that set terms and took effect at or before `at`, the one
- * written last (highest sequence). So an adjustment effective mid-term rates journeys from its effective
- * time on, and a renewal written ahead of its term waits for it.
+ * The version in force at `at`: the term in force then (the latest that has started; a renewal written
+ * ahead of its term waits for it), and of that term's versions that took effect at or before `at`, the
+ * one written last (highest sequence). So an adjustment effective mid-term rates journeys from its
+ * effective time on, and an adjustment of the current term written after an early renewal does not
+ * reach into the renewal's term. Statements, cancellations, lapses and superseded versions set no rate.
  */
 export function versionInForce(
   versions: readonly PolicyTermVersion[],
   at: Date,
 ): PolicyTermVersion | undefined {
+  const terms = termsAt(versions, at, (v) => v.startDate);
   let found: PolicyTermVersion | undefined;
-  for (const v of versions) {
-    if (!setsTerms(v) || v.effectiveAt.getTime() > at.getTime()) continue;
+  for (const v of terms?.current.versions ?? []) {
+    if (v.effectiveAt.getTime() > at.getTime()) continue;
     if (found === undefined || v.sequence > found.sequence) found = v;
   }
   return found;
@@ -127,7 +126,9 @@ const iso = (at: Date): string => at.toISOString();
  */
 export function coverFor(versions: readonly PolicyTermVersion[], startAt: Date): CoverResult {
   const t = startAt.getTime();
-  const ending = versions.find((v) => v.versionType === 'cn' || v.versionType === 'ls');
+  const ending = versions.find(
+    (v) => (v.versionType === 'cn' || v.versionType === 'ls') && v.supersededAt === null,
+  );
   if (ending !== undefined && t >= ending.effectiveAt.getTime()) {
     const what = ending.versionType === 'cn' ? 'was cancelled' : 'lapsed';
     return {
@@ -136,14 +137,12 @@ export function coverFor(versions: readonly PolicyTermVersion[], startAt: Date):
       message: `The journey starts at ${iso(startAt)}, but the policy ${what} with effect from ${iso(ending.effectiveAt)}`,
     };
   }
-  const terms = versions.filter(setsTerms);
-  const first = terms[0];
-  const current = terms.at(-1);
-  if (first === undefined || current === undefined) {
+  const terms = versions.filter(setsTerm);
+  if (terms.length === 0) {
     return { ok: false, reason: 'OUTSIDE_COVER', message: 'The policy has no terms to rate a journey on' };
   }
-  const coverStart = new Date(first.startDate * 1000);
-  const coverEnd = new Date(current.endDate * 1000);
+  const coverStart = new Date(Math.min(...terms.map((v) => v.startDate)) * 1000);
+  const coverEnd = new Date(Math.max(...terms.map((v) => v.endDate)) * 1000);
   if (t < coverStart.getTime() || t >= coverEnd.getTime()) {
     return {
       ok: false,

@@ -4,7 +4,8 @@ import type { Tenant } from '../companies/index.ts';
 import { notePolicyWrites } from '../policies/index.ts';
 
 export type PaymentKind = 'charge' | 'refund';
-export type PaymentPurpose = 'new_business' | 'adjustment' | 'cancellation' | 'statement' | 'intent';
+export type PaymentPurpose =
+  'new_business' | 'renewal' | 'adjustment' | 'cancellation' | 'statement' | 'intent';
 export type PaymentStatus = 'pending' | 'succeeded' | 'failed' | 'refunded' | 'requires_action' | 'canceled';
 
 export interface PaymentTables {

@@ -20,7 +20,6 @@ import {
   type BindingPayment,
   type PaymentRecordView,
   type PolicyChange,
-  type PolicyInput,
   type PolicyPaymentHooks,
   type PolicyRecord,
 } from '../policies/index.ts';
@@ -479,10 +478,8 @@ export function createPaymentService(deps: {
   }
 
   const hooks: PolicyPaymentHooks = {
-    async verifyBinding(tenant, input: PolicyInput) {
-      const block = input.payment;
-      if (block?.provider_payment_reference === undefined || input.policy.policy_reference !== undefined)
-        return undefined;
+    async verifyBinding(tenant, block, upfrontPremium) {
+      if (block?.provider_payment_reference === undefined) return undefined;
       if (block.payment_provider !== undefined && block.payment_provider !== PROVIDER) {
         throw mismatch('payment_provider', `must be "${PROVIDER}"`);
       }
@@ -494,7 +491,7 @@ export function createPaymentService(deps: {
           throw mismatch('provider_payment_reference', 'no such payment at the processor');
         throw error;
       }
-      const expectedPence = toPence(block.payment_amount ?? input.pricing.upfront_premium);
+      const expectedPence = toPence(block.payment_amount ?? upfrontPremium);
       if (intent.status !== 'succeeded')
         throw mismatch(
           'provider_payment_reference',
@@ -535,7 +532,7 @@ export function createPaymentService(deps: {
       return binding;
     },
 
-    async recordBinding(trx, tenant, bindingPayment, ids) {
+    async recordBinding(trx, tenant, bindingPayment, ids, purpose) {
       const binding = bindingPayment as Binding;
       const now = clock.now();
       const existing = await findPaymentByProviderId(trx, tenant, PROVIDER, binding.intent.id);
@@ -548,7 +545,7 @@ export function createPaymentService(deps: {
           .set({
             policy_id: ids.policyId,
             policy_version_id: ids.policyVersionId,
-            purpose: 'new_business',
+            purpose,
             status: 'succeeded',
             payment_method_id: binding.paymentMethodId,
             attempts: 1,
@@ -567,7 +564,7 @@ export function createPaymentService(deps: {
               policyId: ids.policyId,
               policyVersionId: ids.policyVersionId,
               kind: 'charge',
-              purpose: 'new_business',
+              purpose,
               status: 'succeeded',
               amountPence: binding.amountPence,
               currency: CURRENCY,
@@ -613,7 +610,15 @@ export function createPaymentService(deps: {
       const paid = (await listPaymentsOfPolicy(trx, tenant, change.policyId)).filter(
         (p) => p.kind === 'charge' && (p.status === 'succeeded' || p.status === 'refunded'),
       );
-      const original = paid.find((p) => p.purpose === 'new_business') ?? paid[0];
+      // The card that paid the term changed (its renewal premium, else the new business one) is the
+      // one refunds go to, up to what it paid.
+      const ofTerm = paid.filter(
+        (p) =>
+          (p.purpose === 'new_business' || p.purpose === 'renewal') &&
+          p.policyVersionId !== null &&
+          change.termVersionIds.includes(p.policyVersionId),
+      );
+      const original = ofTerm.at(-1) ?? paid.find((p) => p.purpose === 'new_business') ?? paid[0];
       if (original === undefined) return undefined; // a policy bound without card payments settles elsewhere
       const before = change.previous.pricing;
       const after = change.next.pricing;

@@ -1,6 +1,6 @@
 import type { Executor } from '../../schema.ts';
 import type { Tenant } from '../companies/index.ts';
-import type { PaymentRecordView, PolicyInput } from './policy-schemas.ts';
+import type { PaymentBlock, PaymentRecordView } from './policy-schemas.ts';
 import type { PolicySnapshot } from './policy-versions.ts';
 
 /** A payment checked with the processor before a policy is bound; opaque to the policies module. */
@@ -15,6 +15,8 @@ export interface PolicyChange {
   readonly effectiveAt: Date;
   /** `payment.payment_amount` when the client gave one (pounds; negative is a refund). */
   readonly paymentAmount: number | undefined;
+  /** The versions of the term changed: its premium was paid with the first of them (nb or rn). */
+  readonly termVersionIds: readonly string[];
 }
 
 /**
@@ -28,14 +30,22 @@ export interface ChangeSettlement {
 }
 
 export interface PolicyPaymentHooks {
-  /** Before the transaction: checks the payment block of a new policy with the processor (422 on a mismatch). */
-  verifyBinding(tenant: Tenant, input: PolicyInput): Promise<BindingPayment | undefined>;
-  /** In the policy's transaction: records the verified payment against the new policy. */
+  /**
+   * Before the transaction: checks the payment block of a new policy or a renewal with the processor
+   * against the term's upfront premium (pounds); 422 on a mismatch. Undefined when no payment was sent.
+   */
+  verifyBinding(
+    tenant: Tenant,
+    block: PaymentBlock | undefined,
+    upfrontPremium: number,
+  ): Promise<BindingPayment | undefined>;
+  /** In the policy's transaction: records the verified payment against the new policy or renewal. */
   recordBinding(
     trx: Executor,
     tenant: Tenant,
     binding: BindingPayment,
     ids: { policyId: string; policyVersionId: string; userId: string },
+    purpose: 'new_business' | 'renewal',
   ): Promise<void>;
   /** In the change's transaction: records the charge or refund an adjustment or cancellation owes, taken after commit. */
   /** Records the charge or refund a change calls for; what it is, or undefined when there is none. */

@@ -35,6 +35,10 @@ export interface PolicyTermVersion {
   /** Money per `usageUnit` of distance, as exact decimal text (e.g. "0.045"). */
   readonly usageRate: string;
   readonly usageUnit: UsageUnit;
+  /** The term the version sets or ends (1, 2, …); null for statements. */
+  readonly term: number | null;
+  /** Set when the version no longer counts (a replaced renewal, an undone lapse). */
+  readonly supersededAt: Date | null;
 }
 
 const asUsageUnit = (unit: string | null): UsageUnit => USAGE_UNITS.find((u) => u === unit) ?? 'mile';

@@ -43,6 +43,9 @@ export interface PolicyTables {
     usage_premium_pence: number | null;
     reason: string | null;
     created_at: Date;
+    /** The term the version sets or ends; null for statements (migration 0020). */
+    term: number | null;
+    superseded_at: Date | null;
   };
 }
 
@@ -199,14 +202,23 @@ export async function appendVersion(
     effectiveAt: Date;
     at: Date;
     status: StoredStatus;
+    /** The term the version sets or ends. */
+    term: number;
+    /**
+     * The latest term's snapshot, which the policy row's billing and end-of-term columns follow; the
+     * version's own by default. An adjustment of the current term under a stored renewal keeps the
+     * renewal's; a cancellation that ends the renewal with the current term gives the current term's.
+     */
+    rowTerm?: PolicySnapshot;
     reason?: string | null;
     renewalTerms?: RenewalTerms | null;
     statement?: { startAt: Date; endAt: Date; usagePremiumPence: number };
   },
 ): Promise<VersionRecord> {
   const sequence = policy.versionCount + 1;
+  const row = values.rowTerm ?? values.snapshot;
   notePolicyWrites([policy.userId]);
-  const row = await db
+  const inserted = await db
     .insertInto('policy_versions')
     .values({
       policy_id: policy.id,
@@ -219,6 +231,7 @@ export async function appendVersion(
       usage_premium_pence: values.statement?.usagePremiumPence ?? null,
       reason: values.reason ?? null,
       created_at: values.at,
+      term: values.term,
     })
     .returning(['id', 'created_at'])
     .executeTakeFirstOrThrow();
@@ -227,13 +240,13 @@ export async function appendVersion(
     .set({
       version_count: sequence,
       status: values.status,
-      billing_day: values.snapshot.policy.billing_day_date ?? null,
-      subscription_premium_pence: toPence(values.snapshot.pricing.subscription_premium),
-      subscription_installments: values.snapshot.pricing.subscription_installments ?? null,
-      ...(sequence === 1 ? { first_start_at: new Date(values.snapshot.policy.start_date * 1000) } : {}),
-      current_start_at: new Date(values.snapshot.policy.start_date * 1000),
-      current_end_at: new Date(values.snapshot.policy.end_date * 1000),
-      auto_renew: values.snapshot.policy.auto_renew ?? false,
+      billing_day: row.policy.billing_day_date ?? null,
+      subscription_premium_pence: toPence(row.pricing.subscription_premium),
+      subscription_installments: row.pricing.subscription_installments ?? null,
+      ...(sequence === 1 ? { first_start_at: new Date(row.policy.start_date * 1000) } : {}),
+      current_start_at: new Date(row.policy.start_date * 1000),
+      current_end_at: new Date(row.policy.end_date * 1000),
+      auto_renew: row.policy.auto_renew ?? false,
       ...(values.renewalTerms === undefined
         ? {}
         : { renewal_terms: values.renewalTerms === null ? null : JSON.stringify(values.renewalTerms) }),
@@ -242,7 +255,7 @@ export async function appendVersion(
     .where('id', '=', policy.id)
     .execute();
   return {
-    id: row.id,
+    id: inserted.id,
     sequence,
     versionType: values.versionType,
     snapshot: values.snapshot,
@@ -250,8 +263,25 @@ export async function appendVersion(
     statementStartAt: values.statement?.startAt ?? null,
     statementEndAt: values.statement?.endAt ?? null,
     usagePremiumPence: values.statement?.usagePremiumPence ?? null,
-    createdAt: row.created_at,
+    createdAt: inserted.created_at,
+    term: values.term,
+    supersededAt: null,
   };
+}
+
+/** Marks versions as no longer counting (a replaced or cancelled renewal, an undone lapse). */
+export async function supersedeVersions(db: Executor, ids: readonly string[], at: Date): Promise<void> {
+  if (ids.length === 0) return;
+  await db
+    .updateTable('policy_versions')
+    .set({ superseded_at: at })
+    .where('id', 'in', [...ids])
+    .execute();
+}
+
+/** Sets how far a policy is billed: a policy brought over with its term ended owes nothing more here. */
+export async function setBilledThrough(db: Executor, policyId: string, through: Date): Promise<void> {
+  await db.updateTable('policies').set({ billed_through_at: through }).where('id', '=', policyId).execute();
 }
 
 /**
@@ -318,6 +348,8 @@ export async function listVersions(db: Executor, policyId: string): Promise<Vers
       'statement_end_at',
       'usage_premium_pence',
       'created_at',
+      'term',
+      'superseded_at',
     ])
     .where('policy_id', '=', policyId)
     .orderBy('sequence')
@@ -338,6 +370,8 @@ export async function listVersions(db: Executor, policyId: string): Promise<Vers
       statementEndAt: row.statement_end_at,
       usagePremiumPence: row.usage_premium_pence,
       createdAt: row.created_at,
+      term: row.term,
+      supersededAt: row.superseded_at,
     };
   });
 }
@@ -433,6 +467,8 @@ export interface VersionTermRow {
   readonly usageRate: string;
   /** `pricing.usage_unit`; null when the snapshot has none (the default, mile). */
   readonly usageUnit: string | null;
+  readonly term: number | null;
+  readonly supersededAt: Date | null;
 }
 
 /** Every version of a policy, oldest first, reduced to its term and usage price. */
@@ -444,6 +480,8 @@ export async function listVersionTerms(db: Executor, policyId: string): Promise<
       'sequence',
       'version_type',
       'effective_at',
+      'term',
+      'superseded_at',
       sql<string | null>`${eb.ref('snapshot')}->'policy'->>'start_date'`.as('start_date'),
       sql<string | null>`${eb.ref('snapshot')}->'policy'->>'end_date'`.as('end_date'),
       sql<string | null>`${eb.ref('snapshot')}->'pricing'->>'usage_rate'`.as('usage_rate'),
@@ -453,7 +491,9 @@ export async function listVersionTerms(db: Executor, policyId: string): Promise<
     .orderBy('sequence')
     .execute();
   // A statement version without a snapshot has the terms of the one before.
-  let before: Omit<VersionTermRow, 'id' | 'sequence' | 'versionType' | 'effectiveAt'> | undefined;
+  let before:
+    | Omit<VersionTermRow, 'id' | 'sequence' | 'versionType' | 'effectiveAt' | 'term' | 'supersededAt'>
+    | undefined;
   return rows.map((row) => {
     const terms =
       row.start_date === null || row.end_date === null || row.usage_rate === null
@@ -471,6 +511,8 @@ export async function listVersionTerms(db: Executor, policyId: string): Promise<
       sequence: row.sequence,
       versionType: row.version_type,
       effectiveAt: row.effective_at,
+      term: row.term,
+      supersededAt: row.superseded_at,
       ...terms,
     };
   });

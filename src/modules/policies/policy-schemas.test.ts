@@ -149,6 +149,7 @@ test('the OpenAPI example passes Ajv and the cross-field checks', () => {
 test('the example is complete: it has every field but the alias and the service-set ones', () => {
   const notInExample = new Set([
     'effective_date',
+    'backfill',
     'policy/created_at',
     'policy/policy_reference',
     'proposer/mobile_number',
@@ -335,7 +336,12 @@ test('every field of the interface’s policy object is in the schema, under its
   const extras = [...known].filter(
     (p) => !interfaceNames.has(p) && !p.startsWith('additional_drivers/') && !p.endsWith('modifications/0'),
   );
-  assert.deepEqual(extras.sort(), ['effective_date', 'pricing/usage_unit', 'proposer/mobile_number']);
+  assert.deepEqual(extras.sort(), [
+    'backfill',
+    'effective_date',
+    'pricing/usage_unit',
+    'proposer/mobile_number',
+  ]);
 });
 
 test('every field has a description for the OpenAPI document', () => {
@@ -642,6 +648,7 @@ const nbVersion: PolicyVersion = {
   statement_start_date: null,
   statement_end_date: null,
   created_at: '2025-05-20T10:15:00.000Z',
+  superseded: false,
 };
 
 const stVersion: PolicyVersion = {
@@ -681,6 +688,14 @@ function storedPolicy(): PolicyResponse {
         mobile_number: '+447700900456',
       },
     ],
+    renewal: {
+      start_date: 1_780_268_400,
+      end_date: 1_811_804_399,
+      policy_year: 2,
+      policy_version_reference: null,
+      automatic: true,
+      pricing: stored.pricing,
+    },
     versions: [nbVersion, stVersion],
     payments: [],
   };

@@ -599,13 +599,14 @@ export const RenewalInputSchema = Type.Object(
     ),
     pricing: PricingSchema,
     custom: Type.Optional(CustomSchema),
+    payment: Type.Optional(PaymentBlockSchema),
     start_date: Type.Optional(unixSeconds('Start of the new term (the older form of `policy.start_date`).')),
     end_date: Type.Optional(unixSeconds('End of the new term (the older form of `policy.end_date`).')),
   },
   {
     additionalProperties: false,
     description:
-      'The new term: the policy object of POST /policys, every block optional but `pricing`. Blocks sent (`proposer`, `vehicle`, `additional_drivers`, `custom`) replace the current ones; blocks not sent carry over; `policy` fields sent replace the current ones. The result is validated as a new policy is, every failing field listed.',
+      'The new term: the policy object of POST /policys, every block optional but `pricing`. Blocks sent (`proposer`, `vehicle`, `additional_drivers`, `custom`) replace the current ones; blocks not sent carry over; `policy` fields sent replace the current ones. The result is validated as a new policy is, every failing field listed. `payment`: the renewal premium paid by card as at binding (a confirmed payment intent for `pricing.upfront_premium`, or `payment_amount`), checked with the processor and recorded against the `rn` version; a paid renewal is written at once, even for a policy with `auto_renew`.',
     examples: [
       {
         policy: { cover: 'comprehensive' },
@@ -625,6 +626,12 @@ export const PolicyInputSchema = Type.Object(
       unixSeconds(
         'For a mid-term adjustment: when the change takes effect; within the term. Defaults to now.',
       ),
+    ),
+    backfill: Type.Optional(
+      Type.Boolean({
+        description:
+          'For a new policy whose term has already ended (an insurer moving its book): create it as it stood, lapsed at its `end_date` and billed through it. Without it such a policy is refused (422 `POLICY_TERM_ENDED`). Not allowed on an adjustment.',
+      }),
     ),
   },
   {
@@ -695,6 +702,10 @@ export const PolicyVersionSchema = Type.Object(
       isoDateTime('End of the statement period on `st` versions; null on others.'),
     ),
     created_at: isoDateTime('When the version was written.'),
+    superseded: Type.Boolean({
+      description:
+        'True when the version no longer counts: a stored renewal replaced by a newer one or cancelled with the policy, or a lapse undone by a renewal that continues the cover.',
+    }),
   },
   {
     description:
@@ -710,6 +721,7 @@ export const PaymentRecordSchema = Type.Object(
     purpose: Type.Union(
       [
         Type.Literal('new_business'),
+        Type.Literal('renewal'),
         Type.Literal('adjustment'),
         Type.Literal('cancellation'),
         Type.Literal('statement'),
@@ -766,20 +778,44 @@ export const StoredPolicyBlockSchema = Type.Object(
 );
 export type StoredPolicyBlock = Static<typeof StoredPolicyBlockSchema>;
 
+export const RenewalViewSchema = Type.Object(
+  {
+    start_date: unixSeconds('Start of the next term.'),
+    end_date: unixSeconds('End of the next term.'),
+    policy_year: Type.Optional(Type.Integer({ description: 'The policy year of the next term.' })),
+    policy_version_reference: nullable(
+      uuid(
+        'The `rn` version written for the term (its latest version); null for terms stored for automatic renewal, written at the end of the current term.',
+      ),
+    ),
+    automatic: Type.Boolean({
+      description: 'True for terms stored for automatic renewal (`auto_renew`), applied at `end_date`.',
+    }),
+    pricing: PricingSchema,
+  },
+  {
+    description:
+      'The next term, stored before it starts: a renewal written early (an `rn` version effective at its start) or terms kept for automatic renewal. The policy object shows the term in force until then. Absent when no next term is stored.',
+  },
+);
+
+export type RenewalView = Static<typeof RenewalViewSchema>;
+
 export const PolicyResponseSchema = Type.Object(
   {
     policy_reference: Type.String({
       description: 'The public policy reference.',
       examples: ['amber-falcon-river'],
     }),
-    policy_version_reference: uuid('The latest version.'),
+    policy_version_reference: uuid('The latest version, not counting those of a stored renewal.'),
     user_reference: Type.String({ description: 'The policyholder’s account.' }),
     status: Type.Enum(POLICY_STATUSES, {
       description:
-        'Derived from the versions and the time: `cancelled` after a `cn` version, `lapsed` after an `ls` version, otherwise `pending` before `start_date` and `active` from then on.',
+        'Derived from the versions and the time: `cancelled` after a `cn` version, `lapsed` after an `ls` version or once `end_date` has passed with no renewal to follow, otherwise `pending` before `start_date` and `active` from then on.',
     }),
     policy: StoredPolicyBlockSchema,
     ...policyObjectProperties,
+    renewal: Type.Optional(RenewalViewSchema),
     versions: Type.Array(PolicyVersionSchema, {
       description: 'Every version, oldest first, including `st` versions.',
     }),
@@ -789,7 +825,7 @@ export const PolicyResponseSchema = Type.Object(
   },
   {
     description:
-      'The policy object as stored (latest snapshot, normalised) plus `policy_reference`, `policy_version_reference`, `user_reference`, `status` and `versions`.',
+      'The policy object of the term in force (its latest snapshot, normalised) plus `policy_reference`, `policy_version_reference`, `user_reference`, `status`, `renewal` (the next term when one is stored) and `versions`.',
   },
 );
 export type PolicyResponse = Static<typeof PolicyResponseSchema>;

@@ -28,10 +28,12 @@ import {
   listTermsEnded,
   listVersions,
   lockPolicy,
+  setBilledThrough,
   setRenewalTerms,
+  supersedeVersions,
   type PolicyRecord,
 } from './policy-repository.ts';
-import type { PolicyInput, PolicyResponse, RenewalInput } from './policy-schemas.ts';
+import type { PolicyInput, PolicyResponse, RenewalInput, RenewalView } from './policy-schemas.ts';
 import { londonDateOf, normalisePolicyInput, validatePolicyInput } from './policy-validation.ts';
 import {
   isLive,
@@ -39,9 +41,11 @@ import {
   renewedSnapshot,
   statusAt,
   termEndAction,
+  termsAt,
   versionView,
   type PolicySnapshot,
   type RenewalTerms,
+  type Term,
   type VersionRecord,
 } from './policy-versions.ts';
 
@@ -60,6 +64,47 @@ export interface CancelInput {
 
 const seconds = (at: Date): number => Math.floor(at.getTime() / 1000);
 const fromSeconds = (s: number): Date => new Date(s * 1000);
+const startOf = (version: VersionRecord): number => version.snapshot.policy.start_date;
+
+/** The term in force at `at` and a renewal stored after it; a policy always has a term. */
+function termsOf(
+  reference: string,
+  versions: readonly VersionRecord[],
+  at: Date,
+): { current: Term<VersionRecord>; next: Term<VersionRecord> | undefined } {
+  const terms = termsAt(versions, at, startOf);
+  if (terms === undefined) throw new AppError('INTERNAL', `policy ${reference} has no terms`);
+  return terms;
+}
+
+/** The `renewal` of the policy object: an early renewal's term, else terms stored for automatic renewal. */
+function renewalView(
+  policy: PolicyRecord,
+  current: VersionRecord,
+  next: Term<VersionRecord> | undefined,
+): RenewalView | null {
+  if (next !== undefined) {
+    const { policy: block, pricing } = next.latest.snapshot;
+    return {
+      start_date: block.start_date,
+      end_date: block.end_date,
+      ...(block.policy_year === undefined ? {} : { policy_year: block.policy_year }),
+      policy_version_reference: next.latest.id,
+      automatic: false,
+      pricing,
+    };
+  }
+  const terms = policy.renewalTerms;
+  if (terms === null || !policy.autoRenew || policy.status !== 'active') return null;
+  return {
+    start_date: terms.startDate,
+    end_date: terms.endDate,
+    policy_year: terms.policyFields?.policy_year ?? (current.snapshot.policy.policy_year ?? 1) + 1,
+    policy_version_reference: null,
+    automatic: true,
+    pricing: terms.pricing,
+  };
+}
 
 function invalid(errors: FieldError[]): AppError {
   return new AppError(
@@ -70,7 +115,7 @@ function invalid(errors: FieldError[]): AppError {
 }
 
 function snapshotOf(input: PolicyInput, reference: string, createdAtSeconds: number): PolicySnapshot {
-  const { effective_date: _effective, ...rest } = normalisePolicyInput(input);
+  const { effective_date: _effective, backfill: _backfill, ...rest } = normalisePolicyInput(input);
   return { ...rest, policy: { ...rest.policy, policy_reference: reference, created_at: createdAtSeconds } };
 }
 
@@ -86,12 +131,59 @@ export function createPolicyService(deps: {
   onEnded?: (trx: Executor, tenant: Tenant, ended: { policyReference: string; endAt: Date }) => Promise<void>;
   /** Lets reads keep policy rows in memory (see policy-row-cache.ts); without it every read queries. */
   changes?: ChangeFeed;
+  /** Refuses a `product_reference` the company has not registered (products work); none: any is taken. */
+  checkProduct?: (trx: Executor, tenant: Tenant, reference: string | undefined) => Promise<void>;
 }) {
   const { db, clock, jobs, accounts, notifications } = deps;
   const payments = deps.payments ?? noPaymentHooks;
   const onEnded = deps.onEnded ?? (() => Promise.resolve());
+  const checkProduct = deps.checkProduct ?? (() => Promise.resolve());
   const rows = createPolicyRowCache(deps.changes);
   jobs.define({ name: END_TERMS_QUEUE, options: { retryLimit: 3, retryDelay: 60, expireInSeconds: 3600 } });
+
+  /**
+   * The policy object: the term in force now (a renewal written early waits for its start and shows
+   * as `renewal`), with every version. Also says over which times the term shown is the one in force
+   * and whether the cover goes on past the term's end, for `currentView`'s cache.
+   */
+  async function build(
+    trx: Db,
+    tenant: Tenant,
+    policy: PolicyRecord,
+    versions?: VersionRecord[],
+  ): Promise<{ view: PolicyResponse; shownFromMs: number; changesAtMs: number; continues: boolean }> {
+    // Independent reads, issued together: one round trip on PostgreSQL's pool (PGlite runs them in turn).
+    const [all, account, paymentRecords] = await Promise.all([
+      versions ?? listVersions(trx, policy.id),
+      accounts.findById(trx, tenant, policy.userId),
+      payments.listForPolicy(trx, tenant, policy.id),
+    ]);
+    const now = clock.now();
+    const { current, next } = termsOf(policy.policyReference, all, now);
+    const ofRenewal = new Set(next?.versions.map((v) => v.id));
+    const latest =
+      all.filter((v) => !ofRenewal.has(v.id) && v.supersededAt === null).at(-1) ?? current.latest;
+    const { policy: block, ...rest } = current.latest.snapshot;
+    const renewal = renewalView(policy, current.latest, next);
+    const continues = renewal !== null;
+    return {
+      view: {
+        ...rest,
+        policy: { ...block, policy_reference: policy.policyReference, policy_ref: policy.policyReference },
+        policy_reference: policy.policyReference,
+        policy_version_reference: latest.id,
+        user_reference: account?.userReference ?? '',
+        status: statusAt(policy.status, block, now, continues),
+        ...(renewal === null ? {} : { renewal }),
+        versions: all.map((v) => versionView(policy.policyReference, v)),
+        payments: paymentRecords,
+      },
+      changesAtMs: next === undefined ? Number.POSITIVE_INFINITY : startOf(next.latest) * 1000,
+      shownFromMs:
+        startOf(current.latest) * 1000 <= now.getTime() ? startOf(current.latest) * 1000 : -Infinity,
+      continues,
+    };
+  }
 
   async function view(
     trx: Db,
@@ -99,67 +191,67 @@ export function createPolicyService(deps: {
     policy: PolicyRecord,
     versions?: VersionRecord[],
   ): Promise<PolicyResponse> {
-    // Independent reads, issued together: one round trip on PostgreSQL's pool (PGlite runs them in turn).
-    const [all, account, paymentRecords] = await Promise.all([
-      versions ?? listVersions(trx, policy.id),
-      accounts.findById(trx, tenant, policy.userId),
-      payments.listForPolicy(trx, tenant, policy.id),
-    ]);
-    const latest = all.at(-1);
-    if (latest === undefined)
-      throw new AppError('INTERNAL', `policy ${policy.policyReference} has no versions`);
-    const { policy: block, ...rest } = latest.snapshot;
-    return {
-      ...rest,
-      policy: { ...block, policy_reference: policy.policyReference, policy_ref: policy.policyReference },
-      policy_reference: policy.policyReference,
-      policy_version_reference: latest.id,
-      user_reference: account?.userReference ?? '',
-      status: statusAt(policy.status, block.start_date, clock.now()),
-      versions: all.map((v) => versionView(policy.policyReference, v)),
-      payments: paymentRecords,
-    };
+    return (await build(trx, tenant, policy, versions)).view;
   }
 
   /**
    * Reads outside a transaction reuse the view built for the same policy row state: versions only
    * change with `version_count` and payment records with `payments_revision`, both on the row just
-   * read, so a cached view is current by construction (in every process). Only the status, which
-   * moves with the clock, is worked out afresh.
+   * read, so a cached view is current by construction (in every process) for as long as the term it
+   * shows is the one in force (until a stored renewal starts). Only the status is worked out afresh.
    */
-  const views = new Map<string, { key: string; view: PolicyResponse }>();
+  const views = new Map<
+    string,
+    { key: string; view: PolicyResponse; shownFromMs: number; changesAtMs: number; continues: boolean }
+  >();
   async function currentView(tenant: Tenant, policy: PolicyRecord): Promise<PolicyResponse> {
     const key = `${String(policy.versionCount)}:${String(policy.paymentsRevision)}:${policy.status}`;
     const cached = views.get(policy.id);
-    if (cached?.key === key) {
-      return { ...cached.view, status: statusAt(policy.status, cached.view.policy.start_date, clock.now()) };
+    const now = clock.now();
+    if (cached?.key === key && cached.shownFromMs <= now.getTime() && now.getTime() < cached.changesAtMs) {
+      return {
+        ...cached.view,
+        status: statusAt(policy.status, cached.view.policy, now, cached.continues),
+      };
     }
-    const fresh = await view(db, tenant, policy);
+    const fresh = await build(db, tenant, policy);
     if (views.size >= VIEW_CACHE_SIZE) views.delete(views.keys().next().value ?? '');
-    views.set(policy.id, { key, view: fresh });
-    return fresh;
+    views.set(policy.id, { key, ...fresh });
+    return fresh.view;
   }
 
-  async function locked(
-    trx: Db,
-    tenant: Tenant,
-    reference: string,
-  ): Promise<{ policy: PolicyRecord; latest: VersionRecord; versions: VersionRecord[] }> {
+  /**
+   * A live policy locked for a change, its versions, and its terms as they stand now. A renewal may
+   * also take a lapsed policy (`lapsed`), to continue its cover.
+   */
+  async function locked(trx: Db, tenant: Tenant, reference: string, now: Date, lapsed = false) {
     const policy = await lockPolicy(trx, tenant, reference);
     if (policy === undefined) throw notFound('policy');
-    if (!isLive(policy.status)) throw new AppError('POLICY_NOT_ACTIVE', `The policy is ${policy.status}`);
+    if (!isLive(policy.status) && !(lapsed && policy.status === 'lapsed'))
+      throw new AppError('POLICY_NOT_ACTIVE', `The policy is ${policy.status}`);
     const versions = await listVersions(trx, policy.id);
-    const latest = versions.at(-1);
-    if (latest === undefined) throw new AppError('INTERNAL', `policy ${reference} has no versions`);
-    return { policy, latest, versions };
+    return { policy, versions, ...termsOf(reference, versions, now) };
   }
 
   async function create(tenant: Tenant, input: PolicyInput): Promise<PolicyResponse> {
     // NOTE: the processor is asked before the transaction opens: no row lock waits on the network.
-    const binding = await payments.verifyBinding(tenant, input);
+    const binding = await payments.verifyBinding(tenant, input.payment, input.pricing.upfront_premium);
     const password = await accounts.preparePassword();
     const now = clock.now();
+    const ended = input.policy.end_date * 1000 <= now.getTime();
+    if (ended && input.backfill !== true) {
+      throw new AppError(
+        'POLICY_TERM_ENDED',
+        `The term ended at ${fromSeconds(input.policy.end_date).toISOString()}: send an end_date in the future, or "backfill": true to bring over a policy as it stood`,
+        {
+          errors: [
+            { path: '/body/policy/end_date', message: 'must be in the future (or send backfill: true)' },
+          ],
+        },
+      );
+    }
     return inTransaction(db, async (trx) => {
+      await checkProduct(trx, tenant, input.policy.product_reference);
       const outcome = await accounts.createOrJoin(
         trx,
         tenant,
@@ -189,13 +281,20 @@ export function createPolicyService(deps: {
         effectiveAt: fromSeconds(snapshot.policy.start_date),
         at: now,
         status: 'active',
+        term: 1,
       });
       if (binding !== undefined) {
-        await payments.recordBinding(trx, tenant, binding, {
-          policyId: policy.id,
-          policyVersionId: version.id,
-          userId: outcome.account.id,
-        });
+        await payments.recordBinding(
+          trx,
+          tenant,
+          binding,
+          {
+            policyId: policy.id,
+            policyVersionId: version.id,
+            userId: outcome.account.id,
+          },
+          'new_business',
+        );
       }
       const scope = { companyId: tenant.companyId, environment: tenant.environment };
       await recordEvent(
@@ -230,8 +329,37 @@ export function createPolicyService(deps: {
         outcome.account.email,
         email,
       );
-      const locked = { ...policy, versionCount: 1 };
-      return view(trx, tenant, locked, [version]);
+      if (ended) {
+        // A term brought over after its end is history: it lapsed at its end, nothing more is billed
+        // here, and the policyholder is not told of a lapse that happened elsewhere.
+        const lapse = await appendVersion(
+          trx,
+          { ...policy, versionCount: 1 },
+          {
+            versionType: 'ls',
+            snapshot,
+            effectiveAt: fromSeconds(snapshot.policy.end_date),
+            at: now,
+            status: 'lapsed',
+            term: 1,
+            renewalTerms: null,
+          },
+        );
+        await setBilledThrough(trx, policy.id, fromSeconds(snapshot.policy.end_date));
+        await recordEvent(
+          trx,
+          scope,
+          'policy.lapsed',
+          {
+            policy_reference: policy.policyReference,
+            policy_version_reference: lapse.id,
+            effective_date: fromSeconds(snapshot.policy.end_date).toISOString(),
+          },
+          now,
+        );
+        return view(trx, tenant, { ...policy, status: 'lapsed', versionCount: 2 }, [version, lapse]);
+      }
+      return view(trx, tenant, { ...policy, versionCount: 1 }, [version]);
     });
   }
 
@@ -261,7 +389,12 @@ export function createPolicyService(deps: {
   async function adjust(tenant: Tenant, reference: string, input: PolicyInput): Promise<PolicyResponse> {
     const now = clock.now();
     return inTransaction(db, async (trx) => {
-      const { policy, latest, versions } = await locked(trx, tenant, reference);
+      const { policy, versions, current, next } = await locked(trx, tenant, reference, now);
+      await checkProduct(trx, tenant, input.policy.product_reference);
+      // The term adjusted: a stored renewal when the body names its start, else the term in force.
+      // Adjusting the term in force keeps the renewal, which the policy row goes on describing.
+      const target = next !== undefined && input.policy.start_date === startOf(next.latest) ? next : current;
+      const latest = target.latest;
       const snapshot = snapshotOf(
         input,
         reference,
@@ -277,6 +410,8 @@ export function createPolicyService(deps: {
         effectiveAt,
         at: now,
         status: 'active',
+        term: target.term,
+        ...(target === current && next !== undefined ? { rowTerm: next.latest.snapshot } : {}),
       });
       const settlement = await payments.settleChange(trx, tenant, {
         kind: 'adjustment',
@@ -286,6 +421,7 @@ export function createPolicyService(deps: {
         next: snapshot,
         effectiveAt,
         paymentAmount: input.payment?.payment_amount,
+        termVersionIds: target.versions.map((v) => v.id),
       });
       await recordEvent(
         trx,
@@ -317,6 +453,8 @@ export function createPolicyService(deps: {
       if (errors.length > 0) throw invalid(errors);
       const reference = input.policy.policy_reference;
       if (reference === undefined) return { created: true, policy: await create(tenant, input) };
+      if (input.backfill !== undefined)
+        throw invalid([{ path: '/body/backfill', message: 'applies to new policies only' }]);
       return { created: false, policy: await adjust(tenant, reference, input) };
     },
 
@@ -349,21 +487,32 @@ export function createPolicyService(deps: {
     async cancel(tenant: Tenant, reference: string, input: CancelInput): Promise<PolicyResponse> {
       const now = clock.now();
       return inTransaction(db, async (trx) => {
-        const { policy, latest, versions } = await locked(trx, tenant, reference);
-        const { start_date: start, end_date: end } = latest.snapshot.policy;
+        const { policy, versions, current, next } = await locked(trx, tenant, reference, now);
         const requested = input.effective_date ?? seconds(now);
+        // The term cancelled: the one in force, whose stored renewal goes with it, unless the date
+        // falls in the renewal's own term.
+        const target = next !== undefined && requested >= startOf(next.latest) ? next : current;
+        const latest = target.latest;
+        const { start_date: start, end_date: end } = latest.snapshot.policy;
         if (requested > end) {
           throw new AppError('VALIDATION_FAILED', 'effective_date is after the end of the policy', {
             errors: [{ path: '/body/effective_date', message: 'must not be after the policy end_date' }],
           });
         }
         const effectiveAt = fromSeconds(Math.max(requested, start));
+        if (target === current && next !== undefined)
+          await supersedeVersions(
+            trx,
+            next.versions.map((v) => v.id),
+            now,
+          );
         const version = await appendVersion(trx, policy, {
           versionType: 'cn',
           snapshot: latest.snapshot,
           effectiveAt,
           at: now,
           status: 'cancelled',
+          term: target.term,
           reason: input.reason ?? null,
           renewalTerms: null,
         });
@@ -375,6 +524,7 @@ export function createPolicyService(deps: {
           next: latest.snapshot,
           effectiveAt,
           paymentAmount: input.payment_amount,
+          termVersionIds: target.versions.map((v) => v.id),
         });
         await onEnded(trx, tenant, { policyReference: reference, endAt: effectiveAt });
         // NOTE: statements (final statement) and payments (refund) act on this event.
@@ -399,7 +549,9 @@ export function createPolicyService(deps: {
           }),
         );
         return view(trx, tenant, { ...policy, status: 'cancelled', versionCount: version.sequence }, [
-          ...versions,
+          ...versions.map((v) =>
+            target === current && next?.versions.includes(v) ? { ...v, supersededAt: now } : v,
+          ),
           version,
         ]);
       });
@@ -414,13 +566,21 @@ export function createPolicyService(deps: {
       reference: string,
       input: RenewalInput,
     ): Promise<{ scheduled: boolean; policy: PolicyResponse }> {
+      // NOTE: as on creation, the processor is asked before the transaction opens.
+      const binding = await payments.verifyBinding(tenant, input.payment, input.pricing.upfront_premium);
       const now = clock.now();
       return inTransaction(db, async (trx) => {
-        const { policy, latest, versions } = await locked(trx, tenant, reference);
+        const { policy, versions, current: inForce, next } = await locked(trx, tenant, reference, now, true);
+        // The next term follows the term in force; a renewal already stored for it is replaced (it
+        // stays in the history, superseded), so a policy has at most one. A lapsed policy renewed from
+        // the end of its last term continues its cover: the lapse is superseded (a book brought over
+        // with `backfill`, or a late renewal).
+        const latest = inForce.latest;
         const current = {
           startDate: latest.snapshot.policy.start_date,
           endDate: latest.snapshot.policy.end_date,
         };
+        await checkProduct(trx, tenant, input.policy?.product_reference);
         const sentReference = input.policy?.policy_reference;
         if (sentReference !== undefined && sentReference !== reference)
           throw invalid([
@@ -430,6 +590,15 @@ export function createPolicyService(deps: {
           startDate: input.policy?.start_date ?? input.start_date,
           endDate: input.policy?.end_date ?? input.end_date,
         });
+        const lapse =
+          policy.status === 'lapsed'
+            ? versions.findLast((v) => v.versionType === 'ls' && v.supersededAt === null)
+            : undefined;
+        if (policy.status === 'lapsed' && (lapse === undefined || term.startDate !== current.endDate + 1))
+          throw new AppError(
+            'POLICY_NOT_ACTIVE',
+            'A lapsed policy is renewed only from the end of its last term, with no gap in cover',
+          );
         if (term.endDate <= term.startDate || term.startDate < current.startDate) {
           throw new AppError(
             'VALIDATION_FAILED',
@@ -478,7 +647,18 @@ export function createPolicyService(deps: {
           ),
         };
         const scope = { companyId: tenant.companyId, environment: tenant.environment };
-        if (policy.autoRenew && now.getTime() < current.endDate * 1000) {
+        const superseded = [
+          ...(next?.versions.map((v) => v.id) ?? []),
+          ...(lapse === undefined ? [] : [lapse.id]),
+        ];
+        await supersedeVersions(trx, superseded, now);
+        const counted = versions.map((v) => (superseded.includes(v.id) ? { ...v, supersededAt: now } : v));
+        if (
+          policy.autoRenew &&
+          binding === undefined &&
+          next === undefined &&
+          now.getTime() < current.endDate * 1000
+        ) {
           await setRenewalTerms(trx, policy.id, terms, now);
           await recordEvent(
             trx,
@@ -487,7 +667,10 @@ export function createPolicyService(deps: {
             { policy_reference: reference, start_date: fromSeconds(term.startDate).toISOString() },
             now,
           );
-          return { scheduled: true, policy: await view(trx, tenant, policy, versions) };
+          return {
+            scheduled: true,
+            policy: await view(trx, tenant, { ...policy, renewalTerms: terms }, versions),
+          };
         }
         const version = await appendVersion(trx, policy, {
           versionType: 'rn',
@@ -495,8 +678,17 @@ export function createPolicyService(deps: {
           effectiveAt: fromSeconds(term.startDate),
           at: now,
           status: 'active',
+          term: inForce.term + 1,
           renewalTerms: null,
         });
+        if (binding !== undefined)
+          await payments.recordBinding(
+            trx,
+            tenant,
+            binding,
+            { policyId: policy.id, policyVersionId: version.id, userId: policy.userId },
+            'renewal',
+          );
         await recordEvent(
           trx,
           scope,
@@ -518,10 +710,12 @@ export function createPolicyService(deps: {
         );
         return {
           scheduled: false,
-          policy: await view(trx, tenant, { ...policy, versionCount: version.sequence }, [
-            ...versions,
-            version,
-          ]),
+          policy: await view(
+            trx,
+            tenant,
+            { ...policy, status: 'active', versionCount: version.sequence, renewalTerms: null },
+            [...counted, version],
+          ),
         };
       });
     },
@@ -552,8 +746,8 @@ export function createPolicyService(deps: {
             );
             if (action === 'none') return action;
             const versions = await listVersions(trx, policy.id);
-            const latest = versions.at(-1);
-            if (latest === undefined) return 'none' as const;
+            const { current } = termsOf(item.reference, versions, now);
+            const latest = current.latest;
             const scope = { companyId: tenant.companyId, environment: tenant.environment };
             if (action === 'renew' && policy.renewalTerms !== null) {
               const version = await appendVersion(trx, policy, {
@@ -562,6 +756,7 @@ export function createPolicyService(deps: {
                 effectiveAt: fromSeconds(policy.renewalTerms.startDate),
                 at: now,
                 status: 'active',
+                term: current.term + 1,
                 renewalTerms: null,
               });
               await recordEvent(
@@ -588,6 +783,7 @@ export function createPolicyService(deps: {
               effectiveAt: policy.currentEndAt,
               at: now,
               status: 'lapsed',
+              term: current.term,
               renewalTerms: null,
             });
             await onEnded(trx, tenant, { policyReference: item.reference, endAt: policy.currentEndAt });

@@ -15,6 +15,10 @@ export interface VersionRecord {
   readonly statementEndAt: Date | null;
   readonly usagePremiumPence: number | null;
   readonly createdAt: Date;
+  /** The term this version sets or ends (1 for the first, one more per renewal); null for statements. */
+  readonly term: number | null;
+  /** When a newer renewal replaced it, or a cancellation or a continuing renewal undid it. */
+  readonly supersededAt: Date | null;
 }
 
 export type StoredStatus = 'active' | 'cancelled' | 'lapsed';
@@ -53,17 +57,79 @@ export function versionView(policyReference: string, version: VersionRecord): Po
     statement_start_date: version.statementStartAt?.toISOString() ?? null,
     statement_end_date: version.statementEndAt?.toISOString() ?? null,
     created_at: version.createdAt.toISOString(),
+    superseded: version.supersededAt !== null,
   };
 }
 
-/** The status clients see: a live policy is `pending` until its term starts. */
-export function statusAt(stored: StoredStatus, startDateSeconds: number, now: Date): PolicyStatus {
+/**
+ * The status clients see: a live policy is `pending` until its term starts, and `lapsed` once its term
+ * has ended with nothing to follow it (`continues`: a stored renewal, or terms for automatic renewal),
+ * before the daily job writes the lapse.
+ */
+export function statusAt(
+  stored: StoredStatus,
+  term: { readonly start_date: number; readonly end_date: number },
+  now: Date,
+  continues: boolean,
+): PolicyStatus {
   if (stored !== 'active') return stored;
-  return now.getTime() < startDateSeconds * 1000 ? 'pending' : 'active';
+  if (now.getTime() < term.start_date * 1000) return 'pending';
+  return now.getTime() > term.end_date * 1000 && !continues ? 'lapsed' : 'active';
 }
 
 /** Only a live policy can be adjusted, cancelled or renewed. */
 export const isLive = (status: StoredStatus): boolean => status === 'active';
+
+/** What telling the terms apart needs of a version. */
+export interface TermMark {
+  readonly sequence: number;
+  readonly versionType: VersionType;
+  readonly term: number | null;
+  readonly supersededAt: Date | null;
+}
+
+/** One term of a policy: the versions that set it, oldest first, and the latest (the term as it stands). */
+export interface Term<V> {
+  readonly term: number;
+  readonly versions: readonly V[];
+  readonly latest: V;
+}
+
+/** Versions that set a term's cover and price and still count: nb, mta and rn, not superseded. */
+export const setsTerm = (v: TermMark): boolean =>
+  v.term !== null &&
+  v.supersededAt === null &&
+  (v.versionType === 'nb' || v.versionType === 'mta' || v.versionType === 'rn');
+
+/**
+ * The term in force at `at` and the one stored after it (a renewal written before its start): the
+ * latest term that has started by then, else the first. A term's start is its latest version's start
+ * date, so an adjustment that moves the start moves the term. Undefined when nothing sets a term.
+ */
+export function termsAt<V extends TermMark>(
+  versions: readonly V[],
+  at: Date,
+  startSecondsOf: (version: V) => number,
+): { current: Term<V>; next: Term<V> | undefined } | undefined {
+  const byTerm = new Map<number, V[]>();
+  for (const v of versions) {
+    if (!setsTerm(v) || v.term === null) continue;
+    const list = byTerm.get(v.term) ?? [];
+    list.push(v);
+    byTerm.set(v.term, list);
+  }
+  const terms: Array<Term<V>> = [];
+  for (const [term, list] of [...byTerm.entries()].sort(([a], [b]) => a - b)) {
+    const sorted = list.toSorted((a, b) => a.sequence - b.sequence);
+    const latest = sorted.at(-1);
+    if (latest !== undefined) terms.push({ term, versions: sorted, latest });
+  }
+  const first = terms[0];
+  if (first === undefined) return undefined;
+  const started = terms.filter((t) => startSecondsOf(t.latest) * 1000 <= at.getTime());
+  const current = started.at(-1) ?? first;
+  return { current, next: terms.find((t) => t.term > current.term) };
+}
 
 export interface RenewalTerms {
   readonly pricing: PolicyInput['pricing'];

@@ -522,7 +522,7 @@ export async function lockBillingStates(db: Executor, policyIds: readonly string
         (v.snapshot->'pricing'->>'subscription_installments')::int as installments
       from policy_versions v
       where coalesce(b.billed_through_at + interval '1 second', p.first_start_at) < p.current_start_at
-        and v.policy_id = p.id and v.snapshot is not null
+        and v.policy_id = p.id and v.snapshot is not null and v.superseded_at is null
         and (v.snapshot->'policy'->>'start_date')::bigint < extract(epoch from p.current_start_at)
       order by v.sequence desc
       limit 1

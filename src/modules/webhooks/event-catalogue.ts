@@ -88,6 +88,14 @@ export const EVENT_CATALOGUE: readonly EventDefinition[] = [
     policy_version_reference: versionReference,
     effective_date: isoInstant('The end of the term.'),
   }),
+  define('product.created', 'A product was registered, with its first rule set.', {
+    product_reference: Type.String({ description: 'The product.' }),
+    effective_from: isoInstant('When its rules start to bill.'),
+  }),
+  define('product.updated', 'A product got a new rule set (a new version).', {
+    product_reference: Type.String({ description: 'The product.' }),
+    effective_from: isoInstant('When the new rules start to bill; days before keep the older ones.'),
+  }),
   define(
     'account.password_changed',
     'A policyholder set a new password (first login or reset); their sessions were revoked.',

@@ -20,6 +20,8 @@ export interface ChangeFeed {
   close(): Promise<void>;
 }
 
+/** The `application_name` of the LISTEN connection, as pg_stat_activity shows it. */
+export const CHANGE_FEED_APPLICATION_NAME = 'milepost-change-feed';
 const CHANNEL = /^[a-z_][a-z0-9_]*$/;
 const RETRY_MIN_MS = 250;
 const RETRY_MAX_MS = 10_000;
@@ -131,7 +133,11 @@ function postgresFeed(connectionString: string, logger: FastifyBaseLogger): Chan
   async function connect(): Promise<void> {
     if (closed || connecting || client !== undefined) return;
     connecting = true;
-    const next = new pg.Client(resilientConnectionSettings(connectionString));
+    // Named, so operators (and tests) can tell it apart in pg_stat_activity.
+    const next = new pg.Client({
+      ...resilientConnectionSettings(connectionString),
+      application_name: CHANGE_FEED_APPLICATION_NAME,
+    });
     next.on('notification', (message) => {
       for (const h of channels.get(message.channel) ?? []) h.onChange(message.payload ?? '');
     });

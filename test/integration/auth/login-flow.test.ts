@@ -485,10 +485,17 @@ describe('negative paths', () => {
 describe('protection', () => {
   test('unknown and known usernames get identical bodies, after similar work', async () => {
     const { holder } = await client.loggedIn(acme.sandbox);
+    // The fastest of three: a loaded machine only ever slows a request down, so the minimum is the
+    // work the request itself did (three failures stay under the five free ones).
     const timed = async (body: object) => {
-      const started = performance.now();
-      const r = await client.token(acme.sandbox, body);
-      return { r, ms: performance.now() - started };
+      let fastest: { r: Awaited<ReturnType<typeof client.token>>; ms: number } | undefined;
+      for (let i = 0; i < 3; i++) {
+        const started = performance.now();
+        const r = await client.token(acme.sandbox, body);
+        const ms = performance.now() - started;
+        if (fastest === undefined || ms < fastest.ms) fastest = { r, ms };
+      }
+      return fastest!;
     };
     const known = await timed({
       type: 'USER_PASSWORD_AUTH',

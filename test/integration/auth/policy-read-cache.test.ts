@@ -4,6 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { OWN_WRITE_SHADOW_MS } from '../../../src/modules/policies/policy-row-cache.ts';
 import { fixedClock } from '../../../src/platform/clock.ts';
+import { CHANGE_FEED_APPLICATION_NAME } from '../../../src/platform/db/change-feed.ts';
 import { createCompany, type TestApp } from '../../support/app.ts';
 import { onPostgres } from '../../support/database.ts';
 import { startAuthApp, type createAuthClient } from './auth-support.ts';
@@ -75,7 +76,7 @@ describe('policy reads from memory', () => {
       await eventually(status, ['active', 'active']);
       await sql`
         select pg_terminate_backend(pid) from pg_stat_activity
-        where datname = current_database() and query = 'listen milepost_policies'`.execute(
+        where datname = current_database() and application_name = ${CHANGE_FEED_APPLICATION_NAME}`.execute(
         t.container.database.db,
       );
       const live = () => t.container.changes.live;

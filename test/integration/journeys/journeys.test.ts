@@ -595,6 +595,8 @@ describe('rating against policy versions', () => {
   });
 
   test('lapsed: journeys from the end of the term → 409; a journey stored before still answers 200', async () => {
+    // Bought and driven before its term ended; the test's present is after the end.
+    clock.set('2025-08-31T12:00:00Z');
     const policy = await createPolicy(acme, {
       policy: {
         auto_renew: false,
@@ -611,6 +613,7 @@ describe('rating against policy versions', () => {
         provider_reference: 'before-lapse',
       }),
     );
+    clock.set(NOW);
     assert.equal(stored.statusCode, 201, stored.body);
     const outside = await postJourney(acme.sandbox, journey(policy.policy_reference));
     assert.equal(outside.json<Problem>().code, 'JOURNEY_OUTSIDE_COVER', 'ended but not lapsed yet');

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
 import { createCompany, createTestApp, type TestApp } from '../../support/app.ts';
+import { shiftedClock } from '../../../src/platform/clock.ts';
 import { examplePolicyInput } from '../../support/policy-arbitraries.ts';
 
 type Company = Awaited<ReturnType<typeof createCompany>>;
@@ -30,7 +31,12 @@ let acme: Company;
 let other: Company;
 
 before(async () => {
-  t = await createTestApp({ listen: true, startJobs: true });
+  // The example policy's term, with time passing (leases expire and retries fall due as in life).
+  t = await createTestApp({
+    listen: true,
+    startJobs: true,
+    overrides: { clock: shiftedClock('2025-08-01T12:00:00Z') },
+  });
   baseUrl = t.container.gateways.sandboxBaseUrl()!;
   acme = await createCompany(t.app, 'Acme');
   other = await createCompany(t.app, 'Other');
@@ -93,6 +99,62 @@ async function waitForPayment(reference: string, predicate: (p: Payment[]) => bo
   }
   throw new Error('payment state not reached');
 }
+
+describe('a renewal with a payment block', () => {
+  test('the renewal premium is checked with the processor and recorded against the rn version, written at once', async () => {
+    const bound = await payAndBind('pm_card_visa', 95.5, { policy: { auto_renew: true } });
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/policys',
+      headers: acme.sandbox,
+      payload: bound.input,
+    });
+    assert.equal(created.statusCode, 201, created.body);
+    const reference = created.json<PolicyBody>().policy_reference;
+    const { pi, customer, confirmed } = await payAndBind('pm_card_visa', 120);
+    const payment = {
+      provider_payment_reference: pi,
+      provider_customer_reference: customer,
+      payment_provider: 'stripe',
+      payment_method_id: confirmed.payment_method,
+    };
+    const renewal = (upfront: number) => ({
+      pricing: { ...bound.input.pricing, upfront_premium: upfront },
+      payment,
+    });
+    const wrong = await t.app.inject({
+      method: 'POST',
+      url: `/policys/${reference}/renewals`,
+      headers: acme.sandbox,
+      payload: renewal(110),
+    });
+    assert.equal(wrong.statusCode, 422, wrong.body);
+    assert.equal(wrong.json<{ code: string }>().code, 'PAYMENT_MISMATCH');
+    const r = await t.app.inject({
+      method: 'POST',
+      url: `/policys/${reference}/renewals`,
+      headers: acme.sandbox,
+      payload: renewal(120),
+    });
+    // Paid for, the renewal is written now even though the policy renews automatically.
+    assert.equal(r.statusCode, 201, r.body);
+    const body = r.json<PolicyBody>();
+    const rn = body.versions.at(-1);
+    assert.equal(rn?.version_type, 'rn');
+    const paid = body.payments.find((p) => p.purpose === 'renewal');
+    assert.equal(paid?.amount, 120);
+    assert.equal(paid.status, 'succeeded');
+    assert.equal(paid.provider_payment_reference, pi);
+    assert.equal(paid.policy_version_reference, rn.policy_version_reference);
+    const twice = await t.app.inject({
+      method: 'POST',
+      url: `/policys/${reference}/renewals`,
+      headers: acme.sandbox,
+      payload: renewal(120),
+    });
+    assert.equal(twice.statusCode, 409, 'one payment pays one term');
+  });
+});
 
 describe('new policy with a payment block', () => {
   test('intent → client confirmation → policy: the payment is checked, recorded and its card made the default', async () => {

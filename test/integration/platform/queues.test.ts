@@ -13,7 +13,7 @@ import { createLogger } from '../../../src/platform/logging.ts';
 import type { Database } from '../../../src/schema.ts';
 import { TEST_ADMIN_KEY } from '../../support/app.ts';
 import { TEST_DATABASE_URL, onPostgres } from '../../support/database.ts';
-import { examplePolicyInput } from '../../support/policy-arbitraries.ts';
+import { examplePolicyInput, livePolicyInput } from '../../support/policy-arbitraries.ts';
 import { call, createCompany, startService } from '../../reliability/service-processes.ts';
 
 /** A database with nothing in it: no migrations, no job schema (not the suite's migrated template). */
@@ -135,7 +135,7 @@ test(
         'POST',
         '/policys',
         company,
-        examplePolicyInput({ proposer: { email: 'api.only@example.com' } }),
+        livePolicyInput({ proposer: { email: 'api.only@example.com' } }),
       );
       assert.equal(created.status, 201, JSON.stringify(created.body));
     } finally {

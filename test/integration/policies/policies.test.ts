@@ -153,7 +153,10 @@ describe('POST /policys (create)', () => {
     await fc.assert(
       // Payment blocks are the payments tests' business: here they would name made-up processor payments.
       fc.asyncProperty(
-        validPolicyInput().map(({ payment: _payment, ...rest }) => rest),
+        // A term that ended before the test's present is brought over as history (`backfill`).
+        validPolicyInput().map(({ payment: _payment, ...rest }) =>
+          rest.policy.end_date * 1000 <= clock.now().getTime() ? { ...rest, backfill: true } : rest,
+        ),
         async (input) => {
           const created = await createPolicy(acme.sandbox, input);
           assert.equal(created.statusCode, 201, created.body);
@@ -313,12 +316,37 @@ describe('adjustment, cancellation, renewal', () => {
       payload: { pricing: { ...input.pricing, usage_rate: 0.05 } },
     });
     assert.equal(r.statusCode, 201, r.body);
-    const body = r.json<PolicyBody>();
-    assert.equal(body.versions.at(-1)?.version_type, 'rn');
-    assert.equal(body.policy.policy_year, 2);
+    const body = r.json<PolicyBody & { renewal?: Record<string, unknown> }>();
+    const rn = body.versions.at(-1);
+    assert.equal(rn?.version_type, 'rn');
+    // Until the new term starts the policy reads as the current term, the renewal beside it.
+    assert.equal(body.status, 'active');
+    assert.equal(body.policy.policy_year, 1);
+    assert.equal(body.policy['start_date'], input.policy.start_date);
+    assert.notEqual(body.policy_version_reference, rn.policy_version_reference);
     // Continuous: the new term starts 1 s after the last ends, and ends on the same London anniversary.
-    assert.equal(body.policy['start_date'], input.policy.end_date + 1);
-    assert.equal(body.policy['end_date'], Date.parse('2027-05-31T22:59:59Z') / 1000);
+    assert.deepEqual(body.renewal, {
+      start_date: input.policy.end_date + 1,
+      end_date: Date.parse('2027-05-31T22:59:59Z') / 1000,
+      policy_year: 2,
+      policy_version_reference: rn.policy_version_reference,
+      automatic: false,
+      pricing: { ...(body['pricing'] as object), usage_rate: 0.05 },
+    });
+    // From the new term's start, the renewal is the policy.
+    clock.set(new Date((input.policy.end_date + 1) * 1000));
+    try {
+      const later = (
+        await t.app.inject({ url: `/policys/${created.policy_reference}`, headers: acme.sandbox })
+      ).json<PolicyBody & { renewal?: unknown }>();
+      assert.equal(later.status, 'active');
+      assert.equal(later.policy.policy_year, 2);
+      assert.equal(later.policy['start_date'], input.policy.end_date + 1);
+      assert.equal((later['pricing'] as { usage_rate: number }).usage_rate, 0.05);
+      assert.equal(later.renewal, undefined);
+    } finally {
+      clock.set('2025-06-01T12:00:00Z');
+    }
     assert.equal(
       (
         await t.app.inject({
@@ -523,6 +551,7 @@ describe('renewal with the whole policy object', () => {
     assert.equal(r.statusCode, 201, r.body);
     const body = r.json<PolicyBody>();
     assert.equal(body.versions.at(-1)?.version_type, 'rn');
+    clock.set(new Date(start * 1000));
     const read = (
       await t.app.inject({ url: `/policys/${created.policy_reference}`, headers: acme.sandbox })
     ).json<
@@ -539,6 +568,7 @@ describe('renewal with the whole policy object', () => {
     assert.equal(read.vehicle.reg, 'LB24 XYZ');
     assert.equal(read.pricing.usage_rate, 0.05);
     assert.equal(read.proposer.email, email, 'blocks not sent carry over');
+    clock.set('2025-06-01T12:00:00Z');
 
     const wrong = await t.app.inject({
       method: 'POST',

@@ -9,7 +9,7 @@ import { inTransaction, type DatabaseHandle } from '../../../src/platform/db/dat
 import type { Database } from '../../../src/schema.ts';
 import { createCompany, createTestApp } from '../../support/app.ts';
 import { createTestDatabase } from '../../support/database.ts';
-import { examplePolicyInput } from '../../support/policy-arbitraries.ts';
+import { livePolicyInput } from '../../support/policy-arbitraries.ts';
 import { startReceiver, verified } from './receiver.ts';
 
 let database: DatabaseHandle<Database>;
@@ -48,7 +48,7 @@ test('a service restart between attempts loses nothing: the next process deliver
     method: 'POST',
     url: '/policys',
     headers: company.sandbox,
-    payload: examplePolicyInput({ proposer: { email: `restart.${Date.now()}@example.com` } }),
+    payload: livePolicyInput({ proposer: { email: `restart.${Date.now()}@example.com` } }),
   });
   assert.equal(policy.statusCode, 201, policy.body);
 

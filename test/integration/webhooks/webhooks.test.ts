@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import AjvCompiler from '@fastify/ajv-compiler';
 import { EVENT_CATALOGUE } from '../../../src/modules/webhooks/index.ts';
 import { createCompany, createTestApp, type TestApp } from '../../support/app.ts';
-import { examplePolicyInput } from '../../support/policy-arbitraries.ts';
+import { livePolicyInput } from '../../support/policy-arbitraries.ts';
 import { startReceiver, verified } from './receiver.ts';
 
 type Company = Awaited<ReturnType<typeof createCompany>>;
@@ -82,7 +82,7 @@ async function register(
 
 async function createPolicy(company: Company): Promise<string> {
   const email = `driver${++pathCounter}.${Date.now()}@example.com`;
-  const r = await inject('POST', '/policys', company.sandbox, examplePolicyInput({ proposer: { email } }));
+  const r = await inject('POST', '/policys', company.sandbox, livePolicyInput({ proposer: { email } }));
   assert.equal(r.statusCode, 201, r.body);
   return r.json<{ policy_reference: string }>().policy_reference;
 }
@@ -275,8 +275,8 @@ describe('delivery', () => {
     const cancelledOnly = await register(acme, { events: ['policy.cancelled'] });
     const both = await register(acme, { events: ['policy.created', 'policy.cancelled'] });
     const reference = await createPolicy(acme);
-    // Within the example policy's term (the real clock may be past its end).
-    const effective = examplePolicyInput().policy.start_date + 86_400;
+    // Within the policy's term.
+    const effective = livePolicyInput().policy.start_date + 86_400;
     const cancel = await inject('DELETE', `/policys/${reference}`, acme.sandbox, {
       effective_date: effective,
     });

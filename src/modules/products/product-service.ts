@@ -1,0 +1,147 @@
+import type { Clock } from '../../platform/clock.ts';
+import { inTransaction } from '../../platform/db/database.ts';
+import { AppError, notFound, type FieldError } from '../../platform/errors.ts';
+import { recordEvent } from '../../platform/events.ts';
+import { toPence } from '../../platform/money.ts';
+import type { Executor } from '../../schema.ts';
+import type { Tenant } from '../companies/index.ts';
+import {
+  appendProductVersion,
+  findProducts,
+  hasProducts,
+  insertProduct,
+  type ProductRecord,
+} from './product-repository.ts';
+import type { CreateProductInput, ProductRules, ProductView, UpdateProductInput } from './product-schemas.ts';
+import { productVersionAt } from './rules/product-versions.ts';
+
+const seconds = (at: Date): number => Math.floor(at.getTime() / 1000);
+
+/** Checks what the schema cannot: money to the penny. */
+function checkRules(rules: ProductRules): void {
+  const errors: FieldError[] = [];
+  if (rules.minimum_usage_premium !== undefined) {
+    try {
+      toPence(rules.minimum_usage_premium);
+    } catch {
+      errors.push({
+        path: '/body/rules/minimum_usage_premium',
+        message: 'must have at most 2 decimal places',
+      });
+    }
+  }
+  if (errors.length > 0) throw new AppError('VALIDATION_FAILED', 'The rules are invalid', { errors });
+}
+
+/** Products and their rule versions, per company and environment. */
+export function createProductService(deps: { db: Executor; clock: Clock }) {
+  const { db, clock } = deps;
+
+  function view(product: ProductRecord, now: Date): ProductView {
+    const current = productVersionAt(product.versions, now);
+    if (current === undefined) throw new AppError('INTERNAL', `product ${product.reference} has no versions`);
+    return {
+      product_reference: product.reference,
+      name: current.name,
+      usage_unit: product.usageUnit,
+      rules: current.rules,
+      versions: product.versions.map((v) => ({
+        name: v.name,
+        rules: v.rules,
+        effective_from: v.effectiveFrom.toISOString(),
+        created_at: v.createdAt.toISOString(),
+      })),
+      created_at: product.createdAt.toISOString(),
+    };
+  }
+
+  async function get(db: Executor, tenant: Tenant, reference: string, lock = false): Promise<ProductRecord> {
+    const [product] = await findProducts(db, tenant, [reference], lock);
+    if (product === undefined) throw notFound('product');
+    return product;
+  }
+
+  return {
+    async create(tenant: Tenant, input: CreateProductInput): Promise<ProductView> {
+      const rules = input.rules ?? {};
+      checkRules(rules);
+      const now = clock.now();
+      return inTransaction(db, async (trx) => {
+        const created = await insertProduct(trx, tenant, {
+          reference: input.product_reference,
+          usageUnit: input.usage_unit,
+          name: input.name,
+          rules,
+          at: now,
+        });
+        if (!created) throw new AppError('CONFLICT', `A product ${input.product_reference} already exists`);
+        await recordEvent(
+          trx,
+          tenant,
+          'product.created',
+          { product_reference: input.product_reference, effective_from: now.toISOString() },
+          now,
+        );
+        return view(await get(trx, tenant, input.product_reference), now);
+      });
+    },
+
+    async list(tenant: Tenant): Promise<ProductView[]> {
+      const now = clock.now();
+      return (await findProducts(db, tenant)).map((p) => view(p, now));
+    },
+
+    async get(tenant: Tenant, reference: string): Promise<ProductView> {
+      return view(await get(db, tenant, reference), clock.now());
+    },
+
+    /** A new rule set from `effective_date` (default now); the days before it keep the rules they had. */
+    async update(tenant: Tenant, reference: string, input: UpdateProductInput): Promise<ProductView> {
+      checkRules(input.rules);
+      const now = clock.now();
+      return inTransaction(db, async (trx) => {
+        const product = await get(trx, tenant, reference, true);
+        const latest = product.versions.at(-1);
+        if (latest === undefined) throw new AppError('INTERNAL', `product ${reference} has no versions`);
+        const from = input.effective_date === undefined ? now : new Date(input.effective_date * 1000);
+        if (from.getTime() < latest.effectiveFrom.getTime())
+          throw new AppError('VALIDATION_FAILED', 'effective_date is before the latest rules took effect', {
+            errors: [
+              {
+                path: '/body/effective_date',
+                message: `must not be before ${String(seconds(latest.effectiveFrom))} (the latest version's)`,
+              },
+            ],
+          });
+        await appendProductVersion(trx, product.id, latest.sequence + 1, {
+          name: input.name ?? latest.name,
+          rules: input.rules,
+          effectiveFrom: from,
+          at: now,
+        });
+        await recordEvent(
+          trx,
+          tenant,
+          'product.updated',
+          { product_reference: reference, effective_from: from.toISOString() },
+          now,
+        );
+        return view(await get(trx, tenant, reference), now);
+      });
+    },
+
+    /**
+     * For policies: refuses a `product_reference` the company has not registered, once it has
+     * registered any (before that, any reference is accepted, as the interface has it).
+     */
+    async checkReference(trx: Executor, tenant: Tenant, reference: string | undefined): Promise<void> {
+      if (reference === undefined || !(await hasProducts(trx, tenant))) return;
+      if ((await findProducts(trx, tenant, [reference])).length > 0) return;
+      throw new AppError('UNKNOWN_PRODUCT', `No product ${reference} is registered`, {
+        errors: [{ path: '/body/policy/product_reference', message: 'must name a registered product' }],
+      });
+    },
+  };
+}
+
+export type ProductService = ReturnType<typeof createProductService>;
