@@ -1,8 +1,6 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import net from 'node:net';
-import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
@@ -11,7 +9,7 @@ import type { Database } from '../../src/schema.ts';
 import { TEST_ADMIN_KEY } from '../support/app.ts';
 import { createTestDatabase, onPostgres } from '../support/database.ts';
 import { livePolicyInput } from '../support/policy-arbitraries.ts';
-import { waitForWelcome } from './service-processes.ts';
+import { startService as startProcess, waitForWelcome } from './service-processes.ts';
 
 /**
  * R2, the database's side: every connection the service holds is terminated (as a failover, an idle
@@ -19,58 +17,15 @@ import { waitForWelcome } from './service-processes.ts';
  * answers 5xx other than 503 or hangs, /readyz says 503 while the database is unreachable and 200
  * after, and a change made afterwards is read back (the change feed listens again).
  */
-const MAIN = path.resolve(import.meta.dirname, '../../src/main.ts');
 const skip = !onPostgres && 'PostgreSQL only: it terminates the service’s PostgreSQL backends';
 
 let database: DatabaseHandle<Database>;
 const services: ChildProcess[] = [];
 
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as net.AddressInfo;
-  server.close();
-  await once(server, 'close');
-  return port;
-}
-
-async function startService(
-  role: 'all' | 'api',
-): Promise<{ base: string; child: ChildProcess; exited: () => boolean }> {
-  const port = await freePort();
-  const child = spawn(process.execPath, [MAIN], {
-    env: {
-      PATH: process.env['PATH'] ?? '',
-      ROLE: role,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DATABASE_URL: database.connectionString!,
-      ADMIN_API_KEY: TEST_ADMIN_KEY,
-      LOG_LEVEL: 'warn',
-    },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  services.push(child);
-  let exited = false;
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  child.once('exit', (code, signal) => {
-    exited = true;
-    if (code !== 0 && signal !== 'SIGKILL' && signal !== 'SIGTERM')
-      process.stderr.write(`service (${role}) exited ${String(code)}: ${stderr.slice(-2000)}\n`);
-  });
-  const base = `http://127.0.0.1:${String(port)}`;
-  for (let i = 0; ; i++) {
-    try {
-      if ((await fetch(`${base}/healthz`)).ok) break;
-    } catch {
-      /* not listening yet */
-    }
-    assert.ok(i < 200 && !exited, `the service did not start: ${stderr.slice(-2000)}`);
-    await sleep(50);
-  }
-  return { base, child, exited: () => exited };
+async function startService(role: 'all' | 'api') {
+  const service = await startProcess(role, database.connectionString!);
+  services.push(service.child);
+  return service;
 }
 
 before(async () => {

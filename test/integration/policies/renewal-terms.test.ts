@@ -72,6 +72,11 @@ async function create(body: object): Promise<PolicyBody> {
   assert.equal(r.statusCode, 201, r.body);
   return r.json<PolicyBody>();
 }
+async function adjust(body: object): Promise<PolicyBody> {
+  const r = await t.app.inject({ method: 'POST', url: '/policys', headers: acme.sandbox, payload: body });
+  assert.equal(r.statusCode, 200, r.body);
+  return r.json<PolicyBody>();
+}
 async function read(reference: string): Promise<PolicyBody> {
   const r = await t.app.inject({ url: `/policys/${reference}`, headers: acme.sandbox });
   assert.equal(r.statusCode, 200, r.body);
@@ -189,19 +194,12 @@ describe('changes after an early renewal', () => {
     const base = input();
     const created = await create(base);
     const renewed = await renew(created.policy_reference, 0.07);
-    const adjusted = await t.app.inject({
-      method: 'POST',
-      url: '/policys',
-      headers: acme.sandbox,
-      payload: {
-        ...base,
-        policy: { ...base.policy, policy_reference: created.policy_reference },
-        vehicle: { ...base.vehicle, reg: 'LB24 NEW' },
-        pricing: { ...base.pricing, usage_rate: 0.05 },
-      },
+    const body = await adjust({
+      ...base,
+      policy: { ...base.policy, policy_reference: created.policy_reference },
+      vehicle: { ...base.vehicle, reg: 'LB24 NEW' },
+      pricing: { ...base.pricing, usage_rate: 0.05 },
     });
-    assert.equal(adjusted.statusCode, 200, adjusted.body);
-    const body = adjusted.json<PolicyBody>();
     assert.equal(body.vehicle.reg, 'LB24 NEW');
     assert.equal(body.policy.end_date, TERM_END);
     assert.deepEqual(body.renewal, renewed.renewal, 'the stored renewal is kept');
@@ -227,24 +225,17 @@ describe('changes after an early renewal', () => {
     const base = input();
     const created = await create(base);
     const renewed = await renew(created.policy_reference, 0.07);
-    const adjusted = await t.app.inject({
-      method: 'POST',
-      url: '/policys',
-      headers: acme.sandbox,
-      payload: {
-        ...base,
-        policy: {
-          ...base.policy,
-          policy_reference: created.policy_reference,
-          start_date: renewed.renewal?.start_date,
-          end_date: renewed.renewal?.end_date,
-          policy_year: 2,
-        },
-        pricing: { ...base.pricing, usage_rate: 0.065 },
+    const body = await adjust({
+      ...base,
+      policy: {
+        ...base.policy,
+        policy_reference: created.policy_reference,
+        start_date: renewed.renewal?.start_date,
+        end_date: renewed.renewal?.end_date,
+        policy_year: 2,
       },
+      pricing: { ...base.pricing, usage_rate: 0.065 },
     });
-    assert.equal(adjusted.statusCode, 200, adjusted.body);
-    const body = adjusted.json<PolicyBody>();
     assert.equal(body.pricing.usage_rate, created.pricing.usage_rate, 'the current term is untouched');
     assert.equal(body.renewal?.pricing.usage_rate, 0.065);
     assert.equal(body.renewal.policy_version_reference, body.versions.at(-1)?.policy_version_reference);
