@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { nextTerm } from './policy-versions.ts';
+import { nextTerm, statusAt, termsAt } from './policy-versions.ts';
 
 const seconds = (iso: string): number => Date.parse(iso) / 1000;
 const iso = (unixSeconds: number): string => new Date(unixSeconds * 1000).toISOString();
@@ -71,4 +71,60 @@ test('property: yearly renewals never drift, whatever the start day', () => {
       },
     ),
   );
+});
+
+test('termsAt: the latest term started, a renewal stored after it, superseded versions left out', () => {
+  const mark = (
+    sequence: number,
+    versionType: 'nb' | 'mta' | 'rn' | 'st' | 'cn',
+    term: number | null,
+    start: string,
+    superseded = false,
+  ) => ({
+    sequence,
+    versionType,
+    term,
+    supersededAt: superseded ? new Date('2025-09-01T00:00:00Z') : null,
+    start: seconds(start),
+  });
+  const versions = [
+    mark(1, 'nb', 1, '2025-06-01T00:00:00Z'),
+    mark(2, 'st', null, '2025-06-01T00:00:00Z'),
+    mark(3, 'rn', 2, '2026-06-01T00:00:00Z', true),
+    mark(4, 'rn', 2, '2026-06-01T00:00:00Z'),
+    // An adjustment of the first term written after the renewal: it belongs to term 1.
+    mark(5, 'mta', 1, '2025-06-01T00:00:00Z'),
+  ];
+  const at = (when: string) => termsAt(versions, new Date(when), (v) => v.start);
+  const before = at('2025-05-01T00:00:00Z');
+  assert.equal(before?.current.term, 1, 'before any start: the first term');
+  const during = at('2025-09-15T00:00:00Z')!;
+  assert.deepEqual(
+    during.current.versions.map((v) => v.sequence),
+    [1, 5],
+  );
+  assert.equal(during.current.latest.sequence, 5);
+  assert.deepEqual(
+    during.next?.versions.map((v) => v.sequence),
+    [4],
+    'the superseded renewal is gone',
+  );
+  const after = at('2026-06-02T00:00:00Z')!;
+  assert.equal(after.current.latest.sequence, 4);
+  assert.equal(after.next, undefined);
+  assert.equal(
+    termsAt([mark(1, 'cn', 1, '2025-06-01T00:00:00Z')], new Date(), (v) => v.start),
+    undefined,
+  );
+});
+
+test('statusAt: pending before the start, lapsed after the end unless a next term follows', () => {
+  const term = { start_date: seconds('2025-06-01T00:00:00Z'), end_date: seconds('2026-05-31T23:59:59Z') };
+  const at = (when: string, continues = false) => statusAt('active', term, new Date(when), continues);
+  assert.equal(at('2025-05-31T00:00:00Z'), 'pending');
+  assert.equal(at('2025-09-01T00:00:00Z'), 'active');
+  assert.equal(at('2026-05-31T23:59:59Z'), 'active', 'the last second is in the term');
+  assert.equal(at('2026-06-01T00:00:00Z'), 'lapsed');
+  assert.equal(at('2026-06-01T00:00:00Z', true), 'active');
+  assert.equal(statusAt('cancelled', term, new Date('2025-09-01T00:00:00Z'), true), 'cancelled');
 });
