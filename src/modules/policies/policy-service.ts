@@ -234,9 +234,7 @@ export function createPolicyService(deps: {
   }
 
   async function create(tenant: Tenant, input: PolicyInput): Promise<PolicyResponse> {
-    // NOTE: the processor is asked before the transaction opens: no row lock waits on the network.
-    const binding = await payments.verifyBinding(tenant, input.payment, input.pricing.upfront_premium);
-    const password = await accounts.preparePassword();
+    // An ended term is refused before any work (the processor call, the password hash).
     const now = clock.now();
     const ended = input.policy.end_date * 1000 <= now.getTime();
     if (ended && input.backfill !== true) {
@@ -250,6 +248,9 @@ export function createPolicyService(deps: {
         },
       );
     }
+    // NOTE: the processor is asked before the transaction opens: no row lock waits on the network.
+    const binding = await payments.verifyBinding(tenant, input.payment, input.pricing.upfront_premium);
+    const password = await accounts.preparePassword();
     return inTransaction(db, async (trx) => {
       await checkProduct(trx, tenant, input.policy.product_reference);
       const outcome = await accounts.createOrJoin(

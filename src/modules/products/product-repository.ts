@@ -1,4 +1,4 @@
-import type { Generated } from 'kysely';
+import { sql, type Generated } from 'kysely';
 import type { Executor } from '../../schema.ts';
 import type { Tenant } from '../companies/index.ts';
 import type { ProductRules } from './product-schemas.ts';
@@ -144,8 +144,21 @@ export async function findProducts(
   }));
 }
 
-/** Whether the tenant has registered any product (until then any `product_reference` is accepted). */
-export async function hasProducts(db: Executor, tenant: Tenant): Promise<boolean> {
-  const row = await tenantProducts(db, tenant).select('id').limit(1).executeTakeFirst();
-  return row !== undefined;
+/**
+ * Whether `reference` names a product of the tenant, or the tenant has none at all (until it registers
+ * one, any `product_reference` is accepted): one indexed read.
+ */
+export async function productReferenceStatus(
+  db: Executor,
+  tenant: Tenant,
+  reference: string,
+): Promise<'known' | 'unknown' | 'no-products'> {
+  const rows = await tenantProducts(db, tenant)
+    .select('product_reference')
+    .orderBy(sql`product_reference = ${reference}`, 'desc')
+    .limit(1)
+    .execute();
+  const first = rows[0];
+  if (first === undefined) return 'no-products';
+  return first.product_reference === reference ? 'known' : 'unknown';
 }

@@ -8,8 +8,8 @@ import type { Tenant } from '../companies/index.ts';
 import {
   appendProductVersion,
   findProducts,
-  hasProducts,
   insertProduct,
+  productReferenceStatus,
   type ProductRecord,
 } from './product-repository.ts';
 import type { CreateProductInput, ProductRules, ProductView, UpdateProductInput } from './product-schemas.ts';
@@ -135,8 +135,8 @@ export function createProductService(deps: { db: Executor; clock: Clock }) {
      * registered any (before that, any reference is accepted, as the interface has it).
      */
     async checkReference(trx: Executor, tenant: Tenant, reference: string | undefined): Promise<void> {
-      if (reference === undefined || !(await hasProducts(trx, tenant))) return;
-      if ((await findProducts(trx, tenant, [reference])).length > 0) return;
+      if (reference === undefined) return;
+      if ((await productReferenceStatus(trx, tenant, reference)) !== 'unknown') return;
       throw new AppError('UNKNOWN_PRODUCT', `No product ${reference} is registered`, {
         errors: [{ path: '/body/policy/product_reference', message: 'must name a registered product' }],
       });
