@@ -31,6 +31,7 @@ import { productRoutes } from './modules/products/index.ts';
 import { openApiWebhooks, webhookRoutes } from './modules/webhooks/index.ts';
 import { notificationRoutes } from './modules/notifications/index.ts';
 import { journeyRoutes } from './modules/journeys/index.ts';
+import { usageRoutes } from './modules/usage/index.ts';
 import { paymentRoutes, stripeWebhookRoutes } from './modules/payments/index.ts';
 import {
   createKyselySandboxStore,
@@ -241,6 +242,9 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
       (await container.services.policies.referencesOf(tenant, userId)).includes(reference),
   };
   await app.register(paymentRoutes({ payments: container.services.payments, clientAuth, policyholders }));
+  await app.register(
+    usageRoutes({ usage: container.services.usage, authenticate: policyholders.authenticate }),
+  );
   await app.register(stripeWebhookRoutes({ payments: container.services.payments }));
   await app.register(
     statementRoutes({

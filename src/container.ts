@@ -15,6 +15,7 @@ import { createPolicyService } from './modules/policies/index.ts';
 import { createStatementService } from './modules/statements/index.ts';
 import { createWebhookService } from './modules/webhooks/index.ts';
 import { createJourneyService } from './modules/journeys/index.ts';
+import { createUsageService } from './modules/usage/index.ts';
 import { createOfflineGeocoder, type ReverseGeocoder } from './integrations/geocoding/index.ts';
 import { createGateways, type Gateways } from './integrations/payments/index.ts';
 import { systemClock, type Clock } from './platform/clock.ts';
@@ -104,6 +105,7 @@ function buildServices(deps: {
     db,
     clock,
     checkProduct: (trx, tenant, reference) => products.checkReference(trx, tenant, reference),
+    describeProduct: (trx, tenant, reference, at) => products.summaryAt(trx, tenant, reference, at),
     jobs,
     accounts,
     notifications,
@@ -112,11 +114,13 @@ function buildServices(deps: {
     // Only processes that serve reads keep policies in memory; a worker needs no LISTEN connection.
     ...(deps.config.role === 'worker' ? {} : { changes: deps.changes }),
   });
+  const usage = createUsageService({ db, clock, notifications, logger });
   const journeys = createJourneyService({
     db,
     prepared: (statement, values) => deps.database.prepared(statement, values),
     clock,
     geocoder: deps.geocoder,
+    afterStored: (tenant, journey) => usage.afterJourney(tenant, journey),
   });
   const webhooks = createWebhookService({
     db,
@@ -152,6 +156,7 @@ function buildServices(deps: {
     policies,
     products,
     journeys,
+    usage,
     webhooks,
     statements,
   };

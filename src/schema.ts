@@ -9,6 +9,7 @@ import type { JourneyTables } from './modules/journeys/index.ts';
 import type { PolicyTables } from './modules/policies/index.ts';
 import type { ProductTables } from './modules/products/index.ts';
 import type { StatementTables } from './modules/statements/index.ts';
+import type { UsageTables } from './modules/usage/index.ts';
 import type { WebhookTables } from './modules/webhooks/index.ts';
 import type { EventTables } from './platform/events.ts';
 import type { HousekeepingTables } from './platform/jobs/housekeeping.ts';
@@ -28,7 +29,8 @@ export interface Database
     SandboxTables,
     JourneyTables,
     WebhookTables,
-    StatementTables {}
+    StatementTables,
+    UsageTables {}
 
 /**
  * What repositories take: the database or an open transaction over it. One type for all of them,

@@ -20,6 +20,8 @@ import * as m0018 from './0018-refresh-grace.ts';
 import * as m0019 from './0019-carried-forward.ts';
 import * as m0020 from './0020-renewal-terms.ts';
 import * as m0021 from './0021-products.ts';
+import * as m0022 from './0022-product-rules.ts';
+import * as m0023 from './0023-usage-alerts.ts';
 
 /** Every migration, in order. Forward-only; add new files at the end. */
 export const migrations: Record<string, Migration> = {
@@ -44,4 +46,6 @@ export const migrations: Record<string, Migration> = {
   '0019-carried-forward': m0019,
   '0020-renewal-terms': m0020,
   '0021-products': m0021,
+  '0022-product-rules': m0022,
+  '0023-usage-alerts': m0023,
 };

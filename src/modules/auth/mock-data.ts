@@ -110,6 +110,18 @@ export function mockPolicyDetails(now: Date): PolicyResponse {
     policy_reference: MOCK_POLICY_REFERENCE,
     policy_version_reference: MOCK_VERSION_ST,
     user_reference: MOCK_USER_REFERENCE,
+    product: {
+      product_reference: POLICY_INPUT_EXAMPLE.policy.product_reference ?? 'pay-by-mile-car',
+      name: 'Pay-by-mile car',
+      usage_unit: 'mile',
+      rules: {
+        daily_cap_distance: 150,
+        annual_cap_distance: 10_000,
+        free_distance_per_statement: 20,
+        minimum_usage_premium: 5,
+        mileage_budget_alerts: true,
+      },
+    },
     status: 'active',
     // The documented example policy (OpenAPI), on this year's term and with every optional field filled.
     policy: {

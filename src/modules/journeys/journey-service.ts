@@ -27,6 +27,7 @@ import { checkJourneyTimes, coverFor, measureRoute } from './journey-rules.ts';
 import type { BatchJourney, Journey, JourneyInput, ListJourneysQuery } from './journey-schemas.ts';
 import { distanceUnitsLabel, totalKilometres, totalMiles, usagePremiumPence } from './rating.ts';
 import { newId } from '../../platform/ids.ts';
+import { BoundedCache } from '../../platform/bounded-cache.ts';
 
 type Db = Executor;
 
@@ -50,38 +51,6 @@ interface Terms {
   readonly versions: readonly PolicyTermVersion[];
   /** Read during the current request (not from the cache). */
   readonly fresh: boolean;
-}
-
-/** A map that forgets its least recently used entries beyond `capacity`. */
-class BoundedCache<K, V> {
-  readonly #entries = new Map<K, V>();
-  readonly #capacity: number;
-
-  constructor(capacity: number) {
-    this.#capacity = capacity;
-  }
-
-  get(key: K): V | undefined {
-    const value = this.#entries.get(key);
-    if (value !== undefined) {
-      this.#entries.delete(key);
-      this.#entries.set(key, value);
-    }
-    return value;
-  }
-
-  set(key: K, value: V): void {
-    this.#entries.delete(key);
-    if (this.#entries.size >= this.#capacity) {
-      const oldest = this.#entries.keys().next();
-      if (oldest.done !== true) this.#entries.delete(oldest.value);
-    }
-    this.#entries.set(key, value);
-  }
-
-  delete(key: K): void {
-    this.#entries.delete(key);
-  }
 }
 
 /** The journey as the interface shows it. */
@@ -171,8 +140,14 @@ export function createJourneyService(deps: {
   prepared: Prepared;
   clock: Clock;
   geocoder: ReverseGeocoder;
+  /**
+   * Runs after a journey is stored (or found stored under its `provider_reference`), outside its
+   * transaction: usage alerts. It must not throw; what it does is condition-based, so a crash between
+   * the two is made good by the policy's next journey.
+   */
+  afterStored?: (tenant: Tenant, journey: JourneyRecord) => Promise<void>;
 }) {
-  const { db, prepared, clock, geocoder } = deps;
+  const { db, prepared, clock, geocoder, afterStored } = deps;
 
   // NOTE: what ingestion needs of a policy is cached, so that a journey costs one statement: the
   // policy's identity (which never changes) and its versions' terms, kept with the version count they were
@@ -208,6 +183,15 @@ export function createJourneyService(deps: {
   }
 
   async function create(
+    tenant: Tenant,
+    input: JourneyInput,
+  ): Promise<{ created: boolean; journey: JourneyRecord }> {
+    const result = await store(tenant, input);
+    if (afterStored !== undefined) await afterStored(tenant, result.journey);
+    return result;
+  }
+
+  async function store(
     tenant: Tenant,
     input: JourneyInput,
   ): Promise<{ created: boolean; journey: JourneyRecord }> {

@@ -377,6 +377,43 @@ export function paymentActionRequiredEmail(values: {
   );
 }
 
+/** A month (`YYYY-MM`) as people read it, e.g. `June 2025`. */
+const monthName = (month: string): string =>
+  new Date(`${month}-01T12:00:00Z`).toLocaleDateString('en-GB', {
+    month: 'long',
+    year: 'numeric',
+    timeZone: 'UTC',
+  });
+
+/** Template `mileage-budget-exceeded`: the policyholder drove past their own monthly budget (it is not a charge). */
+export function mileageBudgetExceededEmail(values: {
+  firstNames: string;
+  policyReference: string;
+  /** `YYYY-MM`, Europe/London. */
+  month: string;
+  /** The budget and the distance so far, each with its unit, e.g. `500 miles`, `512.3 miles`. */
+  budget: string;
+  distanceSoFar: string;
+}): RenderedEmail {
+  const month = monthName(values.month);
+  return render(
+    `You have passed your mileage budget for ${month}`,
+    `Hello ${values.firstNames},`,
+    [
+      [`Just to let you know: you have now driven more than the monthly mileage budget you set.`, null],
+      ['Policy', values.policyReference],
+      ['Month', month],
+      ['Your budget', values.budget],
+      ['Driven so far this month', values.distanceSoFar],
+      [
+        'This is only a reminder: your cover and the way you are charged have not changed. You can change your budget in your app at any time.',
+        null,
+      ],
+    ],
+    'Drive safely.',
+  );
+}
+
 /**
  * Templates whose values are stored with the queued email and rendered when it is sent: those queued in
  * bulk (a billing chunk queues a thousand statement emails in one transaction; rendering them there was

@@ -13,6 +13,7 @@ export {
   paymentFailedEmail,
   paymentActionRequiredEmail,
   webhookEndpointDisabledEmail,
+  mileageBudgetExceededEmail,
   type RenderedEmail,
   type StatementIssuedValues,
 } from './email-templates.ts';

@@ -27,6 +27,8 @@ export interface PolicyTables {
     first_start_at: Date | null;
     /** The end of the latest statement's period (null before the first). */
     billed_through_at: Date | null;
+    /** The product the terms in force name (migration 0022): billing applies its rules. */
+    product_reference: string | null;
     created_at: Date;
     updated_at: Date;
   };
@@ -247,6 +249,7 @@ export async function appendVersion(
       current_start_at: new Date(row.policy.start_date * 1000),
       current_end_at: new Date(row.policy.end_date * 1000),
       auto_renew: row.policy.auto_renew ?? false,
+      product_reference: row.policy.product_reference ?? null,
       ...(values.renewalTerms === undefined
         ? {}
         : { renewal_terms: values.renewalTerms === null ? null : JSON.stringify(values.renewalTerms) }),

@@ -675,6 +675,7 @@ function storedPolicy(): PolicyResponse {
     policy_version_reference: stVersion.policy_version_reference,
     user_reference: 'usr_8fK2mQ4x',
     status: 'active',
+    product: null,
     ...stored,
     policy: {
       ...stored.policy,

@@ -1,3 +1,4 @@
+import { ProductSummarySchema } from '../products/index.ts';
 import { Type, type Static, type TSchema } from 'typebox';
 
 /*
@@ -816,6 +817,10 @@ export const PolicyResponseSchema = Type.Object(
     policy: StoredPolicyBlockSchema,
     ...policyObjectProperties,
     renewal: Type.Optional(RenewalViewSchema),
+    product: Type.Union([ProductSummarySchema, Type.Null()], {
+      description:
+        'The registered product `policy.product_reference` names, as in force now; null when it names none.',
+    }),
     versions: Type.Array(PolicyVersionSchema, {
       description: 'Every version, oldest first, including `st` versions.',
     }),

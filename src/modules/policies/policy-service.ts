@@ -20,6 +20,7 @@ import {
 import { noPaymentHooks, type PolicyPaymentHooks } from './payment-hooks.ts';
 import { generatePolicyReference } from './policy-reference.ts';
 import { createPolicyRowCache } from './policy-row-cache.ts';
+import type { ProductSummary } from '../products/index.ts';
 import {
   appendVersion,
   findPolicy,
@@ -133,11 +134,25 @@ export function createPolicyService(deps: {
   changes?: ChangeFeed;
   /** Refuses a `product_reference` the company has not registered (products work); none: any is taken. */
   checkProduct?: (trx: Executor, tenant: Tenant, reference: string | undefined) => Promise<void>;
+  /** The registered product a policy names, as in force at a time (products work); none: null. */
+  describeProduct?: (
+    db: Executor,
+    tenant: Tenant,
+    reference: string | undefined,
+    at: Date,
+  ) => Promise<ProductSummary | null>;
 }) {
   const { db, clock, jobs, accounts, notifications } = deps;
   const payments = deps.payments ?? noPaymentHooks;
   const onEnded = deps.onEnded ?? (() => Promise.resolve());
   const checkProduct = deps.checkProduct ?? (() => Promise.resolve());
+  const describeProduct = deps.describeProduct ?? (() => Promise.resolve(null));
+  // NOTE: the product is added to a view when it is answered, never kept in `views`: products change
+  // apart from the policy row that keys the cache.
+  const withProduct = async (trx: Db, tenant: Tenant, view: PolicyResponse): Promise<PolicyResponse> => ({
+    ...view,
+    product: await describeProduct(trx, tenant, view.policy.product_reference, clock.now()),
+  });
   const rows = createPolicyRowCache(deps.changes);
   jobs.define({ name: END_TERMS_QUEUE, options: { retryLimit: 3, retryDelay: 60, expireInSeconds: 3600 } });
 
@@ -175,6 +190,7 @@ export function createPolicyService(deps: {
         user_reference: account?.userReference ?? '',
         status: statusAt(policy.status, block, now, continues),
         ...(renewal === null ? {} : { renewal }),
+        product: null,
         versions: all.map((v) => versionView(policy.policyReference, v)),
         payments: paymentRecords,
       },
@@ -191,7 +207,7 @@ export function createPolicyService(deps: {
     policy: PolicyRecord,
     versions?: VersionRecord[],
   ): Promise<PolicyResponse> {
-    return (await build(trx, tenant, policy, versions)).view;
+    return withProduct(trx, tenant, (await build(trx, tenant, policy, versions)).view);
   }
 
   /**
@@ -209,15 +225,15 @@ export function createPolicyService(deps: {
     const cached = views.get(policy.id);
     const now = clock.now();
     if (cached?.key === key && cached.shownFromMs <= now.getTime() && now.getTime() < cached.changesAtMs) {
-      return {
+      return withProduct(db, tenant, {
         ...cached.view,
         status: statusAt(policy.status, cached.view.policy, now, cached.continues),
-      };
+      });
     }
     const fresh = await build(db, tenant, policy);
     if (views.size >= VIEW_CACHE_SIZE) views.delete(views.keys().next().value ?? '');
     views.set(policy.id, { key, ...fresh });
-    return fresh.view;
+    return withProduct(db, tenant, fresh.view);
   }
 
   /**

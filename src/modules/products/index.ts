@@ -1,5 +1,12 @@
 export type { ProductTables } from './product-repository.ts';
 export { createProductService, type ProductService } from './product-service.ts';
 export { productRoutes } from './product-routes.ts';
-export type { ProductRules, ProductView } from './product-schemas.ts';
+export {
+  ProductSummarySchema,
+  type ProductRules,
+  type ProductSummary,
+  type ProductView,
+} from './product-schemas.ts';
 export { productVersionAt } from './rules/product-versions.ts';
+export { findProducts, type ProductRecord, type ProductVersionRecord } from './product-repository.ts';
+export { capMetres, freeMetres, type DistanceUnit } from './rules/distances.ts';

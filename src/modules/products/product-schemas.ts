@@ -107,4 +107,16 @@ export const ProductSchema = Type.Object(
 );
 export type ProductView = Static<typeof ProductSchema>;
 
+/** A product as a policy shows it: what is in force now. */
+export const ProductSummarySchema = Type.Object(
+  {
+    product_reference: Type.String(),
+    name: Type.String(),
+    usage_unit: Type.Enum(USAGE_UNITS),
+    rules: ProductRulesSchema,
+  },
+  { description: 'The product `policy.product_reference` names, with its name and rules in force now.' },
+);
+export type ProductSummary = Static<typeof ProductSummarySchema>;
+
 export const ProductListSchema = Type.Object({ products: Type.Array(Type.Ref('Product')) });

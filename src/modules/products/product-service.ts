@@ -12,7 +12,13 @@ import {
   productReferenceStatus,
   type ProductRecord,
 } from './product-repository.ts';
-import type { CreateProductInput, ProductRules, ProductView, UpdateProductInput } from './product-schemas.ts';
+import type {
+  CreateProductInput,
+  ProductRules,
+  ProductSummary,
+  ProductView,
+  UpdateProductInput,
+} from './product-schemas.ts';
 import { productVersionAt } from './rules/product-versions.ts';
 
 const seconds = (at: Date): number => Math.floor(at.getTime() / 1000);
@@ -33,9 +39,16 @@ function checkRules(rules: ProductRules): void {
   if (errors.length > 0) throw new AppError('VALIDATION_FAILED', 'The rules are invalid', { errors });
 }
 
+/** How long a process shows a product on policies before reading it again. */
+const PRODUCT_SUMMARY_TTL_MS = 5000;
+const SUMMARY_CACHE_SIZE = 10_000;
+
 /** Products and their rule versions, per company and environment. */
 export function createProductService(deps: { db: Executor; clock: Clock }) {
   const { db, clock } = deps;
+  const summaries = new Map<string, { product: ProductRecord | null; readAtMs: number }>();
+  const forget = (tenant: Tenant, reference: string) =>
+    summaries.delete(`${tenant.companyId}/${tenant.environment}/${reference}`);
 
   function view(product: ProductRecord, now: Date): ProductView {
     const current = productVersionAt(product.versions, now);
@@ -82,8 +95,39 @@ export function createProductService(deps: { db: Executor; clock: Clock }) {
           { product_reference: input.product_reference, effective_from: now.toISOString() },
           now,
         );
+        forget(tenant, input.product_reference);
         return view(await get(trx, tenant, input.product_reference), now);
       });
+    },
+
+    /**
+     * A product as a policy shows it: the name, unit and rules in force at `at` (null when the reference
+     * names no registered product). Kept a few seconds per process, as policy reads ask for it on every
+     * read: another process's change shows within PRODUCT_SUMMARY_TTL_MS (this process's at once).
+     */
+    async summaryAt(
+      trx: Executor,
+      tenant: Tenant,
+      reference: string | undefined,
+      at: Date,
+    ): Promise<ProductSummary | null> {
+      if (reference === undefined) return null;
+      const key = `${tenant.companyId}/${tenant.environment}/${reference}`;
+      let entry = summaries.get(key);
+      if (entry === undefined || entry.readAtMs + PRODUCT_SUMMARY_TTL_MS <= Date.now()) {
+        const [product] = await findProducts(trx, tenant, [reference]);
+        entry = { product: product ?? null, readAtMs: Date.now() };
+        if (summaries.size >= SUMMARY_CACHE_SIZE) summaries.delete(summaries.keys().next().value ?? '');
+        summaries.set(key, entry);
+      }
+      if (entry.product === null) return null;
+      const shown = view(entry.product, at);
+      return {
+        product_reference: shown.product_reference,
+        name: shown.name,
+        usage_unit: shown.usage_unit,
+        rules: shown.rules,
+      };
     },
 
     async list(tenant: Tenant): Promise<ProductView[]> {
@@ -126,6 +170,7 @@ export function createProductService(deps: { db: Executor; clock: Clock }) {
           { product_reference: reference, effective_from: from.toISOString() },
           now,
         );
+        forget(tenant, reference);
         return view(await get(trx, tenant, reference), now);
       });
     },

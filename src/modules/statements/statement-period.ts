@@ -4,63 +4,9 @@
  * period's start is the previous end + 1 s, and the first starts at the policy's `start_date`.
  */
 
-const LONDON = new Intl.DateTimeFormat('en-GB', {
-  timeZone: 'Europe/London',
-  hourCycle: 'h23',
-  year: 'numeric',
-  month: '2-digit',
-  day: '2-digit',
-  hour: '2-digit',
-  minute: '2-digit',
-  second: '2-digit',
-});
+import { londonDate, londonMidnight } from '../../platform/london-calendar.ts';
 
-/** Minutes Europe/London is ahead of UTC at the start of a UTC hour, through the time-zone database. */
-function offsetAtHour(hour: number): number {
-  const at = new Date(hour * HOUR_MS);
-  const parts = Object.fromEntries(LONDON.formatToParts(at).map((p) => [p.type, p.value]));
-  const asUtc = Date.UTC(
-    Number(parts['year']),
-    Number(parts['month']) - 1,
-    Number(parts['day']),
-    Number(parts['hour']),
-    Number(parts['minute']),
-    Number(parts['second']),
-  );
-  return Math.round((asUtc - at.getTime()) / 60_000);
-}
-
-const HOUR_MS = 3_600_000;
-// London's clocks change only on the hour (01:00 UTC), so one answer serves a whole UTC hour. Asking
-// Intl each time was most of a billing run's own CPU (bench/billing.ts: 0.9 s of 3.6 s for 20,000
-// statements); the memo is bounded, and a billing run asks about a handful of hours.
-const offsetByHour = new Map<number, number>();
-const MAX_MEMO = 10_000;
-
-/** Minutes Europe/London is ahead of UTC at `at` (0 in winter, 60 in summer). */
-function londonOffsetMinutes(at: Date): number {
-  const hour = Math.floor(at.getTime() / HOUR_MS);
-  let offset = offsetByHour.get(hour);
-  if (offset === undefined) {
-    if (offsetByHour.size >= MAX_MEMO) offsetByHour.clear();
-    offset = offsetAtHour(hour);
-    offsetByHour.set(hour, offset);
-  }
-  return offset;
-}
-
-/** `YYYY-MM-DD` in Europe/London for an instant. */
-export function londonDate(at: Date): string {
-  return new Date(at.getTime() + londonOffsetMinutes(at) * 60_000).toISOString().slice(0, 10);
-}
-
-/** The instant of 00:00 Europe/London on `date` (never in a clock-change gap: those are at 01:00). */
-export function londonMidnight(date: string): Date {
-  const [y, m, d] = date.split('-').map(Number);
-  const guess = Date.UTC(y ?? 1970, (m ?? 1) - 1, d ?? 1);
-  const first = guess - londonOffsetMinutes(new Date(guess)) * 60_000;
-  return new Date(guess - londonOffsetMinutes(new Date(first)) * 60_000);
-}
+export { londonDate, londonMidnight };
 
 const daysInMonth = (year: number, month: number): number => new Date(Date.UTC(year, month, 0)).getUTCDate();
 

@@ -2,8 +2,12 @@ import { sql, type Generated, type Selectable } from 'kysely';
 import type { Executor } from '../../schema.ts';
 import type { Tenant } from '../companies/index.ts';
 import { billedByStatement } from '../journeys/index.ts';
+import type { CappedDay } from './rules/usage-rules.ts';
+import type { VoidedJourney } from './usage-billing.ts';
+import type { UsageRuleTables } from './usage-rules-repository.ts';
 
-export interface StatementTables {
+/** Statements, the credit ledger, and the product rules' records (usage-rules-repository). */
+export interface StatementTables extends UsageRuleTables {
   statements: {
     id: string;
     policy_id: string;
@@ -26,6 +30,12 @@ export interface StatementTables {
     carried_forward_pence: number;
     /** Carried in from an earlier statement and billed here. */
     brought_forward_pence: number;
+    /** The product rules' lines (migration 0022). */
+    cap_credit_pence: number;
+    annual_cap_credit_pence: number;
+    free_distance_credit_pence: number;
+    minimum_top_up_pence: number;
+    capped_days: string | CappedDay[];
     payment_id: string | null;
     created_at: Date;
   };
@@ -138,9 +148,15 @@ const toJourney = (r: JourneyRow): BilledJourney => ({
 
 export interface ClaimedTotals {
   readonly journeyCount: number;
+  /** Of them, late uploads (journeys of days an earlier statement billed). */
+  readonly lateJourneyCount: number;
   readonly usagePremiumPence: number;
   readonly distanceMetres: number;
   readonly durationSeconds: number;
+  /** The most distance of one London day among the period's journeys (asked with `byDay`). */
+  readonly busiestDayMetres: number;
+  /** The earliest start among them, late uploads included (null: none). */
+  readonly firstStartAt: Date | null;
 }
 
 /**
@@ -153,24 +169,40 @@ export interface ClaimedTotals {
  */
 export async function billJourneys(
   trx: Executor,
-  claims: ReadonlyArray<{ statementId: string; policyId: string; afterAt: Date | null; endAt: Date }>,
+  claims: ReadonlyArray<{
+    statementId: string;
+    policyId: string;
+    afterAt: Date | null;
+    endAt: Date;
+    /** Whether to find the busiest London day of the period's journeys. */
+    byDay?: boolean;
+  }>,
 ): Promise<Map<string, ClaimedTotals>> {
   const totals = new Map<string, ClaimedTotals>();
   if (claims.length === 0) return totals;
   // Late journeys start at or before the previous end, so a period's range holds only journeys that no
   // statement has billed.
   // One index-only range scan a policy (lateral), whatever the planner guesses of the arrays' length.
+  // NOTE: a statement whose product caps days asks for its busiest London day too (`byDay`), from the
+  // same scan: its journeys are summed by day first (one group for the others).
   const inPeriod = sql<ClaimedRow>`
     select c.statement_id, t.*
     from unnest(${claims.map((c) => c.statementId)}::uuid[], ${claims.map((c) => c.policyId)}::uuid[],
-      ${claims.map((c) => c.afterAt ?? MIN_INSTANT)}::timestamptz[], ${claims.map((c) => c.endAt)}::timestamptz[])
-      as c(statement_id, policy_id, after_at, end_at)
+      ${claims.map((c) => c.afterAt ?? MIN_INSTANT)}::timestamptz[], ${claims.map((c) => c.endAt)}::timestamptz[],
+      ${claims.map((c) => c.byDay === true)}::boolean[])
+      as c(statement_id, policy_id, after_at, end_at, by_day)
     cross join lateral (
-      select count(*) as journey_count, sum(j.usage_premium_pence) as usage_premium_pence,
-        sum(j.distance_metres) as distance_metres,
-        extract(epoch from sum(j.end_at - j.start_at)) as duration_seconds
-      from journeys j
-      where j.policy_id = c.policy_id and j.start_at > c.after_at and j.start_at <= c.end_at and not j.is_void
+      select sum(d.journey_count) as journey_count, sum(d.usage_premium_pence) as usage_premium_pence,
+        sum(d.distance_metres) as distance_metres, extract(epoch from sum(d.duration)) as duration_seconds,
+        max(d.distance_metres) as busiest_day_metres, min(d.first_start_at) as first_start_at
+      from (
+        select count(*) as journey_count, sum(j.usage_premium_pence) as usage_premium_pence,
+          sum(j.distance_metres) as distance_metres, sum(j.end_at - j.start_at) as duration,
+          min(j.start_at) as first_start_at
+        from journeys j
+        where j.policy_id = c.policy_id and j.start_at > c.after_at and j.start_at <= c.end_at and not j.is_void
+        group by case when c.by_day then (j.start_at at time zone 'Europe/London')::date end
+      ) d
     ) t
     where t.journey_count > 0`;
   const late = claims.filter((c) => c.afterAt !== null);
@@ -185,16 +217,26 @@ export async function billJourneys(
     )
     ${totalsByStatement}`;
   const rows = [
-    ...(await inPeriod.execute(trx)).rows,
-    ...(late.length === 0 ? [] : (await lateUploads.execute(trx)).rows),
+    ...(await inPeriod.execute(trx)).rows.map((row) => ({ ...row, late: false })),
+    ...(late.length === 0
+      ? []
+      : (await lateUploads.execute(trx)).rows.map((row) => ({ ...row, late: true }))),
   ];
   for (const row of rows) {
     const before = totals.get(row.statement_id);
     totals.set(row.statement_id, {
       journeyCount: (before?.journeyCount ?? 0) + Number(row.journey_count),
+      lateJourneyCount: (before?.lateJourneyCount ?? 0) + (row.late ? Number(row.journey_count) : 0),
       usagePremiumPence: (before?.usagePremiumPence ?? 0) + Number(row.usage_premium_pence),
       distanceMetres: (before?.distanceMetres ?? 0) + Number(row.distance_metres),
       durationSeconds: (before?.durationSeconds ?? 0) + Number(row.duration_seconds),
+      busiestDayMetres: Math.max(before?.busiestDayMetres ?? 0, Number(row.busiest_day_metres)),
+      firstStartAt:
+        before?.firstStartAt !== undefined &&
+        before.firstStartAt !== null &&
+        before.firstStartAt < row.first_start_at
+          ? before.firstStartAt
+          : row.first_start_at,
     });
   }
   return totals;
@@ -209,6 +251,8 @@ interface ClaimedRow {
   usage_premium_pence: string;
   distance_metres: string;
   duration_seconds: string;
+  busiest_day_metres: string;
+  first_start_at: Date;
 }
 
 // Sums as text: bigint and numeric sums exceed what pg hands back as numbers. Journeys start and end on
@@ -216,7 +260,8 @@ interface ClaimedRow {
 const totalsByStatement = sql`
   select statement_id, count(*) as journey_count, sum(usage_premium_pence) as usage_premium_pence,
     sum(distance_metres) as distance_metres,
-    extract(epoch from sum(end_at - start_at)) as duration_seconds
+    extract(epoch from sum(end_at - start_at)) as duration_seconds,
+    0 as busiest_day_metres, min(start_at) as first_start_at
   from claimed group by statement_id`;
 
 /**
@@ -309,27 +354,57 @@ export async function listStatements(
 
 /**
  * Voids of journeys already billed that no statement has credited yet: each is claimed by its policy's
- * new statement and becomes a credit on the ledger, in one statement for many policies.
+ * new statement and becomes a credit on the ledger of what was paid for it (its premium less what the
+ * product's rules credited of it), in one statement for many policies. Returns them, for the rules.
  */
 export async function creditVoidedJourneys(
   trx: Executor,
   statements: ReadonlyArray<{ statementId: string; policyId: string }>,
   at: Date,
-): Promise<void> {
-  if (statements.length === 0) return;
-  await sql`
+): Promise<VoidedJourney[]> {
+  if (statements.length === 0) return [];
+  const result = await sql<{
+    statement_id: string;
+    policy_id: string;
+    journey_id: string;
+    start_at: Date;
+    distance_metres: number;
+    paid_pence: string;
+    uncounted_metres: string;
+  }>`
     with voids as (
       update journey_voids v set credited_statement_version_id = s.statement_id
       from unnest(${statements.map((s) => s.statementId)}::uuid[], ${statements.map((s) => s.policyId)}::uuid[])
         as s(statement_id, policy_id)
       where v.policy_id = s.policy_id and v.billed_statement_version_id is not null
         and v.credited_statement_version_id is null
-      returning v.id, v.policy_id, v.company_id, v.environment, v.usage_premium_pence
+      returning v.id, v.journey_id, v.policy_id, v.company_id, v.environment, v.usage_premium_pence, s.statement_id
+    ), paid as (
+      select voids.*, j.start_at, j.distance_metres,
+        voids.usage_premium_pence - coalesce(cr.pence, 0) as paid_pence, coalesce(cr.uncounted, 0) as uncounted_metres
+      from voids
+      join journeys j on j.id = voids.journey_id
+      left join lateral (
+        select sum(r.credit_pence) as pence,
+          sum(r.distance_metres) filter (where r.rule <> 'free_distance') as uncounted
+        from journey_rule_credits r where r.journey_id = voids.journey_id
+      ) cr on true
+    ), credited as (
+      insert into policy_credits (policy_id, company_id, environment, amount_pence, source, reference, reason, created_at)
+      select policy_id, company_id, environment, paid_pence, 'void', id::text, 'voided journey already billed', ${at}
+      from paid where paid_pence <> 0
     )
-    insert into policy_credits (policy_id, company_id, environment, amount_pence, source, reference, reason, created_at)
-    select policy_id, company_id, environment, usage_premium_pence, 'void', id::text,
-      'voided journey already billed', ${at}
-    from voids`.execute(trx);
+    select statement_id, policy_id, journey_id, start_at, distance_metres, paid_pence, uncounted_metres
+    from paid`.execute(trx);
+  return result.rows.map((r) => ({
+    statementId: r.statement_id,
+    policyId: r.policy_id,
+    journeyId: r.journey_id,
+    startAt: r.start_at,
+    distanceMetres: r.distance_metres,
+    paidPence: Number(r.paid_pence),
+    countedMetres: r.distance_metres - Number(r.uncounted_metres),
+  }));
 }
 
 /** Ledger balances of many policies (absent: no entries, a zero balance). */
@@ -355,7 +430,9 @@ export async function insertStatements(trx: Executor, rows: readonly StatementRo
     insert into statements (id, policy_id, company_id, environment, period_start_at, period_end_at,
       billing_date, final, journey_count, distance_metres, duration_seconds, usage_premium_pence,
       installments, subscription_premium_pence, total_premium_pence, credits_used_pence,
-      billed_premium_pence, carried_forward_pence, brought_forward_pence, payment_id, created_at)
+      billed_premium_pence, carried_forward_pence, brought_forward_pence, cap_credit_pence,
+      annual_cap_credit_pence, free_distance_credit_pence, minimum_top_up_pence, capped_days, payment_id,
+      created_at)
     select * from unnest(${column('id')}::uuid[], ${column('policy_id')}::uuid[], ${column('company_id')}::uuid[],
       ${column('environment')}::text[], ${column('period_start_at')}::timestamptz[],
       ${column('period_end_at')}::timestamptz[], ${column('billing_date')}::date[], ${column('final')}::boolean[],
@@ -364,6 +441,9 @@ export async function insertStatements(trx: Executor, rows: readonly StatementRo
       ${column('subscription_premium_pence')}::bigint[], ${column('total_premium_pence')}::bigint[],
       ${column('credits_used_pence')}::bigint[], ${column('billed_premium_pence')}::bigint[],
       ${column('carried_forward_pence')}::bigint[], ${column('brought_forward_pence')}::bigint[],
+      ${column('cap_credit_pence')}::bigint[], ${column('annual_cap_credit_pence')}::bigint[],
+      ${column('free_distance_credit_pence')}::bigint[], ${column('minimum_top_up_pence')}::bigint[],
+      ${rows.map((row) => (typeof row.capped_days === 'string' ? row.capped_days : JSON.stringify(row.capped_days)))}::jsonb[],
       ${column('payment_id')}::uuid[], ${column('created_at')}::timestamptz[])`.execute(trx);
 }
 
@@ -468,6 +548,8 @@ export interface BillingState {
   } | null;
   /** Where the statement email goes. */
   readonly policyholder: { readonly email: string; readonly firstNames: string };
+  /** The product the terms in force name, whose rules bill the statement. */
+  readonly productReference: string | null;
 }
 
 /**
@@ -501,10 +583,11 @@ export async function lockBillingStates(db: Executor, policyIds: readonly string
     previous_billing_day: number | null;
     previous_premium_pence: string | null;
     previous_installments: number | null;
+    product_reference: string | null;
   }>`
     select p.id, p.policy_reference, p.company_id, p.environment, p.user_id, p.status, p.version_count,
       p.first_start_at, p.current_start_at, p.billing_day, p.subscription_premium_pence,
-      p.subscription_installments, u.email, u.first_names, b.billed_through_at,
+      p.subscription_installments, p.product_reference, u.email, u.first_names, b.billed_through_at,
       prev.start_s as previous_start_s, prev.billing_day as previous_billing_day,
       prev.premium_pence as previous_premium_pence, prev.installments as previous_installments
     from policies p
@@ -554,5 +637,6 @@ export async function lockBillingStates(db: Executor, policyIds: readonly string
             subscriptionInstallments: r.previous_installments,
           },
     policyholder: { email: r.email, firstNames: r.first_names },
+    productReference: r.product_reference,
   }));
 }

@@ -44,7 +44,38 @@ export const StatementSchema = Type.Object(
     usage_premium: Type.Number({ description: 'The exact sum of the journeys’ usage premiums (pounds).' }),
     total_premium: Type.Number({ description: 'usage_premium + subscription_premium.' }),
     billed_premium: Type.Number({
-      description: 'total_premium − credits used; never negative. Charged to the default card.',
+      description:
+        'total_premium − cap_credit − annual_cap_credit − free_distance_credit + minimum_top_up − credits_used (+ brought_forward); never negative. Charged to the default card.',
+    }),
+    capped_days: Type.Array(
+      Type.Object({
+        date: Type.String({ format: 'date', description: 'The Europe/London calendar day.' }),
+        distance_driven_in_metres: Type.Integer({
+          description:
+            'Everything driven that day (journeys counted by the day they start), earlier statements’ included.',
+        }),
+        distance_charged_in_metres: Type.Integer({ description: 'At most the day’s cap.' }),
+        credit: Type.Number({
+          description:
+            'The usage premium of the distance above the cap, at the rates of the journeys that went over it (the day’s latest first).',
+        }),
+      }),
+      {
+        description:
+          'Days over the product’s daily cap that this statement credits; empty without a daily cap.',
+      },
+    ),
+    cap_credit: Type.Number({ description: 'The sum of `capped_days[].credit` (pounds).' }),
+    annual_cap_credit: Type.Number({
+      description:
+        'The usage premium of distance above the product’s annual cap in the policy year, after daily caps.',
+    }),
+    free_distance_credit: Type.Number({
+      description:
+        'The usage premium of the product’s free distance: the first still charged, in journey order.',
+    }),
+    minimum_top_up: Type.Number({
+      description: 'What brings the usage premium after the credits above up to the product’s minimum.',
     }),
     credits_used: Type.Number(),
     carried_forward: Type.Number({

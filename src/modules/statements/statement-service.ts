@@ -41,6 +41,8 @@ import {
   nextPeriod,
 } from './statement-period.ts';
 import { newId } from '../../platform/ids.ts';
+import { applyUsageRules, productRulesOf } from './usage-billing.ts';
+import type { CappedDay, StatementRulesResult } from './rules/usage-rules.ts';
 
 export const BILL_CHUNK_QUEUE = 'statements.bill-chunk';
 export const BILLING_RUN_QUEUE = 'statements.billing-run';
@@ -74,11 +76,26 @@ const BILLING_CONCURRENCY = 2;
 /** Card charges in flight at once after a chunk commits. */
 const COLLECT_CONCURRENCY = 8;
 
+/** The rules' lines of a statement whose policy's product has no rules (or that names none). */
+const NO_RULES: Pick<
+  StatementRulesResult,
+  'capCreditPence' | 'annualCapCreditPence' | 'freeDistanceCreditPence' | 'minimumTopUpPence' | 'cappedDays'
+> = {
+  capCreditPence: 0,
+  annualCapCreditPence: 0,
+  freeDistanceCreditPence: 0,
+  minimumTopUpPence: 0,
+  cappedDays: [],
+};
+
 const NO_JOURNEYS: ClaimedTotals = {
   journeyCount: 0,
+  lateJourneyCount: 0,
   usagePremiumPence: 0,
   distanceMetres: 0,
   durationSeconds: 0,
+  busiestDayMetres: 0,
+  firstStartAt: null,
 };
 
 interface StatementRequest {
@@ -155,6 +172,9 @@ const journeyInStatement = (j: BilledJourney) => ({
   is_void: j.isVoid,
 });
 
+const cappedDaysOf = (row: StatementRow): CappedDay[] =>
+  typeof row.capped_days === 'string' ? (JSON.parse(row.capped_days) as CappedDay[]) : row.capped_days;
+
 function toView(
   policyReference: string,
   row: StatementRow,
@@ -174,6 +194,16 @@ function toView(
     usage_premium: fromPence(row.usage_premium_pence),
     total_premium: fromPence(row.total_premium_pence),
     billed_premium: fromPence(row.billed_premium_pence),
+    capped_days: cappedDaysOf(row).map((d) => ({
+      date: d.date,
+      distance_driven_in_metres: d.drivenMetres,
+      distance_charged_in_metres: d.chargedMetres,
+      credit: fromPence(d.creditPence),
+    })),
+    cap_credit: fromPence(row.cap_credit_pence),
+    annual_cap_credit: fromPence(row.annual_cap_credit_pence),
+    free_distance_credit: fromPence(row.free_distance_credit_pence),
+    minimum_top_up: fromPence(row.minimum_top_up_pence),
     credits_used: fromPence(row.credits_used_pence),
     carried_forward: fromPence(row.carried_forward_pence),
     brought_forward: fromPence(row.brought_forward_pence),
@@ -293,6 +323,10 @@ export function createStatementService(deps: {
     }
     if (planned.length === 0) return outcomes;
 
+    const products = await productRulesOf(
+      trx,
+      planned.map((p) => p.state),
+    );
     const claimed = await billJourneys(
       trx,
       planned.map((p) => ({
@@ -300,6 +334,7 @@ export function createStatementService(deps: {
         policyId: p.state.policyId,
         afterAt: p.state.previousEndAt,
         endAt: p.end,
+        byDay: products.has(p.state.policyId),
       })),
     );
     const priced = planned.map((p) => {
@@ -340,10 +375,32 @@ export function createStatementService(deps: {
       now,
     );
 
-    // Credits: billed journeys voided since become ledger credits, then the balance pays what it can.
-    await creditVoidedJourneys(
+    // Credits: billed journeys voided since become ledger credits (what was paid for them), then the
+    // product rules take their lines, then the balance pays what it can.
+    const voided = await creditVoidedJourneys(
       trx,
       priced.map((p) => ({ statementId: p.id, policyId: p.state.policyId })),
+      now,
+    );
+    const ruled = await applyUsageRules(
+      trx,
+      products,
+      priced.map((p) => ({
+        statementId: p.id,
+        policyId: p.state.policyId,
+        companyId: p.state.companyId,
+        environment: p.state.environment,
+        productReference: p.state.productReference,
+        afterAt: p.state.previousEndAt,
+        endAt: p.end,
+        termStartAt: p.state.termStartAt,
+        distanceMetres: p.totals.distanceMetres,
+        usagePremiumPence: p.totals.usagePremiumPence,
+        lateJourneyCount: p.totals.lateJourneyCount,
+        busiestDayMetres: p.totals.busiestDayMetres,
+        firstStartAt: p.totals.firstStartAt,
+      })),
+      voided,
       now,
     );
     const balances = await creditBalances(
@@ -351,11 +408,22 @@ export function createStatementService(deps: {
       priced.map((p) => p.state.policyId),
     );
     const rows: StatementRow[] = priced.map((p) => {
-      // A negative balance is an amount carried forward from an earlier statement: billed now.
-      const balance = balances.get(p.state.policyId) ?? 0;
-      const creditsUsed = Math.min(Math.max(balance, 0), p.totalPence);
+      const rules = ruled.results.get(p.id) ?? NO_RULES;
+      const afterRulesPence =
+        p.totalPence -
+        rules.capCreditPence -
+        rules.annualCapCreditPence -
+        rules.freeDistanceCreditPence +
+        rules.minimumTopUpPence;
+      // A negative balance is an amount carried forward from an earlier statement: billed now. A capped
+      // day recomputed after a void charges back part of the void's credit.
+      const chargedBack = ruled.voidDayCharges
+        .filter((c) => c.statementId === p.id)
+        .reduce((total, c) => total + c.pence, 0);
+      const balance = (balances.get(p.state.policyId) ?? 0) - chargedBack;
+      const creditsUsed = Math.min(Math.max(balance, 0), afterRulesPence);
       const broughtForward = Math.max(-balance, 0);
-      const billed = p.totalPence - creditsUsed + broughtForward;
+      const billed = afterRulesPence - creditsUsed + broughtForward;
       return {
         id: p.id,
         policy_id: p.state.policyId,
@@ -376,6 +444,11 @@ export function createStatementService(deps: {
         billed_premium_pence: billed,
         carried_forward_pence: carriedForward(billed, CURRENCY),
         brought_forward_pence: broughtForward,
+        cap_credit_pence: rules.capCreditPence,
+        annual_cap_credit_pence: rules.annualCapCreditPence,
+        free_distance_credit_pence: rules.freeDistanceCreditPence,
+        minimum_top_up_pence: rules.minimumTopUpPence,
+        capped_days: rules.cappedDays,
         payment_id: null,
         created_at: now,
       };
@@ -390,6 +463,16 @@ export function createStatementService(deps: {
       at: now,
     });
     await addCredits(trx, [
+      ...ruled.voidDayCharges.map((c) => ({
+        policyId: c.policyId,
+        companyId: c.companyId,
+        environment: c.environment,
+        amountPence: -c.pence,
+        source: 'void' as const,
+        reference: `daily-cap:${c.statementId}:${c.date}`,
+        reason: 'a voided journey freed room under the day’s cap for its other journeys',
+        at: now,
+      })),
       // Credits used and amounts brought forward both settle the ledger; an amount carried forward
       // leaves it owing until the next statement.
       ...rows

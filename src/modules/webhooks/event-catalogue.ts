@@ -17,6 +17,10 @@ const versionReference = Type.String({
   description: 'The `policy_version_reference` of the version this change wrote.',
 });
 const isoInstant = (description: string) => Type.String({ format: 'date-time', description });
+const usageUnit = Type.Union([Type.Literal('mile'), Type.Literal('km')], {
+  description:
+    'The unit of the distances named in the event: the product’s (a budget’s own unit for budgets).',
+});
 const pounds = (description: string) => Type.Number({ description: `${description} In pounds.` });
 
 export interface EventDefinition {
@@ -136,6 +140,50 @@ export const EVENT_CATALOGUE: readonly EventDefinition[] = [
       billed: Type.Boolean({
         description: 'True when a statement had already billed it: the next statement credits it.',
       }),
+    },
+  ),
+  define(
+    'usage.budget_exceeded',
+    'A policy’s journeys in a London month passed its mileage budget; the policyholder was emailed. Once a month.',
+    {
+      policy_reference: policyReference,
+      month: Type.String({ description: 'The London month, `YYYY-MM`.', examples: ['2025-06'] }),
+      distance_per_month: Type.Number({ description: 'The budget, in `usage_unit`.' }),
+      usage_unit: usageUnit,
+      distance_in_metres: Type.Integer({
+        minimum: 0,
+        description: 'Distance of the month’s journeys (not void) when the budget was found passed.',
+      }),
+      journey_reference: Type.String({ format: 'uuid', description: 'The journey that took it over.' }),
+    },
+  ),
+  define(
+    'usage.daily_cap_reached',
+    'A policy’s journeys starting on one London day passed its product’s daily cap. Once a day.',
+    {
+      policy_reference: policyReference,
+      date: Type.String({ description: 'The London day, `YYYY-MM-DD`.', examples: ['2025-06-14'] }),
+      daily_cap_distance: Type.Number({
+        description: 'The cap of the product version in force at the day’s London midnight, in `usage_unit`.',
+      }),
+      usage_unit: usageUnit,
+      distance_in_metres: Type.Integer({ minimum: 0, description: 'The day’s distance so far.' }),
+      journey_reference: Type.String({ format: 'uuid', description: 'The journey that took it over.' }),
+    },
+  ),
+  define(
+    'usage.annual_cap_reached',
+    'A policy year’s distance (days counted at most at their cap) passed the product’s annual cap. Once a year.',
+    {
+      policy_reference: policyReference,
+      policy_year_start: isoInstant('Start of the policy year: the current term’s `start_date`.'),
+      annual_cap_distance: Type.Number({ description: 'The annual cap, in `usage_unit`.' }),
+      usage_unit: usageUnit,
+      distance_in_metres: Type.Integer({
+        minimum: 0,
+        description: 'The year’s distance counted towards the cap, whole metres.',
+      }),
+      journey_reference: Type.String({ format: 'uuid', description: 'The journey that took it over.' }),
     },
   ),
   define(

@@ -70,6 +70,29 @@ const ukPoint = fc.tuple(
 );
 
 describe('routeLengthMetres', () => {
+  test('near the poles every segment goes to Vincenty, as segmentDistanceMetres does', () => {
+    // Steps of about 390 m north-east near 85°N, where the flat formula is off by about 1e-7.
+    const points = new Float64Array(2 * 50);
+    for (let k = 0; k < 50; k++) {
+      points[2 * k] = 85 + k * 0.0025;
+      points[2 * k + 1] = 20 + k * 0.03;
+    }
+    const length = routeLengthMetres(points, 50);
+    assert.ok(Math.abs(length / karneyRouteMetres(points, 50) - 1) < 1e-9);
+    let segments = 0;
+    for (let k = 1; k < 50; k++)
+      segments +=
+        Math.round(
+          segmentDistanceMetres(
+            points[2 * k - 2] ?? 0,
+            points[2 * k - 1] ?? 0,
+            points[2 * k] ?? 0,
+            points[2 * k + 1] ?? 0,
+          ) * 1_073_741_824,
+        ) / 1_073_741_824;
+    assert.ok(Math.abs(length - segments) < 1e-6);
+  });
+
   test('agrees with Karney within 1e-9 relative on generated UK routes', (t) => {
     let worst = 0;
     fc.assert(

@@ -99,7 +99,7 @@ export function routeLengthMetres(points: ArrayLike<number>, count: number): num
     const north = w2 * ONE_MINUS_E2 * (lat2 - lat1);
     const metres = A_RAD * Math.sqrt(w2 * (east * east + north * north));
     total +=
-      metres > LONG_SEGMENT_METRES
+      metres > LONG_SEGMENT_METRES || cosLat < FLAT_MIN_COS_LATITUDE
         ? Math.round(vincentyMetres(lat1, lng1, lat2, lng2) * GRID)
         : metres * GRID + ROUND_TO_INTEGER - ROUND_TO_INTEGER;
     lat1 = lat2;

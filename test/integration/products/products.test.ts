@@ -155,6 +155,7 @@ describe('products', () => {
       }),
     );
     assert.equal(free.statusCode, 201, free.body);
+    assert.equal(free.json<{ product: unknown }>().product, null, 'no registered product: null');
     const unknown = await call(
       'POST',
       '/policys',
@@ -174,6 +175,27 @@ describe('products', () => {
     const known = await call('POST', '/policys', acme.sandbox, input);
     assert.equal(known.statusCode, 201, known.body);
     const reference = known.json<{ policy_reference: string }>().policy_reference;
+    // The policy shows its product as in force now, and a new version of it at once.
+    const shown = async () =>
+      (await call('GET', `/policys/${reference}`, acme.sandbox)).json<{ product: Record<string, unknown> }>()
+        .product;
+    assert.deepEqual(known.json<{ product: unknown }>().product, {
+      product_reference: 'ppm-capped',
+      name: (await shown())['name'],
+      usage_unit: 'mile',
+      rules: (await shown())['rules'],
+    });
+    const now = await shown();
+    const put = await call('PUT', '/products/ppm-capped', acme.sandbox, {
+      name: 'Capped, again',
+      rules: { daily_cap_distance: 200 },
+    });
+    assert.equal(put.statusCode, 200, put.body);
+    assert.deepEqual(await shown(), {
+      ...now,
+      name: 'Capped, again',
+      rules: { daily_cap_distance: 200 },
+    });
     const adjusted = await call('POST', '/policys', acme.sandbox, {
       ...input,
       policy: { ...input.policy, policy_reference: reference, product_reference: 'not-ours' },
