@@ -16,6 +16,7 @@ import vm from 'node:vm';
 import zlib from 'node:zlib';
 import { createOfflineGeocoder, DEFAULT_DATA_DIR, type Place } from '../src/integrations/geocoding/index.ts';
 import { readPostcodeFile } from '../src/integrations/geocoding/postcode-file.ts';
+import { seededRandom } from './support.ts';
 
 const secondsPerLoop = Number(process.argv[2] ?? 2);
 
@@ -46,18 +47,6 @@ console.log(
 console.log(
   `memory: array buffers +${megabytes(after.arrayBuffers - before.arrayBuffers)}, heap used +${megabytes(after.heapUsed - before.heapUsed)}, RSS +${megabytes(after.rss - before.rss)} (RSS ${megabytes(after.rss)})`,
 );
-
-/** mulberry32, so every run looks up the same points. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const random = seededRandom(20261121);
 const { index } = readPostcodeFile(

@@ -12,22 +12,11 @@
  */
 import CheapRuler from 'cheap-ruler';
 import { decodePolyline, encodePolyline, routeDistanceMetres } from '../src/platform/geo/index.ts';
+import { seededRandom } from './support.ts';
 
 const ROUTES = 2000;
 const POINTS_PER_ROUTE = 1000;
 const secondsPerLoop = Number(process.argv[2] ?? 3);
-
-/** mulberry32: a small seeded generator, so every run measures the same routes. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function generateRoute(random: () => number, points: number): Float64Array {
   const route = new Float64Array(points * 2);

@@ -124,3 +124,15 @@ export async function withScratchDatabase<T>(
     await admin.end();
   }
 }
+
+/** mulberry32: a small seeded generator, so every run of a benchmark measures the same data. */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

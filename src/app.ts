@@ -32,6 +32,7 @@ import { openApiWebhooks, webhookRoutes } from './modules/webhooks/index.ts';
 import { notificationRoutes } from './modules/notifications/index.ts';
 import { journeyRoutes } from './modules/journeys/index.ts';
 import { usageRoutes } from './modules/usage/index.ts';
+import { telematicsRoutes } from './modules/telematics/index.ts';
 import { paymentRoutes, stripeWebhookRoutes } from './modules/payments/index.ts';
 import {
   createKyselySandboxStore,
@@ -235,6 +236,7 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
       policyholderAuth: { authenticate: policyholderAuth(), policyholderOf },
     }),
   );
+  await app.register(telematicsRoutes({ telematics: container.services.telematics, clientAuth }));
   // Payments and statement reads serve clients and a policyholder's own policies alike.
   const policyholders = {
     authenticate: clientOrPolicyholder(clientAuth(), policyholderAuth()),

@@ -48,6 +48,8 @@ export interface Config {
   readonly trustProxy: boolean | string;
   /** Password hashes (argon2id) run at once in this process; the rest queue. */
   readonly passwordHashingConcurrency: number;
+  /** Days raw telematics positions are kept; whole months past it are dropped by the worker. */
+  readonly positionRetentionDays: number;
 }
 
 export class ConfigError extends Error {
@@ -211,6 +213,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
       1,
       256,
     ),
+    positionRetentionDays: integer('POSITION_RETENTION_DAYS', 400, 1, 36_500),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);

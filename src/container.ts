@@ -16,6 +16,7 @@ import { createStatementService } from './modules/statements/index.ts';
 import { createWebhookService } from './modules/webhooks/index.ts';
 import { createJourneyService } from './modules/journeys/index.ts';
 import { createUsageService } from './modules/usage/index.ts';
+import { createTelematicsService } from './modules/telematics/index.ts';
 import { createOfflineGeocoder, type ReverseGeocoder } from './integrations/geocoding/index.ts';
 import { createGateways, type Gateways } from './integrations/payments/index.ts';
 import { systemClock, type Clock } from './platform/clock.ts';
@@ -122,6 +123,11 @@ function buildServices(deps: {
     geocoder: deps.geocoder,
     afterStored: (tenant, journey) => usage.afterJourney(tenant, journey),
   });
+  const telematics = createTelematicsService({
+    db,
+    clock,
+    positionRetentionDays: deps.config.positionRetentionDays,
+  });
   const webhooks = createWebhookService({
     db,
     clock,
@@ -157,6 +163,7 @@ function buildServices(deps: {
     products,
     journeys,
     usage,
+    telematics,
     webhooks,
     statements,
   };
@@ -252,6 +259,8 @@ export async function createContainer(
   const housekeeping = registerHousekeeping(jobs, database.db, clock, [
     (now) => services.auth.purgeExpired(now),
     (now) => services.webhooks.purgeDeliveryLog(now),
+    // Positions' monthly partitions: next months created ahead, months past retention dropped.
+    async (now) => (await services.telematics.maintainPartitions(now)).deletedDefaultRows,
   ]);
   const adminApiKey = await resolveAdminKey(config, logger);
   // NOTE: part of the migration step, before any process serves: every queue exists before the first

@@ -8,6 +8,7 @@ import type { SandboxTables } from './integrations/payments/index.ts';
 import type { JourneyTables } from './modules/journeys/index.ts';
 import type { PolicyTables } from './modules/policies/index.ts';
 import type { ProductTables } from './modules/products/index.ts';
+import type { TelematicsTables } from './modules/telematics/index.ts';
 import type { StatementTables } from './modules/statements/index.ts';
 import type { UsageTables } from './modules/usage/index.ts';
 import type { WebhookTables } from './modules/webhooks/index.ts';
@@ -30,7 +31,8 @@ export interface Database
     JourneyTables,
     WebhookTables,
     StatementTables,
-    UsageTables {}
+    UsageTables,
+    TelematicsTables {}
 
 /**
  * What repositories take: the database or an open transaction over it. One type for all of them,

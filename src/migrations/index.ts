@@ -22,6 +22,7 @@ import * as m0020 from './0020-renewal-terms.ts';
 import * as m0021 from './0021-products.ts';
 import * as m0022 from './0022-product-rules.ts';
 import * as m0023 from './0023-usage-alerts.ts';
+import * as m0024 from './0024-telematics.ts';
 
 /** Every migration, in order. Forward-only; add new files at the end. */
 export const migrations: Record<string, Migration> = {
@@ -48,4 +49,5 @@ export const migrations: Record<string, Migration> = {
   '0021-products': m0021,
   '0022-product-rules': m0022,
   '0023-usage-alerts': m0023,
+  '0024-telematics': m0024,
 };

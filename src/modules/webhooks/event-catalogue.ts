@@ -187,6 +187,25 @@ export const EVENT_CATALOGUE: readonly EventDefinition[] = [
     },
   ),
   define(
+    'device.bound',
+    'A device was bound to a policy (`POST /devices`); its positions from `bound_at` belong to that policy.',
+    {
+      device_id: Type.String({ description: 'The client’s name for the device.' }),
+      kind: Type.Union([Type.Literal('obd'), Type.Literal('connected_car'), Type.Literal('phone')]),
+      policy_reference: policyReference,
+      bound_at: isoInstant('When the binding began.'),
+    },
+  ),
+  define(
+    'device.unbound',
+    'A device’s binding to a policy ended: unbound (`DELETE /devices/{device_id}`), bound to another policy, or replaced by another device on its policy.',
+    {
+      device_id: Type.String({ description: 'The client’s name for the device.' }),
+      policy_reference: policyReference,
+      unbound_at: isoInstant('When the binding ended.'),
+    },
+  ),
+  define(
     'statement.created',
     'A statement was generated (on the billing day or on demand), with its `st` version.',
     {

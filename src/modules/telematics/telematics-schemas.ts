@@ -1,0 +1,188 @@
+import { Type, type Static } from 'typebox';
+
+/** Most positions in one request. */
+export const MAX_POSITIONS_PER_REQUEST = 10_000;
+export const POSITIONS_PAGE_DEFAULT = 1000;
+export const POSITIONS_PAGE_MAX = 10_000;
+
+const UNIX_MAX = 4_102_444_800; // 2100-01-01
+const deviceId = Type.String({
+  minLength: 1,
+  maxLength: 100,
+  pattern: '^[A-Za-z0-9][A-Za-z0-9._:-]*$',
+  description:
+    'Your name for the device (IMEI, serial, app install id): letters, digits, `.`, `_`, `:`, `-`.',
+  examples: ['obd-356938035643809'],
+});
+const kind = Type.Union([Type.Literal('obd'), Type.Literal('connected_car'), Type.Literal('phone')], {
+  description: 'An OBD II dongle, a connected car’s own telematics, or a phone app.',
+});
+const policyReference = Type.String({ minLength: 1, maxLength: 100, examples: ['amber-falcon-river'] });
+const isoInstant = (description: string) => Type.String({ format: 'date-time', description });
+
+export const BindDeviceSchema = Type.Object(
+  {
+    device_id: deviceId,
+    policy_reference: policyReference,
+    kind,
+    vin: Type.Optional(
+      Type.String({
+        minLength: 11,
+        maxLength: 17,
+        pattern: '^[A-HJ-NPR-Za-hj-npr-z0-9]+$',
+        description: 'The vehicle identification number, when known.',
+        examples: ['WVWZZZ1KZAW000001'],
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type BindDevice = Static<typeof BindDeviceSchema>;
+
+export const DeviceBindingSchema = Type.Object({
+  policy_reference: Type.String(),
+  bound_at: isoInstant('When the binding began.'),
+  unbound_at: Type.Union([isoInstant('When it ended.'), Type.Null()], {
+    description: 'Null while the device is bound to this policy.',
+  }),
+});
+
+export const DeviceSchema = Type.Object(
+  {
+    device_id: Type.String(),
+    kind,
+    vin: Type.Union([Type.String(), Type.Null()]),
+    policy_reference: Type.Union([Type.String(), Type.Null()], {
+      description: 'The policy it is bound to now; null when unbound.',
+    }),
+    status: Type.Union([Type.Literal('online'), Type.Literal('offline'), Type.Literal('unbound')], {
+      description:
+        '`unbound` without a binding; `online` when bound and a position was received for a time (or the device was bound) within the last 24 hours; `offline` otherwise.',
+    }),
+    last_seen_at: Type.Union([isoInstant('The latest position time received.'), Type.Null()]),
+    bindings: Type.Array(DeviceBindingSchema, { description: 'Every binding, oldest first.' }),
+    created_at: isoInstant('When the device was first bound.'),
+  },
+  { $id: 'Device' },
+);
+export type DeviceView = Static<typeof DeviceSchema>;
+
+export const DeviceParamsSchema = Type.Object({ device_id: Type.String({ minLength: 1, maxLength: 100 }) });
+
+export const ListDevicesQuerySchema = Type.Object(
+  {
+    policy_reference: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 100, description: 'Only devices ever bound to this policy.' }),
+    ),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })),
+    after: Type.Optional(
+      Type.String({ maxLength: 100, description: 'The `next_cursor` of the previous page.' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type ListDevicesQuery = Static<typeof ListDevicesQuerySchema>;
+
+export const DeviceListSchema = Type.Object({
+  devices: Type.Array(Type.Ref('Device'), { description: 'By `device_id`.' }),
+  next_cursor: Type.Union([Type.String(), Type.Null()], {
+    description: 'Pass as `after` for the next page; null on the last.',
+  }),
+});
+
+const optionalNumber = (description: string) => Type.Optional(Type.Number({ description }));
+
+export const PositionInputSchema = Type.Object(
+  {
+    time: Type.Union([Type.Integer(), Type.String({ maxLength: 40 })], {
+      description:
+        'UNIX seconds (an integer) or an ISO 8601 date-time with an offset (`2025-06-14T08:00:00Z`); kept to the whole second.',
+      examples: [1_749_888_000],
+    }),
+    lat: Type.Number({ description: 'Degrees, WGS84, −90 to 90.', examples: [51.501] }),
+    lon: Type.Number({ description: 'Degrees, WGS84, −180 to 180.', examples: [-0.142] }),
+    speed_kmh: optionalNumber('Ground speed, km/h (0 to 1,000).'),
+    heading: optionalNumber('Degrees clockwise from north (0 to 360).'),
+    accuracy_m: optionalNumber('Horizontal accuracy, metres (0 or more).'),
+    ignition: Type.Optional(Type.Boolean()),
+    odometer_metres: Type.Optional(Type.Number({ description: 'The vehicle’s odometer, whole metres.' })),
+  },
+  { additionalProperties: false },
+);
+
+export const PositionBatchSchema = Type.Object(
+  {
+    device_id: deviceId,
+    positions: Type.Array(PositionInputSchema, { minItems: 1, maxItems: MAX_POSITIONS_PER_REQUEST }),
+  },
+  { additionalProperties: false },
+);
+export type PositionBatch = Static<typeof PositionBatchSchema>;
+
+export const PositionBatchResultSchema = Type.Object({
+  accepted: Type.Integer({ minimum: 0, description: 'Positions stored by this request.' }),
+  duplicates: Type.Integer({
+    minimum: 0,
+    description: 'Valid positions whose device and second were stored already (or repeated in the request).',
+  }),
+  rejected: Type.Array(
+    Type.Object({
+      index: Type.Integer({ minimum: 0, description: 'Index in `positions`.' }),
+      reason: Type.Union(
+        [
+          Type.Literal('invalid_time'),
+          Type.Literal('in_future'),
+          Type.Literal('outside_binding'),
+          Type.Literal('out_of_range'),
+        ],
+        { description: 'Why it was not stored.' },
+      ),
+      message: Type.String(),
+    }),
+  ),
+});
+export type PositionBatchResult = Static<typeof PositionBatchResultSchema>;
+
+export const ListPositionsQuerySchema = Type.Object(
+  {
+    from: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: UNIX_MAX, description: 'UNIX seconds, inclusive (default 0).' }),
+    ),
+    to: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: UNIX_MAX,
+        description: 'UNIX seconds, inclusive (default: no end).',
+      }),
+    ),
+    limit: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: POSITIONS_PAGE_MAX, default: POSITIONS_PAGE_DEFAULT }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type ListPositionsQuery = Static<typeof ListPositionsQuerySchema>;
+
+const nullableNumber = Type.Union([Type.Number(), Type.Null()]);
+export const PositionListSchema = Type.Object({
+  device_id: Type.String(),
+  positions: Type.Array(
+    Type.Object({
+      time: Type.Integer({ description: 'UNIX seconds.' }),
+      lat: Type.Number(),
+      lon: Type.Number(),
+      speed_kmh: nullableNumber,
+      heading: nullableNumber,
+      accuracy_m: nullableNumber,
+      ignition: Type.Union([Type.Boolean(), Type.Null()]),
+      odometer_metres: Type.Union([Type.Integer(), Type.Null()]),
+      policy_reference: Type.String({ description: 'The policy the device was bound to at `time`.' }),
+      received_at: isoInstant('When Milepost stored it.'),
+    }),
+    { description: 'Oldest first.' },
+  ),
+  next_from: Type.Union([Type.Integer(), Type.Null()], {
+    description: 'When the page is full: pass as `from` for the next page (the last time + 1); else null.',
+  }),
+});
+export type PositionList = Static<typeof PositionListSchema>;
