@@ -21,6 +21,8 @@ import {
   startServer,
   withScratchDatabase,
   type LoadResult,
+  createBenchCompany,
+  json,
 } from './support.ts';
 
 const seconds = Number(process.env['BENCH_SECONDS'] ?? 5);
@@ -57,11 +59,6 @@ function rssMegabytes(pid: number | undefined): number | undefined {
   } catch {
     return undefined;
   }
-}
-
-async function json<T>(response: Response): Promise<T> {
-  if (!response.ok) throw new Error(`${response.status}: ${await response.text()}`);
-  return (await response.json()) as T;
 }
 
 const route = londonTrace(1000);
@@ -109,18 +106,7 @@ await withScratchDatabase(BENCH_POSTGRES_URL, async (DATABASE_URL) => {
   let headers: Record<string, string>;
   const references: string[] = [];
   try {
-    const company = await json<{ client_id: string; client_secret_sandbox: string }>(
-      await fetch(`${seeder.url}/admin/companies`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${ADMIN_API_KEY}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ name: 'Bench Insurer' }),
-      }),
-    );
-    headers = {
-      client_id: company.client_id,
-      client_secret: company.client_secret_sandbox,
-      environment: 'sandbox',
-    };
+    headers = await createBenchCompany(seeder.url, ADMIN_API_KEY);
     const { POLICY_INPUT_EXAMPLE } = await import('../src/modules/policies/policy-schemas.ts');
     for (let start = 0; start < policyCount; start += 8) {
       const batch = await Promise.all(

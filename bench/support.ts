@@ -136,3 +136,25 @@ export function seededRandom(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
+
+/** A response's JSON body, or an error naming its status and text. */
+export async function json<T>(response: Response): Promise<T> {
+  if (!response.ok) throw new Error(`${String(response.status)}: ${await response.text()}`);
+  return (await response.json()) as T;
+}
+
+/** A company created through a running server's admin API: its sandbox credentials as headers. */
+export async function createBenchCompany(url: string, adminApiKey: string): Promise<Record<string, string>> {
+  const company = await json<{ client_id: string; client_secret_sandbox: string }>(
+    await fetch(`${url}/admin/companies`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${adminApiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Bench Insurer' }),
+    }),
+  );
+  return {
+    client_id: company.client_id,
+    client_secret: company.client_secret_sandbox,
+    environment: 'sandbox',
+  };
+}

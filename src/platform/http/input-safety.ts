@@ -31,26 +31,62 @@ function findInfiniteNumberText(part: unknown, root: string): FieldError | undef
   return undefined;
 }
 
+/** Where a container sits in a request part: its parent and its key or index there. */
+interface Place {
+  readonly parent: Place | undefined;
+  readonly segment: string | number;
+}
+
+/** The JSON pointer of `segment` inside the container at `place` (built only for a problem found). */
+function pathOf(root: string, place: Place | undefined, segment?: string | number): string {
+  const segments: Array<string | number> = segment === undefined ? [] : [segment];
+  for (let at = place; at !== undefined; at = at.parent) segments.push(at.segment);
+  return segments.reduceRight<string>(
+    (path, s) => `${path}/${typeof s === 'number' ? String(s) : pointer(s)}`,
+    root,
+  );
+}
+
 /**
  * Every string and key of a parsed request part, checked once: the first problem found, as a field
  * error. Iterative, so a deeply nested body cannot exhaust the stack.
  */
 export function findUnsafeInput(value: unknown, root: string): FieldError | undefined {
-  const stack: Array<[unknown, string]> = [[value, root]];
+  if (typeof value === 'string') {
+    const problem = textProblem(value);
+    return problem === undefined ? undefined : { path: root, message: problem };
+  }
+  if (typeof value !== 'object' || value === null) return undefined;
+  // NOTE: only containers go on the stack, and paths are built only for a problem: a batch of a
+  // thousand positions is nine thousand numbers, which need no check and no path.
+  const stack: Array<{ container: object; place: Place | undefined }> = [
+    { container: value, place: undefined },
+  ];
   for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
-    const [item, path] = next;
-    if (typeof item === 'string') {
-      const problem = textProblem(item);
-      if (problem !== undefined) return { path, message: problem };
-    } else if (Array.isArray(item)) {
-      for (let i = 0; i < item.length; i++) stack.push([item[i], `${path}/${i}`]);
-    } else if (typeof item === 'object' && item !== null) {
-      for (const key of Object.keys(item)) {
-        const keyPath = `${path}/${pointer(key)}`;
-        if (FORBIDDEN_KEYS.has(key)) return { path: keyPath, message: 'is a forbidden name' };
+    const { container, place } = next;
+    const visit = (child: unknown, segment: string | number): FieldError | undefined => {
+      if (typeof child === 'string') {
+        const problem = textProblem(child);
+        if (problem !== undefined) return { path: pathOf(root, place, segment), message: problem };
+      } else if (typeof child === 'object' && child !== null) {
+        stack.push({ container: child, place: { parent: place, segment } });
+      }
+      return undefined;
+    };
+    if (Array.isArray(container)) {
+      for (let i = 0; i < container.length; i++) {
+        const found = visit(container[i], i);
+        if (found !== undefined) return found;
+      }
+    } else {
+      for (const key of Object.keys(container)) {
+        if (FORBIDDEN_KEYS.has(key))
+          return { path: pathOf(root, place, key), message: 'is a forbidden name' };
         const problem = textProblem(key);
-        if (problem !== undefined) return { path: keyPath, message: `names a field that ${problem}` };
-        stack.push([(item as Record<string, unknown>)[key], keyPath]);
+        if (problem !== undefined)
+          return { path: pathOf(root, place, key), message: `names a field that ${problem}` };
+        const found = visit((container as Record<string, unknown>)[key], key);
+        if (found !== undefined) return found;
       }
     }
   }
