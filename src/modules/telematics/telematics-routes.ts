@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { problemResponses } from '../../platform/http/problem.ts';
+import { AppError } from '../../platform/errors.ts';
+import { parseJsonBody, problemResponses } from '../../platform/http/problem.ts';
 import { ClientHeadersSchema, tenantOf, type ClientAuth } from '../companies/index.ts';
 import {
   BindDeviceSchema,
@@ -8,18 +9,57 @@ import {
   DeviceParamsSchema,
   DeviceSchema,
   ListDevicesQuerySchema,
+  GpxUploadSchema,
   ListPositionsQuerySchema,
   MAX_POSITIONS_PER_REQUEST,
   PositionBatchResultSchema,
   PositionBatchSchema,
   PositionListSchema,
+  PositionUploadQuerySchema,
+  TrackGeoJsonSchema,
+  type PositionBatch,
+  type PositionUploadQuery,
+  type TrackGeoJson,
 } from './telematics-schemas.ts';
 import type { TelematicsService } from './telematics-service.ts';
+import { positionsFromGeoJson, positionsFromGpx } from './rules/position-uploads.ts';
 
 const security = [{ clientId: [], clientSecret: [] }];
 const tags = ['telematics'];
 /** Room for 10,000 positions with every field (~200 bytes each). */
 const POSITIONS_BODY_LIMIT_BYTES = 4 * 1024 * 1024;
+const JSON_TYPE = 'application/json';
+const GPX_TYPE = 'application/gpx+xml';
+const GEOJSON_TYPE = 'application/geo+json';
+
+const mediaTypeOf = (header: string | undefined): string =>
+  (header ?? '').split(';', 1)[0]?.trim().toLowerCase() ?? '';
+
+const invalidRequest = (path: string, message: string): AppError =>
+  new AppError('VALIDATION_FAILED', `The request is invalid: ${path} ${message}`, {
+    errors: [{ path, message }],
+  });
+
+/** The batch a validated body stands for: a JSON batch as it is; a GPX or GeoJSON track converted. */
+function batchOf(mediaType: string, body: unknown, query: PositionUploadQuery): PositionBatch {
+  if (mediaType === JSON_TYPE) {
+    const batch = body as PositionBatch;
+    if (query.device_id !== undefined && query.device_id !== batch.device_id)
+      throw invalidRequest('/querystring/device_id', 'must equal /body/device_id');
+    return batch;
+  }
+  if (query.device_id === undefined)
+    throw invalidRequest('/querystring/device_id', 'is required with a GPX or GeoJSON body');
+  const converted =
+    mediaType === GPX_TYPE
+      ? positionsFromGpx(body as string, MAX_POSITIONS_PER_REQUEST)
+      : positionsFromGeoJson(body as TrackGeoJson, MAX_POSITIONS_PER_REQUEST);
+  if (!converted.ok)
+    throw converted.kind === 'malformed'
+      ? new AppError('MALFORMED_BODY', converted.message)
+      : invalidRequest(converted.path, converted.message);
+  return { device_id: query.device_id, positions: converted.positions };
+}
 
 /** Devices, their bindings to policies, and their raw positions; per company and environment. */
 export function telematicsRoutes(deps: {
@@ -118,25 +158,59 @@ export function telematicsRoutes(deps: {
       async (request) => telematics.unbind(tenantOf(request), request.params.device_id),
     );
 
-    app.post(
-      '/telematics/positions',
-      {
-        preHandler,
-        bodyLimit: POSITIONS_BODY_LIMIT_BYTES,
-        schema: {
-          operationId: 'telematics.positions.create',
-          tags,
-          summary: 'Send a device’s positions',
-          description: `Up to ${MAX_POSITIONS_PER_REQUEST.toLocaleString('en-GB')} positions of one device (more: 422 naming \`/body/positions\`). Each is checked on its own: \`rejected\` lists those refused with their index and reason (\`invalid_time\`, \`in_future\`: more than 5 minutes ahead of the server, \`outside_binding\`: at a time the device was bound to no policy, \`out_of_range\`); the rest are stored with the policy the device was bound to at their time. A device and a second identify a position: one stored already (or repeated in the request) counts in \`duplicates\` and changes nothing, so a batch can be resent safely. 202; 404 for an unknown device (another company’s or environment’s included); 422 for a malformed body.`,
-          security,
-          headers,
-          body: PositionBatchSchema,
-          response: { 202: PositionBatchResultSchema, ...problemResponses(401, 404, 413, 422) },
+    // The positions route takes three body types; its own scope keeps the XML and GeoJSON parsers (and
+    // the 415 for anything else) off the other routes.
+    await app.register(async (uploads) => {
+      uploads.removeAllContentTypeParsers();
+      uploads.addContentTypeParser(
+        [JSON_TYPE, GEOJSON_TYPE],
+        { parseAs: 'string' },
+        (_request, body, done) => {
+          try {
+            done(null, parseJsonBody(typeof body === 'string' ? body : body.toString('utf8')));
+          } catch (error) {
+            done(error as AppError, undefined);
+          }
         },
-      },
-      async (request, reply) =>
-        reply.code(202).send(await telematics.ingest(tenantOf(request), request.body)),
-    );
+      );
+      uploads.addContentTypeParser(GPX_TYPE, { parseAs: 'string' }, (_request, body, done) => {
+        done(null, typeof body === 'string' ? body : body.toString('utf8'));
+      });
+
+      uploads.post(
+        '/telematics/positions',
+        {
+          preHandler,
+          bodyLimit: POSITIONS_BODY_LIMIT_BYTES,
+          schema: {
+            operationId: 'telematics.positions.create',
+            tags,
+            summary: 'Send a device’s positions',
+            description: `Up to ${MAX_POSITIONS_PER_REQUEST.toLocaleString('en-GB')} positions of one device (more: 422 naming \`/body/positions\`). Each is checked on its own: \`rejected\` lists those refused with their index and reason (\`invalid_time\`, \`in_future\`: more than 5 minutes ahead of the server, \`outside_binding\`: at a time the device was bound to no policy, \`out_of_range\`); the rest are stored with the policy the device was bound to at their time. A device and a second identify a position: one stored already (or repeated in the request) counts in \`duplicates\` and changes nothing, so a batch can be resent safely. Three body types: \`application/json\` (the batch below); \`application/gpx+xml\`, a GPX 1.1 document whose track points (\`trkpt\` with \`lat\`, \`lon\` and \`time\`) are the positions, in document order (a DOCTYPE, XML that is not well-formed and a document that is not GPX answer 422); \`application/geo+json\`, a LineString Feature with one time per coordinate in \`properties.coordTimes\`, or a FeatureCollection of them (positions concatenated; coordinates and times differing in number answer 422). For the last two the device is \`?device_id=\` (422 naming \`/querystring/device_id\` without it). 202; 404 for an unknown device (another company’s or environment’s included); 415 for another content type; 422 for a malformed body.`,
+            security,
+            headers,
+            querystring: PositionUploadQuerySchema,
+            body: {
+              content: {
+                [JSON_TYPE]: { schema: PositionBatchSchema },
+                [GPX_TYPE]: { schema: GpxUploadSchema },
+                [GEOJSON_TYPE]: { schema: TrackGeoJsonSchema },
+              },
+            },
+            response: { 202: PositionBatchResultSchema, ...problemResponses(401, 404, 413, 415, 422) },
+          },
+        },
+        async (request, reply) => {
+          const batch = batchOf(
+            mediaTypeOf(request.headers['content-type']),
+            request.body,
+            // The type provider infers nothing from a per-content-type body; Fastify has validated both.
+            request.query as PositionUploadQuery,
+          );
+          return reply.code(202).send(await telematics.ingest(tenantOf(request), batch));
+        },
+      );
+    });
 
     app.get(
       '/devices/:device_id/positions',

@@ -6,14 +6,15 @@ export const POSITIONS_PAGE_DEFAULT = 1000;
 export const POSITIONS_PAGE_MAX = 10_000;
 
 const UNIX_MAX = 4_102_444_800; // 2100-01-01
-const deviceId = Type.String({
+const deviceIdOptions = {
   minLength: 1,
   maxLength: 100,
   pattern: '^[A-Za-z0-9][A-Za-z0-9._:-]*$',
   description:
     'Your name for the device (IMEI, serial, app install id): letters, digits, `.`, `_`, `:`, `-`.',
   examples: ['obd-356938035643809'],
-});
+};
+const deviceId = Type.String(deviceIdOptions);
 const kind = Type.Union([Type.Literal('obd'), Type.Literal('connected_car'), Type.Literal('phone')], {
   description: 'An OBD II dongle, a connected car’s own telematics, or a phone app.',
 });
@@ -118,6 +119,59 @@ export const PositionBatchSchema = Type.Object(
   { additionalProperties: false },
 );
 export type PositionBatch = Static<typeof PositionBatchSchema>;
+
+export const PositionUploadQuerySchema = Type.Object(
+  {
+    device_id: Type.Optional(
+      Type.String({
+        ...deviceIdOptions,
+        description:
+          'The device, for a GPX or GeoJSON body (required then). With a JSON body it may be left out; when given, it must equal the body’s `device_id`.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type PositionUploadQuery = Static<typeof PositionUploadQuerySchema>;
+
+const trackFeature = Type.Object(
+  {
+    type: Type.Literal('Feature'),
+    geometry: Type.Object({
+      type: Type.Literal('LineString'),
+      coordinates: Type.Array(Type.Array(Type.Number(), { minItems: 2 }), {
+        maxItems: MAX_POSITIONS_PER_REQUEST,
+        description: '`[lon, lat]` or `[lon, lat, elevation]`, WGS84 degrees (elevation is ignored).',
+      }),
+    }),
+    properties: Type.Object({
+      coordTimes: Type.Array(Type.String({ maxLength: 40 }), {
+        maxItems: MAX_POSITIONS_PER_REQUEST,
+        description: 'One ISO 8601 date-time with an offset per coordinate, in the same order.',
+      }),
+    }),
+  },
+  { description: 'A track: a LineString Feature with `properties.coordTimes` (the togeojson convention).' },
+);
+
+/** `application/geo+json`: a track Feature, or a FeatureCollection of them (positions concatenated). */
+export const TrackGeoJsonSchema = Type.Union([
+  trackFeature,
+  Type.Object({
+    type: Type.Literal('FeatureCollection'),
+    features: Type.Array(trackFeature, { minItems: 1, maxItems: 1000 }),
+  }),
+]);
+export type TrackGeoJson = Static<typeof TrackGeoJsonSchema>;
+
+/** `application/gpx+xml`: the document as text; the example is a one-point track. */
+export const GpxUploadSchema = Type.String({
+  description:
+    'A GPX 1.1 document: each `<trkpt lat lon>` with its `<time>` is a position; routes, waypoints, elevation and extensions are ignored. No DOCTYPE.',
+  examples: [
+    '<?xml version="1.0" encoding="UTF-8"?>\n<gpx version="1.1" creator="tracker" xmlns="http://www.topografix.com/GPX/1/1">\n  <trk><trkseg>\n    <trkpt lat="51.501" lon="-0.142"><time>2025-06-14T08:00:00Z</time></trkpt>\n  </trkseg></trk>\n</gpx>',
+  ],
+});
 
 export const PositionBatchResultSchema = Type.Object({
   accepted: Type.Integer({ minimum: 0, description: 'Positions stored by this request.' }),

@@ -122,29 +122,32 @@ const FASTIFY_CODES: Record<string, ErrorCode> = {
   FST_ERR_ASYNC_CONSTRAINT: 'VALIDATION_FAILED',
 };
 
+/**
+ * A JSON body as the service reads it: an empty body is no body (many clients send the JSON content type
+ * on bodiless requests), and prototype-poisoning keys are refused. Throws MALFORMED_BODY.
+ */
+export function parseJsonBody(text: string): unknown {
+  if (text.trim() === '') return undefined;
+  try {
+    return secureJson.parse(text, { protoAction: 'error', constructorAction: 'error' });
+  } catch (error) {
+    throw new AppError(
+      'MALFORMED_BODY',
+      `The body is not valid JSON: ${error instanceof Error ? error.message : 'parse error'}`,
+    );
+  }
+}
+
 /** One error handler for the whole service; every error leaves as problem+json. */
 export function installProblemHandling(app: FastifyInstance): void {
   app.addSchema(FieldErrorSchema);
   app.addSchema(ProblemSchema);
 
-  // NOTE: many HTTP clients send `Content-Type: application/json` on bodiless requests (a DELETE, a
-  // GET); an empty body then means "no body" rather than malformed JSON. Prototype poisoning is refused.
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
-    const text = typeof body === 'string' ? body : body.toString('utf8');
-    if (text.trim() === '') {
-      done(null, undefined);
-      return;
-    }
     try {
-      done(null, secureJson.parse(text, { protoAction: 'error', constructorAction: 'error' }));
+      done(null, parseJsonBody(typeof body === 'string' ? body : body.toString('utf8')));
     } catch (error) {
-      done(
-        new AppError(
-          'MALFORMED_BODY',
-          `The body is not valid JSON: ${error instanceof Error ? error.message : 'parse error'}`,
-        ),
-        undefined,
-      );
+      done(error as AppError, undefined);
     }
   });
 
