@@ -252,16 +252,9 @@ export async function insertPositions(
   return result.rows[0]?.accepted ?? 0;
 }
 
-export interface StoredPosition {
+/** A position as stored: as it was assigned, its time as an instant, and when it was received. */
+export interface StoredPosition extends Omit<PositionRow, 'timeS'> {
   readonly time: Date;
-  readonly policyId: string;
-  readonly lat: number;
-  readonly lon: number;
-  readonly speedKmh: number | null;
-  readonly heading: number | null;
-  readonly accuracyM: number | null;
-  readonly ignition: boolean | null;
-  readonly odometerMetres: number | null;
   readonly receivedAt: Date;
 }
 
