@@ -22,7 +22,7 @@ import {
   withScratchDatabase,
   type LoadResult,
   createBenchCompany,
-  json,
+  createBenchPolicy,
 } from './support.ts';
 
 const seconds = Number(process.env['BENCH_SECONDS'] ?? 5);
@@ -63,7 +63,6 @@ function rssMegabytes(pid: number | undefined): number | undefined {
 
 const route = londonTrace(1000);
 const nowSeconds = Math.floor(Date.now() / 1000);
-const DAY = 86_400;
 
 /** Bodies for successive requests: policy k % n, slot ⌊k / n⌋ going back in time, so none overlaps. */
 function bodies(policyReferences: readonly string[], label: string) {
@@ -107,28 +106,11 @@ await withScratchDatabase(BENCH_POSTGRES_URL, async (DATABASE_URL) => {
   const references: string[] = [];
   try {
     headers = await createBenchCompany(seeder.url, ADMIN_API_KEY);
-    const { POLICY_INPUT_EXAMPLE } = await import('../src/modules/policies/policy-schemas.ts');
     for (let start = 0; start < policyCount; start += 8) {
       const batch = await Promise.all(
-        Array.from({ length: Math.min(8, policyCount - start) }, async (_, i) => {
-          const input = structuredClone(POLICY_INPUT_EXAMPLE) as Record<string, unknown> & {
-            policy: Record<string, unknown>;
-            proposer: Record<string, unknown>;
-          };
-          delete input['payment'];
-          input.policy['start_date'] = nowSeconds - 200 * DAY;
-          input.policy['inception_date'] = nowSeconds - 200 * DAY;
-          input.policy['end_date'] = nowSeconds + 165 * DAY;
-          input.proposer['email'] = `bench${start + i}@example.com`;
-          const created = await json<{ policy_reference: string }>(
-            await fetch(`${seeder.url}/policys`, {
-              method: 'POST',
-              headers: { ...headers, 'content-type': 'application/json' },
-              body: JSON.stringify(input),
-            }),
-          );
-          return created.policy_reference;
-        }),
+        Array.from({ length: Math.min(8, policyCount - start) }, (_, i) =>
+          createBenchPolicy(seeder.url, headers, `bench${String(start + i)}@example.com`, nowSeconds),
+        ),
       );
       references.push(...batch);
     }

@@ -24,6 +24,7 @@ import {
   withScratchDatabase,
   type LoadResult,
   createBenchCompany,
+  createBenchPolicy,
   json,
 } from './support.ts';
 
@@ -135,25 +136,14 @@ async function main(): Promise<void> {
     const devices = Array.from({ length: deviceCount }, (_, d) => `obd-bench-${String(d).padStart(4, '0')}`);
     try {
       headers = await createBenchCompany(seeder.url, ADMIN_API_KEY);
-      const { POLICY_INPUT_EXAMPLE } = await import('../src/modules/policies/policy-schemas.ts');
       for (let start = 0; start < deviceCount; start += 8) {
         await Promise.all(
           devices.slice(start, start + 8).map(async (deviceId, i) => {
-            const input = structuredClone(POLICY_INPUT_EXAMPLE) as Record<string, unknown> & {
-              policy: Record<string, unknown>;
-              proposer: Record<string, unknown>;
-            };
-            delete input['payment'];
-            input.policy['start_date'] = nowSeconds - 200 * DAY;
-            input.policy['inception_date'] = nowSeconds - 200 * DAY;
-            input.policy['end_date'] = nowSeconds + 165 * DAY;
-            input.proposer['email'] = `bench${start + i}@example.com`;
-            const policy = await json<{ policy_reference: string }>(
-              await fetch(`${seeder.url}/policys`, {
-                method: 'POST',
-                headers: { ...headers, 'content-type': 'application/json' },
-                body: JSON.stringify(input),
-              }),
+            const policy = await createBenchPolicy(
+              seeder.url,
+              headers,
+              `bench${String(start + i)}@example.com`,
+              nowSeconds,
             );
             await json(
               await fetch(`${seeder.url}/devices`, {
@@ -161,7 +151,7 @@ async function main(): Promise<void> {
                 headers: { ...headers, 'content-type': 'application/json' },
                 body: JSON.stringify({
                   device_id: deviceId,
-                  policy_reference: policy.policy_reference,
+                  policy_reference: policy,
                   kind: 'obd',
                 }),
               }),

@@ -158,3 +158,33 @@ export async function createBenchCompany(url: string, adminApiKey: string): Prom
     environment: 'sandbox',
   };
 }
+
+/**
+ * A policy created through a running server's API: the OpenAPI example without its payment, on a term
+ * from 200 days before `nowSeconds` to 165 after, for `email`. Its reference.
+ */
+export async function createBenchPolicy(
+  url: string,
+  headers: Record<string, string>,
+  email: string,
+  nowSeconds: number,
+): Promise<string> {
+  const { POLICY_INPUT_EXAMPLE } = await import('../src/modules/policies/policy-schemas.ts');
+  const input = structuredClone(POLICY_INPUT_EXAMPLE) as Record<string, unknown> & {
+    policy: Record<string, unknown>;
+    proposer: Record<string, unknown>;
+  };
+  delete input['payment'];
+  input.policy['start_date'] = nowSeconds - 200 * 86_400;
+  input.policy['inception_date'] = nowSeconds - 200 * 86_400;
+  input.policy['end_date'] = nowSeconds + 165 * 86_400;
+  input.proposer['email'] = email;
+  const created = await json<{ policy_reference: string }>(
+    await fetch(`${url}/policys`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify(input),
+    }),
+  );
+  return created.policy_reference;
+}

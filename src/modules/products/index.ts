@@ -9,4 +9,4 @@ export {
 } from './product-schemas.ts';
 export { productVersionAt } from './rules/product-versions.ts';
 export { findProducts, type ProductRecord, type ProductVersionRecord } from './product-repository.ts';
-export { capMetres, freeMetres, type DistanceUnit } from './rules/distances.ts';
+export { capMetres, freeMetres, METRES_PER, type DistanceUnit } from './rules/distances.ts';

@@ -8,7 +8,13 @@ import { recordEvent } from '../../platform/events.ts';
 import { londonMidnight } from '../../platform/london-calendar.ts';
 import type { Tenant } from '../companies/index.ts';
 import { mileageBudgetExceededEmail, type NotificationService } from '../notifications/index.ts';
-import { capMetres, findProducts, productVersionAt, type ProductRecord } from '../products/index.ts';
+import {
+  capMetres,
+  findProducts,
+  METRES_PER,
+  productVersionAt,
+  type ProductRecord,
+} from '../products/index.ts';
 import {
   dueAlerts,
   londonPeriodsOf,
@@ -60,7 +66,6 @@ export type BudgetReader =
   { readonly kind: 'client' } | { readonly kind: 'policyholder'; readonly userId: string };
 
 const unitLabel = (unit: UsageUnit): string => (unit === 'km' ? 'km' : 'miles');
-const METRES_PER: Record<UsageUnit, string> = { mile: '1609.344', km: '1000' };
 /** Metres in a unit for people to read, one decimal (display only: decisions compare whole metres). */
 const inUnit = (metres: number, unit: UsageUnit): string =>
   `${new Decimal(metres).dividedBy(METRES_PER[unit]).toDecimalPlaces(1, Decimal.ROUND_DOWN).toString()} ${unitLabel(unit)}`;

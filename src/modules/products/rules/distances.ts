@@ -7,7 +7,7 @@ import { Decimal } from '../../../platform/money.ts';
 export type DistanceUnit = 'mile' | 'km';
 
 /** The international mile and the kilometre, exactly. */
-const METRES_PER = { mile: '1609.344', km: '1000' } as const satisfies Record<DistanceUnit, string>;
+export const METRES_PER = { mile: '1609.344', km: '1000' } as const satisfies Record<DistanceUnit, string>;
 
 const exactMetres = (distance: number | string, unit: DistanceUnit): Decimal =>
   new Decimal(String(distance)).times(METRES_PER[unit]);
