@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import AjvCompiler from '@fastify/ajv-compiler';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -13,6 +14,7 @@ import { installDocs } from './platform/http/docs.ts';
 import { installObservability, installRequestMetrics } from './platform/http/observability.ts';
 import { createClientErrorHandler, installProblemHandling, sendProblem } from './platform/http/problem.ts';
 import { installInputSafety } from './platform/http/input-safety.ts';
+import { installWebApp } from './platform/http/web-app.ts';
 import {
   companyRoutes,
   createClientAuth,
@@ -224,6 +226,7 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
       mockEnabled: config.mockEnvironment,
       clock: container.clock,
       accessTokenTtlSeconds: config.accessTokenTtlSeconds,
+      defaultClientId: config.defaultClientId,
     }),
   );
   await app.register(webhookRoutes({ webhooks: container.services.webhooks, clientAuth }));
@@ -257,6 +260,19 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
       policyholders,
     }),
   );
+  // The policyholder web app (web/app), built by `npm ci` (prepare) into web/dist/app.
+  await installWebApp(app, {
+    prefix: '/app/',
+    root: fileURLToPath(new URL('../web/dist/app/', import.meta.url)),
+    buildCommand: 'npm run build:web',
+    config: {
+      client_id: config.app.clientId ?? null,
+      environment: config.app.environment,
+      brand_name: config.app.brandName,
+      brand_colour: config.app.brandColour,
+      stripe_publishable_key: config.app.stripePublishableKey ?? null,
+    },
+  });
   // The built-in Stripe-compatible sandbox: what the sandbox environment's payments talk to, over HTTP.
   await app.register(
     stripeSandboxPlugin({

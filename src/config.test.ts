@@ -95,3 +95,74 @@ test('.env.example lists every setting, each with its default', async () => {
   assert.deepEqual(Object.keys(example).sort(), [...read].sort());
   assert.deepEqual(loadConfig(example, '/srv/milepost'), loadConfig({}, '/srv/milepost'));
 });
+
+test('MQTT is off unless MQTT_URL is set; its protocol, share group and client id are checked', () => {
+  const defaults = loadConfig({});
+  assert.equal(defaults.mqttUrl, undefined);
+  assert.equal(defaults.mqttShareGroup, 'milepost');
+  assert.match(defaults.mqttClientId, /^milepost-[A-Za-z0-9._-]+$/);
+  assert.equal(loadConfig({}).mqttClientId, defaults.mqttClientId, 'the default is stable');
+  for (const url of ['mqtt://127.0.0.1:1883', 'mqtts://broker:8883', 'ws://b/mqtt', 'wss://b/mqtt'])
+    assert.equal(loadConfig({ MQTT_URL: url }).mqttUrl, url);
+  const set = loadConfig({ MQTT_SHARE_GROUP: 'positions', MQTT_CLIENT_ID: 'worker-1.eu' });
+  assert.equal(set.mqttShareGroup, 'positions');
+  assert.equal(set.mqttClientId, 'worker-1.eu');
+  assert.throws(
+    () => loadConfig({ MQTT_URL: 'http://broker', MQTT_SHARE_GROUP: 'a/b', MQTT_CLIENT_ID: 'w+1' }),
+    (error: unknown) => {
+      assert.ok(error instanceof ConfigError);
+      assert.deepEqual(
+        error.problems.map((p) => p.split(' ')[0]),
+        ['MQTT_URL', 'MQTT_SHARE_GROUP', 'MQTT_CLIENT_ID'],
+      );
+      return true;
+    },
+  );
+});
+
+test('DEFAULT_CLIENT_ID and the web app settings: unset by default, checked when set', () => {
+  const defaults = loadConfig({});
+  assert.equal(defaults.defaultClientId, undefined);
+  assert.deepEqual(defaults.app, {
+    clientId: undefined,
+    environment: 'sandbox',
+    brandName: 'Milepost',
+    brandColour: '#1f5f8b',
+    stripePublishableKey: undefined,
+  });
+  const set = loadConfig({
+    DEFAULT_CLIENT_ID: 'mp_client_AbC-12_x',
+    APP_CLIENT_ID: 'mp_client_other',
+    APP_ENVIRONMENT: 'Production',
+    APP_BRAND_NAME: 'Acme Miles',
+    APP_BRAND_COLOUR: '#A0B1C2',
+    STRIPE_PUBLISHABLE_KEY: 'pk_test_123abc',
+  });
+  assert.equal(set.defaultClientId, 'mp_client_AbC-12_x');
+  assert.deepEqual(set.app, {
+    clientId: 'mp_client_other',
+    environment: 'production',
+    brandName: 'Acme Miles',
+    brandColour: '#a0b1c2',
+    stripePublishableKey: 'pk_test_123abc',
+  });
+  assert.throws(
+    () =>
+      loadConfig({
+        DEFAULT_CLIENT_ID: 'a b',
+        APP_BRAND_COLOUR: 'red',
+        STRIPE_PUBLISHABLE_KEY: 'sk_test_1',
+        APP_ENVIRONMENT: 'mock',
+      }),
+    (error: unknown) => {
+      assert.ok(error instanceof ConfigError);
+      assert.deepEqual(error.problems.map((p) => p.split(' ')[0]).sort(), [
+        'APP_BRAND_COLOUR',
+        'APP_ENVIRONMENT',
+        'DEFAULT_CLIENT_ID',
+        'STRIPE_PUBLISHABLE_KEY',
+      ]);
+      return true;
+    },
+  );
+});

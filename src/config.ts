@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, hostname } from 'node:os';
 
 export type Role = 'all' | 'api' | 'worker';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -50,6 +50,37 @@ export interface Config {
   readonly passwordHashingConcurrency: number;
   /** Days raw telematics positions are kept; whole months past it are dropped by the worker. */
   readonly positionRetentionDays: number;
+  /** A trip ends when the vehicle has not moved for this long (TRIP_END_IDLE_MINUTES). */
+  readonly tripEndIdleMinutes: number;
+  /** The MQTT broker devices publish positions to (`mqtt:`, `mqtts:`, `ws:`, `wss:`); undefined: no MQTT. */
+  readonly mqttUrl: string | undefined;
+  /** The shared-subscription group workers split the position messages in (`$share/<group>/…`). */
+  readonly mqttShareGroup: string;
+  /**
+   * This process's MQTT client id. It must outlive restarts: the broker keeps the session under it and
+   * sends what was not acknowledged to the next process that connects with it.
+   */
+  readonly mqttClientId: string;
+  /** Connections each consuming process opens (`{MQTT_CLIENT_ID}.{i}`), each storing one message at a time. */
+  readonly mqttConnections: number;
+  /**
+   * The company `POST /auth/token` logs in to when a request sends no `client_id` header (a
+   * single-insurer deployment's apps then need none); undefined: the header is required.
+   */
+  readonly defaultClientId: string | undefined;
+  /** The policyholder web app at /app/ (served as `/app/config.json`); see `appConfig`. */
+  readonly app: AppSettings;
+}
+
+/** What the policyholder web app is told at `/app/config.json`. */
+export interface AppSettings {
+  /** APP_CLIENT_ID; undefined: the app sends none and relies on DEFAULT_CLIENT_ID. */
+  readonly clientId: string | undefined;
+  readonly environment: 'sandbox' | 'production';
+  readonly brandName: string;
+  /** `#rrggbb`. */
+  readonly brandColour: string;
+  readonly stripePublishableKey: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -73,6 +104,17 @@ function trustProxy(raw: string | undefined, problems: string[]): boolean | stri
   if (/^[\d.:a-f/,\s]+$/i.test(raw) && /[.:]/.test(raw)) return raw;
   problems.push(`TRUST_PROXY must be true, false or the proxies' addresses (got "${raw}")`);
   return false;
+}
+
+/** MQTT client ids and share group names: no topic separators or wildcards, nothing a broker may refuse. */
+const MQTT_NAME = /^[A-Za-z0-9._-]{1,128}$/;
+
+/**
+ * The default MQTT client id, `milepost-<host name>`: stable across restarts of a process on one host
+ * (two consuming processes on one host need MQTT_CLIENT_ID each).
+ */
+function defaultMqttClientId(): string {
+  return `milepost-${hostname().replace(/[^A-Za-z0-9._-]/g, '-')}`.slice(0, 128);
 }
 
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -167,6 +209,26 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     );
   }
   const databaseUrl = url('DATABASE_URL', ['postgres:', 'postgresql:']);
+  const mqttName = (name: string, fallback: string): string => {
+    const raw = read(name) ?? fallback;
+    if (!MQTT_NAME.test(raw))
+      problems.push(`${name} must be 1 to 128 letters, digits, '.', '_' or '-' (got "${raw}")`);
+    return raw;
+  };
+  const clientIdSetting = (name: string): string | undefined => {
+    const raw = read(name);
+    if (raw !== undefined && !/^[\w.-]{1,128}$/.test(raw))
+      problems.push(`${name} must be a company's client_id (letters, digits, '_', '.', '-'; got "${raw}")`);
+    return raw;
+  };
+  const brandColour = read('APP_BRAND_COLOUR') ?? '#1f5f8b';
+  if (!/^#[0-9a-f]{6}$/i.test(brandColour))
+    problems.push(`APP_BRAND_COLOUR must be a colour as #rrggbb (got "${brandColour}")`);
+  const stripePublishableKey = read('STRIPE_PUBLISHABLE_KEY');
+  if (stripePublishableKey !== undefined && !/^pk_(live|test)_\w+$/.test(stripePublishableKey))
+    problems.push('STRIPE_PUBLISHABLE_KEY must be a Stripe publishable key (pk_live_… or pk_test_…)');
+  const brandName = read('APP_BRAND_NAME') ?? 'Milepost';
+  if (brandName.length > 60) problems.push('APP_BRAND_NAME must be at most 60 characters');
   const stripeSecretKey = read('STRIPE_SECRET_KEY');
   if (stripeSecretKey !== undefined && !/^(sk|rk)_(live|test)_/.test(stripeSecretKey)) {
     problems.push(
@@ -214,6 +276,19 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
       256,
     ),
     positionRetentionDays: integer('POSITION_RETENTION_DAYS', 400, 1, 36_500),
+    tripEndIdleMinutes: integer('TRIP_END_IDLE_MINUTES', 5, 1, 240),
+    mqttUrl: url('MQTT_URL', ['mqtt:', 'mqtts:', 'ws:', 'wss:']),
+    mqttShareGroup: mqttName('MQTT_SHARE_GROUP', 'milepost'),
+    mqttClientId: mqttName('MQTT_CLIENT_ID', defaultMqttClientId()),
+    mqttConnections: integer('MQTT_CONNECTIONS', 8, 1, 32),
+    defaultClientId: clientIdSetting('DEFAULT_CLIENT_ID'),
+    app: Object.freeze({
+      clientId: clientIdSetting('APP_CLIENT_ID'),
+      environment: oneOf('APP_ENVIRONMENT', ['sandbox', 'production'] as const, 'sandbox'),
+      brandName,
+      brandColour: brandColour.toLowerCase(),
+      stripePublishableKey,
+    }),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);

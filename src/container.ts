@@ -16,7 +16,7 @@ import { createStatementService } from './modules/statements/index.ts';
 import { createWebhookService } from './modules/webhooks/index.ts';
 import { createJourneyService } from './modules/journeys/index.ts';
 import { createUsageService } from './modules/usage/index.ts';
-import { createTelematicsService } from './modules/telematics/index.ts';
+import { createMqttPositionConsumer, createTelematicsService } from './modules/telematics/index.ts';
 import { createOfflineGeocoder, type ReverseGeocoder } from './integrations/geocoding/index.ts';
 import { createGateways, type Gateways } from './integrations/payments/index.ts';
 import { systemClock, type Clock } from './platform/clock.ts';
@@ -91,6 +91,14 @@ function buildServices(deps: {
     logger,
     retryDays: deps.config.paymentRetryDays,
   });
+  const usage = createUsageService({ db, clock, notifications, logger });
+  const journeys = createJourneyService({
+    db,
+    prepared: (statement, values) => deps.database.prepared(statement, values),
+    clock,
+    geocoder: deps.geocoder,
+    afterStored: (tenant, journey) => usage.afterJourney(tenant, journey),
+  });
   const statements = createStatementService({
     db,
     clock,
@@ -100,6 +108,7 @@ function buildServices(deps: {
     logger,
     billingRunAt: deps.config.billingRunAt,
     metrics: deps.metrics,
+    journeys,
   });
   const products = createProductService({ db, clock });
   const policies = createPolicyService({
@@ -115,18 +124,15 @@ function buildServices(deps: {
     // Only processes that serve reads keep policies in memory; a worker needs no LISTEN connection.
     ...(deps.config.role === 'worker' ? {} : { changes: deps.changes }),
   });
-  const usage = createUsageService({ db, clock, notifications, logger });
-  const journeys = createJourneyService({
-    db,
-    prepared: (statement, values) => deps.database.prepared(statement, values),
-    clock,
-    geocoder: deps.geocoder,
-    afterStored: (tenant, journey) => usage.afterJourney(tenant, journey),
-  });
   const telematics = createTelematicsService({
     db,
     clock,
     positionRetentionDays: deps.config.positionRetentionDays,
+    journeys,
+    jobs,
+    notifications,
+    tripEndIdleMinutes: deps.config.tripEndIdleMinutes,
+    logger,
   });
   const webhooks = createWebhookService({
     db,
@@ -263,6 +269,20 @@ export async function createContainer(
     async (now) => (await services.telematics.maintainPartitions(now)).deletedDefaultRows,
   ]);
   const adminApiKey = await resolveAdminKey(config, logger);
+  // Positions over MQTT (MQTT_URL): consumed where workers run, beside POST /telematics/positions.
+  const positionsOverMqtt =
+    runWorkers && config.mqttUrl !== undefined
+      ? createMqttPositionConsumer({
+          url: config.mqttUrl,
+          clientId: config.mqttClientId,
+          connections: config.mqttConnections,
+          shareGroup: config.mqttShareGroup,
+          ingest: (tenant, batch) => services.telematics.ingest(tenant, batch),
+          resolveTenant: (clientId, environment) => services.companies.identify(clientId, environment),
+          logger,
+          metrics,
+        })
+      : undefined;
   // NOTE: part of the migration step, before any process serves: every queue exists before the first
   // request can enqueue into it (an API process that listened first answered a new database's first
   // POST /policys 500 "Queue notifications.send-email does not exist" while its queues were made).
@@ -296,11 +316,16 @@ export async function createContainer(
         await services.payments.registerWorkers();
         await services.statements.registerWorkers();
         await services.webhooks.registerWorkers();
+        await positionsOverMqtt?.start();
+        await services.telematics.registerWorkers();
       }
     },
     async close() {
+      // First: no new MQTT messages; those in flight commit and are acknowledged while the database is open.
+      await positionsOverMqtt?.stop(config.shutdownTimeoutMs);
       // Webhook attempts in flight finish and record their result before the database closes.
       services.payments.stopWorkers();
+      await services.telematics.stopWorkers(config.shutdownTimeoutMs);
       await services.webhooks.stopWorkers(config.shutdownTimeoutMs);
       await jobs.stop(config.shutdownTimeoutMs);
       await changes.close();

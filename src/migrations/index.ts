@@ -23,6 +23,8 @@ import * as m0021 from './0021-products.ts';
 import * as m0022 from './0022-product-rules.ts';
 import * as m0023 from './0023-usage-alerts.ts';
 import * as m0024 from './0024-telematics.ts';
+import * as m0025 from './0025-device-journeys.ts';
+import * as m0026 from './0026-odometer.ts';
 
 /** Every migration, in order. Forward-only; add new files at the end. */
 export const migrations: Record<string, Migration> = {
@@ -50,4 +52,6 @@ export const migrations: Record<string, Migration> = {
   '0022-product-rules': m0022,
   '0023-usage-alerts': m0023,
   '0024-telematics': m0024,
+  '0025-device-journeys': m0025,
+  '0026-odometer': m0026,
 };

@@ -287,3 +287,16 @@ export async function recordLogin(db: Executor, tenant: Tenant, id: string, at: 
     .where('id', '=', id)
     .execute();
 }
+
+/** A policyholder's address and first names, for the emails other modules send them. */
+export async function findPolicyholderContact(
+  db: Executor,
+  userId: string,
+): Promise<{ email: string; firstNames: string } | undefined> {
+  const row = await db
+    .selectFrom('users')
+    .select(['email', 'first_names'])
+    .where('id', '=', userId)
+    .executeTakeFirst();
+  return row === undefined ? undefined : { email: row.email, firstNames: row.first_names };
+}

@@ -1,4 +1,5 @@
 export type { AccountTables, Account, Credentials, TokenSubject } from './account-repository.ts';
+export { findPolicyholderContact } from './account-repository.ts';
 export {
   createAccountService,
   normaliseEmail,

@@ -12,6 +12,7 @@ import {
   DetailsQuerySchema,
   FIELDS_BY_TYPE,
   JwksSchema,
+  RevokeRequestSchema,
   RotateKeysBodySchema,
   TokenRequestSchema,
   TokenResponseSchema,
@@ -66,11 +67,11 @@ function mockBody(body: unknown): { type: AuthRequestType; username?: string } {
     : { type };
 }
 
-function mockAnswer(
+async function mockAnswer(
   body: { type: AuthRequestType; username?: string | undefined },
   now: Date,
   ttlSeconds: number,
-): TokenResponse {
+): Promise<TokenResponse> {
   switch (body.type) {
     case 'NEW_PASSWORD_REQUIRED':
     case 'FORGOT_PASSWORD_CODE':
@@ -98,6 +99,8 @@ export function authRoutes(deps: {
   mockEnabled: boolean;
   clock: Clock;
   accessTokenTtlSeconds: number;
+  /** DEFAULT_CLIENT_ID: the company a login without a `client_id` header goes to. */
+  defaultClientId?: string | undefined;
 }): FastifyPluginAsyncTypebox {
   const { auth, clientAuth, policyholderAuth, adminAuth, mockEnabled, clock } = deps;
   const mock = (request: FastifyRequest) => isMockRequest(request, mockEnabled);
@@ -147,7 +150,11 @@ export function authRoutes(deps: {
         preValidation: async (request) => {
           if (mock(request)) request.body = mockBody(request.body);
         },
-        preHandler: clientAuth({ allowMock: true, secretRequired: false }),
+        preHandler: clientAuth({
+          allowMock: true,
+          secretRequired: false,
+          defaultClientId: deps.defaultClientId,
+        }),
         schema: {
           operationId: 'auth.token',
           tags,
@@ -156,7 +163,7 @@ export function authRoutes(deps: {
             'One endpoint for every step; `type` names it. See the state table in docs/api.md (“Policyholder login”).',
             '`USER_PASSWORD_AUTH` with the temporary password → `NEW_PASSWORD_REQUIRED` with a `session` (single use, 5 minutes); `NEW_PASSWORD_REQUIRED` → `PASSWORD_RESET`; `USER_PASSWORD_AUTH` with the personal password → `DONE` with `access_token` (15 minutes), `refresh_token` (30 days) and `expiry`. A temporary password older than 30 days answers 401 `TEMPORARY_PASSWORD_EXPIRED`.',
             '`FORGOT_PASSWORD` → `FORGOT_PASSWORD_CODE` for every username, known or not, on a temporary password or a personal one (a 6-digit code emailed; 1 hour, single use, 5 tries); `FORGOT_PASSWORD_CODE` → `PASSWORD_RESET`; `RESEND_PASSWORD` → `TEMPORARY_PASSWORD_SENT` (a new temporary password emailed; the account is back at the first step). `REFRESH_TOKEN` → `DONE` with a new pair; reusing a spent refresh token ends that login’s every session.',
-            'Client credentials: `client_id` (and `environment`) are required and identify the company; `client_secret` is checked when sent but not required, because policyholder apps run in browsers and phones and cannot keep a secret.',
+            'Client credentials: `client_id` (and `environment`) identify the company; `client_secret` is checked when sent but not required, because policyholder apps run in browsers and phones and cannot keep a secret. `client_id` is required unless the deployment sets `DEFAULT_CLIENT_ID`: then a request without it logs in to that company (a single-insurer deployment’s apps need no client id).',
             'Answers never tell whether a username exists. Failures are throttled per account (after 5, a delay doubling from 1 s to 15 minutes) and per address (after 20): 429 with `Retry-After`. Setting a password ends every session of the account.',
             '`environment: mock`: no credentials; any username and password log in (`DONE`), whatever the body looks like.',
           ].join('\n\n'),
@@ -177,6 +184,38 @@ export function authRoutes(deps: {
             { errors },
           );
         return auth.token(tenantOf(request), request.body, request.ip);
+      },
+    );
+
+    app.post(
+      '/auth/revoke',
+      {
+        preValidation: async (request) => {
+          if (mock(request)) request.body = { refresh_token: 'mock' };
+        },
+        preHandler: clientAuth({
+          allowMock: true,
+          secretRequired: false,
+          defaultClientId: deps.defaultClientId,
+        }),
+        schema: {
+          operationId: 'auth.revoke',
+          tags,
+          summary: 'Sign out: revoke a refresh token',
+          description:
+            'Ends the login the refresh token belongs to: that token, every token it was rotated into, and at once the access tokens of that login. Other logins of the account go on. Answers 204 for an unknown, expired or already revoked token too (RFC 7009), so the answer tells nothing about which tokens exist. Client credentials as for `POST /auth/token`.',
+          security: [{ clientId: [] }, { clientId: [], clientSecret: [] }],
+          headers: ClientHeadersSchema,
+          body: RevokeRequestSchema,
+          response: {
+            204: Type.Null({ description: 'Revoked (or nothing to revoke).' }),
+            ...problemResponses(401, 415, 422),
+          },
+        },
+      },
+      async (request, reply) => {
+        if (request.environment !== 'mock') await auth.revoke(tenantOf(request), request.body.refresh_token);
+        return reply.code(204).send(null);
       },
     );
 

@@ -231,3 +231,14 @@ export const RotateKeysBodySchema = Type.Object(
   },
   { additionalProperties: false },
 );
+
+export const RevokeRequestSchema = Type.Object(
+  {
+    refresh_token: Type.String({
+      minLength: 1,
+      maxLength: 256,
+      description: 'The refresh token of the last DONE answer.',
+    }),
+  },
+  { additionalProperties: false },
+);

@@ -593,6 +593,18 @@ export function createAuthService(deps: {
     },
 
     /**
+     * Sign-out: ends the login a refresh token belongs to (its whole family, and at once the access
+     * tokens of that login). An unknown, expired or already revoked token is no error (RFC 7009): the
+     * answer tells nothing about which tokens exist.
+     */
+    async revoke(tenant: Tenant, refreshToken: string): Promise<void> {
+      const row = await findRefreshToken(db, tenant, hashToken(refreshToken));
+      if (row === undefined || row.revokedAt !== null) return;
+      await revokeRefreshFamily(db, row.familyId, 'signed out', clock.now());
+      revokedFamilies.set(row.familyId, { revoked: true, until: Number.POSITIVE_INFINITY });
+    },
+
+    /**
      * Checks an access token for a bearer request. `environment` is the request's environment header
      * when sent: it must then match the token's. The subject is re-read at most every 5 s, so a
      * password change ends older tokens within that time on other instances (at once on this one).

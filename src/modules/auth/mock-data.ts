@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 import { POLICY_INPUT_EXAMPLE, type PolicyResponse } from '../policies/index.ts';
 import type { UserView } from './auth-schemas.ts';
 
@@ -14,29 +15,39 @@ export const MOCK_POLICY_REFERENCE = 'amber-falcon-river';
 const MOCK_VERSION_NB = '3b9f1c2e-6a4d-4e8b-9c1f-2d7e5a8b0c41';
 const MOCK_VERSION_ST = '8c2d4e6f-1a3b-4c5d-8e7f-9a0b1c2d3e4f';
 
-const b64 = (value: object): string => Buffer.from(JSON.stringify(value)).toString('base64url');
+/**
+ * The mock environment's own signing key: made at first use, kept in this process only, and published
+ * nowhere, so no route of another environment (which verifies against its JWKS) accepts a mock token.
+ */
+let mockKey: Promise<CryptoKey> | undefined;
+const mockSigningKey = (): Promise<CryptoKey> =>
+  (mockKey ??= generateKeyPair('Ed25519').then((pair) => pair.privateKey));
 
 /**
- * A DONE answer for any login: a JWT-shaped access token (decodable by client libraries, signed by
- * nobody: `alg` is `none`), and the fields real clients read.
+ * A DONE answer for any login: a signed JWT-shaped access token (decodable by client libraries; signed
+ * with the mock key, `kid: mock`, which nothing but the mock environment's answers uses), and the fields
+ * real clients read.
  */
-export function mockTokens(username: unknown, nowSeconds: number, ttlSeconds: number) {
+export async function mockTokens(username: unknown, nowSeconds: number, ttlSeconds: number) {
   const name = typeof username === 'string' && username.trim() !== '' ? username.trim() : MOCK_USERNAME;
   const expiry = nowSeconds + ttlSeconds;
   const seed = createHash('sha256').update(name).digest('base64url').slice(0, 24);
+  const accessToken = await new SignJWT({
+    username: name,
+    company: 'co_mock',
+    environment: 'mock',
+    token_use: 'access',
+  })
+    .setProtectedHeader({ alg: 'Ed25519', typ: 'JWT', kid: 'mock' })
+    .setSubject(MOCK_USER_REFERENCE)
+    .setIssuedAt(nowSeconds)
+    .setExpirationTime(expiry)
+    .sign(await mockSigningKey());
   return {
     username: name,
     session: `mock_session_${seed}`,
     type: 'DONE' as const,
-    access_token: `${b64({ alg: 'none', typ: 'JWT', kid: 'mock' })}.${b64({
-      sub: MOCK_USER_REFERENCE,
-      username: name,
-      company: 'co_mock',
-      environment: 'mock',
-      token_use: 'access',
-      iat: nowSeconds,
-      exp: expiry,
-    })}.bW9jaw`,
+    access_token: accessToken,
     refresh_token: `mprt_mock_${seed}`,
     expiry,
   };

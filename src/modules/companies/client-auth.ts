@@ -49,6 +49,11 @@ export interface ClientAuthOptions {
   readonly allowMock?: boolean;
   /** When false, a known client_id is enough and a secret is checked only if sent (POST /auth/token). */
   readonly secretRequired?: boolean;
+  /**
+   * The client_id of a request that sends none (DEFAULT_CLIENT_ID, POST /auth/token only): a
+   * single-insurer deployment's apps then need no client id.
+   */
+  readonly defaultClientId?: string | undefined;
 }
 
 /** Builds the one client-credential hook every client route uses, with the rules of DESIGN (Tenancy). */
@@ -66,7 +71,7 @@ export function createClientAuth(companies: CompanyService, mockEnabled: boolean
         request.tenant = null;
         return;
       }
-      const clientId = header(request, 'client_id');
+      const clientId = header(request, 'client_id') ?? options.defaultClientId;
       const clientSecret = header(request, 'client_secret');
       if (clientId === undefined)
         throw new AppError('INVALID_CLIENT_CREDENTIALS', 'The client_id header is required');

@@ -1,4 +1,9 @@
-export { billedByStatement, type JourneyTables, type JourneyRecord } from './journey-repository.ts';
+export {
+  billedByStatement,
+  type JourneyTables,
+  type JourneyRecord,
+  type JourneySource,
+} from './journey-repository.ts';
 export { createJourneyService, journeyView, type JourneyService } from './journey-service.ts';
 export { journeyRoutes, type PolicyholderAuth } from './journey-routes.ts';
 export { JourneySchema, type Journey } from './journey-schemas.ts';

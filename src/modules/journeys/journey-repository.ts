@@ -26,10 +26,10 @@ export interface JourneyTables {
     /** numeric: exact decimal text. */
     usage_rate: string;
     usage_premium_pence: number;
-    start_lat: number;
-    start_lng: number;
-    end_lat: number;
-    end_lng: number;
+    start_lat: number | null;
+    start_lng: number | null;
+    end_lat: number | null;
+    end_lng: number | null;
     start_name: string | null;
     start_postcode: string | null;
     end_name: string | null;
@@ -42,6 +42,10 @@ export interface JourneyTables {
     created_at: Date;
     /** Stored after a statement already covered its start: the next statement bills it. */
     late: Generated<boolean>;
+    source: Generated<JourneySource>;
+    /** The device whose positions the trip was cut from, or whose silence was estimated. */
+    device_id: string | null;
+    gap_distance_metres: Generated<number>;
   };
   journey_voids: {
     id: Generated<string>;
@@ -58,9 +62,13 @@ export interface JourneyTables {
   };
 }
 
+/** Where a journey came from: posted by a client, cut from a device's positions, or made by the service. */
+export type JourneySource = 'api' | 'device' | 'estimate' | 'odometer_reconciliation';
+
 export interface PlaceRecord {
-  readonly lat: number;
-  readonly lng: number;
+  /** Null for a journey without a route (an estimate, a reconciliation) where no place was known. */
+  readonly lat: number | null;
+  readonly lng: number | null;
   readonly name: string | null;
   readonly postcode: string | null;
 }
@@ -88,6 +96,10 @@ export interface JourneyRecord {
   readonly voidReason: string | null;
   readonly statementVersionId: string | null;
   readonly createdAt: Date;
+  readonly source: JourneySource;
+  readonly deviceId: string | null;
+  /** Part of distanceMetres bridged in a straight line across gaps in a device's data. */
+  readonly gapDistanceMetres: number;
 }
 
 export type NewJourney = Omit<
@@ -132,6 +144,9 @@ const columns = [
   'void_reason',
   billedByStatement.as('statement_version_id'),
   'created_at',
+  'source',
+  'device_id',
+  'gap_distance_metres',
 ] as const;
 
 interface JourneyRow {
@@ -149,10 +164,10 @@ interface JourneyRow {
   distance_unit: UsageUnit;
   usage_rate: string;
   usage_premium_pence: number;
-  start_lat: number;
-  start_lng: number;
-  end_lat: number;
-  end_lng: number;
+  start_lat: number | null;
+  start_lng: number | null;
+  end_lat: number | null;
+  end_lng: number | null;
   start_name: string | null;
   start_postcode: string | null;
   end_name: string | null;
@@ -162,6 +177,9 @@ interface JourneyRow {
   void_reason: string | null;
   statement_version_id: string | null;
   created_at: Date;
+  source: JourneySource;
+  device_id: string | null;
+  gap_distance_metres: number;
 }
 
 const toJourney = (row: JourneyRow): JourneyRecord => ({
@@ -186,6 +204,9 @@ const toJourney = (row: JourneyRow): JourneyRecord => ({
   voidReason: row.void_reason,
   statementVersionId: row.statement_version_id,
   createdAt: row.created_at,
+  source: row.source,
+  deviceId: row.device_id,
+  gapDistanceMetres: row.gap_distance_metres,
 });
 
 export interface JourneyEvent {
@@ -198,25 +219,26 @@ export type NotStored = 'VERSIONS_CHANGED' | 'TAKEN';
 
 const STORE_JOURNEY: PreparedStatement = {
   name: 'store_journey',
-  text: `select store_journey(${Array.from({ length: 28 }, (_, i) => `$${String(i + 1)}`).join(', ')}) as outcome`,
+  text: `select store_journey(${Array.from({ length: 31 }, (_, i) => `$${String(i + 1)}`).join(', ')}) as outcome`,
 };
 
 /**
- * Stores a journey and its event in one prepared statement (one round trip, its own transaction)
- * through `store_journey` (migration 0011), unless the policy's versions moved on from `versionCount`
- * (VERSIONS_CHANGED: the journey was rated on terms no longer complete), or the journey overlaps a
- * non-void one of the policy (checked under the policy's row lock, migration 0016) or reuses its
- * `provider_reference` (the unique key): TAKEN, and the caller tells which.
+ * Stores a journey and its event in one statement through `store_journey` (migrations 0011, 0025):
+ * prepared and in its own transaction for a client's journey (one round trip), or in `trx` for the
+ * service's own (a re-cut voids and stores in one transaction). Not stored when the policy's versions
+ * moved on from `versionCount` (VERSIONS_CHANGED: the journey was rated on terms no longer complete), or
+ * when the journey overlaps a non-void one of the policy (checked under the policy's row lock) or reuses
+ * its `provider_reference` (the unique key): TAKEN, and the caller tells which.
  */
 export async function storeJourney(
-  prepared: Prepared,
+  on: { prepared: Prepared } | { trx: Executor },
   tenant: Tenant,
   journey: NewJourney & { readonly id: string },
   guards: { readonly versionCount: number },
   event: JourneyEvent,
 ): Promise<JourneyRecord | NotStored> {
   // In the function's parameter order.
-  const [row] = await prepared<{ outcome: number }>(STORE_JOURNEY, [
+  const values = [
     journey.id,
     tenant.companyId,
     tenant.environment,
@@ -245,7 +267,15 @@ export async function storeJourney(
     guards.versionCount,
     event.type,
     JSON.stringify(event.data),
-  ]);
+    journey.source,
+    journey.deviceId,
+    journey.gapDistanceMetres,
+  ];
+  const [row] =
+    'prepared' in on
+      ? await on.prepared<{ outcome: number }>(STORE_JOURNEY, values)
+      : (await sql<{ outcome: number }>`select store_journey(${sql.join(values)}) as outcome`.execute(on.trx))
+          .rows;
   if (row?.outcome === 2) return 'VERSIONS_CHANGED';
   if (row?.outcome !== 0) return 'TAKEN';
   // Every value stored came from here, so the row is not read back (it carries the whole route).
@@ -287,6 +317,10 @@ export async function findJourneyByProviderReference(
     .where('environment', '=', tenant.environment)
     .where('policy_id', '=', policyId)
     .where('provider_reference', '=', providerReference)
+    // A re-cut trip's voided forerunners share its name (migration 0025): the live one answers.
+    .orderBy('is_void')
+    .orderBy('created_at', 'desc')
+    .limit(1)
     .executeTakeFirst();
   return row === undefined ? undefined : toJourney(row);
 }

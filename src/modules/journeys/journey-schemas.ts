@@ -56,6 +56,7 @@ export const JourneyInputSchema = Type.Object(
 export type JourneyInput = Static<typeof JourneyInputSchema>;
 
 const nullableString = (description: string) => Type.Union([Type.String(), Type.Null()], { description });
+const nullableNumber = (description: string) => Type.Union([Type.Number(), Type.Null()], { description });
 
 export const JourneySchema = Type.Object(
   {
@@ -80,8 +81,9 @@ export const JourneySchema = Type.Object(
     total_miles: Type.Number({ description: 'distance_in_metres / 1,609.344, half-even to 2 decimals.' }),
     total_kms: Type.Number({ description: 'distance_in_metres / 1,000, half-even to 2 decimals.' }),
     duration_in_seconds: Type.Integer({
-      minimum: 1,
-      description: 'Milepost extension: end_at − start_at.',
+      minimum: 0,
+      description:
+        'Milepost extension: end_at − start_at. Only an `odometer_reconciliation` takes no time (0); every other journey takes at least a second.',
     }),
     usage_rate: Type.Number({
       description:
@@ -91,10 +93,12 @@ export const JourneySchema = Type.Object(
       description:
         'usage_rate × distance in the policy’s unit, rounded once, half to even, to pence; in pounds.',
     }),
-    start_lat: Type.Number({ description: 'First point of the route, degrees.' }),
-    start_long: Type.Number(),
-    end_lat: Type.Number({ description: 'Last point of the route, degrees.' }),
-    end_long: Type.Number(),
+    start_lat: nullableNumber(
+      'First point of the route, degrees. A journey without a route (an estimate) has the place last known, or null.',
+    ),
+    start_long: nullableNumber('Degrees; null as start_lat.'),
+    end_lat: nullableNumber('Last point of the route, degrees; null as start_lat.'),
+    end_long: nullableNumber('Degrees; null as start_lat.'),
     start_at: Type.Integer({ description: 'UNIX seconds.' }),
     end_at: Type.Integer({ description: 'UNIX seconds.' }),
     start_name: nullableString(
@@ -117,6 +121,27 @@ export const JourneySchema = Type.Object(
     created_at: Type.String({
       format: 'date-time',
       description: 'Milepost extension: when it was received.',
+    }),
+    source: Type.Union(
+      [
+        Type.Literal('api'),
+        Type.Literal('device'),
+        Type.Literal('estimate'),
+        Type.Literal('odometer_reconciliation'),
+      ],
+      {
+        description:
+          'Milepost extension: `api` (posted by a client), `device` (a trip cut from a device’s positions), `estimate` (a whole day a device was silent, from the product’s `device_offline` rule; no route) or `odometer_reconciliation` (the odometer’s distance beyond the GPS distance, billed by a statement under the product’s `billing_distance_source`; no route, no duration).',
+      },
+    ),
+    device_id: nullableString(
+      'Milepost extension: the device a `device` trip was cut from or an `estimate` stands in for; null otherwise.',
+    ),
+    is_estimated: Type.Boolean({ description: 'Milepost extension: true for `source: "estimate"`.' }),
+    gap_distance_in_metres: Type.Integer({
+      minimum: 0,
+      description:
+        'Milepost extension: the part of distance_in_metres bridged in a straight line across gaps in a device’s data while moving; 0 otherwise.',
     }),
   },
   { $id: 'Journey', description: 'A journey with what the service derived from its route.' },

@@ -13,12 +13,14 @@ import {
   type PolicyTermVersion,
 } from '../policies/index.ts';
 import {
+  type JourneySource,
   findJourney,
   findJourneyByProviderReference,
   findOverlappingJourney,
   insertJourneyVoid,
   storeJourney,
   type Prepared,
+  type PlaceRecord,
   listJourneys,
   markJourneyVoid,
   type JourneyRecord,
@@ -84,6 +86,10 @@ export function journeyView(journey: JourneyRecord): Journey {
     voided_at: journey.voidedAt?.toISOString() ?? null,
     statement_version_reference: journey.statementVersionId,
     created_at: journey.createdAt.toISOString(),
+    source: journey.source,
+    device_id: journey.deviceId,
+    is_estimated: journey.source === 'estimate',
+    gap_distance_in_metres: journey.gapDistanceMetres,
   };
 }
 
@@ -128,6 +134,27 @@ export interface BatchOutcome {
   /** The unexpected error behind a 5xx item, for the caller to log; never shown. */
   readonly cause?: unknown;
 }
+
+/** A journey the service makes itself: a device's trip, a silent day's estimate, a reconciliation. */
+export interface ServiceJourney {
+  readonly providerReference: string;
+  readonly source: Exclude<JourneySource, 'api'>;
+  readonly deviceId: string | null;
+  readonly startAt: Date;
+  readonly endAt: Date;
+  /** A trip's route, measured and named as a client's is; without one, `distanceMetres` and `place`. */
+  readonly route?: { readonly encoded: string; readonly precision: 5 | 6 };
+  readonly distanceMetres?: number;
+  /** Where a journey without a route happened, when known (the device's last position, say). */
+  readonly place?: { readonly lat: number; readonly lng: number } | null;
+  readonly gapDistanceMetres?: number;
+}
+
+/** Why a service-made journey was not stored (nothing else is wrong: it is left out). */
+export type RefusedJourney = {
+  readonly providerReference: string;
+  readonly code: 'JOURNEY_OVERLAP' | 'JOURNEY_OUTSIDE_COVER' | 'POLICY_NOT_ACTIVE' | 'INVALID_ROUTE';
+};
 
 /**
  * Journeys: ingestion (route → distance, places, premium), reads for clients and policyholders, voids.
@@ -238,7 +265,7 @@ export function createJourneyService(deps: {
       const id = newId();
       const usagePremium = usagePremiumPence(version.usageRate, route.distanceMetres, version.usageUnit);
       const outcome = await storeJourney(
-        prepared,
+        { prepared },
         tenant,
         {
           id,
@@ -258,6 +285,9 @@ export function createJourneyService(deps: {
           start: { ...route.start, name: startPlace.name, postcode: startPlace.postcode },
           end: { ...route.end, name: endPlace.name, postcode: endPlace.postcode },
           createdAt: now,
+          source: 'api',
+          deviceId: null,
+          gapDistanceMetres: 0,
         },
         { versionCount: current.versionCount },
         {
@@ -271,6 +301,8 @@ export function createJourneyService(deps: {
             end_at: endAt.toISOString(),
             distance_in_metres: route.distanceMetres,
             usage_premium: fromPence(usagePremium),
+            source: 'api',
+            device_id: null,
           },
         },
       );
@@ -351,6 +383,150 @@ export function createJourneyService(deps: {
     const journey = UUID.test(reference) ? await findJourney(db, tenant, reference, policyIds) : undefined;
     if (journey === undefined) throw notFound('journey');
     return journey;
+  }
+
+  /** Marks a journey void with its audit record and event; undefined when it was void already or is not the tenant's. */
+  async function voidIn(
+    trx: Executor,
+    tenant: Tenant,
+    reference: string,
+    values: { reason: string; requestId: string | null; at: Date },
+  ): Promise<JourneyRecord | undefined> {
+    const journey = await markJourneyVoid(trx, tenant, reference, { reason: values.reason, at: values.at });
+    if (journey === undefined) return undefined;
+    await insertJourneyVoid(trx, tenant, journey, values);
+    await recordEvent(
+      trx,
+      { companyId: tenant.companyId, environment: tenant.environment },
+      'journey.voided',
+      {
+        journey_reference: journey.id,
+        provider_reference: journey.providerReference,
+        policy_reference: journey.policyReference,
+        reason: values.reason,
+        usage_premium: fromPence(journey.usagePremiumPence),
+        billed: journey.statementVersionId !== null,
+        statement_version_reference: journey.statementVersionId,
+      },
+      values.at,
+    );
+    return journey;
+  }
+
+  async function storeServiceJourney(
+    trx: Executor,
+    tenant: Tenant,
+    policy: { readonly id: string; readonly reference: string },
+    item: ServiceJourney,
+    terms: { versions: readonly PolicyTermVersion[]; versionCount: number; now: Date },
+  ): Promise<JourneyRecord | RefusedJourney> {
+    const refuse = (code: RefusedJourney['code']): RefusedJourney => ({
+      providerReference: item.providerReference,
+      code,
+    });
+    const cover = coverFor(terms.versions, item.startAt);
+    if (!cover.ok)
+      return refuse(cover.reason === 'POLICY_NOT_ACTIVE' ? 'POLICY_NOT_ACTIVE' : 'JOURNEY_OUTSIDE_COVER');
+    let measured: { distanceMetres: number; pointCount: number; start: PlaceRecord; end: PlaceRecord };
+    if (item.route === undefined) {
+      const place = item.place ?? null;
+      const at: PlaceRecord = {
+        lat: place?.lat ?? null,
+        lng: place?.lng ?? null,
+        name: null,
+        postcode: null,
+      };
+      if (place !== null) {
+        const found = await geocoder.lookup(place.lat, place.lng);
+        Object.assign(at, { name: found.name, postcode: found.postcode });
+      }
+      measured = { distanceMetres: item.distanceMetres ?? 0, pointCount: 0, start: at, end: at };
+    } else {
+      const route = measureRoute(item.route.encoded, item.route.precision);
+      if (!route.ok) return refuse('INVALID_ROUTE');
+      const [startPlace, endPlace] = await Promise.all([
+        geocoder.lookup(route.start.lat, route.start.lng),
+        geocoder.lookup(route.end.lat, route.end.lng),
+      ]);
+      measured = {
+        distanceMetres: route.distanceMetres,
+        pointCount: route.pointCount,
+        start: { ...route.start, name: startPlace.name, postcode: startPlace.postcode },
+        end: { ...route.end, name: endPlace.name, postcode: endPlace.postcode },
+      };
+    }
+    const { version } = cover;
+    const id = newId();
+    const usagePremium = usagePremiumPence(version.usageRate, measured.distanceMetres, version.usageUnit);
+    const outcome = await storeJourney(
+      { trx },
+      tenant,
+      {
+        id,
+        policyId: policy.id,
+        policyReference: policy.reference,
+        policyVersionId: version.id,
+        providerReference: item.providerReference,
+        route: item.route?.encoded ?? '',
+        precision: item.route?.precision ?? 5,
+        pointCount: measured.pointCount,
+        startAt: item.startAt,
+        endAt: item.endAt,
+        distanceMetres: measured.distanceMetres,
+        distanceUnit: version.usageUnit,
+        usageRate: version.usageRate,
+        usagePremiumPence: usagePremium,
+        start: measured.start,
+        end: measured.end,
+        createdAt: terms.now,
+        source: item.source,
+        deviceId: item.deviceId,
+        gapDistanceMetres: Math.min(item.gapDistanceMetres ?? 0, measured.distanceMetres),
+      },
+      { versionCount: terms.versionCount },
+      {
+        type: 'journey.created',
+        data: {
+          journey_reference: id,
+          provider_reference: item.providerReference,
+          policy_reference: policy.reference,
+          policy_version_reference: version.id,
+          start_at: item.startAt.toISOString(),
+          end_at: item.endAt.toISOString(),
+          distance_in_metres: measured.distanceMetres,
+          usage_premium: fromPence(usagePremium),
+          source: item.source,
+          device_id: item.deviceId,
+        },
+      },
+    );
+    if (typeof outcome === 'object') return outcome;
+    if (outcome === 'VERSIONS_CHANGED')
+      throw new AppError('CONFLICT', 'The policy changed while its journeys were being stored; try again');
+    const existing = await findJourneyByProviderReference(trx, tenant, policy.id, item.providerReference);
+    return existing !== undefined && !existing.isVoid ? existing : refuse('JOURNEY_OVERLAP');
+  }
+
+  /** Stores service-made journeys of one policy in the caller's transaction (see `storeIn` below). */
+  async function storeIn(
+    trx: Executor,
+    tenant: Tenant,
+    policy: { readonly id: string; readonly reference: string },
+    items: readonly ServiceJourney[],
+    now: Date,
+  ): Promise<{ stored: JourneyRecord[]; refused: RefusedJourney[] }> {
+    const stored: JourneyRecord[] = [];
+    const refused: RefusedJourney[] = [];
+    if (items.length === 0) return { stored, refused };
+    const all = await listPolicyTermVersions(trx, policy.id);
+    const versionCount = all.at(-1)?.sequence ?? 0;
+    const versions = all.filter((v) => v.versionType !== 'st');
+    for (const item of items) {
+      const made = await storeServiceJourney(trx, tenant, policy, item, { versions, versionCount, now });
+      if ('code' in made) refused.push(made);
+      else stored.push(made);
+    }
+    return { stored, refused };
   }
 
   return {
@@ -441,34 +617,61 @@ export function createJourneyService(deps: {
       if (!UUID.test(reference)) throw notFound('journey');
       const now = clock.now();
       return inTransaction(db, async (trx) => {
-        const journey = await markJourneyVoid(trx, tenant, reference, { reason: input.reason, at: now });
-        if (journey === undefined) {
-          const existing = await findJourney(trx, tenant, reference);
-          if (existing === undefined) throw notFound('journey');
-          return journeyView(existing);
-        }
-        await insertJourneyVoid(trx, tenant, journey, {
+        const journey = await voidIn(trx, tenant, reference, {
           reason: input.reason,
           requestId: context.requestId ?? null,
           at: now,
         });
-        await recordEvent(
-          trx,
-          { companyId: tenant.companyId, environment: tenant.environment },
-          'journey.voided',
-          {
-            journey_reference: journey.id,
-            provider_reference: journey.providerReference,
-            policy_reference: journey.policyReference,
-            reason: input.reason,
-            usage_premium: fromPence(journey.usagePremiumPence),
-            billed: journey.statementVersionId !== null,
-            statement_version_reference: journey.statementVersionId,
-          },
-          now,
-        );
-        return journeyView(journey);
+        if (journey !== undefined) return journeyView(journey);
+        const existing = await findJourney(trx, tenant, reference);
+        if (existing === undefined) throw notFound('journey');
+        return journeyView(existing);
       });
+    },
+
+    /**
+     * The service's own journeys for one policy, in one transaction: voids `voids` (credited by the next
+     * statement when billed, as any void), then stores `store`, each rated on the version in force at its
+     * start, as a client's journey is. One that cannot be stored (outside cover, overlapping another, a
+     * route that does not decode) is left out and reported; one stored already under its provider reference
+     * is answered as stored. VERSIONS_CHANGED (a policy change raced this) fails the whole with CONFLICT, to
+     * be tried again.
+     */
+    async replace(
+      tenant: Tenant,
+      policy: { readonly id: string; readonly reference: string },
+      change: {
+        readonly voids: ReadonlyArray<{ readonly id: string; readonly reason: string }>;
+        readonly store: readonly ServiceJourney[];
+      },
+    ): Promise<{ stored: JourneyRecord[]; voided: JourneyRecord[]; refused: RefusedJourney[] }> {
+      const now = clock.now();
+      const outcome = await inTransaction(db, async (trx) => {
+        const voided: JourneyRecord[] = [];
+        for (const v of change.voids) {
+          const journey = await voidIn(trx, tenant, v.id, { reason: v.reason, requestId: null, at: now });
+          if (journey !== undefined) voided.push(journey);
+        }
+        return { ...(await storeIn(trx, tenant, policy, change.store, now)), voided };
+      });
+      if (afterStored !== undefined) for (const journey of outcome.stored) await afterStored(tenant, journey);
+      return outcome;
+    },
+
+    /**
+     * The service's own journeys for one policy in the caller's transaction, which may hold the policy's
+     * row already (a statement being written stores its odometer reconciliation so, before claiming the
+     * period's journeys). Rated and refused as in `replace`; `afterStored` is not run (the caller's
+     * transaction has not committed; usage alerts catch up with the policy's next journey).
+     */
+    async storeIn(
+      trx: Executor,
+      tenant: Tenant,
+      policy: { readonly id: string; readonly reference: string },
+      items: readonly ServiceJourney[],
+      now: Date = clock.now(),
+    ): Promise<{ stored: JourneyRecord[]; refused: RefusedJourney[] }> {
+      return storeIn(trx, tenant, policy, items, now);
     },
   };
 }

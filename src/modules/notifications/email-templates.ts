@@ -414,6 +414,37 @@ export function mileageBudgetExceededEmail(values: {
   );
 }
 
+/** Template `device-offline`: the policyholder's tracker stopped reporting; silent days will be estimated. */
+export function deviceOfflineEmail(values: {
+  firstNames: string;
+  policyReference: string;
+  deviceId: string;
+  /** When it last reported, as people read it, or null when it never did. */
+  lastSeen: string | null;
+  /** The estimate per day with its unit, e.g. `150 miles`, and the days without data not estimated. */
+  estimatedPerDay: string;
+  graceDays: number;
+}): RenderedEmail {
+  return render(
+    'Your tracker has stopped reporting',
+    `Hello ${values.firstNames},`,
+    [
+      [
+        'The tracking device on your policy has not sent any journeys for a while. Please check that it is plugged in, or that the app is running with location allowed.',
+        null,
+      ],
+      ['Policy', values.policyReference],
+      ['Device', values.deviceId],
+      ['Last reported', values.lastSeen ?? 'never, since it was fitted'],
+      [
+        `If it stays silent, each whole day without data after ${String(values.graceDays)} day(s) of grace is charged at an estimated ${values.estimatedPerDay}. An estimate is taken off your bill if the device's data for that day arrives later.`,
+        null,
+      ],
+    ],
+    'Thank you.',
+  );
+}
+
 /**
  * Templates whose values are stored with the queued email and rendered when it is sent: those queued in
  * bulk (a billing chunk queues a thousand statement emails in one transaction; rendering them there was

@@ -14,6 +14,7 @@ export {
   paymentActionRequiredEmail,
   webhookEndpointDisabledEmail,
   mileageBudgetExceededEmail,
+  deviceOfflineEmail,
   type RenderedEmail,
   type StatementIssuedValues,
 } from './email-templates.ts';

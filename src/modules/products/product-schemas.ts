@@ -25,6 +25,43 @@ export const ProductRulesSchema = Type.Object(
         description: 'Least usage premium per statement, in pounds (at most 2 decimals).',
       }),
     ),
+    billing_distance_source: Type.Optional(
+      Type.Union([Type.Literal('gps'), Type.Literal('odometer'), Type.Literal('greater')], {
+        description:
+          'Which distance a statement bills when odometer readings cover it: `gps` (the journeys, the default), `odometer` (the readings’ difference) or `greater` (the larger). When the odometer’s distance is the larger under `odometer` or `greater`, the difference is billed as an `odometer_reconciliation` journey; journeys are never refunded, so under `odometer` a GPS distance above the odometer’s is billed as driven.',
+      }),
+    ),
+    odometer_discrepancy_percent: Type.Optional(
+      Type.Number({
+        minimum: 0,
+        maximum: 1000,
+        description:
+          'A statement whose odometer and GPS distances differ by more than this percentage of the odometer’s emits `telematics.odometer_discrepancy`.',
+      }),
+    ),
+    device_offline: Type.Optional(
+      Type.Object(
+        {
+          after_hours: Type.Integer({
+            minimum: 1,
+            maximum: 720,
+            description: 'A bound device that sends nothing for this long is offline (event and email).',
+          }),
+          estimated_distance_per_day: distance(
+            'Distance billed for each whole London day an offline device sends nothing, after the grace days, in `usage_unit`.',
+          ),
+          grace_days: Type.Integer({
+            minimum: 0,
+            maximum: 365,
+            description: 'Whole days without data after the last data that are not estimated.',
+          }),
+        },
+        {
+          additionalProperties: false,
+          description: 'Silent devices: what is billed while a policy’s device sends nothing.',
+        },
+      ),
+    ),
     mileage_budget_alerts: Type.Optional(
       Type.Boolean({
         description:

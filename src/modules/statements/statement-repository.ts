@@ -1,13 +1,14 @@
 import { sql, type Generated, type Selectable } from 'kysely';
 import type { Executor } from '../../schema.ts';
 import type { Tenant } from '../companies/index.ts';
-import { billedByStatement } from '../journeys/index.ts';
+import { billedByStatement, type JourneySource } from '../journeys/index.ts';
 import type { CappedDay } from './rules/usage-rules.ts';
 import type { VoidedJourney } from './usage-billing.ts';
+import type { StatementOdometerTables } from './odometer-billing.ts';
 import type { UsageRuleTables } from './usage-rules-repository.ts';
 
 /** Statements, the credit ledger, and the product rules' records (usage-rules-repository). */
-export interface StatementTables extends UsageRuleTables {
+export interface StatementTables extends UsageRuleTables, StatementOdometerTables {
   statements: {
     id: string;
     policy_id: string;
@@ -66,15 +67,16 @@ export interface BilledJourney {
   readonly distanceUnit: string;
   readonly usageRate: string;
   readonly usagePremiumPence: number;
-  readonly startLat: number;
-  readonly startLng: number;
-  readonly endLat: number;
-  readonly endLng: number;
+  readonly startLat: number | null;
+  readonly startLng: number | null;
+  readonly endLat: number | null;
+  readonly endLng: number | null;
   readonly startName: string | null;
   readonly endName: string | null;
   readonly startPostcode: string | null;
   readonly endPostcode: string | null;
   readonly isVoid: boolean;
+  readonly source: JourneySource;
 }
 
 const journeyColumns = [
@@ -98,6 +100,7 @@ const journeyColumns = [
   'start_postcode',
   'end_postcode',
   'is_void',
+  'source',
 ] as const;
 
 type JourneyRow = {
@@ -112,15 +115,16 @@ type JourneyRow = {
   distance_unit: string;
   usage_rate: string;
   usage_premium_pence: number;
-  start_lat: number;
-  start_lng: number;
-  end_lat: number;
-  end_lng: number;
+  start_lat: number | null;
+  start_lng: number | null;
+  end_lat: number | null;
+  end_lng: number | null;
   start_name: string | null;
   end_name: string | null;
   start_postcode: string | null;
   end_postcode: string | null;
   is_void: boolean;
+  source: JourneySource;
 };
 
 const toJourney = (r: JourneyRow): BilledJourney => ({
@@ -143,6 +147,7 @@ const toJourney = (r: JourneyRow): BilledJourney => ({
   endName: r.end_name,
   startPostcode: r.start_postcode,
   endPostcode: r.end_postcode,
+  source: r.source,
   isVoid: r.is_void,
 });
 

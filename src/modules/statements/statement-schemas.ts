@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 
 const nullableString = Type.Union([Type.String(), Type.Null()]);
+const nullableNumber = Type.Union([Type.Number(), Type.Null()]);
 const StatementJourneySchema = Type.Object({
   journey_reference: Type.String(),
   provider_reference: nullableString,
@@ -13,10 +14,10 @@ const StatementJourneySchema = Type.Object({
   total_kms: Type.Number(),
   usage_rate: Type.Number(),
   usage_premium: Type.Number(),
-  start_lat: Type.Number(),
-  start_long: Type.Number(),
-  end_lat: Type.Number(),
-  end_long: Type.Number(),
+  start_lat: nullableNumber,
+  start_long: nullableNumber,
+  end_lat: nullableNumber,
+  end_long: nullableNumber,
   start_at: Type.String({ format: 'date-time' }),
   end_at: Type.String({ format: 'date-time' }),
   start_name: nullableString,
@@ -24,6 +25,11 @@ const StatementJourneySchema = Type.Object({
   start_postcode: nullableString,
   end_postcode: nullableString,
   is_void: Type.Boolean(),
+  source: Type.String({
+    description:
+      'As the journey’s `source`: api, device, estimate or odometer_reconciliation (the odometer’s distance beyond the GPS distance; no route, no duration).',
+  }),
+  is_estimated: Type.Boolean(),
 });
 
 export const StatementSchema = Type.Object(
@@ -93,6 +99,35 @@ export const StatementSchema = Type.Object(
     statement_end_date: Type.String({ format: 'date-time', description: 'The effective_date (inclusive).' }),
     journey_count: Type.Integer(),
     journeys: Type.Array(StatementJourneySchema),
+    odometer: Type.Union(
+      [
+        Type.Object({
+          start_reading_metres: Type.Integer({
+            description:
+              'The reading the span starts at: the previous statement’s end reading when it had one, else the reading nearest the period’s start within 3 days.',
+          }),
+          start_reading_time: Type.String({ format: 'date-time' }),
+          end_reading_metres: Type.Integer({
+            description: 'The reading nearest the period’s end within 3 days, after the start reading.',
+          }),
+          end_reading_time: Type.String({ format: 'date-time' }),
+          odometer_distance_in_metres: Type.Integer({ description: 'end − start reading.' }),
+          gps_distance_in_metres: Type.Integer({
+            description:
+              'The policy’s journeys (not void, reconciliations aside) starting from the start reading’s time up to (not including) the end reading’s, as the statement was written.',
+          }),
+          discrepancy_percent: Type.Union([Type.Number(), Type.Null()], {
+            description:
+              '(odometer − GPS) / odometer × 100, rounded half-even to 2 decimals; negative when GPS is the larger; null when the odometer did not move.',
+          }),
+        }),
+        Type.Null(),
+      ],
+      {
+        description:
+          'The odometer readings the statement compared (`POST /telematics/odometer`); null without readings around both ends of its period. Under the product’s `billing_distance_source` `odometer` or `greater`, an odometer distance above the GPS distance is billed as a journey with `source: "odometer_reconciliation"`.',
+      },
+    ),
     payment: Type.Optional(
       Type.Object(
         {

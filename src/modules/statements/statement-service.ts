@@ -12,7 +12,7 @@ import { asTenant, type DataEnvironment, type Tenant } from '../companies/index.
 import type { NotificationService, StatementIssuedValues } from '../notifications/index.ts';
 import { carriedForward, type ChargeOutcome, type PaymentService } from '../payments/index.ts';
 import { appendStatementVersions, findPolicy } from '../policies/index.ts';
-import { totalKilometres, totalMiles } from '../journeys/index.ts';
+import { totalKilometres, totalMiles, type JourneyService } from '../journeys/index.ts';
 import {
   addCredits,
   billJourneys,
@@ -42,6 +42,13 @@ import {
 } from './statement-period.ts';
 import { newId } from '../../platform/ids.ts';
 import { applyUsageRules, productRulesOf } from './usage-billing.ts';
+import {
+  keepOdometers,
+  listStatementOdometers,
+  reconcileOdometers,
+  type StatementOdometer,
+} from './odometer-billing.ts';
+import { discrepancyPercent } from './rules/odometer.ts';
 import type { CappedDay, StatementRulesResult } from './rules/usage-rules.ts';
 
 export const BILL_CHUNK_QUEUE = 'statements.bill-chunk';
@@ -114,6 +121,8 @@ interface Written {
   readonly row: StatementRow;
   /** The card charge recorded with the statement, to attempt after commit. */
   readonly paymentId: string | undefined;
+  /** The odometer readings it compared, when readings cover it. */
+  readonly odometer: StatementOdometer | undefined;
 }
 
 type StatementOutcome =
@@ -170,7 +179,23 @@ const journeyInStatement = (j: BilledJourney) => ({
   start_postcode: j.startPostcode,
   end_postcode: j.endPostcode,
   is_void: j.isVoid,
+  source: j.source,
+  is_estimated: j.source === 'estimate',
 });
+
+/** A statement's odometer block: the readings it compared and the distances between them. */
+const odometerInStatement = (o: StatementOdometer) => {
+  const odometerMetres = o.end.readingMetres - o.start.readingMetres;
+  return {
+    start_reading_metres: o.start.readingMetres,
+    start_reading_time: o.start.at.toISOString(),
+    end_reading_metres: o.end.readingMetres,
+    end_reading_time: o.end.at.toISOString(),
+    odometer_distance_in_metres: odometerMetres,
+    gps_distance_in_metres: o.gpsMetres,
+    discrepancy_percent: discrepancyPercent(odometerMetres, o.gpsMetres),
+  };
+};
 
 const cappedDaysOf = (row: StatementRow): CappedDay[] =>
   typeof row.capped_days === 'string' ? (JSON.parse(row.capped_days) as CappedDay[]) : row.capped_days;
@@ -181,6 +206,7 @@ function toView(
   journeys: BilledJourney[],
   current: boolean,
   payment: ChargeOutcome | undefined,
+  odometer: StatementOdometer | undefined,
 ): StatementView {
   return {
     policy_reference: policyReference,
@@ -212,6 +238,7 @@ function toView(
     statement_end_date: row.period_end_at.toISOString(),
     journey_count: row.journey_count,
     journeys: journeys.map(journeyInStatement),
+    odometer: odometer === undefined ? null : odometerInStatement(odometer),
     ...(payment === undefined
       ? {}
       : {
@@ -248,6 +275,8 @@ export function createStatementService(deps: {
   logger: FastifyBaseLogger;
   billingRunAt: string;
   metrics?: Registry;
+  /** Stores odometer reconciliations in the statement's transaction. */
+  journeys: Pick<JourneyService, 'storeIn'>;
 }) {
   const { db, clock, jobs, notifications, payments, logger } = deps;
   const billed = new Counter({
@@ -326,6 +355,23 @@ export function createStatementService(deps: {
     const products = await productRulesOf(
       trx,
       planned.map((p) => p.state),
+    );
+    // Before the period's journeys are claimed: a reconciliation is one of them.
+    const odometers = await reconcileOdometers(
+      trx,
+      planned.map((p) => ({
+        statementId: p.id,
+        policyId: p.state.policyId,
+        policyReference: p.state.policyReference,
+        companyId: p.state.companyId,
+        environment: p.state.environment,
+        productReference: p.state.productReference,
+        afterAt: p.state.previousEndAt,
+        periodStartAt: p.start,
+        periodEndAt: p.end,
+      })),
+      (...args) => deps.journeys.storeIn(...args),
+      now,
     );
     const claimed = await billJourneys(
       trx,
@@ -483,6 +529,8 @@ export function createStatementService(deps: {
         .map((row) => entry(row, -row.carried_forward_pence, 'carried_forward')),
     ]);
     await insertStatements(trx, rows);
+    await keepOdometers(trx, odometers, now);
+    const odometerOf = new Map(odometers.map((o) => [o.statementId, o]));
 
     // NOTE: each owing statement's charge is recorded with it, so a crash after the commit leaves the
     // charge to the payments reconciler instead of losing it (payments.recordStatementCharges).
@@ -500,7 +548,7 @@ export function createStatementService(deps: {
     await setStatementPayments(trx, charges);
     const written = priced.map((p, i) => {
       const row = rows[i] as StatementRow;
-      return { state: p.state, row, paymentId: charges.get(row.id) };
+      return { state: p.state, row, paymentId: charges.get(row.id), odometer: odometerOf.get(row.id) };
     });
     await recordEvents(
       trx,
@@ -680,7 +728,7 @@ export function createStatementService(deps: {
       const written = await writeOne(tenant, reference, { endAt: effectiveAt ?? clock.now() });
       if (written === undefined) throw periodConflict(null, null);
       const payment = (await collect([written])).get(written.row.id);
-      return toView(reference, written.row, written.journeys, true, payment);
+      return toView(reference, written.row, written.journeys, true, payment, written.odometer);
     },
 
     async get(tenant: Tenant, statementId: string): Promise<StatementView> {
@@ -698,6 +746,7 @@ export function createStatementService(deps: {
         (await listStatementJourneys(db, row.policy_id, [row])).get(row.id) ?? [],
         latest?.id === row.id,
         await paymentOf(tenant, row),
+        (await listStatementOdometers(db, [row.id])).get(row.id),
       );
     },
 
@@ -713,8 +762,19 @@ export function createStatementService(deps: {
       // One query for every statement's journeys; payments are read for the statements that have one.
       const journeysOf = await listStatementJourneys(db, policy.id, shown);
       const payments = await Promise.all(shown.map((row) => paymentOf(tenant, row)));
+      const odometers = await listStatementOdometers(
+        db,
+        shown.map((row) => row.id),
+      );
       const statements = shown.map((row, i) =>
-        toView(reference, row, journeysOf.get(row.id) ?? [], latest?.id === row.id, payments[i]),
+        toView(
+          reference,
+          row,
+          journeysOf.get(row.id) ?? [],
+          latest?.id === row.id,
+          payments[i],
+          odometers.get(row.id),
+        ),
       );
       return {
         statements,

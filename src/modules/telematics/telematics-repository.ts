@@ -1,4 +1,5 @@
 import { sql, type Generated } from 'kysely';
+import { jsonArrayFrom } from 'kysely/helpers/postgres';
 import type { Executor } from '../../schema.ts';
 import type { Tenant } from '../companies/index.ts';
 import type { PositionRow } from './rules/positions.ts';
@@ -16,6 +17,14 @@ export interface TelematicsTables {
     last_seen_at: Date | null;
     created_at: Date;
     updated_at: Date;
+    trips_pending_from: Date | null;
+    position_batches: Generated<number>;
+    trips_lease_until: Date | null;
+    trips_cut_at: Date | null;
+    open_trip_from: Date | null;
+    offline_since: Date | null;
+    /** The last London day (`YYYY-MM-DD`) given an estimate while the device was silent. */
+    estimated_through: string | null;
   };
   device_bindings: {
     id: Generated<string>;
@@ -24,6 +33,18 @@ export interface TelematicsTables {
     policy_reference: string;
     bound_at: Date;
     unbound_at: Date | null;
+  };
+  /** Odometer readings of policies (migration 0026), one a policy and second. */
+  odometer_readings: {
+    id: Generated<string>;
+    company_id: string;
+    environment: string;
+    policy_id: string;
+    device_id: string | null;
+    reading_metres: number;
+    time: Date;
+    source: OdometerSource;
+    created_at: Date;
   };
   positions: {
     device_id: string;
@@ -54,6 +75,8 @@ export interface DeviceRecord {
   readonly kind: DeviceKind;
   readonly vin: string | null;
   readonly lastSeenAt: Date | null;
+  /** Set by the worker while the device is silent (rules/silent-devices.ts). */
+  readonly offlineSince: Date | null;
   readonly createdAt: Date;
   /** Oldest first. */
   readonly bindings: readonly BindingRecord[];
@@ -65,48 +88,61 @@ const tenantDevices = (db: Executor, tenant: Tenant) =>
     .where('devices.company_id', '=', tenant.companyId)
     .where('devices.environment', '=', tenant.environment);
 
-const deviceColumns = ['id', 'device_id', 'kind', 'vin', 'last_seen_at', 'created_at'] as const;
+/**
+ * A device's columns with its bindings (oldest first) in the same row, as JSON: one round trip a
+ * device, which position ingestion pays on every batch.
+ */
+const deviceWithBindings = (db: Executor, tenant: Tenant) =>
+  tenantDevices(db, tenant).select((eb) => [
+    'devices.id',
+    'devices.device_id',
+    'devices.kind',
+    'devices.vin',
+    'devices.last_seen_at',
+    'devices.offline_since',
+    'devices.created_at',
+    jsonArrayFrom(
+      eb
+        .selectFrom('device_bindings')
+        .select(['policy_id', 'policy_reference', 'bound_at', 'unbound_at'])
+        .whereRef('device_bindings.device_id', '=', 'devices.id')
+        .orderBy('bound_at')
+        .orderBy('id'),
+    ).as('bindings'),
+  ]);
 
-async function withBindings(
-  db: Executor,
-  rows: ReadonlyArray<{
-    id: string;
-    device_id: string;
-    kind: DeviceKind;
-    vin: string | null;
-    last_seen_at: Date | null;
-    created_at: Date;
-  }>,
-): Promise<DeviceRecord[]> {
-  if (rows.length === 0) return [];
-  const bindings = await db
-    .selectFrom('device_bindings')
-    .select(['device_id', 'policy_id', 'policy_reference', 'bound_at', 'unbound_at'])
-    .where(
-      'device_id',
-      'in',
-      rows.map((r) => r.id),
-    )
-    .orderBy('bound_at')
-    .orderBy('id')
-    .execute();
-  return rows.map((row) => ({
-    id: row.id,
-    deviceId: row.device_id,
-    kind: row.kind,
-    vin: row.vin,
-    lastSeenAt: row.last_seen_at,
-    createdAt: row.created_at,
-    bindings: bindings
-      .filter((b) => b.device_id === row.id)
-      .map((b) => ({
-        policyId: b.policy_id,
-        policyReference: b.policy_reference,
-        boundAt: b.bound_at,
-        unboundAt: b.unbound_at,
-      })),
-  }));
-}
+type DeviceRow = {
+  id: string;
+  device_id: string;
+  kind: DeviceKind;
+  vin: string | null;
+  last_seen_at: Date | null;
+  offline_since: Date | null;
+  created_at: Date;
+  // In JSON, instants are text.
+  bindings: Array<{
+    policy_id: string;
+    policy_reference: string;
+    bound_at: string | Date;
+    unbound_at: string | Date | null;
+  }>;
+};
+
+const toDevice = (row: DeviceRow): DeviceRecord => ({
+  id: row.id,
+  deviceId: row.device_id,
+  kind: row.kind,
+  vin: row.vin,
+  lastSeenAt: row.last_seen_at,
+  offlineSince: row.offline_since,
+  createdAt: row.created_at,
+  bindings: row.bindings.map((b) => ({
+    policyId: b.policy_id,
+    policyReference: b.policy_reference,
+    boundAt: new Date(b.bound_at),
+    unboundAt: b.unbound_at === null ? null : new Date(b.unbound_at),
+  })),
+});
 
 /** The tenant's device with its bindings; undefined when it has none of that id. `lock` holds its row. */
 export async function findDevice(
@@ -115,10 +151,10 @@ export async function findDevice(
   deviceId: string,
   lock = false,
 ): Promise<DeviceRecord | undefined> {
-  let query = tenantDevices(db, tenant).select(deviceColumns).where('device_id', '=', deviceId);
-  if (lock) query = query.forUpdate();
+  let query = deviceWithBindings(db, tenant).where('devices.device_id', '=', deviceId);
+  if (lock) query = query.forUpdate('devices');
   const row = await query.executeTakeFirst();
-  return row === undefined ? undefined : (await withBindings(db, [row]))[0];
+  return row === undefined ? undefined : toDevice(row);
 }
 
 /** The tenant's devices by `device_id`, after `after`; only those ever bound to `policyId` when given. */
@@ -127,8 +163,8 @@ export async function listDevices(
   tenant: Tenant,
   options: { policyId?: string; limit: number; after?: string },
 ): Promise<DeviceRecord[]> {
-  let query = tenantDevices(db, tenant).select(deviceColumns).orderBy('device_id').limit(options.limit);
-  if (options.after !== undefined) query = query.where('device_id', '>', options.after);
+  let query = deviceWithBindings(db, tenant).orderBy('devices.device_id').limit(options.limit);
+  if (options.after !== undefined) query = query.where('devices.device_id', '>', options.after);
   const { policyId } = options;
   if (policyId !== undefined)
     query = query.where((eb) =>
@@ -140,7 +176,7 @@ export async function listDevices(
           .where('device_bindings.policy_id', '=', policyId),
       ),
     );
-  return withBindings(db, await query.execute());
+  return (await query.execute()).map(toDevice);
 }
 
 /** Creates the device or updates its kind and VIN; returns its row id, locked for the binding change. */
@@ -232,6 +268,8 @@ export async function insertPositions(
   const column = <K extends keyof PositionRow>(key: K) => rows.map((row) => row[key]);
   const latest = new Date(latestTimeS * 1000);
   // Data-modifying CTEs run to completion whether or not the outer query reads them: one round trip.
+  // The device row is touched only when something new was stored: it records what the trip cutting has
+  // still to read (from the earliest new time) and that a batch came (which a cut running meanwhile sees).
   const result = await sql<{ accepted: number }>`
     with inserted as (
       insert into positions (device_id, time, policy_id, lat, lon, speed_kmh, heading, accuracy_m, ignition,
@@ -242,10 +280,13 @@ export async function insertPositions(
         ${column('accuracyM')}::float4[], ${column('ignition')}::boolean[], ${column('odometerMetres')}::bigint[])
         as u (t, p, la, lo, s, h, a, i, o)
       on conflict do nothing
-      returning 1
+      returning time
     ), seen as (
-      update devices set last_seen_at = ${latest}::timestamptz
-      where id = ${deviceRowId}::uuid and (last_seen_at is null or last_seen_at < ${latest}::timestamptz)
+      update devices set
+        last_seen_at = greatest(last_seen_at, ${latest}::timestamptz),
+        trips_pending_from = least(trips_pending_from, (select min(time) from inserted)),
+        position_batches = position_batches + 1
+      where id = ${deviceRowId}::uuid and exists (select 1 from inserted)
       returning 1
     )
     select (select count(*) from inserted)::int as accepted`.execute(db);
@@ -296,4 +337,342 @@ export async function listPositions(
     odometerMetres: r.odometer_metres,
     receivedAt: r.received_at,
   }));
+}
+
+/** A device with positions not yet cut into trips, or a trip in progress that may have ended. */
+export interface PendingDevice {
+  readonly id: string;
+  readonly companyId: string;
+  readonly environment: string;
+  readonly deviceId: string;
+  /** The earliest time among positions stored since the last cut. */
+  readonly pendingFrom: Date | null;
+  /** Batches stored so far: the cut is done only if none came while it ran. */
+  readonly positionBatches: number;
+  readonly openTripFrom: Date | null;
+}
+
+/**
+ * Leases up to `limit` devices whose trips need cutting, so that one worker cuts a device at a time (a
+ * lease a crashed worker held runs out after `leaseMs`): those with new positions, unless they were cut
+ * less than `recutS` ago and are still reporting (a device streaming while it drives would otherwise be
+ * cut again at every batch, rereading its trip so far each time); and those with a trip in progress whose
+ * device has been still for `idleS`.
+ */
+export async function leasePendingDevices(
+  db: Executor,
+  now: Date,
+  options: { idleS: number; recutS: number; leaseMs: number; limit: number },
+): Promise<PendingDevice[]> {
+  const idleBefore = new Date(now.getTime() - options.idleS * 1000);
+  const cutBefore = new Date(now.getTime() - options.recutS * 1000);
+  const result = await sql<{
+    id: string;
+    company_id: string;
+    environment: string;
+    device_id: string;
+    trips_pending_from: Date | null;
+    position_batches: number;
+    open_trip_from: Date | null;
+  }>`
+    update devices set trips_lease_until = ${new Date(now.getTime() + options.leaseMs)}
+    where id in (
+      select id from devices
+      where ((trips_pending_from is not null
+            and (trips_cut_at is null or trips_cut_at <= ${cutBefore} or last_seen_at <= ${idleBefore}))
+          or (open_trip_from is not null and (last_seen_at is null or last_seen_at <= ${idleBefore})))
+        and (trips_lease_until is null or trips_lease_until < ${now})
+      order by trips_pending_from nulls last
+      limit ${options.limit}
+      for update skip locked)
+    returning id, company_id, environment, device_id, trips_pending_from, position_batches, open_trip_from`.execute(
+    db,
+  );
+  return result.rows.map((r) => ({
+    id: r.id,
+    companyId: r.company_id,
+    environment: r.environment,
+    deviceId: r.device_id,
+    pendingFrom: r.trips_pending_from,
+    positionBatches: r.position_batches,
+    openTripFrom: r.open_trip_from,
+  }));
+}
+
+/**
+ * Ends a device's lease after a cut: its pending positions are done unless more batches came meanwhile
+ * (then they wait for the next pass, from the same time or earlier).
+ */
+export async function finishTripCut(
+  db: Executor,
+  device: PendingDevice,
+  openTripFrom: Date | null,
+  at: Date,
+): Promise<void> {
+  await sql`
+    update devices set
+      trips_cut_at = ${at},
+      trips_pending_from = case when position_batches = ${device.positionBatches} then null
+        else trips_pending_from end,
+      open_trip_from = ${openTripFrom},
+      trips_lease_until = null
+    where id = ${device.id}`.execute(db);
+}
+
+/** Gives a device's lease back after a failed cut, so the next pass tries it again. */
+export async function releaseTripLease(db: Executor, deviceRowId: string): Promise<void> {
+  await db.updateTable('devices').set({ trips_lease_until: null }).where('id', '=', deviceRowId).execute();
+}
+
+/** The device's trip journeys (not void) from `from` on: those starting then or later, or ending after. */
+export async function tripJourneysFrom(
+  db: Executor,
+  device: { companyId: string; environment: string; deviceId: string },
+  from: Date,
+): Promise<Array<{ id: string; policyId: string; startAt: Date; endAt: Date; route: string }>> {
+  const rows = await db
+    .selectFrom('journeys')
+    .select(['id', 'policy_id', 'start_at', 'end_at', 'route'])
+    .where('company_id', '=', device.companyId)
+    .where('environment', '=', device.environment)
+    .where('device_id', '=', device.deviceId)
+    .where('source', '=', 'device')
+    .where('is_void', '=', false)
+    .where('end_at', '>=', from)
+    .orderBy('start_at')
+    .execute();
+  return rows.map((r) => ({
+    id: r.id,
+    policyId: r.policy_id,
+    startAt: r.start_at,
+    endAt: r.end_at,
+    route: r.route,
+  }));
+}
+
+/** The device's estimates (not void) for some London days, by the names they were given. */
+export async function estimatesNamed(
+  db: Executor,
+  device: { companyId: string; environment: string; deviceId: string },
+  providerReferences: readonly string[],
+): Promise<Array<{ id: string; policyId: string }>> {
+  if (providerReferences.length === 0) return [];
+  const rows = await db
+    .selectFrom('journeys')
+    .select(['id', 'policy_id'])
+    .where('company_id', '=', device.companyId)
+    .where('environment', '=', device.environment)
+    .where('device_id', '=', device.deviceId)
+    .where('source', '=', 'estimate')
+    .where('is_void', '=', false)
+    .where('provider_reference', 'in', providerReferences)
+    .execute();
+  return rows.map((r) => ({ id: r.id, policyId: r.policy_id }));
+}
+
+/** A bound device of an active policy that is silent, or was found offline. */
+export interface SilentCandidate {
+  readonly id: string;
+  readonly companyId: string;
+  readonly environment: string;
+  readonly deviceId: string;
+  readonly lastSeenAt: Date | null;
+  readonly offlineSince: Date | null;
+  readonly estimatedThrough: string | null;
+  readonly boundAt: Date;
+  readonly policyId: string;
+  readonly policyReference: string;
+  readonly productReference: string | null;
+  readonly userId: string;
+}
+
+/**
+ * Bound devices of active policies that have sent nothing since `silentBefore` (nor been bound since),
+ * and those marked offline (which may have come back), after the device row id `after`. NOTE: a scan of
+ * the open bindings, run once a minute by one worker at a time (a pg-boss queue of policy `stately`).
+ */
+export async function silentCandidates(
+  db: Executor,
+  silentBefore: Date,
+  page: { after: string; limit: number },
+): Promise<SilentCandidate[]> {
+  const { after, limit } = page;
+  const rows = await sql<{
+    id: string;
+    company_id: string;
+    environment: string;
+    device_id: string;
+    last_seen_at: Date | null;
+    offline_since: Date | null;
+    estimated_through: string | null;
+    bound_at: Date;
+    policy_id: string;
+    policy_reference: string;
+    product_reference: string | null;
+    user_id: string;
+  }>`
+    select d.id, d.company_id, d.environment, d.device_id, d.last_seen_at, d.offline_since,
+      d.estimated_through, b.bound_at, p.id as policy_id, p.policy_reference, p.product_reference, p.user_id
+    from device_bindings b
+    join devices d on d.id = b.device_id
+    join policies p on p.id = b.policy_id
+    where b.unbound_at is null and p.status = 'active' and d.id > ${after}
+      and (d.offline_since is not null or greatest(d.last_seen_at, b.bound_at) < ${silentBefore})
+    order by d.id
+    limit ${limit}`.execute(db);
+  return rows.rows.map((r) => ({
+    id: r.id,
+    companyId: r.company_id,
+    environment: r.environment,
+    deviceId: r.device_id,
+    lastSeenAt: r.last_seen_at,
+    offlineSince: r.offline_since,
+    estimatedThrough: r.estimated_through,
+    boundAt: r.bound_at,
+    policyId: r.policy_id,
+    policyReference: r.policy_reference,
+    productReference: r.product_reference,
+    userId: r.user_id,
+  }));
+}
+
+/** Records a device's silence: since when it is offline (null: online), the last day estimated. */
+export async function updateDeviceSilence(
+  db: Executor,
+  deviceRowId: string,
+  values: { offlineSince?: Date | null; estimatedThrough?: string },
+): Promise<void> {
+  await db
+    .updateTable('devices')
+    .set({
+      ...(values.offlineSince === undefined ? {} : { offline_since: values.offlineSince }),
+      ...(values.estimatedThrough === undefined ? {} : { estimated_through: values.estimatedThrough }),
+    })
+    .where('id', '=', deviceRowId)
+    .execute();
+}
+
+/** The device's latest position at or before `at` (where an estimate says the vehicle was). */
+export async function lastPositionBefore(
+  db: Executor,
+  deviceRowId: string,
+  at: Date,
+): Promise<{ lat: number; lon: number } | undefined> {
+  return db
+    .selectFrom('positions')
+    .select(['lat', 'lon'])
+    .where('device_id', '=', deviceRowId)
+    .where('time', '<=', at)
+    .orderBy('time', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+}
+
+export interface OdometerReadingRecord {
+  readonly id: string;
+  readonly policyId: string;
+  readonly deviceId: string | null;
+  readonly readingMetres: number;
+  readonly time: Date;
+  readonly source: OdometerSource;
+  readonly createdAt: Date;
+}
+
+export type OdometerSource = 'connected_car' | 'photo' | 'mot';
+
+const readingColumns = [
+  'id',
+  'policy_id',
+  'device_id',
+  'reading_metres',
+  'time',
+  'source',
+  'created_at',
+] as const;
+
+const toReading = (r: {
+  id: string;
+  policy_id: string;
+  device_id: string | null;
+  reading_metres: number;
+  time: Date;
+  source: OdometerSource;
+  created_at: Date;
+}): OdometerReadingRecord => ({
+  id: r.id,
+  policyId: r.policy_id,
+  deviceId: r.device_id,
+  readingMetres: r.reading_metres,
+  time: r.time,
+  source: r.source,
+  createdAt: r.created_at,
+});
+
+/** Stores a policy's reading; undefined when the policy has one for that second already. */
+export async function insertOdometerReading(
+  db: Executor,
+  tenant: Tenant,
+  values: {
+    policyId: string;
+    deviceId: string | null;
+    readingMetres: number;
+    time: Date;
+    source: OdometerSource;
+    at: Date;
+  },
+): Promise<OdometerReadingRecord | undefined> {
+  const row = await db
+    .insertInto('odometer_readings')
+    .values({
+      company_id: tenant.companyId,
+      environment: tenant.environment,
+      policy_id: values.policyId,
+      device_id: values.deviceId,
+      reading_metres: values.readingMetres,
+      time: values.time,
+      source: values.source,
+      created_at: values.at,
+    })
+    .onConflict((oc) => oc.constraint('odometer_readings_policy_time_key').doNothing())
+    .returning(readingColumns)
+    .executeTakeFirst();
+  return row === undefined ? undefined : toReading(row);
+}
+
+/** The policy's reading at a second, or the nearest before and after it (either may be absent). */
+export async function readingsNear(
+  db: Executor,
+  policyId: string,
+  time: Date,
+): Promise<{
+  at: OdometerReadingRecord | undefined;
+  before: OdometerReadingRecord | undefined;
+  after: OdometerReadingRecord | undefined;
+}> {
+  const of = () =>
+    db.selectFrom('odometer_readings').select(readingColumns).where('policy_id', '=', policyId);
+  const at = await of().where('time', '=', time).executeTakeFirst();
+  const before = await of().where('time', '<', time).orderBy('time', 'desc').limit(1).executeTakeFirst();
+  const after = await of().where('time', '>', time).orderBy('time').limit(1).executeTakeFirst();
+  return {
+    at: at === undefined ? undefined : toReading(at),
+    before: before === undefined ? undefined : toReading(before),
+    after: after === undefined ? undefined : toReading(after),
+  };
+}
+
+/** A policy's readings by time, after `after` (exclusive), at most `limit`. */
+export async function listOdometerReadings(
+  db: Executor,
+  policyId: string,
+  page: { after?: Date | undefined; limit: number },
+): Promise<OdometerReadingRecord[]> {
+  let query = db
+    .selectFrom('odometer_readings')
+    .select(readingColumns)
+    .where('policy_id', '=', policyId)
+    .orderBy('time')
+    .limit(page.limit);
+  if (page.after !== undefined) query = query.where('time', '>', page.after);
+  return (await query.execute()).map(toReading);
 }

@@ -20,6 +20,10 @@ import {
   type PositionBatch,
   type PositionUploadQuery,
   type TrackGeoJson,
+  ListOdometerQuerySchema,
+  OdometerReadingInputSchema,
+  OdometerReadingListSchema,
+  OdometerReadingSchema,
 } from './telematics-schemas.ts';
 import type { TelematicsService } from './telematics-service.ts';
 import { positionsFromGeoJson, positionsFromGpx } from './rules/position-uploads.ts';
@@ -69,6 +73,7 @@ export function telematicsRoutes(deps: {
   const { telematics, clientAuth } = deps;
   return async (app) => {
     app.addSchema(DeviceSchema);
+    app.addSchema(OdometerReadingSchema);
     const preHandler = clientAuth();
     const headers = ClientHeadersSchema;
 
@@ -211,6 +216,51 @@ export function telematicsRoutes(deps: {
         },
       );
     });
+
+    app.post(
+      '/telematics/odometer',
+      {
+        preHandler,
+        schema: {
+          operationId: 'telematics.odometer.create',
+          tags,
+          summary: 'Send an odometer reading',
+          description:
+            'A reading of a policy’s odometer, named by exactly one of `policy_reference` and `device_id` (then the policy the device was bound to at `time`; 422 when it was bound to none), in exactly one of `reading_metres` and `reading_miles` (kept as whole metres). Statements compare the readings around their periods with the GPS distance (their `odometer` block; the product’s `billing_distance_source` decides which is billed). 201 with the reading; 200 with the stored one when the policy has a reading at that second already (a repeat changes nothing). 422 `ODOMETER_NOT_MONOTONIC` when it is below an earlier reading of the policy or above a later one; 422 for both or neither of a pair, an unreadable `time` or one more than 5 minutes ahead; 404 for an unknown policy or device (another company’s or environment’s included).',
+          security,
+          headers,
+          body: OdometerReadingInputSchema,
+          response: {
+            201: Type.Ref('OdometerReading'),
+            200: Type.Ref('OdometerReading'),
+            ...problemResponses(401, 404, 422),
+          },
+        },
+      },
+      async (request, reply) => {
+        const { created, reading } = await telematics.recordOdometer(tenantOf(request), request.body);
+        return reply.code(created ? 201 : 200).send(reading);
+      },
+    );
+
+    app.get(
+      '/telematics/odometer',
+      {
+        preHandler,
+        schema: {
+          operationId: 'telematics.odometer.list',
+          tags,
+          summary: 'A policy’s odometer readings',
+          description:
+            'Oldest first, pages of `limit` (default 100, at most 500); pass `next_cursor` as `after` for the next. 404 for an unknown policy.',
+          security,
+          headers,
+          querystring: ListOdometerQuerySchema,
+          response: { 200: OdometerReadingListSchema, ...problemResponses(401, 404, 422) },
+        },
+      },
+      async (request) => telematics.odometerReadings(tenantOf(request), request.query),
+    );
 
     app.get(
       '/devices/:device_id/positions',

@@ -240,3 +240,90 @@ export const PositionListSchema = Type.Object({
   }),
 });
 export type PositionList = Static<typeof PositionListSchema>;
+
+const odometerSource = Type.Union(
+  [Type.Literal('connected_car'), Type.Literal('photo'), Type.Literal('mot')],
+  {
+    description:
+      'Where the reading came from: the car’s own telematics, a photo of the dashboard, or an MOT record.',
+  },
+);
+
+export const OdometerReadingInputSchema = Type.Object(
+  {
+    device_id: Type.Optional(
+      Type.String({
+        ...deviceIdOptions,
+        description:
+          'The device the reading came with: the policy is the one it was bound to at `time`. Exactly one of `device_id` and `policy_reference`.',
+      }),
+    ),
+    policy_reference: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 100,
+        description: 'The policy. Exactly one of `device_id` and `policy_reference`.',
+        examples: ['amber-falcon-river'],
+      }),
+    ),
+    reading_metres: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        description: 'The odometer, whole metres. Exactly one of `reading_metres` and `reading_miles`.',
+        examples: [52_304_118],
+      }),
+    ),
+    reading_miles: Type.Optional(
+      Type.Number({
+        minimum: 0,
+        description:
+          'The odometer in miles (decimals allowed), kept as whole metres (× 1,609.344, rounded half up).',
+        examples: [32_500.4],
+      }),
+    ),
+    time: Type.Union([Type.Integer(), Type.String({ maxLength: 40 })], {
+      description:
+        'When it was read: UNIX seconds or an ISO 8601 date-time with an offset; kept to the whole second. At most 5 minutes ahead of the server.',
+      examples: [1_749_888_000],
+    }),
+    source: odometerSource,
+  },
+  { additionalProperties: false },
+);
+export type OdometerReadingInput = Static<typeof OdometerReadingInputSchema>;
+
+export const OdometerReadingSchema = Type.Object(
+  {
+    reading_reference: Type.String({ format: 'uuid' }),
+    policy_reference: Type.String(),
+    device_id: Type.Union([Type.String(), Type.Null()], {
+      description: 'The device it was sent with; null when it named the policy.',
+    }),
+    reading_metres: Type.Integer({ minimum: 0 }),
+    time: isoInstant('When it was read (whole seconds).'),
+    source: odometerSource,
+    created_at: isoInstant('When it was received.'),
+  },
+  { $id: 'OdometerReading' },
+);
+export type OdometerReadingView = Static<typeof OdometerReadingSchema>;
+
+export const ListOdometerQuerySchema = Type.Object(
+  {
+    policy_reference: Type.String({ minLength: 1, maxLength: 100 }),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })),
+    after: Type.Optional(
+      Type.String({ maxLength: 100, description: 'The `next_cursor` of the previous page.' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type ListOdometerQuery = Static<typeof ListOdometerQuerySchema>;
+
+export const OdometerReadingListSchema = Type.Object({
+  readings: Type.Array(Type.Ref('OdometerReading'), { description: 'Oldest first.' }),
+  next_cursor: Type.Union([Type.String(), Type.Null()], {
+    description: 'Pass as `after` for the next page; null on the last.',
+  }),
+});
+export type OdometerReadingList = Static<typeof OdometerReadingListSchema>;

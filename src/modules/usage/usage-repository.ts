@@ -255,16 +255,3 @@ export async function insertUsageAlert(
     .executeTakeFirst();
   return row !== undefined;
 }
-
-/** The policyholder's address and first names, for the budget email. */
-export async function findPolicyholderContact(
-  db: Executor,
-  userId: string,
-): Promise<{ email: string; firstNames: string } | undefined> {
-  const row = await db
-    .selectFrom('users')
-    .select(['email', 'first_names'])
-    .where('id', '=', userId)
-    .executeTakeFirst();
-  return row === undefined ? undefined : { email: row.email, firstNames: row.first_names };
-}

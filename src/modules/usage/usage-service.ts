@@ -23,8 +23,8 @@ import {
   type UsageAlertKind,
   type UsageUnit,
 } from './rules/usage-alerts.ts';
+import { findPolicyholderContact } from '../accounts/index.ts';
 import {
-  findPolicyholderContact,
   findPolicyUsageSettings,
   insertUsageAlert,
   readAlertSums,

@@ -119,15 +119,31 @@ export const EVENT_CATALOGUE: readonly EventDefinition[] = [
       user_reference: Type.String(),
     },
   ),
-  define('journey.created', 'A journey was recorded against a policy.', {
-    journey_reference: Type.String({ format: 'uuid' }),
-    policy_reference: policyReference,
-    provider_reference: Type.Union([Type.String(), Type.Null()]),
-    distance_in_metres: Type.Integer({ minimum: 0 }),
-    usage_premium: pounds('The journey’s usage premium.'),
-    start_at: isoInstant('Start of the journey.'),
-    end_at: isoInstant('End of the journey.'),
-  }),
+  define(
+    'journey.created',
+    'A journey was recorded against a policy: posted by a client, cut from a device’s positions, estimated for a day a device was silent, or an odometer reconciliation billed by a statement.',
+    {
+      journey_reference: Type.String({ format: 'uuid' }),
+      policy_reference: policyReference,
+      provider_reference: Type.Union([Type.String(), Type.Null()]),
+      distance_in_metres: Type.Integer({ minimum: 0 }),
+      usage_premium: pounds('The journey’s usage premium.'),
+      start_at: isoInstant('Start of the journey.'),
+      end_at: isoInstant('End of the journey.'),
+      source: Type.Union(
+        [
+          Type.Literal('api'),
+          Type.Literal('device'),
+          Type.Literal('estimate'),
+          Type.Literal('odometer_reconciliation'),
+        ],
+        { description: 'Where it came from, as the journey’s `source`.' },
+      ),
+      device_id: Type.Union([Type.String(), Type.Null()], {
+        description: 'The device of a `device` trip or an `estimate`; null otherwise.',
+      }),
+    },
+  ),
   define(
     'journey.voided',
     'A journey was voided: it is never billed, or is credited on the next statement if it already was.',
@@ -203,6 +219,47 @@ export const EVENT_CATALOGUE: readonly EventDefinition[] = [
       device_id: Type.String({ description: 'The client’s name for the device.' }),
       policy_reference: policyReference,
       unbound_at: isoInstant('When the binding ended.'),
+    },
+  ),
+  define(
+    'device.offline',
+    'A bound device sent nothing for its product’s `device_offline.after_hours` (24 hours without that rule). The policyholder is emailed when the product has the rule: its days without data are then estimated after the grace days.',
+    {
+      device_id: Type.String({ description: 'The client’s name for the device.' }),
+      policy_reference: policyReference,
+      last_seen_at: Type.Union([isoInstant('Time of its last position.'), Type.Null()], {
+        description: 'Time of its last position; null when it sent none since it was bound.',
+      }),
+      offline_since: isoInstant('When the worker found it silent.'),
+    },
+  ),
+  define('device.online', 'An offline device reported again.', {
+    device_id: Type.String({ description: 'The client’s name for the device.' }),
+    policy_reference: policyReference,
+    last_seen_at: isoInstant('Time of its latest position.'),
+  }),
+  define(
+    'telematics.odometer_discrepancy',
+    'A statement’s odometer and GPS distances differ by more than its product’s `odometer_discrepancy_percent` of the odometer’s (either way). Recorded with the statement.',
+    {
+      policy_reference: policyReference,
+      policy_version_reference: Type.String({
+        format: 'uuid',
+        description: 'The statement’s `policy_version_reference`.',
+      }),
+      start_reading_metres: Type.Integer({ minimum: 0, description: 'The reading the span starts at.' }),
+      start_reading_time: isoInstant('When it was read.'),
+      end_reading_metres: Type.Integer({ minimum: 0, description: 'The reading the span ends at.' }),
+      end_reading_time: isoInstant('When it was read.'),
+      odometer_distance_in_metres: Type.Integer({ minimum: 0, description: 'end − start reading.' }),
+      gps_distance_in_metres: Type.Integer({
+        minimum: 0,
+        description: 'The policy’s journeys (not void, reconciliations aside) starting between the readings.',
+      }),
+      discrepancy_percent: Type.Number({
+        description: '(odometer − GPS) / odometer × 100, to 2 decimals: negative when GPS is the larger.',
+      }),
+      odometer_discrepancy_percent: Type.Number({ description: 'The product’s threshold.' }),
     },
   ),
   define(

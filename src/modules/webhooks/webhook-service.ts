@@ -57,7 +57,7 @@ import type {
   WebhookView,
   WebhookWithSecretView,
 } from './webhook-schemas.ts';
-import { startPolling, type Poller } from './webhook-jobs.ts';
+import { startPolling, type Poller } from '../../platform/jobs/polling.ts';
 
 /** Endpoints per company and environment: every event is sent once per endpoint. */
 export const MAX_ENDPOINTS_PER_TENANT = 20;

@@ -1,13 +1,5 @@
 import type { PGlite } from '@electric-sql/pglite';
-import {
-  PgBoss,
-  fromKysely,
-  fromPglite,
-  type Db,
-  type Job,
-  type QueueOptions,
-  type SendOptions,
-} from 'pg-boss';
+import { PgBoss, fromKysely, fromPglite, type Db, type Job, type Queue, type SendOptions } from 'pg-boss';
 import { currentTransaction } from '../db/database.ts';
 
 /** A Kysely transaction (of any database type). */
@@ -17,7 +9,8 @@ export type JobHandler<T> = (data: T, job: Job<T>) => Promise<void>;
 
 export interface QueueDefinition {
   readonly name: string;
-  readonly options?: QueueOptions;
+  /** pg-boss's queue options, its `policy` among them (`stately`: at most one queued and one active). */
+  readonly options?: Omit<Queue, 'name'>;
 }
 
 /** The job port: enqueue inside the caller's transaction, work and schedule in the worker role. */
@@ -132,10 +125,14 @@ export function createJobs(options: JobsOptions): Jobs {
       await boss.start();
       const existing = new Set((await boss.getQueues()).map((q) => q.name));
       for (const queue of queues.values()) {
-        // An existing queue takes the options of this release (an upgrade may change them).
-        if (!existing.has(queue.name)) await boss.createQueue(queue.name, queue.options ?? {});
-        else if (queue.options !== undefined && Object.keys(queue.options).length > 0)
-          await boss.updateQueue(queue.name, queue.options);
+        // An existing queue takes the options of this release (an upgrade may change them), except its
+        // policy: pg-boss fixes that when the queue is created and refuses to change it.
+        if (!existing.has(queue.name)) {
+          await boss.createQueue(queue.name, queue.options ?? {});
+          continue;
+        }
+        const { policy: _fixed, ...changeable } = queue.options ?? {};
+        if (Object.keys(changeable).length > 0) await boss.updateQueue(queue.name, changeable);
       }
       started = true;
     },

@@ -226,6 +226,39 @@ describe('GET /policys/details in the mock environment', () => {
   });
 });
 
+describe('mock tokens', () => {
+  test('are signed with a key of their own (never alg none), which no other environment accepts', async () => {
+    const login = await t.app.inject({
+      method: 'POST',
+      url: '/auth/token',
+      headers: { environment: 'mock' },
+      payload: { type: 'USER_PASSWORD_AUTH', username: 'sam', password: 'x' },
+    });
+    assert.equal(login.statusCode, 200, login.body);
+    const token = login.json<{ access_token: string }>().access_token;
+    const [header, claims, signature] = token.split('.');
+    assert.deepEqual(JSON.parse(Buffer.from(header ?? '', 'base64url').toString()), {
+      alg: 'Ed25519',
+      typ: 'JWT',
+      kid: 'mock',
+    });
+    const payload = JSON.parse(Buffer.from(claims ?? '', 'base64url').toString()) as { environment: string };
+    assert.equal(payload.environment, 'mock');
+    assert.equal(Buffer.from(signature ?? '', 'base64url').length, 64);
+    // Outside the mock environment the token is checked against the service's keys: refused.
+    for (const url of ['/policys/details', '/journeys', '/statements?policy_reference=x'])
+      assertProblem(
+        await t.app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${token}` } }),
+        401,
+        'INVALID_TOKEN',
+      );
+    const published = (await t.app.inject({ url: '/.well-known/jwks.json' })).json<{
+      keys: Array<{ kid: string }>;
+    }>();
+    assert.ok(published.keys.every((k) => k.kid !== 'mock'));
+  });
+});
+
 describe('MOCK_ENVIRONMENT=off', () => {
   test('environment: mock is refused (422) on login and details', async () => {
     const login = await off.app.inject({

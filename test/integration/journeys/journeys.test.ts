@@ -167,6 +167,11 @@ describe('POST /journeys', () => {
     assert.equal(j.is_void, false);
     assert.equal(j.void_reason, null);
     assert.equal(j.statement_version_reference, null);
+    // A client's journey: not from a device, not estimated, nothing bridged.
+    assert.equal(j['source'], 'api');
+    assert.equal(j['device_id'], null);
+    assert.equal(j['is_estimated'], false);
+    assert.equal(j['gap_distance_in_metres'], 0);
 
     const created = (await eventsOfType('journey.created')).find(
       (e) => (e.data as { journey_reference: string }).journey_reference === j.journey_reference,
@@ -183,6 +188,8 @@ describe('POST /journeys', () => {
         end_at: '2025-09-10T08:20:00.000Z',
         distance_in_metres: metres,
         usage_premium: j.usage_premium,
+        source: 'api',
+        device_id: null,
       },
     );
   });

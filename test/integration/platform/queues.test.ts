@@ -144,3 +144,33 @@ test(
     }
   },
 );
+
+test('a restart on a database whose queues exist starts (a queue policy stays as created)', async () => {
+  const empty = await emptyDatabase();
+  const database = await openDatabase<Database>({ connectionString: empty.url });
+  const config = loadConfig({ ROLE: 'worker', ADMIN_API_KEY: TEST_ADMIN_KEY, LOG_LEVEL: 'silent' });
+  const start = () =>
+    createContainer(config, {
+      database,
+      clock: fixedClock('2025-09-20T12:00:00Z'),
+      logger: createLogger('silent'),
+    });
+  try {
+    const first = await start();
+    await first.jobs.stop(1000);
+    // pg-boss refuses to change a queue's policy: the second start must not ask it to.
+    const second = await start();
+    await second.jobs.stop(1000);
+    const policies = await (
+      database.db as unknown as import('kysely').Kysely<Record<string, { name: string; policy: string }>>
+    )
+      .selectFrom('pgboss.queue')
+      .select(['name', 'policy'])
+      .where('name', '=', 'telematics.silent-devices')
+      .execute();
+    assert.deepEqual(policies, [{ name: 'telematics.silent-devices', policy: 'stately' }]);
+  } finally {
+    await database.close();
+    await empty.drop();
+  }
+});

@@ -1,12 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import {
-  assignPositions,
-  CLOCK_SKEW_ALLOWANCE_SECONDS,
-  deviceStatus,
-  DEVICE_OFFLINE_AFTER_SECONDS,
-  positionTimeSeconds,
-} from './positions.ts';
+import { assignPositions, CLOCK_SKEW_ALLOWANCE_SECONDS, positionTimeSeconds } from './positions.ts';
 
 const at = (iso: string) => new Date(iso);
 const s = (iso: string) => Date.parse(iso) / 1000;
@@ -109,22 +103,5 @@ describe('assignPositions', () => {
     assert.equal(result.rows.length, 1);
     assert.equal(result.rows[0]?.lat, 1);
     assert.equal(result.duplicatesInRequest, 1);
-  });
-});
-
-describe('deviceStatus', () => {
-  test('unbound, online within the threshold of the later of binding and last position, else offline', () => {
-    const bound = at('2025-06-01T00:00:00Z');
-    assert.equal(deviceStatus(undefined, now, now), 'unbound');
-    assert.equal(
-      deviceStatus(bound, new Date(now.getTime() - DEVICE_OFFLINE_AFTER_SECONDS * 1000), now),
-      'online',
-    );
-    assert.equal(
-      deviceStatus(bound, new Date(now.getTime() - DEVICE_OFFLINE_AFTER_SECONDS * 1000 - 1000), now),
-      'offline',
-    );
-    assert.equal(deviceStatus(bound, null, now), 'offline');
-    assert.equal(deviceStatus(at('2025-06-10T00:00:00Z'), null, now), 'online');
   });
 });

@@ -170,23 +170,3 @@ export function assignPositions(
   });
   return { rows, duplicatesInRequest, rejected, latestTimeS };
 }
-
-export type DeviceStatus = 'online' | 'offline' | 'unbound';
-
-/** A bound device is offline once it has sent nothing for this long. */
-export const DEVICE_OFFLINE_AFTER_SECONDS = 24 * 3600;
-
-/**
- * `unbound` without an open binding; else `online` when the device sent a position, or was bound, within
- * DEVICE_OFFLINE_AFTER_SECONDS before `now`. NOTE: silence counts from the binding too, so a device just
- * plugged in is not offline before it has had time to report.
- */
-export function deviceStatus(
-  openBoundAt: Date | undefined,
-  lastSeenAt: Date | null,
-  now: Date,
-): DeviceStatus {
-  if (openBoundAt === undefined) return 'unbound';
-  const latestMs = Math.max(openBoundAt.getTime(), lastSeenAt?.getTime() ?? 0);
-  return now.getTime() - latestMs <= DEVICE_OFFLINE_AFTER_SECONDS * 1000 ? 'online' : 'offline';
-}

@@ -1,8 +1,9 @@
 /**
- * The webhook worker's loop. It polls instead of running as pg-boss jobs because its work is found
- * in tables (events queued by a trigger, deliveries due by `next_attempt_at` on the service clock),
- * not enqueued by callers: no module has to know webhooks exist, and a retry is one column, not a job.
- * Several workers may run it at once; SKIP LOCKED and delivery leases keep them apart.
+ * A worker's loop over work found in tables rather than enqueued by callers: webhooks (events queued by a
+ * trigger, deliveries due by `next_attempt_at` on the service clock) and telematics (devices with
+ * positions not yet cut into trips, devices gone silent). No module has to know the loop's owner exists,
+ * and a retry is one column, not a job. Several workers may run a loop at once; SKIP LOCKED and leases
+ * keep them apart.
  */
 
 /** How long a pass, once its requests are aborted, may take to record them before shutdown goes on. */

@@ -1,0 +1,226 @@
+/**
+ * The worker's watch over silent devices, once a minute: a bound device of an active policy that sent
+ * nothing for its product's `device_offline.after_hours` goes offline (`device.offline`, and an email when
+ * the product has the rule); while it stays silent, each whole London day after the grace days gets an
+ * estimated journey of the product's `estimated_distance_per_day`, rated and billed as any journey; it
+ * goes online again (`device.online`) when it reports. The estimate of a day whose data arrives later is
+ * voided by the trip cutting.
+ */
+import type { Logger } from 'pino';
+import type { Clock } from '../../platform/clock.ts';
+import { inTransaction } from '../../platform/db/database.ts';
+import { recordEvent } from '../../platform/events.ts';
+import type { Jobs } from '../../platform/jobs/jobs.ts';
+import { addDays, londonMidnight } from '../../platform/london-calendar.ts';
+import type { Executor } from '../../schema.ts';
+import { findPolicyholderContact } from '../accounts/index.ts';
+import { asTenant, type DataEnvironment, type Tenant } from '../companies/index.ts';
+import type { JourneyService } from '../journeys/index.ts';
+import { deviceOfflineEmail, type NotificationService } from '../notifications/index.ts';
+import { capMetres, findProducts, productVersionAt, type ProductRules } from '../products/index.ts';
+import { planSilentDevice } from './rules/silent-devices.ts';
+import {
+  lastPositionBefore,
+  updateDeviceSilence,
+  silentCandidates,
+  type SilentCandidate,
+} from './telematics-repository.ts';
+import { estimateProviderReference } from './trip-cutting.ts';
+
+export const SILENT_DEVICES_QUEUE = 'telematics.silent-devices';
+/** The least `after_hours` a product may set: devices quieter than this are not looked at. */
+const LEAST_AFTER_HOURS = 1;
+const PAGE = 500;
+
+export interface SilentDevicesPass {
+  readonly checked: number;
+  readonly wentOffline: number;
+  readonly cameOnline: number;
+  readonly estimates: number;
+}
+
+type OfflineRule = NonNullable<ProductRules['device_offline']>;
+
+export function createSilentDevices(deps: {
+  db: Executor;
+  clock: Clock;
+  jobs: Jobs;
+  journeys: Pick<JourneyService, 'replace'>;
+  notifications: Pick<NotificationService, 'queueEmail'>;
+  logger?: Pick<Logger, 'warn' | 'error'>;
+}) {
+  const { db, clock, journeys } = deps;
+  deps.jobs.define({ name: SILENT_DEVICES_QUEUE, options: { policy: 'stately', retryLimit: 0 } });
+
+  /** The rule and unit of each device's product as in force `now` (read once per product per pass). */
+  async function offlineRules(candidates: readonly SilentCandidate[], now: Date) {
+    const byKey = new Map<string, { rule: OfflineRule; unit: 'mile' | 'km' }>();
+    const wanted = new Map<string, { tenant: Tenant; refs: Set<string> }>();
+    for (const c of candidates) {
+      if (c.productReference === null) continue;
+      const key = `${c.companyId}/${c.environment}`;
+      const entry = wanted.get(key) ?? {
+        tenant: asTenant(c.companyId, c.environment as DataEnvironment),
+        refs: new Set<string>(),
+      };
+      entry.refs.add(c.productReference);
+      wanted.set(key, entry);
+    }
+    for (const [key, { tenant, refs }] of wanted)
+      for (const product of await findProducts(db, tenant, [...refs])) {
+        const rule = productVersionAt(product.versions, now)?.rules.device_offline;
+        if (rule !== undefined) byKey.set(`${key}/${product.reference}`, { rule, unit: product.usageUnit });
+      }
+    return (c: SilentCandidate) => byKey.get(`${c.companyId}/${c.environment}/${c.productReference ?? ''}`);
+  }
+
+  async function goOffline(
+    c: SilentCandidate,
+    rule: { rule: OfflineRule; unit: 'mile' | 'km' } | undefined,
+    now: Date,
+  ) {
+    const tenant = asTenant(c.companyId, c.environment as DataEnvironment);
+    await inTransaction(db, async (trx) => {
+      await updateDeviceSilence(trx, c.id, { offlineSince: now });
+      await recordEvent(
+        trx,
+        tenant,
+        'device.offline',
+        {
+          device_id: c.deviceId,
+          policy_reference: c.policyReference,
+          last_seen_at: c.lastSeenAt?.toISOString() ?? null,
+          offline_since: now.toISOString(),
+        },
+        now,
+      );
+      if (rule === undefined) return;
+      const contact = await findPolicyholderContact(trx, c.userId);
+      if (contact === undefined) return;
+      await deps.notifications.queueEmail(
+        trx,
+        tenant,
+        'device-offline',
+        contact.email,
+        deviceOfflineEmail({
+          firstNames: contact.firstNames,
+          policyReference: c.policyReference,
+          deviceId: c.deviceId,
+          lastSeen:
+            c.lastSeenAt?.toLocaleString('en-GB', {
+              timeZone: 'Europe/London',
+              dateStyle: 'long',
+              timeStyle: 'short',
+            }) ?? null,
+          estimatedPerDay: `${String(rule.rule.estimated_distance_per_day)} ${rule.unit === 'km' ? 'km' : 'miles'}`,
+          graceDays: rule.rule.grace_days,
+        }),
+      );
+    });
+  }
+
+  async function comeOnline(c: SilentCandidate, now: Date) {
+    await inTransaction(db, async (trx) => {
+      await updateDeviceSilence(trx, c.id, { offlineSince: null });
+      await recordEvent(
+        trx,
+        asTenant(c.companyId, c.environment as DataEnvironment),
+        'device.online',
+        {
+          device_id: c.deviceId,
+          policy_reference: c.policyReference,
+          last_seen_at: (c.lastSeenAt ?? c.boundAt).toISOString(),
+        },
+        now,
+      );
+    });
+  }
+
+  /** Stores the estimates of `dates` (each its own name, so a repeat stores nothing) and records how far. */
+  async function estimate(
+    c: SilentCandidate,
+    rule: { rule: OfflineRule; unit: 'mile' | 'km' },
+    dates: readonly string[],
+  ) {
+    const last = dates.at(-1);
+    if (last === undefined) return 0;
+    const place = await lastPositionBefore(db, c.id, londonMidnight(dates[0] ?? last));
+    const outcome = await journeys.replace(
+      asTenant(c.companyId, c.environment as DataEnvironment),
+      { id: c.policyId, reference: c.policyReference },
+      {
+        voids: [],
+        store: dates.map((date) => ({
+          providerReference: estimateProviderReference(c.deviceId, date),
+          source: 'estimate' as const,
+          deviceId: c.deviceId,
+          startAt: londonMidnight(date),
+          endAt: londonMidnight(addDays(date, 1)),
+          distanceMetres: capMetres(rule.rule.estimated_distance_per_day, rule.unit),
+          place: place === undefined ? null : { lat: place.lat, lng: place.lon },
+        })),
+      },
+    );
+    for (const r of outcome.refused)
+      deps.logger?.warn(
+        { device_id: c.deviceId, provider_reference: r.providerReference, code: r.code },
+        'an estimate for a silent device was not stored',
+      );
+    await updateDeviceSilence(db, c.id, { estimatedThrough: last });
+    return outcome.stored.length;
+  }
+
+  async function runOnce(now: Date = clock.now()): Promise<SilentDevicesPass> {
+    const pass = { checked: 0, wentOffline: 0, cameOnline: 0, estimates: 0 };
+    const silentBefore = new Date(now.getTime() - LEAST_AFTER_HOURS * 3_600_000);
+    let after = '00000000-0000-0000-0000-000000000000';
+    for (;;) {
+      const candidates = await silentCandidates(db, silentBefore, { after, limit: PAGE });
+      const last = candidates.at(-1);
+      if (last === undefined) break;
+      after = last.id;
+      const ruleOf = await offlineRules(candidates, now);
+      for (const c of candidates) {
+        pass.checked++;
+        const rule = ruleOf(c);
+        try {
+          const plan = planSilentDevice({
+            boundAt: c.boundAt,
+            lastSeenAt: c.lastSeenAt,
+            offlineSince: c.offlineSince,
+            estimatedThrough: c.estimatedThrough,
+            rule:
+              rule === undefined
+                ? null
+                : { afterHours: rule.rule.after_hours, graceDays: rule.rule.grace_days },
+            now,
+          });
+          if (plan.transition === 'offline') {
+            await goOffline(c, rule, now);
+            pass.wentOffline++;
+          } else if (plan.transition === 'online') {
+            await comeOnline(c, now);
+            pass.cameOnline++;
+          }
+          if (rule !== undefined) pass.estimates += await estimate(c, rule, plan.estimateDates);
+        } catch (error) {
+          deps.logger?.error({ err: error, device_id: c.deviceId }, 'checking a silent device failed');
+        }
+      }
+      if (candidates.length < PAGE) break;
+    }
+    return pass;
+  }
+
+  return {
+    runOnce,
+    async registerWorkers(): Promise<void> {
+      await deps.jobs.work(SILENT_DEVICES_QUEUE, async () => {
+        await runOnce();
+      });
+      await deps.jobs.schedule(SILENT_DEVICES_QUEUE, '* * * * *', {}, 'Europe/London');
+    },
+  };
+}
+
+export type SilentDevices = ReturnType<typeof createSilentDevices>;

@@ -1,0 +1,165 @@
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import axe from 'axe-core';
+import type { FastifyInstance } from 'fastify';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { buildApp } from '../../src/app.ts';
+import { createMetricsRegistry } from '../../src/platform/http/observability.ts';
+import { createCompany, createTestApp, type TestApp } from '../support/app.ts';
+import { livePolicyInput } from '../support/policy-arbitraries.ts';
+
+/** Debian's Chromium: playwright-core downloads no browser. */
+export const CHROMIUM = '/usr/bin/chromium';
+const BUILT = new URL('../../web/dist/app/index.html', import.meta.url);
+const SCREENSHOTS = new URL('../../test-artifacts/screenshots/', import.meta.url);
+
+/** For `test(…, { skip })`: a reason where Chromium is not installed, else false. */
+export const skipWithoutChromium: string | false = existsSync(CHROMIUM)
+  ? false
+  : `${CHROMIUM} is not installed (apt-get install chromium): the browser tests are skipped`;
+
+// The page's globals, as far as the functions run in it use them (the root tsconfig has no DOM lib).
+declare const document: {
+  activeElement: { matches(selector: string): boolean } | null;
+  documentElement: { scrollWidth: number };
+};
+declare const window: { axe: typeof axe };
+
+export interface WebRig {
+  readonly t: TestApp;
+  readonly acme: Awaited<ReturnType<typeof createCompany>>;
+  readonly baseUrl: string;
+  readonly browser: Browser;
+  /** A policy for a new email (its term covers today), and the welcome email's credentials. */
+  newPolicyholder(
+    tag: string,
+  ): Promise<{ email: string; reference: string; username: string; temporaryPassword: string }>;
+  /** The emails sent to an address so far, newest last, as text. */
+  emails(email: string): Promise<string[]>;
+  /** A 360 px page (or `width`) that records console errors in `problems`. */
+  newPage(width?: number): Promise<{ context: BrowserContext; page: Page; problems: string[] }>;
+  close(): Promise<void>;
+}
+
+/**
+ * The service with a company, listening on a port and serving the built app as a one-insurer
+ * deployment (APP_CLIENT_ID unset, DEFAULT_CLIENT_ID the company's), and Chromium.
+ */
+export async function startWebRig(): Promise<WebRig> {
+  assert.ok(existsSync(BUILT), 'the web app is not built: run npm run build:web (npm ci runs it)');
+  const t = await createTestApp();
+  const acme = await createCompany(t.app, 'Acme');
+  const web: FastifyInstance = await buildApp({
+    ...t.container,
+    config: Object.freeze({ ...t.container.config, defaultClientId: acme.client_id }),
+    metrics: createMetricsRegistry(),
+  });
+  const baseUrl = await web.listen({ port: 0, host: '127.0.0.1' });
+  await mkdir(SCREENSHOTS, { recursive: true });
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+      '--disable-gpu',
+    ],
+  });
+  const emails = async (email: string) =>
+    (await t.container.services.notifications.emailsTo(email)).map((e) => e.text ?? '');
+  let counter = 0;
+  return {
+    t,
+    acme,
+    baseUrl,
+    browser,
+    emails,
+    async newPolicyholder(tag) {
+      const email = `${tag}.${process.pid}.${++counter}@example.com`;
+      const created = await t.app.inject({
+        method: 'POST',
+        url: '/policys',
+        headers: acme.sandbox,
+        payload: livePolicyInput({ proposer: { email } }),
+      });
+      assert.equal(created.statusCode, 201, created.body);
+      const [welcome = ''] = await emails(email);
+      const username = emailLine(welcome, 'Username');
+      const temporaryPassword = emailLine(welcome, 'Temporary password');
+      assert.ok(
+        username !== undefined && temporaryPassword !== undefined,
+        'the welcome email has both lines',
+      );
+      return {
+        email,
+        reference: created.json<{ policy_reference: string }>().policy_reference,
+        username,
+        temporaryPassword,
+      };
+    },
+    async newPage(width = 360) {
+      const context = await browser.newContext({ viewport: { width, height: 740 }, locale: 'en-GB' });
+      const page = await context.newPage();
+      const problems: string[] = [];
+      page.on('console', (message) => {
+        if (message.type() === 'error') problems.push(message.text());
+      });
+      page.on('pageerror', (error) => problems.push(error.message));
+      return { context, page, problems };
+    },
+    async close() {
+      try {
+        await browser.close();
+      } finally {
+        await web.close();
+        await t.close();
+      }
+    },
+  };
+}
+
+/** The value of a `Label: value` line of an email's text. */
+export const emailLine = (text: string, label: string): string | undefined =>
+  new RegExp(`^${label}: (\\S+)\\r?$`, 'm').exec(text)?.[1];
+
+/** axe-core on the page as it stands: no serious or critical violation. */
+export async function assertAccessible(page: Page, name: string): Promise<void> {
+  await page.evaluate(axe.source);
+  const results = await page.evaluate(() =>
+    window.axe.run({
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] },
+    }),
+  );
+  const bad = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  assert.deepEqual(
+    bad.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`),
+    [],
+    `${name}: accessibility violations`,
+  );
+}
+
+/** A full-page screenshot, kept as a test artefact. */
+export async function shoot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: new URL(`${name}.png`, SCREENSHOTS).pathname, fullPage: true });
+}
+
+/** Tabs from where focus is until `selector` has it (keyboard only, as a person would). */
+export async function tabTo(page: Page, selector: string, most = 12): Promise<void> {
+  for (let i = 0; i < most; i++) {
+    if (await page.evaluate((s) => document.activeElement?.matches(s) === true, selector)) return;
+    await page.keyboard.press('Tab');
+  }
+  assert.fail(`${selector} was not reached with ${most} presses of Tab`);
+}
+
+/** Nothing is wider than the viewport (no sideways scrolling at 360 px). */
+export async function assertFits(page: Page, width: number): Promise<void> {
+  assert.ok(
+    await page.evaluate((w) => document.documentElement.scrollWidth <= w, width),
+    `nothing wider than ${width} px`,
+  );
+}

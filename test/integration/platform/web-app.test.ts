@@ -1,0 +1,105 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { installProblemHandling } from '../../../src/platform/http/problem.ts';
+import { installWebApp } from '../../../src/platform/http/web-app.ts';
+import { createTestApp, type TestApp } from '../../support/app.ts';
+
+// The policyholder web app as the service serves it (issue 19): /app/, its config, and a missing build.
+describe('/app/ and /app/config.json', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await createTestApp({
+      env: { APP_CLIENT_ID: 'mp_client_acme', APP_BRAND_NAME: 'Acme Miles', APP_BRAND_COLOUR: '#AA3300' },
+    });
+  });
+  after(() => t.close());
+
+  test('config.json carries the APP_* settings, never cached', async () => {
+    const r = await t.app.inject({ method: 'GET', url: '/app/config.json' });
+    assert.equal(r.statusCode, 200);
+    assert.equal(r.headers['cache-control'], 'no-store');
+    assert.deepEqual(r.json(), {
+      client_id: 'mp_client_acme',
+      environment: 'sandbox',
+      brand_name: 'Acme Miles',
+      brand_colour: '#aa3300',
+      stripe_publishable_key: null,
+    });
+  });
+
+  test('config.json stays out of the OpenAPI document', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json<{ paths: object }>();
+    assert.deepEqual(
+      Object.keys(doc.paths).filter((p) => p.startsWith('/app')),
+      [],
+    );
+  });
+});
+
+describe('a built app', () => {
+  let dir: string;
+  let app: FastifyInstance;
+  before(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'milepost-web-'));
+    await mkdir(path.join(dir, 'assets'));
+    await writeFile(path.join(dir, 'index.html'), '<!doctype html><title>app</title>');
+    await writeFile(path.join(dir, 'assets', 'index-abc123.js'), 'console.log(1)');
+    app = Fastify({ routerOptions: { ignoreTrailingSlash: true } }); // as the service's
+    installProblemHandling(app);
+    await installWebApp(app, { prefix: '/app/', root: dir, config: {}, buildCommand: 'npm run build:web' });
+    await app.ready();
+  });
+  after(async () => {
+    await app.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  test('index.html for /app/ and every client-side route, revalidated, with a content security policy', async () => {
+    for (const url of ['/app/', '/app/policy', '/app/sign-in?next=policy']) {
+      const r = await app.inject({ method: 'GET', url });
+      assert.equal(r.statusCode, 200, url);
+      assert.match(String(r.headers['content-type']), /^text\/html/);
+      assert.equal(r.headers['cache-control'], 'no-cache');
+      assert.match(String(r.headers['content-security-policy']), /default-src 'self'/);
+      assert.match(r.body, /<title>app<\/title>/);
+    }
+    const bare = await app.inject({ method: 'GET', url: '/app' });
+    assert.equal(bare.statusCode, 301);
+    assert.equal(bare.headers.location, '/app/');
+  });
+
+  test('hashed assets are cached for a year; a missing asset is a 404 problem, not the page', async () => {
+    const asset = await app.inject({ method: 'GET', url: '/app/assets/index-abc123.js' });
+    assert.equal(asset.statusCode, 200);
+    assert.equal(asset.headers['cache-control'], 'public, max-age=31536000, immutable');
+    const missing = await app.inject({ method: 'GET', url: '/app/assets/index-gone.js' });
+    assert.equal(missing.statusCode, 404);
+    assert.match(String(missing.headers['content-type']), /application\/problem\+json/);
+    assert.equal((await app.inject({ method: 'GET', url: '/app/../package.json' })).statusCode, 404);
+  });
+});
+
+test('no build: /app/ answers 503 problem+json naming the command, and config.json still works', async () => {
+  const app = Fastify({ routerOptions: { ignoreTrailingSlash: true } }); // as the service's
+  installProblemHandling(app);
+  await installWebApp(app, {
+    prefix: '/app/',
+    root: path.join(os.tmpdir(), 'milepost-no-such-build'),
+    config: { brand_name: 'X' },
+    buildCommand: 'npm run build:web',
+  });
+  for (const url of ['/app/', '/app', '/app/policy']) {
+    const r = await app.inject({ method: 'GET', url });
+    assert.equal(r.statusCode, 503, url);
+    assert.match(String(r.headers['content-type']), /application\/problem\+json/);
+    assert.match(r.json<{ detail: string }>().detail, /npm run build:web/);
+  }
+  assert.deepEqual((await app.inject({ method: 'GET', url: '/app/config.json' })).json(), {
+    brand_name: 'X',
+  });
+  await app.close();
+});

@@ -1,0 +1,32 @@
+import { MilepostError } from '../../../sdk/src/index.ts';
+import { formatWait } from './format.ts';
+
+/** Sentences for the codes a policyholder meets, where the service's detail speaks to developers. */
+const BY_CODE: Readonly<Record<string, string>> = {
+  TEMPORARY_PASSWORD_EXPIRED:
+    'Your temporary password has expired. We can email you a new one, or you can reset your password.',
+  INVALID_TOKEN: 'Your session has ended. Please sign in again.',
+  UNAUTHENTICATED: 'Please sign in.',
+};
+
+/**
+ * Every failure as a sentence for a person: the service's `detail` when it is one, a plain
+ * sentence otherwise; never a body, a path or a code.
+ */
+export function humanError(error: unknown): string {
+  if (!(error instanceof MilepostError)) return 'Something went wrong. Please try again, or reload the page.';
+  if (error.code === 'RATE_LIMITED')
+    return error.retryAfterSeconds === undefined
+      ? 'Too many attempts. Please wait a moment and try again.'
+      : `Too many attempts. Please wait ${formatWait(error.retryAfterSeconds)} and try again.`;
+  const known = BY_CODE[error.code];
+  if (known !== undefined) return known;
+  if (error.code === 'NETWORK') return error.message;
+  // Messages that name request internals (JSON pointers, field names) are for developers.
+  if (/\/body\/|\/headers\/|[{}[\]]|_[a-z]|[A-Z]+_[A-Z]/.test(error.message)) {
+    if (error.status === 422) return 'Some of the details are not valid. Please check them and try again.';
+    if (error.status >= 500) return 'Something went wrong on our side. Please try again later.';
+    return 'That did not work. Please check the details and try again.';
+  }
+  return error.message;
+}

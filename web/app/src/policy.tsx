@@ -1,0 +1,206 @@
+import { useEffect, useState } from 'react';
+import { unwrap, type PolicyDetails, type Session } from '../../../sdk/src/index.ts';
+import { humanError } from './errors.ts';
+import { formatDate, formatDistance, formatMoney, formatRate } from './format.ts';
+
+type Version = PolicyDetails['versions'][number];
+
+const VERSION_NAMES: Readonly<Record<Version['version_type'], string>> = {
+  nb: 'New policy',
+  mta: 'Change to the policy',
+  st: 'Statement',
+  cn: 'Cancellation',
+  rn: 'Renewal',
+  ls: 'Lapsed',
+};
+
+const STATUS_NAMES: Readonly<Record<PolicyDetails['status'], string>> = {
+  pending: 'Starts soon',
+  active: 'Active',
+  cancelled: 'Cancelled',
+  lapsed: 'Lapsed',
+};
+
+/** What a version changed against the one before it, in words. */
+function changes(version: Version, previous: Version | undefined, unit: 'mile' | 'km'): string[] {
+  if (previous === undefined) return [];
+  const out: string[] = [];
+  const was = (key: keyof Version) => version[key] !== previous[key];
+  if (was('vehicle_reg')) out.push(`Car ${previous.vehicle_reg} → ${version.vehicle_reg}`);
+  if (was('address_postcode'))
+    out.push(`Postcode ${previous.address_postcode} → ${version.address_postcode}`);
+  if (was('email')) out.push(`Email ${previous.email} → ${version.email}`);
+  if (was('proposer_first_names') || was('proposer_last_names'))
+    out.push(
+      `Name ${previous.proposer_first_names} ${previous.proposer_last_names} → ${version.proposer_first_names} ${version.proposer_last_names}`,
+    );
+  if (was('start_date') || was('end_date'))
+    out.push(`Term ${formatDate(version.start_date)} to ${formatDate(version.end_date)}`);
+  if (was('usage_rate'))
+    out.push(`Rate ${formatRate(previous.usage_rate, unit)} → ${formatRate(version.usage_rate, unit)}`);
+  if (was('upfront_premium'))
+    out.push(
+      `Upfront premium ${formatMoney(previous.upfront_premium)} → ${formatMoney(version.upfront_premium)}`,
+    );
+  if (was('subscription_premium'))
+    out.push(
+      `Subscription ${formatMoney(previous.subscription_premium)} → ${formatMoney(version.subscription_premium)}`,
+    );
+  return out;
+}
+
+export function PolicyPage({ session }: { session: Session }) {
+  const [policy, setPolicy] = useState<PolicyDetails | undefined>();
+  const [error, setError] = useState<string | undefined>();
+  useEffect(() => {
+    let live = true;
+    unwrap(session.client.GET('/policys/details')).then(
+      (details) => {
+        if (live) setPolicy(details);
+      },
+      (caught: unknown) => {
+        if (live) setError(humanError(caught));
+      },
+    );
+    return () => {
+      live = false;
+    };
+  }, [session]);
+
+  if (error !== undefined)
+    return (
+      <>
+        <h1>My policy</h1>
+        <p className="message error" role="alert">
+          {error}
+        </p>
+      </>
+    );
+  if (policy === undefined)
+    return (
+      <>
+        <h1>My policy</h1>
+        <p role="status">Loading your policy…</p>
+      </>
+    );
+
+  const { policy: cover, proposer, vehicle, pricing, product } = policy;
+  const unit = product?.usage_unit ?? pricing.usage_unit;
+  const rules = product?.rules;
+  const address = [
+    cover.address.line_1,
+    cover.address.line_2,
+    cover.address.line_3,
+    cover.address.city,
+    cover.address.postcode,
+  ]
+    .filter((line): line is string => line !== undefined && line !== '')
+    .join(', ');
+  const versions = policy.versions.filter((v) => !v.superseded);
+  const history = versions.filter((v) => v.version_type !== 'st');
+
+  return (
+    <>
+      <h1>My policy</h1>
+      <p className="lead">
+        <span className="reference" data-testid="policy-reference">
+          {policy.policy_reference}
+        </span>{' '}
+        <span className={`status status-${policy.status}`}>{STATUS_NAMES[policy.status]}</span>
+      </p>
+      <section aria-labelledby="cover-title" className="card">
+        <h2 id="cover-title">Your cover</h2>
+        <dl className="facts">
+          <dt>Cover</dt>
+          <dd>{cover.cover}</dd>
+          <dt>Car</dt>
+          <dd>
+            {[vehicle.make, vehicle.model, vehicle.colour].filter(Boolean).join(' ')}{' '}
+            <span className="reg">{vehicle.reg}</span>
+          </dd>
+          <dt>Name</dt>
+          <dd>
+            {proposer.first_names} {proposer.last_names}
+          </dd>
+          <dt>Address</dt>
+          <dd>{address}</dd>
+          <dt>Term</dt>
+          <dd>
+            {formatDate(cover.start_date)} to {formatDate(cover.end_date)}
+          </dd>
+        </dl>
+      </section>
+      <section aria-labelledby="price-title" className="card">
+        <h2 id="price-title">What you pay</h2>
+        <dl className="facts">
+          <dt>Per {unit === 'km' ? 'kilometre' : 'mile'}</dt>
+          <dd>{formatRate(pricing.usage_rate, unit)}</dd>
+          {pricing.upfront_premium > 0 ? (
+            <>
+              <dt>Upfront</dt>
+              <dd>{formatMoney(pricing.upfront_premium)}</dd>
+            </>
+          ) : null}
+          {pricing.subscription_premium > 0 ? (
+            <>
+              <dt>Each instalment</dt>
+              <dd>{formatMoney(pricing.subscription_premium)}</dd>
+            </>
+          ) : null}
+          {rules?.daily_cap_distance !== undefined ? (
+            <>
+              <dt>Daily cap</dt>
+              <dd>You pay for at most {formatDistance(rules.daily_cap_distance, unit)} a day</dd>
+            </>
+          ) : null}
+          {rules?.annual_cap_distance !== undefined ? (
+            <>
+              <dt>Yearly cap</dt>
+              <dd>You pay for at most {formatDistance(rules.annual_cap_distance, unit)} a policy year</dd>
+            </>
+          ) : null}
+          {rules?.free_distance_per_statement !== undefined ? (
+            <>
+              <dt>Free distance</dt>
+              <dd>
+                The first {formatDistance(rules.free_distance_per_statement, unit)} of each statement are free
+              </dd>
+            </>
+          ) : null}
+          {rules?.minimum_usage_premium !== undefined ? (
+            <>
+              <dt>Minimum</dt>
+              <dd>At least {formatMoney(rules.minimum_usage_premium)} of driving per statement</dd>
+            </>
+          ) : null}
+        </dl>
+      </section>
+      <section aria-labelledby="history-title" className="card">
+        <h2 id="history-title">History</h2>
+        <ol className="history">
+          {history.map((version) => {
+            const before = versions[versions.indexOf(version) - 1];
+            const previous =
+              before === undefined
+                ? undefined
+                : history.filter((v) => v.created_at <= before.created_at).at(-1);
+            const changed = changes(version, previous, unit);
+            return (
+              <li key={version.policy_version_reference}>
+                <span className="when">{formatDate(version.effective_date)}</span>{' '}
+                <strong>{VERSION_NAMES[version.version_type]}</strong>
+                {changed.length > 0 ? (
+                  <ul>
+                    {changed.map((line) => (
+                      <li key={line}>{line}</li>
+                    ))}
+                  </ul>
+                ) : null}
+              </li>
+            );
+          })}
+        </ol>
+      </section>
+    </>
+  );
+}
