@@ -14,7 +14,7 @@ import { installDocs } from './platform/http/docs.ts';
 import { installObservability, installRequestMetrics } from './platform/http/observability.ts';
 import { createClientErrorHandler, installProblemHandling, sendProblem } from './platform/http/problem.ts';
 import { installInputSafety } from './platform/http/input-safety.ts';
-import { installWebApp } from './platform/http/web-app.ts';
+import { installWebApp, type WebAppOptions } from './platform/http/web-app.ts';
 import {
   companyRoutes,
   createClientAuth,
@@ -27,6 +27,7 @@ import {
   authRoutes,
   clientOrPolicyholder,
   createPolicyholderAuth,
+  installMockPages,
   policyholderOf,
 } from './modules/auth/index.ts';
 import { productRoutes } from './modules/products/index.ts';
@@ -42,6 +43,7 @@ import {
   type SandboxTables,
 } from './integrations/payments/index.ts';
 import type { Kysely } from 'kysely';
+import type { AppSettings } from './config.ts';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
@@ -91,6 +93,25 @@ function validatorFactory() {
 }
 
 /** The HTTP application: platform plugins, then every module's routes. No listening here. */
+/**
+ * What the web app may load from elsewhere: the tile server's images when MAP_TILE_URL is set, and in
+ * production with a publishable key, Stripe.js and its frames (card details never touch this service).
+ */
+function webAppOrigins(app: AppSettings): NonNullable<WebAppOptions['allow']> {
+  const tiles = app.mapTileUrl === undefined ? [] : [tileOrigin(app.mapTileUrl)];
+  const stripe = app.environment === 'production' && app.stripePublishableKey !== undefined;
+  return {
+    img: tiles,
+    script: stripe ? ['https://js.stripe.com'] : [],
+    frame: stripe ? ['https://js.stripe.com', 'https://hooks.stripe.com'] : [],
+    connect: stripe ? ['https://api.stripe.com'] : [],
+  };
+}
+
+/** `https://{s}.tile.example.org/{z}/{x}/{y}.png` → `https://*.tile.example.org` (a CSP source). */
+const tileOrigin = (template: string): string =>
+  (/^https?:\/\/[^/]+/.exec(template)?.[0] ?? template).replace(/\{[a-z]+\}/g, '*');
+
 export async function buildApp(container: Container): Promise<FastifyInstance> {
   const { config } = container;
   // Typed as Fastify's logger interface, so the instance keeps Fastify's default logger type.
@@ -211,6 +232,8 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
     registry: container.metrics,
   });
 
+  // Before the route plugins: `environment: mock` reads of the app's pages answer demo data there.
+  installMockPages(app, { mockEnabled: config.mockEnvironment, clock: container.clock });
   const adminAuth = createAdminAuth(container.adminApiKey);
   const clientAuth = createClientAuth(container.services.companies, config.mockEnvironment);
   await app.register(companyRoutes({ companies: container.services.companies, adminAuth }));
@@ -232,6 +255,12 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
   await app.register(webhookRoutes({ webhooks: container.services.webhooks, clientAuth }));
   await app.register(productRoutes({ products: container.services.products, clientAuth }));
   await app.register(notificationRoutes({ db: container.database.db, adminAuth }));
+  // Payments, device and statement reads serve clients and a policyholder's own policies alike.
+  const policyholders = {
+    authenticate: clientOrPolicyholder(clientAuth(), policyholderAuth()),
+    ownsPolicy: async (tenant: Tenant, userId: string, reference: string) =>
+      (await container.services.policies.referencesOf(tenant, userId)).includes(reference),
+  };
   await app.register(
     journeyRoutes({
       journeys: container.services.journeys,
@@ -239,13 +268,9 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
       policyholderAuth: { authenticate: policyholderAuth(), policyholderOf },
     }),
   );
-  await app.register(telematicsRoutes({ telematics: container.services.telematics, clientAuth }));
-  // Payments and statement reads serve clients and a policyholder's own policies alike.
-  const policyholders = {
-    authenticate: clientOrPolicyholder(clientAuth(), policyholderAuth()),
-    ownsPolicy: async (tenant: Tenant, userId: string, reference: string) =>
-      (await container.services.policies.referencesOf(tenant, userId)).includes(reference),
-  };
+  await app.register(
+    telematicsRoutes({ telematics: container.services.telematics, clientAuth, readers: policyholders }),
+  );
   await app.register(paymentRoutes({ payments: container.services.payments, clientAuth, policyholders }));
   await app.register(
     usageRoutes({ usage: container.services.usage, authenticate: policyholders.authenticate }),
@@ -265,12 +290,14 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
     prefix: '/app/',
     root: fileURLToPath(new URL('../web/dist/app/', import.meta.url)),
     buildCommand: 'npm run build:web',
+    allow: webAppOrigins(config.app),
     config: {
       client_id: config.app.clientId ?? null,
       environment: config.app.environment,
       brand_name: config.app.brandName,
       brand_colour: config.app.brandColour,
       stripe_publishable_key: config.app.stripePublishableKey ?? null,
+      map_tile_url: config.app.mapTileUrl ?? null,
     },
   });
   // The built-in Stripe-compatible sandbox: what the sandbox environment's payments talk to, over HTTP.

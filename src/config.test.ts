@@ -129,6 +129,7 @@ test('DEFAULT_CLIENT_ID and the web app settings: unset by default, checked when
     brandName: 'Milepost',
     brandColour: '#1f5f8b',
     stripePublishableKey: undefined,
+    mapTileUrl: undefined,
   });
   const set = loadConfig({
     DEFAULT_CLIENT_ID: 'mp_client_AbC-12_x',
@@ -137,6 +138,7 @@ test('DEFAULT_CLIENT_ID and the web app settings: unset by default, checked when
     APP_BRAND_NAME: 'Acme Miles',
     APP_BRAND_COLOUR: '#A0B1C2',
     STRIPE_PUBLISHABLE_KEY: 'pk_test_123abc',
+    MAP_TILE_URL: 'https://{s}.tile.example.org/{z}/{x}/{y}.png',
   });
   assert.equal(set.defaultClientId, 'mp_client_AbC-12_x');
   assert.deepEqual(set.app, {
@@ -145,6 +147,7 @@ test('DEFAULT_CLIENT_ID and the web app settings: unset by default, checked when
     brandName: 'Acme Miles',
     brandColour: '#a0b1c2',
     stripePublishableKey: 'pk_test_123abc',
+    mapTileUrl: 'https://{s}.tile.example.org/{z}/{x}/{y}.png',
   });
   assert.throws(
     () =>
@@ -153,6 +156,7 @@ test('DEFAULT_CLIENT_ID and the web app settings: unset by default, checked when
         APP_BRAND_COLOUR: 'red',
         STRIPE_PUBLISHABLE_KEY: 'sk_test_1',
         APP_ENVIRONMENT: 'mock',
+        MAP_TILE_URL: 'https://tiles.example.org/tile.png',
       }),
     (error: unknown) => {
       assert.ok(error instanceof ConfigError);
@@ -160,6 +164,7 @@ test('DEFAULT_CLIENT_ID and the web app settings: unset by default, checked when
         'APP_BRAND_COLOUR',
         'APP_ENVIRONMENT',
         'DEFAULT_CLIENT_ID',
+        'MAP_TILE_URL',
         'STRIPE_PUBLISHABLE_KEY',
       ]);
       return true;

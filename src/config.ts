@@ -81,6 +81,12 @@ export interface AppSettings {
   /** `#rrggbb`. */
   readonly brandColour: string;
   readonly stripePublishableKey: string | undefined;
+  /**
+   * MAP_TILE_URL: a raster tile template (`https://{s}.tile.example.org/{z}/{x}/{y}.png`) for a tiled base
+   * map under the journeys' routes; undefined: the routes are drawn over an outline shipped in the app,
+   * and the app makes no request off this service.
+   */
+  readonly mapTileUrl: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -227,6 +233,11 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
   const stripePublishableKey = read('STRIPE_PUBLISHABLE_KEY');
   if (stripePublishableKey !== undefined && !/^pk_(live|test)_\w+$/.test(stripePublishableKey))
     problems.push('STRIPE_PUBLISHABLE_KEY must be a Stripe publishable key (pk_live_… or pk_test_…)');
+  const mapTileUrl = read('MAP_TILE_URL');
+  if (mapTileUrl !== undefined && !/^https?:\/\/[^/\s]+\/\S*\{z\}\S*\{x\}\S*\{y\}\S*$/.test(mapTileUrl))
+    problems.push(
+      `MAP_TILE_URL must be an http(s) tile template with {z}, {x} and {y} (got "${mapTileUrl}")`,
+    );
   const brandName = read('APP_BRAND_NAME') ?? 'Milepost';
   if (brandName.length > 60) problems.push('APP_BRAND_NAME must be at most 60 characters');
   const stripeSecretKey = read('STRIPE_SECRET_KEY');
@@ -288,6 +299,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
       brandName,
       brandColour: brandColour.toLowerCase(),
       stripePublishableKey,
+      mapTileUrl,
     }),
   };
   if (problems.length > 0) throw new ConfigError(problems);

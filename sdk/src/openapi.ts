@@ -654,7 +654,7 @@ export interface paths {
         };
         /**
          * List devices
-         * @description The company’s devices by `device_id`, only those ever bound to `policy_reference` when given (404 for an unknown policy). Pages of `limit` (default 100, at most 500); pass `next_cursor` as `after` for the next.
+         * @description The company’s devices by `device_id`, only those ever bound to `policy_reference` when given (404 for an unknown policy). Pages of `limit` (default 100, at most 500); pass `next_cursor` as `after` for the next. With a policyholder’s access token (`Authorization: Bearer …` and no `client_secret`), only devices ever bound to that policyholder’s own policies, showing only those bindings (a device now bound to another policy reads as `unbound`); another’s answer 404. A policyholder must give `policy_reference` (422 without it).
          */
         get: operations["devices.list"];
         put?: never;
@@ -678,7 +678,7 @@ export interface paths {
         };
         /**
          * Read a device
-         * @description With its bindings (oldest first), `last_seen_at` and `status`. Another company’s or environment’s device answers 404.
+         * @description With its bindings (oldest first), `last_seen_at` and `status`. Another company’s or environment’s device answers 404. With a policyholder’s access token (`Authorization: Bearer …` and no `client_secret`), only devices ever bound to that policyholder’s own policies, showing only those bindings (a device now bound to another policy reads as `unbound`); another’s answer 404.
          */
         get: operations["devices.get"];
         put?: never;

@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { buildApp } from '../../src/app.ts';
 import { createMetricsRegistry } from '../../src/platform/http/observability.ts';
-import { createCompany, createTestApp, type TestApp } from '../support/app.ts';
+import { createCompany, createTestApp, signedInPolicyholder, type TestApp } from '../support/app.ts';
 import { livePolicyInput } from '../support/policy-arbitraries.ts';
 
 /** Debian's Chromium: playwright-core downloads no browser. */
@@ -25,6 +25,11 @@ declare const document: {
   documentElement: { scrollWidth: number };
 };
 declare const window: { axe: typeof axe };
+declare const localStorage: { setItem(key: string, value: string): void };
+declare const sessionStorage: {
+  getItem(key: string): string | null;
+  setItem(key: string, value: string): void;
+};
 
 export interface WebRig {
   readonly t: TestApp;
@@ -39,6 +44,19 @@ export interface WebRig {
   emails(email: string): Promise<string[]>;
   /** A 360 px page (or `width`) that records console errors in `problems`. */
   newPage(width?: number): Promise<{ context: BrowserContext; page: Page; problems: string[] }>;
+  /**
+   * A new policyholder signed in through the API (first login done, password `password`), and a page
+   * whose app starts with that session (the tokens in localStorage, as the app keeps them).
+   */
+  signedIn(
+    tag: string,
+    width?: number,
+  ): Promise<{
+    holder: { email: string; reference: string; username: string; password: string };
+    context: BrowserContext;
+    page: Page;
+    problems: string[];
+  }>;
   close(): Promise<void>;
 }
 
@@ -56,6 +74,8 @@ export async function startWebRig(): Promise<WebRig> {
     metrics: createMetricsRegistry(),
   });
   const baseUrl = await web.listen({ port: 0, host: '127.0.0.1' });
+  // Card payments in the sandbox go over this socket through the Stripe SDK.
+  t.container.setListeningUrl(baseUrl);
   await mkdir(SCREENSHOTS, { recursive: true });
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
@@ -72,7 +92,7 @@ export async function startWebRig(): Promise<WebRig> {
   const emails = async (email: string) =>
     (await t.container.services.notifications.emailsTo(email)).map((e) => e.text ?? '');
   let counter = 0;
-  return {
+  const rig: WebRig = {
     t,
     acme,
     baseUrl,
@@ -111,6 +131,31 @@ export async function startWebRig(): Promise<WebRig> {
       page.on('pageerror', (error) => problems.push(error.message));
       return { context, page, problems };
     },
+    async signedIn(tag, width = 360) {
+      const email = `${tag}.${String(process.pid)}.${String(++counter)}@example.com`;
+      const signed = await signedInPolicyholder(
+        t,
+        acme.sandbox,
+        email,
+        livePolicyInput({ proposer: { email } }),
+      );
+      const holder = { email, reference: signed.policyReference, username: signed.username };
+      const opened = await rig.newPage(width);
+      const tokens = JSON.stringify({
+        username: signed.username,
+        accessToken: signed.accessToken,
+        refreshToken: signed.refreshToken,
+        expiresAt: signed.expiry,
+      });
+      await opened.context.addInitScript((kept: string) => {
+        // Only before the app's first run: a sign-out in the test must stay signed out on reload.
+        if (sessionStorage.getItem('rig.seeded') === null) {
+          sessionStorage.setItem('rig.seeded', '1');
+          localStorage.setItem('milepost.session', kept);
+        }
+      }, tokens);
+      return { holder: { ...holder, password: signed.password }, ...opened };
+    },
     async close() {
       try {
         await browser.close();
@@ -120,6 +165,7 @@ export async function startWebRig(): Promise<WebRig> {
       }
     },
   };
+  return rig;
 }
 
 /** The value of a `Label: value` line of an email's text. */

@@ -87,3 +87,64 @@ export async function createCompany(app: FastifyInstance, name = 'Test Insurer')
     },
   };
 }
+
+/** A policyholder signed in after the first login, as the apps hold them. */
+export interface SignedInPolicyholder {
+  readonly email: string;
+  readonly policyReference: string;
+  readonly username: string;
+  readonly password: string;
+  readonly accessToken: string;
+  readonly refreshToken: string;
+  /** UNIX seconds. */
+  readonly expiry: number;
+}
+
+/**
+ * Creates a policy for `email` (from `input`), then signs its policyholder in as a new one would: the
+ * welcome email's temporary password, a password of their own (`password`), and a login with it.
+ */
+export async function signedInPolicyholder(
+  t: TestApp,
+  company: Readonly<Record<string, string>>,
+  email: string,
+  input: object,
+  password = 'Juniper-Harbour-Lantern-42',
+): Promise<SignedInPolicyholder> {
+  const created = await t.app.inject({ method: 'POST', url: '/policys', headers: company, payload: input });
+  if (created.statusCode !== 201) throw new Error(`policy create failed: ${created.body}`);
+  const welcome = (await t.container.services.notifications.emailsTo(email))[0]?.text ?? '';
+  const line = (label: string) => new RegExp(`^${label}: (\\S+)\\r?$`, 'm').exec(welcome)?.[1] ?? '';
+  const username = line('Username');
+  const token = async (payload: Record<string, string>) => {
+    const answer = await t.app.inject({
+      method: 'POST',
+      url: '/auth/token',
+      headers: { client_id: company['client_id'] ?? '', environment: company['environment'] ?? 'sandbox' },
+      payload,
+    });
+    if (answer.statusCode !== 200) throw new Error(`${payload['type'] ?? ''} failed: ${answer.body}`);
+    return answer.json<Record<string, string>>();
+  };
+  const challenge = await token({
+    type: 'USER_PASSWORD_AUTH',
+    username,
+    password: line('Temporary password'),
+  });
+  await token({
+    type: 'NEW_PASSWORD_REQUIRED',
+    username,
+    session: challenge['session'] ?? '',
+    new_password: password,
+  });
+  const done = await token({ type: 'USER_PASSWORD_AUTH', username, password });
+  return {
+    email,
+    policyReference: created.json<{ policy_reference: string }>().policy_reference,
+    username,
+    password,
+    accessToken: done['access_token'] ?? '',
+    refreshToken: done['refresh_token'] ?? '',
+    expiry: Number(done['expiry']),
+  };
+}

@@ -2,18 +2,19 @@ import { createHash } from 'node:crypto';
 import { generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 import { POLICY_INPUT_EXAMPLE, type PolicyResponse } from '../policies/index.ts';
 import type { UserView } from './auth-schemas.ts';
+import { demoAccount, MOCK_NB_VERSION, MOCK_NB_PAYMENT_INTENT, MOCK_PAYMENT_METHOD } from './mock-billing.ts';
+import { MOCK_RULES, MOCK_USAGE_RATE } from './mock-journeys.ts';
 
 /*
- * The `mock` environment's demo data: deterministic (the same answer for the same request within a
- * calendar year), every field of the policy object filled and nothing null, and nothing persisted.
- * Front-end clients of the interface develop against it without credentials.
+ * The `mock` environment's demo data: deterministic (the same answer for the same request on the same
+ * day), every field of the policy object filled and nothing null, and nothing persisted. Front-end
+ * clients of the interface develop against it without credentials. The policy's driving and billing
+ * come from mock-journeys.ts and mock-billing.ts, so every page of the demo agrees with the others.
  */
 
 export const MOCK_USER_REFERENCE = 'usr_mock_demo_driver';
 export const MOCK_USERNAME = 'aclarke1988';
 export const MOCK_POLICY_REFERENCE = 'amber-falcon-river';
-const MOCK_VERSION_NB = '3b9f1c2e-6a4d-4e8b-9c1f-2d7e5a8b0c41';
-const MOCK_VERSION_ST = '8c2d4e6f-1a3b-4c5d-8e7f-9a0b1c2d3e4f';
 
 /**
  * The mock environment's own signing key: made at first use, kept in this process only, and published
@@ -74,18 +75,13 @@ export function mockUser(userReference: string): UserView {
   };
 }
 
-/** The current calendar year (UTC) as the demo term, so the demo policy is always in force. */
-function demoTerm(now: Date): { start: number; end: number } {
-  const year = now.getUTCFullYear();
-  return { start: Date.UTC(year, 0, 1) / 1000, end: Date.UTC(year + 1, 0, 1) / 1000 - 1 };
-}
-
 const iso = (seconds: number): string => new Date(seconds * 1000).toISOString();
 
 /** The demo policy, as GET /policys/details answers it: the bare policy object, every field filled. */
 export function mockPolicyDetails(now: Date): PolicyResponse {
-  const { start, end } = demoTerm(now);
-  const statementEnd = start + 30 * 86_400 - 1;
+  const account = demoAccount(MOCK_POLICY_REFERENCE, now);
+  const { start, end } = account.term;
+  const latest = account.statements.at(-1)?.view.policy_version_reference ?? MOCK_NB_VERSION;
   const version = {
     policy_reference: MOCK_POLICY_REFERENCE,
     quote_reference: '3f0c8a52-8d1e-4c57-9a57-0f6f2b8e9d41',
@@ -100,7 +96,7 @@ export function mockPolicyDetails(now: Date): PolicyResponse {
     end_date: iso(end),
     upfront_rate: 0.25,
     subscription_rate: 0.35,
-    usage_rate: 0.045,
+    usage_rate: MOCK_USAGE_RATE,
     upfront_premium: 95.5,
     subscription_premium: 29.99,
     ipt_rate: 12,
@@ -119,19 +115,13 @@ export function mockPolicyDetails(now: Date): PolicyResponse {
   };
   return {
     policy_reference: MOCK_POLICY_REFERENCE,
-    policy_version_reference: MOCK_VERSION_ST,
+    policy_version_reference: latest,
     user_reference: MOCK_USER_REFERENCE,
     product: {
       product_reference: POLICY_INPUT_EXAMPLE.policy.product_reference ?? 'pay-by-mile-car',
       name: 'Pay-by-mile car',
       usage_unit: 'mile',
-      rules: {
-        daily_cap_distance: 150,
-        annual_cap_distance: 10_000,
-        free_distance_per_statement: 20,
-        minimum_usage_premium: 5,
-        mileage_budget_alerts: true,
-      },
+      rules: MOCK_RULES,
     },
     status: 'active',
     // The documented example policy (OpenAPI), on this year's term and with every optional field filled.
@@ -169,8 +159,8 @@ export function mockPolicyDetails(now: Date): PolicyResponse {
     pricing: { ...POLICY_INPUT_EXAMPLE.pricing },
     custom: { ...POLICY_INPUT_EXAMPLE.custom, campaign: 'demo' },
     payment: {
-      provider_payment_reference: 'pi_mock_3PqXyZ2eZvKYlo2C',
-      payment_method_id: 'pm_mock_1PqXyZ2eZvKYlo2C',
+      provider_payment_reference: MOCK_NB_PAYMENT_INTENT,
+      payment_method_id: MOCK_PAYMENT_METHOD,
       provider_customer_reference: 'cus_mock_QhT5a1b2c3d4',
       payment_provider: 'stripe',
       payment_amount: 95.5,
@@ -179,7 +169,7 @@ export function mockPolicyDetails(now: Date): PolicyResponse {
       {
         ...version,
         version_type: 'nb',
-        policy_version_reference: MOCK_VERSION_NB,
+        policy_version_reference: MOCK_NB_VERSION,
         effective_date: iso(start),
         usage_premium: 270,
         // NOTE: the mock fills every field (clients of the demo must never meet a null); on a real nb
@@ -188,16 +178,16 @@ export function mockPolicyDetails(now: Date): PolicyResponse {
         statement_end_date: iso(start),
         created_at: iso(start),
       },
-      {
+      ...account.statements.map((statement) => ({
         ...version,
-        version_type: 'st',
-        policy_version_reference: MOCK_VERSION_ST,
-        effective_date: iso(statementEnd),
-        usage_premium: 18.45,
-        statement_start_date: iso(start),
-        statement_end_date: iso(statementEnd),
-        created_at: iso(statementEnd + 1),
-      },
+        version_type: 'st' as const,
+        policy_version_reference: statement.view.policy_version_reference,
+        effective_date: iso(statement.end),
+        usage_premium: statement.view.usage_premium,
+        statement_start_date: iso(statement.start),
+        statement_end_date: iso(statement.end),
+        created_at: iso(statement.end + 1),
+      })),
     ],
     payments: [],
   };

@@ -1,8 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import { Type } from 'typebox';
-import { AppError } from '../../platform/errors.ts';
+import { AppError, notFound } from '../../platform/errors.ts';
 import { parseJsonBody, problemResponses } from '../../platform/http/problem.ts';
-import { ClientHeadersSchema, tenantOf, type ClientAuth } from '../companies/index.ts';
+import { ClientHeadersSchema, tenantOf, type ClientAuth, type Tenant } from '../companies/index.ts';
 import {
   BindDeviceSchema,
   DeviceListSchema,
@@ -20,6 +21,7 @@ import {
   type PositionBatch,
   type PositionUploadQuery,
   type TrackGeoJson,
+  type DeviceView,
   ListOdometerQuerySchema,
   OdometerReadingInputSchema,
   OdometerReadingListSchema,
@@ -29,6 +31,7 @@ import type { TelematicsService } from './telematics-service.ts';
 import { positionsFromGeoJson, positionsFromGpx } from './rules/position-uploads.ts';
 
 const security = [{ clientId: [], clientSecret: [] }];
+const securityEither = [...security, { policyholderToken: [] }];
 const tags = ['telematics'];
 /** Room for 10,000 positions with every field (~200 bytes each). */
 const POSITIONS_BODY_LIMIT_BYTES = 4 * 1024 * 1024;
@@ -65,17 +68,64 @@ function batchOf(mediaType: string, body: unknown, query: PositionUploadQuery): 
   return { device_id: query.device_id, positions: converted.positions };
 }
 
+/** How the device reads tell a policyholder from a client and check a policyholder's policies. */
+export interface DeviceReaders {
+  /** Client credentials, or a policyholder's bearer token (the auth module's `clientOrPolicyholder`). */
+  readonly authenticate: preHandlerAsyncHookHandler;
+  readonly ownsPolicy: (tenant: Tenant, userId: string, policyReference: string) => Promise<boolean>;
+}
+
+/**
+ * A device as a policyholder may see it: only their own policies' bindings. NOTE: a dongle moves between
+ * policies, so a device once theirs may be another policyholder's before or since: that binding, and a
+ * sighting outside their own bindings, are someone else's and are left out.
+ */
+async function holdersView(device: DeviceView, owns: (reference: string) => Promise<boolean>) {
+  const references = [...new Set(device.bindings.map((b) => b.policy_reference))];
+  const own = new Set<string>();
+  for (const reference of references) if (await owns(reference)) own.add(reference);
+  const bindings = device.bindings.filter((b) => own.has(b.policy_reference));
+  if (bindings.length === 0) return undefined;
+  const seenMs = device.last_seen_at === null ? undefined : Date.parse(device.last_seen_at);
+  const seenWhileOwn =
+    seenMs !== undefined &&
+    bindings.some(
+      (b) => Date.parse(b.bound_at) <= seenMs && (b.unbound_at === null || seenMs < Date.parse(b.unbound_at)),
+    );
+  const boundToOwn = device.policy_reference !== null && own.has(device.policy_reference);
+  return {
+    ...device,
+    bindings,
+    last_seen_at: seenWhileOwn ? device.last_seen_at : null,
+    ...(boundToOwn ? {} : { policy_reference: null, status: 'unbound' as const }),
+  };
+}
+
 /** Devices, their bindings to policies, and their raw positions; per company and environment. */
 export function telematicsRoutes(deps: {
   telematics: TelematicsService;
   clientAuth: ClientAuth;
+  /** Lets a policyholder's token read their own policies' devices; absent → client credentials only. */
+  readers?: DeviceReaders | undefined;
 }): FastifyPluginAsyncTypebox {
-  const { telematics, clientAuth } = deps;
+  const { telematics, clientAuth, readers } = deps;
   return async (app) => {
     app.addSchema(DeviceSchema);
     app.addSchema(OdometerReadingSchema);
     const preHandler = clientAuth();
     const headers = ClientHeadersSchema;
+    const readHandler = readers?.authenticate ?? preHandler;
+    const readSecurity = readers === undefined ? security : securityEither;
+    const readersNote =
+      readers === undefined
+        ? ''
+        : ' With a policyholder’s access token (`Authorization: Bearer …` and no `client_secret`), only devices ever bound to that policyholder’s own policies, showing only those bindings (a device now bound to another policy reads as `unbound`); another’s answer 404.';
+    /** The policyholder's ownership check, or undefined for a client's request. */
+    const ownerCheck = (request: FastifyRequest) => {
+      const holder = request.policyholder;
+      if (holder === null || readers === undefined) return undefined;
+      return (reference: string) => readers.ownsPolicy(holder.tenant, holder.userId, reference);
+    };
 
     app.post(
       '/devices',
@@ -109,39 +159,58 @@ export function telematicsRoutes(deps: {
     app.get(
       '/devices',
       {
-        preHandler,
+        preHandler: readHandler,
         schema: {
           operationId: 'devices.list',
           tags,
           summary: 'List devices',
-          description:
-            'The company’s devices by `device_id`, only those ever bound to `policy_reference` when given (404 for an unknown policy). Pages of `limit` (default 100, at most 500); pass `next_cursor` as `after` for the next.',
-          security,
+          description: `The company’s devices by \`device_id\`, only those ever bound to \`policy_reference\` when given (404 for an unknown policy). Pages of \`limit\` (default 100, at most 500); pass \`next_cursor\` as \`after\` for the next.${readersNote}${readers === undefined ? '' : ' A policyholder must give `policy_reference` (422 without it).'}`,
+          security: readSecurity,
           headers,
           querystring: ListDevicesQuerySchema,
           response: { 200: DeviceListSchema, ...problemResponses(401, 404, 422) },
         },
       },
-      async (request) => telematics.list(tenantOf(request), request.query),
+      async (request) => {
+        const owns = ownerCheck(request);
+        if (owns === undefined) return telematics.list(tenantOf(request), request.query);
+        const reference = request.query.policy_reference;
+        if (reference === undefined)
+          throw invalidRequest('/querystring/policy_reference', 'is required with a policyholder’s token');
+        if (!(await owns(reference))) throw notFound('policy');
+        const page = await telematics.list(tenantOf(request), request.query);
+        const devices = [];
+        for (const device of page.devices) {
+          const shown = await holdersView(device, owns);
+          if (shown !== undefined) devices.push(shown);
+        }
+        return { ...page, devices };
+      },
     );
 
     app.get(
       '/devices/:device_id',
       {
-        preHandler,
+        preHandler: readHandler,
         schema: {
           operationId: 'devices.get',
           tags,
           summary: 'Read a device',
-          description:
-            'With its bindings (oldest first), `last_seen_at` and `status`. Another company’s or environment’s device answers 404.',
-          security,
+          description: `With its bindings (oldest first), \`last_seen_at\` and \`status\`. Another company’s or environment’s device answers 404.${readersNote}`,
+          security: readSecurity,
           headers,
           params: DeviceParamsSchema,
           response: { 200: Type.Ref('Device'), ...problemResponses(401, 404, 422) },
         },
       },
-      async (request) => telematics.get(tenantOf(request), request.params.device_id),
+      async (request) => {
+        const device = await telematics.get(tenantOf(request), request.params.device_id);
+        const owns = ownerCheck(request);
+        if (owns === undefined) return device;
+        const shown = await holdersView(device, owns);
+        if (shown === undefined) throw notFound('device');
+        return shown;
+      },
     );
 
     app.delete(

@@ -137,6 +137,13 @@ export function resilientConnectionSettings(connectionString: string) {
   };
 }
 
+/** A pg client whose connection attempt gives up after CONNECTION_TIMEOUT_MS, whatever the pool waits. */
+class ConnectBoundedClient extends pg.Client {
+  constructor(config: pg.ClientConfig = {}) {
+    super({ ...config, connectionTimeoutMillis: CONNECTION_TIMEOUT_MS });
+  }
+}
+
 /** A pg pool whose clients, checked out or idle, never crash the process when their connection dies. */
 function createResilientPool(config: pg.PoolConfig, onError: (error: Error) => void): pg.Pool {
   const pool = new pg.Pool(config);
@@ -206,6 +213,16 @@ export async function openDatabase<DB>(options: OpenOptions): Promise<DatabaseHa
     const pool = createResilientPool(
       {
         ...resilientConnectionSettings(options.connectionString),
+        // pg's pool bounds two waits with this one setting: a new connection, and a turn for one of
+        // the pool's connections. A new connection still gives up after CONNECTION_TIMEOUT_MS (the
+        // client class below); a burst of requests on a healthy database waits its turn as long as a
+        // statement may run, instead of answering 503 after 5 s (1,000 concurrent identical journeys
+        // on a pool of 10 got 970 × 503 on this machine).
+        connectionTimeoutMillis: Math.max(
+          CONNECTION_TIMEOUT_MS,
+          queryTimeoutMs > 0 ? queryTimeoutMs : DEFAULT_QUERY_TIMEOUT_MS,
+        ),
+        Client: ConnectBoundedClient,
         types,
         max: options.poolSize ?? 10,
         // A backend that has prepared our statements and loaded its caches is worth keeping through a

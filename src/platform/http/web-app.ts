@@ -13,20 +13,29 @@ export interface WebAppOptions {
   readonly config: Readonly<Record<string, unknown>>;
   /** The command that builds it, named when the build is missing. */
   readonly buildCommand: string;
+  /** Origins the pages may use besides their own (a tile server, Stripe.js); none by default. */
+  readonly allow?: Partial<Record<'img' | 'script' | 'frame' | 'connect', readonly string[]>>;
 }
 
-/** The pages' own content only: scripts and styles from this origin, no frames, no plug-ins. */
-const CONTENT_SECURITY_POLICY = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data:",
-  "connect-src 'self'",
-  "object-src 'none'",
-  "base-uri 'self'",
-  "frame-ancestors 'none'",
-  "form-action 'self'",
-].join('; ');
+/**
+ * The pages' own content, and what `allow` names: scripts and styles from this origin, no plug-ins,
+ * never framed by another site.
+ */
+function contentSecurityPolicy(allow: WebAppOptions['allow'] = {}): string {
+  const with_ = (base: string, more: readonly string[] = []) => [base, ...more].join(' ');
+  return [
+    "default-src 'self'",
+    with_("script-src 'self'", allow.script),
+    "style-src 'self' 'unsafe-inline'",
+    with_("img-src 'self' data:", allow.img),
+    with_("connect-src 'self'", allow.connect),
+    with_("frame-src 'none'", allow.frame).replace("'none' ", ''),
+    "object-src 'none'",
+    "base-uri 'self'",
+    "frame-ancestors 'none'",
+    "form-action 'self'",
+  ].join('; ');
+}
 
 /**
  * Serves a built single-page app as static files: hashed assets cached for ever, `index.html` for
@@ -35,6 +44,7 @@ const CONTENT_SECURITY_POLICY = [
  */
 export async function installWebApp(app: FastifyInstance, options: WebAppOptions): Promise<void> {
   const { prefix, root } = options;
+  const csp = contentSecurityPolicy(options.allow);
   app.get(`${prefix}config.json`, { schema: { hide: true } }, async (_request, reply) => {
     void reply.header('cache-control', 'no-store');
     return options.config;
@@ -67,7 +77,7 @@ export async function installWebApp(app: FastifyInstance, options: WebAppOptions
             reply.header('cache-control', 'public, max-age=31536000, immutable');
           else {
             reply.header('cache-control', 'no-cache');
-            reply.header('content-security-policy', CONTENT_SECURITY_POLICY);
+            reply.header('content-security-policy', csp);
           }
         },
       });
@@ -81,9 +91,7 @@ export async function installWebApp(app: FastifyInstance, options: WebAppOptions
           !url.startsWith(`${prefix}assets/`) &&
           !path.extname(url)
         ) {
-          void reply
-            .header('cache-control', 'no-cache')
-            .header('content-security-policy', CONTENT_SECURITY_POLICY);
+          void reply.header('cache-control', 'no-cache').header('content-security-policy', csp);
           return reply.sendFile('index.html');
         }
         return sendProblem(reply, 'ROUTE_NOT_FOUND', `No route ${request.method} ${url}`);

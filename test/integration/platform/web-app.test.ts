@@ -28,7 +28,17 @@ describe('/app/ and /app/config.json', () => {
       brand_name: 'Acme Miles',
       brand_colour: '#aa3300',
       stripe_publishable_key: null,
+      map_tile_url: null,
     });
+  });
+
+  test('the pages may reach no other origin', async () => {
+    const csp = String(
+      (await t.app.inject({ method: 'GET', url: '/app/' })).headers['content-security-policy'],
+    );
+    assert.doesNotMatch(csp, /https:/);
+    assert.match(csp, /connect-src 'self';/);
+    assert.match(csp, /frame-src 'none';/);
   });
 
   test('config.json stays out of the OpenAPI document', async () => {
@@ -38,6 +48,31 @@ describe('/app/ and /app/config.json', () => {
       [],
     );
   });
+});
+
+test('a tile server and, in production, Stripe.js are allowed by the content security policy', async () => {
+  const t = await createTestApp({
+    env: {
+      APP_ENVIRONMENT: 'production',
+      STRIPE_PUBLISHABLE_KEY: 'pk_live_abc123',
+      MAP_TILE_URL: 'https://{s}.tiles.example.org/{z}/{x}/{y}.png',
+    },
+  });
+  try {
+    const config = (await t.app.inject({ method: 'GET', url: '/app/config.json' })).json<{
+      map_tile_url: string;
+    }>();
+    assert.equal(config.map_tile_url, 'https://{s}.tiles.example.org/{z}/{x}/{y}.png');
+    const csp = String(
+      (await t.app.inject({ method: 'GET', url: '/app/' })).headers['content-security-policy'],
+    );
+    assert.match(csp, /img-src 'self' data: https:\/\/\*\.tiles\.example\.org;/);
+    assert.match(csp, /script-src 'self' https:\/\/js\.stripe\.com;/);
+    assert.match(csp, /frame-src https:\/\/js\.stripe\.com https:\/\/hooks\.stripe\.com;/);
+    assert.match(csp, /connect-src 'self' https:\/\/api\.stripe\.com;/);
+  } finally {
+    await t.close();
+  }
 });
 
 describe('a built app', () => {

@@ -1,17 +1,40 @@
 import { useEffect, useMemo, useRef, useState, type CSSProperties, type ReactNode } from 'react';
 import type { Session } from '../../../sdk/src/index.ts';
 import { loadConfig, textOn, type AppConfig } from './config.ts';
+import { DEMO_PASSWORD, DEMO_USERNAME, demoConfig, isDemo, leaveDemoHref } from './demo.ts';
+import { CardsPage } from './cards.tsx';
+import { DevicePage } from './device.tsx';
+import { JourneysPage } from './journeys.tsx';
+import type { PageProps } from './page-props.ts';
+import { PolicyProvider } from './policy-context.tsx';
 import { PolicyPage } from './policy.tsx';
-import { navigate, useRoute } from './router.ts';
+import { hrefOf, navigate, PAGES, useRoute, type Route } from './router.ts';
 import { createAppSession } from './session.ts';
 import { SignInPage } from './sign-in.tsx';
+import { StatementsPage } from './statements.tsx';
+import { UsagePage } from './usage.tsx';
+
+/** Each signed-in page's component. */
+const PAGE_COMPONENTS: Readonly<Record<Exclude<Route, 'sign-in'>, (props: PageProps) => ReactNode>> = {
+  policy: PolicyPage,
+  journeys: JourneysPage,
+  usage: UsagePage,
+  statements: StatementsPage,
+  cards: CardsPage,
+  device: DevicePage,
+};
 
 export function App() {
   const [config, setConfig] = useState<AppConfig | 'failed' | undefined>();
   useEffect(() => {
-    loadConfig().then(setConfig, () => {
-      setConfig('failed');
-    });
+    loadConfig().then(
+      (loaded) => {
+        setConfig(isDemo() ? demoConfig(loaded) : loaded);
+      },
+      () => {
+        setConfig('failed');
+      },
+    );
   }, []);
   if (config === undefined) return <p className="loading">Loading…</p>;
   if (config === 'failed')
@@ -28,6 +51,9 @@ function Signed({ config }: { config: AppConfig }) {
   const route = useRoute();
   const [notice, setNotice] = useState<string | undefined>();
   const [signedIn, setSignedIn] = useState(false);
+  const demo = config.environment === 'mock';
+  // The demo signs itself in on opening; after a sign-out, any username and password sign in again.
+  const [opening, setOpening] = useState(demo);
   const session: Session = useMemo(
     () =>
       createAppSession(config, () => {
@@ -38,12 +64,31 @@ function Signed({ config }: { config: AppConfig }) {
     [config],
   );
   useEffect(() => {
+    if (!opening) return;
+    let live = true;
+    (session.isSignedIn() ? Promise.resolve() : session.signIn(DEMO_USERNAME, DEMO_PASSWORD)).then(
+      () => {
+        if (live) setOpening(false);
+      },
+      () => {
+        if (!live) return;
+        setNotice('The demo is not available on this service.');
+        setOpening(false);
+      },
+    );
+    return () => {
+      live = false;
+    };
+  }, [opening, session]);
+  useEffect(() => {
+    if (opening) return;
     setSignedIn(session.isSignedIn());
     if (!session.isSignedIn() && route !== 'sign-in') navigate('sign-in', true);
     if (session.isSignedIn() && route === 'sign-in') navigate('policy', true);
-  }, [session, route]);
+  }, [session, route, opening]);
   useEffect(() => {
-    document.title = `${route === 'sign-in' ? 'Sign in' : 'My policy'} · ${config.brand_name}`;
+    const name = route === 'sign-in' ? 'Sign in' : PAGES.find((page) => page.route === route)?.name;
+    document.title = `${name ?? 'My policy'} · ${config.brand_name}`;
   }, [route, config.brand_name]);
 
   const signOut = async () => {
@@ -71,8 +116,22 @@ function Signed({ config }: { config: AppConfig }) {
           </button>
         ) : null}
       </header>
-      <Focused key={route}>
-        {route === 'sign-in' || !signedIn ? (
+      {demo ? <DemoBanner signedIn={signedIn} /> : null}
+      {opening ? (
+        <main id="content" className="page">
+          <p className="loading" role="status">
+            Opening the demo…
+          </p>
+        </main>
+      ) : signedIn && route !== 'sign-in' ? (
+        <PolicyProvider session={session}>
+          <Navigation route={route} />
+          <Focused key={route}>
+            <SignedInPage route={route} session={session} config={config} />
+          </Focused>
+        </PolicyProvider>
+      ) : (
+        <Focused key={route}>
           <SignInPage
             session={session}
             notice={notice}
@@ -82,11 +141,52 @@ function Signed({ config }: { config: AppConfig }) {
               navigate('policy');
             }}
           />
-        ) : (
-          <PolicyPage session={session} />
-        )}
-      </Focused>
+        </Focused>
+      )}
     </div>
+  );
+}
+
+/** Says the demo is made up and leads out of it (to the real app, whose session is kept apart). */
+function DemoBanner({ signedIn }: { signedIn: boolean }) {
+  return (
+    <div className="demo-banner">
+      <p className="message notice">
+        <strong>Demo — sample data, nothing is saved.</strong>
+        {signedIn ? '' : ' Sign in with any username and password.'}{' '}
+        <a href={leaveDemoHref()}>Leave the demo</a>
+      </p>
+    </div>
+  );
+}
+
+function SignedInPage({ route, ...props }: PageProps & { route: Exclude<Route, 'sign-in'> }) {
+  const Page = PAGE_COMPONENTS[route];
+  return <Page {...props} />;
+}
+
+/** The pages, as links (a click routes in the page; a new tab or a copied link works too). */
+function Navigation({ route }: { route: Route }) {
+  return (
+    <nav className="tabs" aria-label="Pages">
+      <ul>
+        {PAGES.map((page) => (
+          <li key={page.route}>
+            <a
+              href={hrefOf(page.route)}
+              aria-current={page.route === route ? 'page' : undefined}
+              onClick={(event) => {
+                if (event.metaKey || event.ctrlKey || event.shiftKey || event.button !== 0) return;
+                event.preventDefault();
+                navigate(page.route);
+              }}
+            >
+              {page.name}
+            </a>
+          </li>
+        ))}
+      </ul>
+    </nav>
   );
 }
 

@@ -1,10 +1,13 @@
 /** What the service tells the app at /app/config.json (APP_* settings). */
 export interface AppConfig {
   readonly client_id: string | null;
-  readonly environment: 'sandbox' | 'production';
+  /** `mock` only in the demo (`?demo`), never from the service. */
+  readonly environment: 'sandbox' | 'production' | 'mock';
   readonly brand_name: string;
   readonly brand_colour: string;
   readonly stripe_publishable_key: string | null;
+  /** A raster tile template for a base map under routes; null: the outline shipped in the app. */
+  readonly map_tile_url: string | null;
 }
 
 export async function loadConfig(): Promise<AppConfig> {

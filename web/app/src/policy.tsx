@@ -1,7 +1,7 @@
-import { useEffect, useState } from 'react';
-import { unwrap, type PolicyDetails, type Session } from '../../../sdk/src/index.ts';
-import { humanError } from './errors.ts';
+import type { PolicyDetails } from '../../../sdk/src/index.ts';
 import { formatDate, formatDistance, formatMoney, formatRate } from './format.ts';
+import type { PageProps } from './page-props.ts';
+import { usePolicy } from './policy-context.tsx';
 
 type Version = PolicyDetails['versions'][number];
 
@@ -49,24 +49,8 @@ function changes(version: Version, previous: Version | undefined, unit: 'mile' |
   return out;
 }
 
-export function PolicyPage({ session }: { session: Session }) {
-  const [policy, setPolicy] = useState<PolicyDetails | undefined>();
-  const [error, setError] = useState<string | undefined>();
-  useEffect(() => {
-    let live = true;
-    unwrap(session.client.GET('/policys/details')).then(
-      (details) => {
-        if (live) setPolicy(details);
-      },
-      (caught: unknown) => {
-        if (live) setError(humanError(caught));
-      },
-    );
-    return () => {
-      live = false;
-    };
-  }, [session]);
-
+export function PolicyPage(_props: PageProps) {
+  const { policy, error } = usePolicy();
   if (error !== undefined)
     return (
       <>
@@ -97,7 +81,8 @@ export function PolicyPage({ session }: { session: Session }) {
     .filter((line): line is string => line !== undefined && line !== '')
     .join(', ');
   const versions = policy.versions.filter((v) => !v.superseded);
-  const history = versions.filter((v) => v.version_type !== 'st');
+  // Statements are versions too; what a change changed is told against the change before it.
+  const changesOnly = versions.filter((v) => v.version_type !== 'st');
 
   return (
     <>
@@ -178,13 +163,9 @@ export function PolicyPage({ session }: { session: Session }) {
       <section aria-labelledby="history-title" className="card">
         <h2 id="history-title">History</h2>
         <ol className="history">
-          {history.map((version) => {
-            const before = versions[versions.indexOf(version) - 1];
-            const previous =
-              before === undefined
-                ? undefined
-                : history.filter((v) => v.created_at <= before.created_at).at(-1);
-            const changed = changes(version, previous, unit);
+          {versions.map((version) => {
+            const previous = changesOnly[changesOnly.indexOf(version) - 1];
+            const changed = version.version_type === 'st' ? [] : changes(version, previous, unit);
             return (
               <li key={version.policy_version_reference}>
                 <span className="when">{formatDate(version.effective_date)}</span>{' '}

@@ -1,21 +1,37 @@
 import { useEffect, useState } from 'react';
 
 /** The app's pages, as paths under /app/. */
-export type Route = 'sign-in' | 'policy';
+export type Route = 'sign-in' | 'policy' | 'journeys' | 'usage' | 'statements' | 'cards' | 'device';
+
+/** The signed-in pages, in the order the navigation shows them, with their names. */
+export const PAGES: ReadonlyArray<{ readonly route: Exclude<Route, 'sign-in'>; readonly name: string }> = [
+  { route: 'policy', name: 'My policy' },
+  { route: 'journeys', name: 'Journeys' },
+  { route: 'usage', name: 'Usage' },
+  { route: 'statements', name: 'Statements' },
+  { route: 'cards', name: 'Cards' },
+  { route: 'device', name: 'Device' },
+];
 
 const BASE = '/app/';
 
 function current(): Route {
   const path = window.location.pathname.startsWith(BASE) ? window.location.pathname.slice(BASE.length) : '';
-  return path.replace(/\/+$/, '') === 'sign-in' ? 'sign-in' : 'policy';
+  const name = path.replace(/\/+$/, '');
+  if (name === 'sign-in') return 'sign-in';
+  return PAGES.find((page) => page.route === name)?.route ?? 'policy';
 }
 
+/** Goes to a page, keeping the query (`?demo`) so a mode survives navigation. */
 export function navigate(route: Route, replace = false): void {
-  const url = `${BASE}${route}`;
+  const url = `${BASE}${route}${window.location.search}`;
   if (replace) window.history.replaceState(null, '', url);
   else window.history.pushState(null, '', url);
   window.dispatchEvent(new PopStateEvent('popstate'));
 }
+
+/** The href of a page, for links (opened in a new tab, they still work). */
+export const hrefOf = (route: Route): string => `${BASE}${route}${window.location.search}`;
 
 /** The route in the address bar, following back and forward. */
 export function useRoute(): Route {

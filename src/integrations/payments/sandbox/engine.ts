@@ -1,4 +1,5 @@
 import type { Clock } from '../../../platform/clock.ts';
+import { checkCardDetails } from './card-details.ts';
 import { invalidRequest, noSuch, StripeApiError } from './errors.ts';
 import { mergeMetadata, readParams, type FormObject } from './form.ts';
 import {
@@ -222,6 +223,68 @@ export function createSandboxEngine(deps: { store: SandboxStore; clock: Clock; e
       return created;
     }
     return load<PaymentMethodObject>(id, 'payment_method', 'PaymentMethod');
+  }
+
+  /**
+   * A card from its details, as Stripe.js creates one in the browser. The number decides the card's
+   * behaviour when charged (as the `pm_card_*` tokens do); only brand, last 4, expiry and fingerprint
+   * are kept, never the number or the CVC.
+   */
+  async function createPaymentMethod(params: FormObject): Promise<PaymentMethodObject> {
+    // Stripe.js sends its key and its telemetry along with the card.
+    const p = readParams(params, [
+      'type',
+      'card',
+      'metadata',
+      'key',
+      'payment_user_agent',
+      'time_on_page',
+      'guid',
+      'muid',
+      'sid',
+    ]);
+    if (p.requiredString('type') !== 'card') {
+      throw invalidRequest('The sandbox supports only the payment method type card.', {
+        param: 'type',
+        code: 'payment_method_unactivated',
+      });
+    }
+    const details = p.object('card');
+    if (details === undefined)
+      throw invalidRequest('Missing required param: card.', { param: 'card', code: 'parameter_missing' });
+    const card = readParams(details, ['number', 'exp_month', 'exp_year', 'cvc']);
+    const required = (name: string): string => {
+      const value = card.string(name);
+      if (value === undefined || value === '')
+        throw invalidRequest(`Missing required param: card[${name}].`, {
+          param: `card[${name}]`,
+          code: 'parameter_missing',
+        });
+      return value;
+    };
+    const checked = checkCardDetails(
+      {
+        number: required('number'),
+        expMonth: required('exp_month'),
+        expYear: required('exp_year'),
+        cvc: card.string('cvc'),
+      },
+      clock.now(),
+    );
+    if (!checked.ok) {
+      throw new StripeApiError(402, {
+        type: 'card_error',
+        code: checked.code,
+        ...(checked.declineCode === undefined ? {} : { decline_code: checked.declineCode }),
+        doc_url: docUrl(checked.code),
+        message: checked.message,
+        param: checked.param,
+      });
+    }
+    const created = paymentMethodFromTestCard(checked.card.testCard, now(), null, checked.card);
+    const withMetadata = { ...created, metadata: mergeMetadata({}, p.metadata()) };
+    await store.put(withMetadata);
+    return withMetadata;
   }
 
   async function attachPaymentMethod(id: string, params: FormObject): Promise<PaymentMethodObject> {
@@ -747,6 +810,7 @@ export function createSandboxEngine(deps: { store: SandboxStore; clock: Clock; e
     createCustomer,
     retrieveCustomer: (id: string) => loadCustomer(id),
     updateCustomer,
+    createPaymentMethod,
     retrievePaymentMethod,
     attachPaymentMethod,
     createPaymentIntent,

@@ -29,6 +29,8 @@ export type CardBehaviour =
   | { readonly kind: 'authenticate' };
 
 export interface TestCard {
+  /** The number a browser types for it (`POST /v1/payment_methods` with `card[number]`). */
+  readonly number: string;
   readonly brand: string;
   readonly last4: string;
   readonly funding: 'credit' | 'debit';
@@ -41,6 +43,7 @@ const DECLINED = 'Your card was declined.';
 /** Stripe's documented test payment methods (docs.stripe.com/testing). */
 export const TEST_CARDS: Readonly<Record<string, TestCard>> = {
   pm_card_visa: {
+    number: '4242424242424242',
     brand: 'visa',
     last4: '4242',
     funding: 'credit',
@@ -48,6 +51,7 @@ export const TEST_CARDS: Readonly<Record<string, TestCard>> = {
     behaviour: { kind: 'succeed' },
   },
   pm_card_mastercard: {
+    number: '5555555555554444',
     brand: 'mastercard',
     last4: '4444',
     funding: 'credit',
@@ -55,6 +59,7 @@ export const TEST_CARDS: Readonly<Record<string, TestCard>> = {
     behaviour: { kind: 'succeed' },
   },
   pm_card_chargeDeclined: {
+    number: '4000000000000002',
     brand: 'visa',
     last4: '0002',
     funding: 'credit',
@@ -62,6 +67,7 @@ export const TEST_CARDS: Readonly<Record<string, TestCard>> = {
     behaviour: { kind: 'decline', code: 'card_declined', declineCode: 'generic_decline', message: DECLINED },
   },
   pm_card_chargeDeclinedExpiredCard: {
+    number: '4000000000000069',
     brand: 'visa',
     last4: '0069',
     funding: 'credit',
@@ -74,6 +80,7 @@ export const TEST_CARDS: Readonly<Record<string, TestCard>> = {
     },
   },
   pm_card_chargeDeclinedInsufficientFunds: {
+    number: '4000000000009995',
     brand: 'visa',
     last4: '9995',
     funding: 'credit',
@@ -86,6 +93,7 @@ export const TEST_CARDS: Readonly<Record<string, TestCard>> = {
     },
   },
   pm_card_authenticationRequired: {
+    number: '4000002760003184',
     brand: 'visa',
     last4: '3184',
     funding: 'credit',
@@ -104,7 +112,7 @@ export const TEST_CARD_EXP_YEAR = 2034;
 
 export interface Card {
   brand: string;
-  checks: { address_line1_check: null; address_postal_code_check: null; cvc_check: 'pass' };
+  checks: { address_line1_check: null; address_postal_code_check: null; cvc_check: 'pass' | null };
   country: string;
   display_brand: string;
   exp_month: number;
@@ -280,10 +288,12 @@ export interface EventObject extends SandboxObject {
   type: string;
 }
 
+/** A card's payment method: the test card's brand and behaviour, with the expiry typed in when there was one. */
 export function paymentMethodFromTestCard(
   card: TestCard,
   created: number,
   customer: string | null,
+  typed?: { readonly expMonth: number; readonly expYear: number; readonly cvcGiven: boolean },
 ): PaymentMethodObject {
   return {
     id: newId('pm'),
@@ -298,11 +308,15 @@ export function paymentMethodFromTestCard(
     },
     card: {
       brand: card.brand,
-      checks: { address_line1_check: null, address_postal_code_check: null, cvc_check: 'pass' },
+      checks: {
+        address_line1_check: null,
+        address_postal_code_check: null,
+        cvc_check: typed === undefined || typed.cvcGiven ? 'pass' : null,
+      },
       country: card.country,
       display_brand: card.brand,
-      exp_month: TEST_CARD_EXP_MONTH,
-      exp_year: TEST_CARD_EXP_YEAR,
+      exp_month: typed?.expMonth ?? TEST_CARD_EXP_MONTH,
+      exp_year: typed?.expYear ?? TEST_CARD_EXP_YEAR,
       // One fingerprint per card number, as on Stripe.
       fingerprint: `fp${card.brand}${card.last4}`.padEnd(16, 'x').slice(0, 16),
       funding: card.funding,

@@ -174,6 +174,45 @@ describe('the sandbox over HTTP (Stripe shapes)', () => {
     assert.equal(offSessionWithoutConfirm.statusCode, 400);
   });
 
+  test('a browser makes a card with a publishable key; the first secret key to attach it owns it', async () => {
+    const made = await app.inject({
+      method: 'POST',
+      url: '/sandbox/stripe/v1/payment_methods',
+      headers: { ...form, authorization: 'Bearer pk_test_browser' },
+      payload: 'type=card&card[number]=4242424242424242&card[exp_month]=3&card[exp_year]=2040&card[cvc]=123',
+    });
+    assert.equal(made.statusCode, 200, made.body);
+    assert.doesNotMatch(made.body, /4242424242424242/);
+    const pm = made.json<{ id: string; card: Record<string, unknown> }>();
+    assert.partialDeepStrictEqual(pm.card, { brand: 'visa', last4: '4242', exp_month: 3, exp_year: 2040 });
+    // A publishable key reaches nothing else.
+    const list = await app.inject({
+      method: 'GET',
+      url: `/sandbox/stripe/v1/payment_methods/${pm.id}`,
+      headers: { authorization: 'Bearer pk_test_browser' },
+    });
+    assert.equal(list.statusCode, 401);
+
+    const customer = (await post('/v1/customers', 'email=e%40example.com')).json<{ id: string }>();
+    assert.equal(
+      (await post(`/v1/payment_methods/${pm.id}/attach`, `customer=${customer.id}`)).statusCode,
+      200,
+    );
+    const other = { authorization: 'Bearer sk_test_someone_else' };
+    const read = await app.inject({
+      method: 'GET',
+      url: `/sandbox/stripe/v1/payment_methods/${pm.id}`,
+      headers: other,
+    });
+    assert.equal(read.statusCode, 404);
+    const own = await app.inject({
+      method: 'GET',
+      url: `/sandbox/stripe/v1/payment_methods/${pm.id}`,
+      headers: auth,
+    });
+    assert.equal(own.json<{ customer: string }>().customer, customer.id);
+  });
+
   test('signatures are what the stripe SDK verifies', () => {
     const payload = JSON.stringify({
       id: 'evt_1',

@@ -49,7 +49,8 @@ interface Context {
   readonly request: RequestInfo;
 }
 
-type Access = 'secret' | 'client_secret';
+/** `publishable`: a browser with a publishable key may create cards (as Stripe.js does), nothing else. */
+type Access = 'secret' | 'client_secret' | 'publishable';
 
 /** Requests accepted within any sliding second, at most `perSecond`. */
 function createRateLimiter(perSecond: number): () => boolean {
@@ -76,17 +77,29 @@ function redactKey(key: string): string {
     : `${key.slice(0, 8)}${'*'.repeat(Math.min(20, key.length - 12))}${key.slice(-4)}`;
 }
 
-/** Secret keys (`sk_test_…`) may do anything; a browser (no key, or `pk_test_…`) only what its client secret allows. */
+/** The `key` a browser sends in the form or the query, as Stripe.js sends its publishable key. */
+function keyParameter(request: FastifyRequest): string | undefined {
+  const body = request.body as FormBody | undefined;
+  const query = request.query as Record<string, unknown> | undefined;
+  const key = body?.params['key'] ?? query?.['key'];
+  return typeof key === 'string' ? key : undefined;
+}
+
+/**
+ * Secret keys (`sk_test_…`) may do anything; a browser (no key, or `pk_test_…`, in the Authorization
+ * header or as Stripe.js sends it, a `key` parameter) only what its client secret allows, and create cards.
+ */
 function authenticate(request: FastifyRequest, access: Access): { caller: Caller; account: string } {
   const header = request.headers.authorization;
   let key: string | undefined;
   if (header?.startsWith('Bearer ') === true) key = header.slice(7).trim();
   else if (header?.startsWith('Basic ') === true)
     key = Buffer.from(header.slice(6), 'base64').toString('utf8').split(':')[0];
+  if (key === undefined && access !== 'secret') key = keyParameter(request);
   if (key !== undefined && key.startsWith('sk_test_') && key.length > 'sk_test_'.length) {
     return { caller: { kind: 'secret' }, account: `acct_${sha256(key).slice(0, 16)}` };
   }
-  if (access === 'client_secret' && (key === undefined || key === '' || key.startsWith('pk_test_'))) {
+  if (access !== 'secret' && (key === undefined || key === '' || key.startsWith('pk_test_'))) {
     return { caller: { kind: 'publishable' }, account: 'publishable' };
   }
   if (key === undefined || key === '') {
@@ -102,9 +115,15 @@ function authenticate(request: FastifyRequest, access: Access): { caller: Caller
   });
 }
 
+/** Card details are never kept, not even hashed (a card number's hash can be reversed by trying them all). */
+const UNHASHED = new Set(['card[number]', 'card[cvc]']);
+
 /** Parameters in a canonical order, so the same request hashes the same whatever the encoder's order. */
 function requestHash(method: string, path: string, raw: string): string {
-  const pairs = [...new URLSearchParams(raw)].map(([k, v]) => `${k}=${v}`).sort();
+  const pairs = [...new URLSearchParams(raw)]
+    .filter(([k]) => !UNHASHED.has(k))
+    .map(([k, v]) => `${k}=${v}`)
+    .sort();
   return sha256(`${method} ${path}\n${pairs.join('&')}`);
 }
 
@@ -234,6 +253,8 @@ export function stripeSandboxPlugin(options: StripeSandboxOptions = {}): Fastify
       const serve = answer(access, handler);
       return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
         const { caller, account } = authenticate(request, access);
+        if (access === 'publishable' && caller.kind === 'publishable')
+          return owners.runUnclaimed(() => serve(request, reply));
         return owners.run(caller.kind === 'secret' ? account : undefined, () => serve(request, reply));
       };
     }
@@ -359,6 +380,11 @@ export function stripeSandboxPlugin(options: StripeSandboxOptions = {}): Fastify
       '/v1/customers/:id',
       hidden,
       endpoint('secret', ({ id, params }) => engine.updateCustomer(id, params)),
+    );
+    app.post(
+      '/v1/payment_methods',
+      hidden,
+      endpoint('publishable', ({ params }) => engine.createPaymentMethod(params)),
     );
     app.get(
       '/v1/payment_methods/:id',

@@ -1,0 +1,310 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import fc from 'fast-check';
+import { mapConcurrent } from '../../src/platform/concurrency.ts';
+import { encodePolyline } from '../../src/platform/geo/index.ts';
+import {
+  createCompany,
+  createTestApp,
+  signedInPolicyholder,
+  type SignedInPolicyholder,
+  type TestApp,
+} from '../support/app.ts';
+import { onPostgres } from '../support/database.ts';
+import { createProduct } from '../support/driving.ts';
+import { livePolicyInput } from '../support/policy-arbitraries.ts';
+import {
+  operationsOf,
+  schemaArbitraries,
+  type OpenApiDocument,
+  type Operation,
+} from './openapi-arbitraries.ts';
+
+/**
+ * R7, isolation by generation: for every route of the OpenAPI document that names a resource, requests
+ * generated from its schemas are sent by someone who must not reach a first company's resources —
+ * another company, the first company with its other environment's secret, another policyholder, and
+ * another policyholder presenting the first company's client id. Each request goes twice: naming the
+ * first company's resource, and naming one that does not exist. The two answers must be the same
+ * (status and problem code): the resource is indistinguishable from nothing. No answer may be a 2xx
+ * carrying the first company's data, and afterwards its resources are as they were.
+ * RELIABILITY_ISOLATION_PAIRS and RELIABILITY_ISOLATION_SEED replay a run.
+ */
+const PAIRS = Number(process.env['RELIABILITY_ISOLATION_PAIRS'] ?? (onPostgres ? 5_000 : 1_000));
+const SEED = Number(process.env['RELIABILITY_ISOLATION_SEED'] ?? Date.now() % 1_000_000);
+
+type Headers = Readonly<Record<string, string>>;
+
+let t: TestApp;
+let victim: Awaited<ReturnType<typeof createCompany>>;
+let holder: SignedInPolicyholder;
+/** Names of references, each with the victim's value and a value that exists nowhere. */
+let references: Record<string, { readonly victim: string; readonly missing: string }> = {};
+/** Strings of the victim's that no prober's answer may contain. */
+let secrets: string[] = [];
+let probers: Array<{ readonly name: string; readonly headers: Headers }> = [];
+let operations: Operation[] = [];
+let valid: ReturnType<typeof schemaArbitraries>['valid'];
+let before_: string;
+
+before(async () => {
+  t = await createTestApp();
+  // Card payments in the sandbox go over a socket through the Stripe SDK.
+  t.container.setListeningUrl(await t.app.listen({ port: 0, host: '127.0.0.1' }));
+  victim = await createCompany(t.app, 'Victim Insurer');
+  const prober = await createCompany(t.app, 'Prober Insurer');
+  const email = 'isolation.victim@example.com';
+  const input = livePolicyInput({
+    proposer: { email, first_names: 'Ottoline' },
+    vehicle: { reg: 'VX71VIC' },
+  });
+  holder = await signedInPolicyholder(t, victim.sandbox, email, input);
+  const policy = holder.policyReference;
+  const inject = async (method: 'POST' | 'PUT', url: string, payload: object) => {
+    const answer = await t.app.inject({ method, url, headers: victim.sandbox, payload });
+    assert.ok(answer.statusCode < 300, `${method} ${url}: ${answer.body}`);
+    return answer.json<Record<string, unknown>>();
+  };
+  const start = Math.floor(Date.now() / 1000) - 3 * 3600;
+  const journey = await inject('POST', '/journeys', {
+    policy_reference: policy,
+    route: encodePolyline([51.5074, -0.1278, 51.5101, -0.134, 51.5155, -0.1419], 5),
+    start_time: start,
+    end_time: start + 600,
+  });
+  await inject('POST', '/devices', { device_id: 'victim-dongle-1', policy_reference: policy, kind: 'obd' });
+  await createProduct(t.app, victim.sandbox, 'victim-product', {});
+  const webhook = await inject('POST', '/webhooks', { url: 'https://receiver.invalid/victim' });
+  await inject('PUT', `/policys/${policy}/mileage-budget`, { distance_per_month: 500 });
+  const details = await t.app.inject({
+    url: '/policys/details',
+    headers: { authorization: `Bearer ${holder.accessToken}` },
+  });
+  const versions = details.json<{
+    versions: Array<{ policy_version_reference: string }>;
+    user_reference?: string;
+  }>();
+  const event = await t.container.database.db
+    .selectFrom('events')
+    .select('id')
+    .limit(1)
+    .executeTakeFirstOrThrow();
+  const user = await t.container.database.db
+    .selectFrom('users')
+    .select('user_reference')
+    .where('email', '=', email)
+    .executeTakeFirstOrThrow();
+  references = {
+    policy_reference: { victim: policy, missing: 'amber-absent-river' },
+    journey_reference: { victim: String(journey['journey_reference']), missing: 'jny_absent0000000000000' },
+    device_id: { victim: 'victim-dongle-1', missing: 'absent-dongle-1' },
+    product_reference: { victim: 'victim-product', missing: 'absent-product' },
+    id: { victim: String(webhook['id']), missing: '00000000-0000-4000-8000-000000000000' },
+    policy_version_reference: {
+      victim: versions.versions[0]?.policy_version_reference ?? '',
+      missing: '00000000-0000-4000-8000-000000000001',
+    },
+    event_id: { victim: event.id, missing: '00000000-0000-4000-8000-000000000002' },
+    user_reference: { victim: user.user_reference, missing: 'usr_absent000000000000' },
+  };
+  secrets = [email, 'Ottoline', 'VX71VIC', holder.username, String(webhook['id'])];
+  const other = await signedInPolicyholder(
+    t,
+    prober.sandbox,
+    'isolation.prober@example.com',
+    livePolicyInput({ proposer: { email: 'isolation.prober@example.com' } }),
+  );
+  probers = [
+    { name: 'another company', headers: prober.sandbox },
+    { name: 'another company, production', headers: prober.production },
+    { name: 'the other environment’s secret', headers: victim.production },
+    {
+      name: 'another policyholder',
+      headers: {
+        client_id: prober.client_id,
+        environment: 'sandbox',
+        authorization: `Bearer ${other.accessToken}`,
+      },
+    },
+    {
+      name: 'another policyholder with this company’s client id',
+      headers: {
+        client_id: victim.client_id,
+        environment: 'sandbox',
+        authorization: `Bearer ${other.accessToken}`,
+      },
+    },
+  ];
+  const doc = (await t.app.inject({ url: '/openapi.json' })).json<OpenApiDocument>();
+  // Routes that can name a resource: a reference in the path, the query or the body. Admin routes are
+  // the operator's (the admin key reaches everything by design); the login and the processor's
+  // webhook receiver name no tenant resource.
+  operations = operationsOf(doc).filter(
+    (op) =>
+      !op.path.startsWith('/admin') &&
+      !op.path.startsWith('/auth/token') &&
+      op.path !== '/webhooks/stripe' &&
+      op.security.length > 0 &&
+      (op.parameters.some((p) => p.name in references) || op.body !== undefined),
+  );
+  ({ valid } = schemaArbitraries(doc, [], () => fc.constant('Isolation-Probe-Secret-1')));
+  before_ = await snapshot();
+  process.stdout.write(
+    `# R7 isolation: ${String(PAIRS)} request pairs (${String(PAIRS * 2)} requests) over ${String(operations.length)} operations × ${String(probers.length)} probers, seed ${String(SEED)} (RELIABILITY_ISOLATION_SEED=${String(SEED)} replays)\n`,
+  );
+});
+after(() => t.close());
+
+/** The victim's resources as its own credentials and its policyholder see them. */
+async function snapshot(): Promise<string> {
+  const policy = references['policy_reference']?.victim ?? '';
+  const read = async (url: string, headers: Headers = victim.sandbox) => {
+    const answer = await t.app.inject({ url, headers });
+    return `${String(answer.statusCode)} ${answer.body}`;
+  };
+  return [
+    await read(`/policys/${policy}`),
+    await read(`/journeys?policy_reference=${policy}`),
+    await read(`/devices/${references['device_id']?.victim ?? ''}`),
+    await read('/products/victim-product'),
+    await read(`/webhooks/${references['id']?.victim ?? ''}`),
+    await read(`/policys/${policy}/mileage-budget`),
+    await read(`/statements?policy_reference=${policy}`),
+    await read(`/payments?policy_reference=${policy}`),
+  ]
+    .join('\n')
+    .replaceAll(/"(last_seen_at|updated_at|generated_at)":"[^"]*"/g, '');
+}
+
+/** Puts `which` value of every known reference into a generated value, at any depth. */
+function substitute(value: unknown, which: 'victim' | 'missing'): unknown {
+  if (Array.isArray(value)) return value.map((item) => substitute(item, which));
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, item]) => {
+      const reference = references[key];
+      return [
+        key,
+        reference === undefined || typeof item !== 'string' ? substitute(item, which) : reference[which],
+      ];
+    }),
+  );
+}
+
+interface Probe {
+  readonly operation: Operation;
+  readonly prober: (typeof probers)[number];
+  readonly query: Partial<Record<string, string>>;
+  readonly body: unknown;
+}
+
+function probeFor(operation: Operation): fc.Arbitrary<Probe> {
+  const query = fc.record(
+    Object.fromEntries(
+      operation.parameters
+        .filter((p) => p.in === 'query')
+        .map((p) => [
+          p.name,
+          p.name in references ? fc.constant('named') : valid(p.schema ?? {}).map(String),
+        ]),
+    ),
+    { requiredKeys: [] },
+  );
+  // A policy body names the victim's policy (an adjustment); others come from their schemas, with
+  // every reference field present.
+  const body =
+    operation.body === undefined
+      ? fc.constant(undefined)
+      : operation.path === '/policys' && operation.method === 'POST'
+        ? fc.constant(livePolicyInput({ policy: { policy_reference: 'named' } }))
+        : valid(operation.body);
+  return fc.record({
+    operation: fc.constant(operation),
+    prober: fc.constantFrom(...probers),
+    query,
+    body,
+  });
+}
+
+/** The request naming the victim's resources, or ones that do not exist. */
+function requestOf(probe: Probe, which: 'victim' | 'missing') {
+  let url = probe.operation.path;
+  for (const p of probe.operation.parameters.filter((x) => x.in === 'path'))
+    url = url.replace(`{${p.name}}`, encodeURIComponent(references[p.name]?.[which] ?? 'absent'));
+  const query = Object.fromEntries(
+    Object.entries(probe.query).map(([key, value]) => [key, references[key]?.[which] ?? value ?? '']),
+  );
+  const search = new URLSearchParams(query).toString();
+  const named = (value: unknown): unknown =>
+    JSON.parse(
+      JSON.stringify(value ?? null).replaceAll(
+        '"named"',
+        `"${references['policy_reference']?.[which] ?? ''}"`,
+      ),
+    );
+  const body = probe.body === undefined ? undefined : substitute(named(probe.body), which);
+  return {
+    method: probe.operation.method as 'GET',
+    url: search === '' ? url : `${url}?${search}`,
+    headers: {
+      ...probe.prober.headers,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
+  };
+}
+
+const outcome = (status: number, body: string): string => {
+  try {
+    return `${String(status)} ${(JSON.parse(body) as { code?: string }).code ?? ''}`;
+  } catch {
+    return String(status);
+  }
+};
+
+test(
+  'another company, environment or policyholder cannot tell the first company’s resources from nothing',
+  { timeout: 1_800_000 },
+  async () => {
+    const probes = fc.sample(fc.oneof(...operations.map(probeFor)), { numRuns: PAIRS, seed: SEED });
+    const failures: string[] = [];
+    const outcomes = new Map<string, number>();
+    await mapConcurrent(probes, 4, async (probe) => {
+      const toVictim = requestOf(probe, 'victim');
+      const toNothing = requestOf(probe, 'missing');
+      const a = await t.app.inject(toVictim);
+      const b = await t.app.inject(toNothing);
+      const seen = outcome(a.statusCode, a.body);
+      outcomes.set(seen, (outcomes.get(seen) ?? 0) + 1);
+      const where = `${probe.prober.name}: ${toVictim.method} ${toVictim.url} ${toVictim.payload?.slice(0, 200) ?? ''}`;
+      // Production card payments are not configured here (no STRIPE_SECRET_KEY): 503 by design.
+      const unconfigured =
+        seen === '503 UPSTREAM_UNAVAILABLE' && probe.prober.headers['environment'] === 'production';
+      if (a.statusCode >= 500 && !unconfigured) failures.push(`${where} → ${a.body.slice(0, 300)}`);
+      else if (seen !== outcome(b.statusCode, b.body))
+        failures.push(
+          `${where} → ${seen} (${a.body.slice(0, 200)}), but for nothing ${outcome(b.statusCode, b.body)}`,
+        );
+      else if (secrets.some((secret) => a.body.includes(secret)))
+        failures.push(`${where} → ${seen} with the victim’s data: ${a.body.slice(0, 300)}`);
+    });
+    const summary = [...outcomes]
+      .sort()
+      .map(([o, n]) => `${o}×${String(n)}`)
+      .join(', ');
+    process.stdout.write(`# R7 outcomes (naming the victim's resources): ${summary}\n`);
+    assert.deepEqual(
+      failures.slice(0, 10),
+      [],
+      `${String(failures.length)} of ${String(PAIRS)} pairs (seed ${String(SEED)})`,
+    );
+    assert.equal(await snapshot(), before_, 'the victim’s resources are as they were');
+    const refreshed = await t.app.inject({
+      method: 'POST',
+      url: '/auth/token',
+      headers: { client_id: victim.client_id },
+      payload: { type: 'REFRESH_TOKEN', refresh_token: holder.refreshToken },
+    });
+    assert.equal(refreshed.statusCode, 200, 'the victim policyholder’s session still stands');
+  },
+);
