@@ -14,6 +14,16 @@ export interface Config {
   readonly databaseUrl: string | undefined;
   /** PostgreSQL: a statement unanswered after this long fails with 503 (0: no bound). */
   readonly databaseQueryTimeoutMs: number;
+  /**
+   * PostgreSQL: the hot statements are named, prepared once per connection (DATABASE_PREPARED_STATEMENTS);
+   * off behind a pooler in transaction mode, where a connection's server session changes.
+   */
+  readonly databasePreparedStatements: boolean;
+  /**
+   * Where the change feed's LISTEN connection goes (DATABASE_LISTEN_URL); undefined: DATABASE_URL. Behind
+   * PgBouncer in transaction pooling, PostgreSQL itself: a LISTEN needs a session of its own.
+   */
+  readonly databaseListenUrl: string | undefined;
   readonly dataDir: string;
   /** Undefined in embedded mode until generated on first start (see container). */
   readonly adminApiKey: string | undefined;
@@ -215,6 +225,9 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     );
   }
   const databaseUrl = url('DATABASE_URL', ['postgres:', 'postgresql:']);
+  const databaseListenUrl = url('DATABASE_LISTEN_URL', ['postgres:', 'postgresql:']);
+  if (databaseListenUrl !== undefined && databaseUrl === undefined)
+    problems.push('DATABASE_LISTEN_URL needs DATABASE_URL (the embedded database has no LISTEN connection)');
   const mqttName = (name: string, fallback: string): string => {
     const raw = read(name) ?? fallback;
     if (!MQTT_NAME.test(raw))
@@ -254,6 +267,8 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     logLevel: oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
     databaseUrl,
     databaseQueryTimeoutMs: integer('DATABASE_QUERY_TIMEOUT_MS', 30_000, 0, 3_600_000),
+    databasePreparedStatements: bool('DATABASE_PREPARED_STATEMENTS', true),
+    databaseListenUrl,
     dataDir: path.resolve(cwd, read('DATA_DIR') ?? 'data'),
     adminApiKey,
     mockEnvironment: bool('MOCK_ENVIRONMENT', true),

@@ -7,7 +7,7 @@ import { migrations } from './migrations/index.ts';
 import { createLogMailer, createSmtpMailer, type Mailer } from './integrations/mail/index.ts';
 import { createAccountService, setPasswordHashingConcurrency } from './modules/accounts/index.ts';
 import { createAuthService } from './modules/auth/index.ts';
-import { createCompanyService } from './modules/companies/index.ts';
+import { createCompanyService, findCompanyContact } from './modules/companies/index.ts';
 import { createNotificationService } from './modules/notifications/index.ts';
 import { createPaymentService } from './modules/payments/index.ts';
 import { createProductService } from './modules/products/index.ts';
@@ -121,6 +121,15 @@ function buildServices(deps: {
     notifications,
     payments: payments.hooks,
     onEnded: (trx, tenant, ended) => statements.scheduleFinal(trx, tenant, ended),
+    // The welcome email's link to the web app carries the company's public client id, which the app
+    // needs to sign in where the deployment pins no company (APP_CLIENT_ID, DEFAULT_CLIENT_ID unset).
+    signInUrl: async (trx, tenant) => {
+      const base = deps.config.publicBaseUrl ?? deps.gateways.sandboxBaseUrl();
+      const company = await findCompanyContact(trx, tenant.companyId);
+      if (base === undefined || company === undefined) return undefined;
+      const query = new URLSearchParams({ client_id: company.clientId, environment: tenant.environment });
+      return `${base.replace(/\/+$/, '')}/app/?${query.toString()}`;
+    },
     // Only processes that serve reads keep policies in memory; a worker needs no LISTEN connection.
     ...(deps.config.role === 'worker' ? {} : { changes: deps.changes }),
   });
@@ -208,7 +217,11 @@ export async function createContainer(
     (await openDatabase<Database>(
       config.databaseUrl === undefined
         ? { dataDir: path.join(config.dataDir, 'pglite') }
-        : { connectionString: config.databaseUrl, queryTimeoutMs: config.databaseQueryTimeoutMs },
+        : {
+            connectionString: config.databaseUrl,
+            queryTimeoutMs: config.databaseQueryTimeoutMs,
+            preparedStatements: config.databasePreparedStatements,
+          },
     ));
   const applied = await migrateToLatest(database.db as never, migrations);
   if (applied.length > 0) logger.info({ migrations: applied }, 'applied migrations');
@@ -249,7 +262,14 @@ export async function createContainer(
   const geocoder = createOfflineGeocoder();
   const metrics = createMetricsRegistry();
   // Policy reads are kept in memory and dropped on PostgreSQL's notifications (one connection).
-  const changes = createChangeFeed(database, logger);
+  // Its LISTEN connection may go elsewhere than the pool: straight to PostgreSQL behind PgBouncer.
+  const changes = createChangeFeed(
+    {
+      pglite: database.pglite,
+      connectionString: config.databaseListenUrl ?? database.connectionString,
+    },
+    logger,
+  );
   const services = buildServices({
     config,
     database,

@@ -62,15 +62,19 @@ export interface WebRig {
 
 /**
  * The service with a company, listening on a port and serving the built app as a one-insurer
- * deployment (APP_CLIENT_ID unset, DEFAULT_CLIENT_ID the company's), and Chromium.
+ * deployment (APP_CLIENT_ID unset, DEFAULT_CLIENT_ID the company's), and Chromium. With
+ * `pinCompany: false` no company is pinned: the app learns it from the welcome email's link.
  */
-export async function startWebRig(): Promise<WebRig> {
+export async function startWebRig(options: { pinCompany?: boolean } = {}): Promise<WebRig> {
   assert.ok(existsSync(BUILT), 'the web app is not built: run npm run build:web (npm ci runs it)');
   const t = await createTestApp();
   const acme = await createCompany(t.app, 'Acme');
   const web: FastifyInstance = await buildApp({
     ...t.container,
-    config: Object.freeze({ ...t.container.config, defaultClientId: acme.client_id }),
+    config: Object.freeze({
+      ...t.container.config,
+      defaultClientId: options.pinCompany === false ? undefined : acme.client_id,
+    }),
     metrics: createMetricsRegistry(),
   });
   const baseUrl = await web.listen({ port: 0, host: '127.0.0.1' });

@@ -170,13 +170,15 @@ export async function updateCompanySecrets(
 export async function findCompanyContact(
   db: Executor,
   id: string,
-): Promise<{ name: string; contactEmail: string | null } | undefined> {
+): Promise<{ name: string; contactEmail: string | null; clientId: string } | undefined> {
   const row = await db
     .selectFrom('companies')
-    .select(['name', 'contact_email'])
+    .select(['name', 'contact_email', 'client_id'])
     .where('id', '=', id)
     .executeTakeFirst();
-  return row === undefined ? undefined : { name: row.name, contactEmail: row.contact_email };
+  return row === undefined
+    ? undefined
+    : { name: row.name, contactEmail: row.contact_email, clientId: row.client_id };
 }
 
 /** The company's key to the built-in Stripe sandbox. */

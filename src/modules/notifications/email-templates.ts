@@ -44,6 +44,8 @@ export function welcomeEmail(values: {
   temporaryPassword: string;
   policyReference: string;
   expiresOn: string;
+  /** The web app's address for this company, when the service knows it. */
+  signInUrl?: string | undefined;
 }): RenderedEmail {
   return render(
     'Your motor insurance account',
@@ -53,6 +55,7 @@ export function welcomeEmail(values: {
       ['Policy', values.policyReference],
       ['Username', values.username],
       ['Temporary password', values.temporaryPassword],
+      ...(values.signInUrl === undefined ? [] : [['Sign in at', values.signInUrl] as const]),
       [
         `Log in with these details to choose your own password before ${values.expiresOn}, when the temporary password expires.`,
         null,

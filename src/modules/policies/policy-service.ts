@@ -132,6 +132,11 @@ export function createPolicyService(deps: {
   onEnded?: (trx: Executor, tenant: Tenant, ended: { policyReference: string; endAt: Date }) => Promise<void>;
   /** Lets reads keep policy rows in memory (see policy-row-cache.ts); without it every read queries. */
   changes?: ChangeFeed;
+  /**
+   * Where a new policyholder signs in: the web app's address for the company, put in the welcome email;
+   * none: the email names no address.
+   */
+  signInUrl?: (trx: Executor, tenant: Tenant) => Promise<string | undefined>;
   /** Refuses a `product_reference` the company has not registered (products work); none: any is taken. */
   checkProduct?: (trx: Executor, tenant: Tenant, reference: string | undefined) => Promise<void>;
   /** The registered product a policy names, as in force at a time (products work); none: null. */
@@ -328,6 +333,7 @@ export function createPolicyService(deps: {
       const email =
         outcome.kind === 'created'
           ? welcomeEmail({
+              signInUrl: await deps.signInUrl?.(trx, tenant),
               firstNames: outcome.account.firstNames,
               username: outcome.account.username,
               temporaryPassword: outcome.temporaryPassword,

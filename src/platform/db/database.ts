@@ -6,8 +6,11 @@ import {
   CompiledQuery,
   Kysely,
   PGliteDialect,
+  PostgresAdapter,
   PostgresDialect,
   sql,
+  type DialectAdapter,
+  type MigrationLockOptions,
   type PostgresPool,
   type PostgresPoolClient,
   type Transaction,
@@ -29,7 +32,8 @@ export interface DatabaseHandle<DB> {
   /**
    * One statement outside any transaction, prepared once per pooled connection under `name` on
    * PostgreSQL (PGlite runs it as it is): for the few statements where parsing and planning cost more
-   * than running them. Kysely cannot name statements.
+   * than running them. Kysely cannot name statements. With `preparedStatements: false` (behind
+   * PgBouncer) it is sent unnamed, parsed each time, as Kysely's statements are.
    */
   prepared<Row>(statement: PreparedStatement, values: readonly unknown[]): Promise<Row[]>;
   ping(): Promise<void>;
@@ -94,6 +98,14 @@ export interface OpenOptions {
   /** A PGlite dump (`dumpDataDir`) to start from: how tests get a migrated database in ~0.3 s. */
   readonly loadDataDir?: Blob | undefined;
   readonly poolSize?: number;
+  /**
+   * PostgreSQL only (DATABASE_PREPARED_STATEMENTS, default true): `prepared()` names its statements,
+   * which pg prepares once per connection. Turn it off behind a pooler in transaction mode (PgBouncer
+   * before 1.21): the server session under a connection changes from one transaction to the next, so
+   * a named statement is missing there ("does not exist") or was prepared by another client ("already
+   * exists"). Unnamed statements (the extended protocol without a name) live within one exchange.
+   */
+  readonly preparedStatements?: boolean;
   /**
    * PostgreSQL only: a statement with no answer after this long fails (503 to a request) and its
    * connection is discarded, so a database that went silent (a failover, a partition) cannot hold a
@@ -201,6 +213,33 @@ function boundedPool(pool: pg.Pool, queryTimeoutMs: number): PostgresPool {
   };
 }
 
+/**
+ * Kysely's PostgreSQL adapter, but the migration lock of a migrator given a transaction (migrate.ts)
+ * is `pg_advisory_xact_lock`, released by that transaction's end. Kysely's own is a session lock taken
+ * and released by statements outside the transaction: through PgBouncer in transaction pooling each of
+ * them may reach another server session, so two processes starting together both migrated ("you don't
+ * own a lock of type ExclusiveLock", then a duplicate key on pg_type) and the lock stayed with an idle
+ * server connection, to stop the next start for an hour.
+ */
+class TransactionLockAdapter extends PostgresAdapter {
+  override async acquireMigrationLock(db: Kysely<unknown>, options: MigrationLockOptions): Promise<void> {
+    if (!db.isTransaction) return super.acquireMigrationLock(db, options);
+    await sql`select pg_advisory_xact_lock(${sql.lit(MIGRATION_LOCK_KEY)})`.execute(db);
+  }
+  override async releaseMigrationLock(db: Kysely<unknown>, options: MigrationLockOptions): Promise<void> {
+    if (!db.isTransaction) return super.releaseMigrationLock(db, options);
+  }
+}
+
+/** The advisory lock key migrations hold (Kysely's own, so an older process's migrator excludes too). */
+export const MIGRATION_LOCK_KEY = 3853314791062309107n;
+
+class PooledPostgresDialect extends PostgresDialect {
+  override createAdapter(): DialectAdapter {
+    return new TransactionLockAdapter();
+  }
+}
+
 export async function openDatabase<DB>(options: OpenOptions): Promise<DatabaseHandle<DB>> {
   if (options.connectionString !== undefined) {
     const types = new pg.TypeOverrides();
@@ -232,7 +271,10 @@ export async function openDatabase<DB>(options: OpenOptions): Promise<DatabaseHa
       },
       () => undefined,
     );
-    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: boundedPool(pool, queryTimeoutMs) }) });
+    const db = new Kysely<DB>({
+      dialect: new PooledPostgresDialect({ pool: boundedPool(pool, queryTimeoutMs) }),
+    });
+    const named = options.preparedStatements ?? true;
     return {
       kind: 'postgres',
       db,
@@ -244,7 +286,7 @@ export async function openDatabase<DB>(options: OpenOptions): Promise<DatabaseHa
         const timeout = timeoutFor(queryTimeoutMs);
         return (
           await pool.query({
-            name: statement.name,
+            ...(named ? { name: statement.name } : {}),
             text: statement.text,
             values: [...values],
             ...(timeout === undefined ? {} : { query_timeout: timeout }),

@@ -1,6 +1,6 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { Migrator, type Migration, type MigrationProvider } from 'kysely/migration';
-import { withoutQueryTimeout } from './database.ts';
+import { MIGRATION_LOCK_KEY, withoutQueryTimeout } from './database.ts';
 
 /**
  * Applies every pending migration, the same files on PGlite and PostgreSQL. Migrations are listed
@@ -11,12 +11,22 @@ export async function migrateToLatest(
   migrations: Record<string, Migration>,
 ): Promise<string[]> {
   const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) };
-  const migrator = new Migrator({ db, provider });
   // A migration may rightly take minutes on a large table: the query timeout does not apply.
-  const { error, results } = await withoutQueryTimeout(() => migrator.migrateToLatest());
-  if (error !== undefined) {
-    const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
-    throw new Error(`migration ${failed} failed`, { cause: error });
-  }
-  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  const results = await withoutQueryTimeout(() =>
+    // NOTE: one transaction that holds the migration lock itself (pg_advisory_xact_lock, before the
+    // migrator creates its tables), so nothing outlives it in the server session: it works through
+    // PgBouncer in transaction pooling, where Kysely's session lock did not exclude (database.ts,
+    // TransactionLockAdapter). Kysely ran the pending migrations in one transaction already.
+    db.transaction().execute(async (trx) => {
+      await sql`select pg_advisory_xact_lock(${sql.lit(MIGRATION_LOCK_KEY)})`.execute(trx);
+      const outcome = await new Migrator({ db: trx, provider }).migrateToLatest();
+      if (outcome.error !== undefined) {
+        const failed = outcome.results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
+        // Thrown inside, so the transaction rolls back rather than committing a half.
+        throw new Error(`migration ${failed} failed`, { cause: outcome.error });
+      }
+      return outcome.results ?? [];
+    }),
+  );
+  return results.filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }

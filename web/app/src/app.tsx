@@ -1,6 +1,6 @@
 import { useEffect, useMemo, useRef, useState, type CSSProperties, type ReactNode } from 'react';
 import type { Session } from '../../../sdk/src/index.ts';
-import { loadConfig, textOn, type AppConfig } from './config.ts';
+import { loadConfig, textOn, withLinkedCompany, type AppConfig } from './config.ts';
 import { DEMO_PASSWORD, DEMO_USERNAME, demoConfig, isDemo, leaveDemoHref } from './demo.ts';
 import { CardsPage } from './cards.tsx';
 import { DevicePage } from './device.tsx';
@@ -29,7 +29,7 @@ export function App() {
   useEffect(() => {
     loadConfig().then(
       (loaded) => {
-        setConfig(isDemo() ? demoConfig(loaded) : loaded);
+        setConfig(isDemo() ? demoConfig(loaded) : withLinkedCompany(loaded));
       },
       () => {
         setConfig('failed');

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { MilepostError, unwrap, type PolicyDetails, type Session } from '../../../sdk/src/index.ts';
 import { CardForm } from './card-form.tsx';
+import { PageMessages } from './messages.tsx';
 import { humanError } from './errors.ts';
 import type { PageProps } from './page-props.ts';
 import { usePolicy } from './policy-context.tsx';
@@ -132,16 +133,7 @@ export function CardsPage({ session, config }: PageProps) {
   return (
     <>
       <h1>Cards</h1>
-      {failure !== undefined ? (
-        <p className="message error" role="alert">
-          {failure}
-        </p>
-      ) : null}
-      {notice !== undefined ? (
-        <p className="message notice" role="status" ref={noticeRef} tabIndex={-1}>
-          {notice}
-        </p>
-      ) : null}
+      <PageMessages error={failure} notice={notice} noticeRef={noticeRef} />
       <section aria-labelledby="default-card-title" className="card">
         <h2 id="default-card-title">Your card</h2>
         {card === undefined ? (

@@ -25,3 +25,33 @@ export function textOn(hex: string): string {
   const luminance = 0.2126 * channel(0) + 0.7152 * channel(1) + 0.0722 * channel(2);
   return (luminance + 0.05) / 0.05 > 1.05 / (luminance + 0.05) ? '#111111' : '#ffffff';
 }
+
+const COMPANY_KEY = 'milepost.company';
+
+/**
+ * The company the app signs in to where the service pins none (APP_CLIENT_ID unset and no
+ * DEFAULT_CLIENT_ID): the one named by the welcome email's link, `/app/?client_id=…&environment=…`,
+ * remembered in this browser for later visits. The link's parameters leave the address bar.
+ */
+export function withLinkedCompany(config: AppConfig): AppConfig {
+  if (config.client_id !== null) return config;
+  const query = new URLSearchParams(window.location.search);
+  const linked = query.get('client_id');
+  if (linked !== null && /^[\w.-]{1,128}$/.test(linked)) {
+    const environment = query.get('environment') === 'production' ? 'production' : 'sandbox';
+    localStorage.setItem(COMPANY_KEY, JSON.stringify({ client_id: linked, environment }));
+    query.delete('client_id');
+    query.delete('environment');
+    const rest = query.toString();
+    window.history.replaceState(null, '', `${window.location.pathname}${rest === '' ? '' : `?${rest}`}`);
+  }
+  try {
+    const kept = JSON.parse(localStorage.getItem(COMPANY_KEY) ?? 'null') as Pick<
+      AppConfig,
+      'client_id' | 'environment'
+    > | null;
+    return kept === null ? config : { ...config, client_id: kept.client_id, environment: kept.environment };
+  } catch {
+    return config;
+  }
+}

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
 import { unwrap, type components, type PolicyDetails } from '../../../sdk/src/index.ts';
+import { LoadFailed } from './messages.tsx';
 import { humanError } from './errors.ts';
 import { formatDate, formatDateTime, formatDistance } from './format.ts';
 import type { PageProps } from './page-props.ts';
@@ -79,18 +80,13 @@ export function DevicePage({ session }: PageProps) {
     );
   else if (loadError !== undefined)
     body = (
-      <div className="message error" role="alert">
-        <p>Your device could not be loaded. {loadError}</p>
-        <button
-          type="button"
-          className="link-button"
-          onClick={() => {
-            setAttempt((n) => n + 1);
-          }}
-        >
-          Try again
-        </button>
-      </div>
+      <LoadFailed
+        what="Your device"
+        error={loadError}
+        onRetry={() => {
+          setAttempt((n) => n + 1);
+        }}
+      />
     );
   else if (policy === undefined || devices === undefined) body = <p role="status">Loading your device…</p>;
   else {

@@ -9,6 +9,7 @@ import {
 import { CardForm } from './card-form.tsx';
 import { addCard, productReferenceOf } from './cards.tsx';
 import type { AppConfig } from './config.ts';
+import { PageMessages } from './messages.tsx';
 import { humanError } from './errors.ts';
 import { formatDate, formatDateTime, formatDistance, formatMoney } from './format.ts';
 import type { PageProps } from './page-props.ts';
@@ -193,16 +194,7 @@ export function StatementsPage({ session, config }: PageProps) {
   return (
     <>
       <h1>Statements</h1>
-      {failure !== undefined ? (
-        <p className="message error" role="alert">
-          {failure}
-        </p>
-      ) : null}
-      {notice !== undefined ? (
-        <p className="message notice" role="status" ref={noticeRef} tabIndex={-1}>
-          {notice}
-        </p>
-      ) : null}
+      <PageMessages error={failure} notice={notice} noticeRef={noticeRef} />
       {statements === undefined ? (
         failure === undefined ? (
           <p role="status">Loading your statements…</p>

@@ -6,6 +6,7 @@ import {
   type PolicyDetails,
   type Session,
 } from '../../../sdk/src/index.ts';
+import { LoadFailed } from './messages.tsx';
 import { humanError } from './errors.ts';
 import { formatDate, formatDistance, formatMoney } from './format.ts';
 import type { PageProps } from './page-props.ts';
@@ -231,18 +232,13 @@ function Usage({ session, policy }: { session: Session; policy: PolicyDetails })
   let body;
   if (loadError !== undefined)
     body = (
-      <div className="message error" role="alert">
-        <p>Your journeys could not be loaded. {loadError}</p>
-        <button
-          type="button"
-          className="link-button"
-          onClick={() => {
-            setAttempt((n) => n + 1);
-          }}
-        >
-          Try again
-        </button>
-      </div>
+      <LoadFailed
+        what="Your journeys"
+        error={loadError}
+        onRetry={() => {
+          setAttempt((n) => n + 1);
+        }}
+      />
     );
   else if (journeys === undefined) body = <p role="status">Loading your journeys…</p>;
   else if (period.startS > nowS)
