@@ -129,7 +129,19 @@ function forgeries(): fc.Arbitrary<{ kind: string; token: string; headers?: Reco
       token: production.accessToken,
       headers: { client_id: company.client_id, environment: 'sandbox' },
     }),
-    // (The genuine token re-encoded — base64 `+` for `-`, extra spaces — is the same token, not a forgery.)
+    // Other spellings of the genuine signature: lenient base64 would decode them to the same bytes.
+    fc
+      .constantFrom(
+        `${real.signature}=`,
+        `${real.signature}==`,
+        real.signature.replaceAll('-', '+').replaceAll('_', '/'),
+        `${real.signature}!`,
+        `${real.signature.slice(0, 40)} ${real.signature.slice(40)}`,
+      )
+      .map((signature) => ({
+        kind: 'signature respelt',
+        token: `${real.raw.header}.${real.raw.payload}.${signature}`,
+      })),
     fc
       .constantFrom(
         `${real.raw.header}.${real.raw.payload}`,

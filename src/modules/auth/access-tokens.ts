@@ -77,12 +77,12 @@ export function createAccessTokens(deps: {
       return undefined;
     const publicKey = key(header['kid']);
     if (publicKey === undefined) return undefined;
-    const ok = verifySignature(
-      null,
-      Buffer.from(`${head}.${body}`, 'latin1'),
-      publicKey,
-      Buffer.from(signature, 'base64url'),
-    );
+    // One spelling per signature: base64url decoding is lenient (padding, `+` and `/`, unused low bits,
+    // stray characters), and a token must have no other spellings that verify: each would be a new
+    // entry in the cache of verified tokens.
+    const signatureBytes = Buffer.from(signature, 'base64url');
+    if (signatureBytes.toString('base64url') !== signature) return undefined;
+    const ok = verifySignature(null, Buffer.from(`${head}.${body}`, 'latin1'), publicKey, signatureBytes);
     const claims = ok ? claimsOf(decodeJson(body), issuer) : undefined;
     return claims === undefined ? undefined : { claims, kid: header['kid'] };
   }
