@@ -63,6 +63,8 @@ before(async () => {
   });
   // The service's own logger and redaction, at info (requests and their errors are logged there).
   t = await createTestApp({ overrides: { logger: createLogger('info', sink) } });
+  // Card payments in the sandbox go over a socket through the Stripe SDK (else they answer 503).
+  t.container.setListeningUrl(await t.app.listen({ port: 0, host: '127.0.0.1' }));
   const acme = await createCompany(t.app, 'Fuzz Insurer');
   credentials = acme.sandbox;
   const holder = await signedInPolicyholder(
