@@ -41,7 +41,7 @@ import {
   createBenchCompany,
   createBenchPolicy,
   json,
-  seededRandom,
+  drivePositionTails,
   startServer,
   withScratchDatabase,
 } from './support.ts';
@@ -63,27 +63,7 @@ const nowSeconds = Math.floor(Date.now() / 1000);
 const boundFrom = nowSeconds - 20 * DAY;
 const base = boundFrom + 3600;
 
-/** Position i's JSON after its time: a 1 Hz drive with every field (seeded: every run sends the same). */
-const tails: readonly string[] = (() => {
-  const random = seededRandom(18);
-  const out: string[] = [];
-  let lat = 51.5;
-  let lon = -0.14;
-  let heading = 40;
-  let odometer = 12_345_678;
-  for (let i = 0; i < BATCH; i++) {
-    const speed = 20 + random() * 40;
-    heading = (heading + (random() - 0.5) * 20 + 360) % 360;
-    const metres = speed / 3.6;
-    lat += (metres * Math.cos((heading * Math.PI) / 180)) / 111_200;
-    lon += (metres * Math.sin((heading * Math.PI) / 180)) / (111_200 * Math.cos((lat * Math.PI) / 180));
-    odometer += Math.round(metres);
-    out.push(
-      `,"lat":${lat.toFixed(6)},"lon":${lon.toFixed(6)},"speed_kmh":${speed.toFixed(1)},"heading":${heading.toFixed(1)},"accuracy_m":${(3 + random() * 5).toFixed(1)},"ignition":true,"odometer_metres":${odometer}}`,
-    );
-  }
-  return out;
-})();
+const tails = drivePositionTails(BATCH);
 
 const devices = Array.from({ length: deviceCount }, (_, d) => `obd-mqtt-${String(d).padStart(4, '0')}`);
 

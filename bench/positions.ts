@@ -19,7 +19,7 @@ import {
   combined,
   load,
   report,
-  seededRandom,
+  drivePositionTails,
   startServer,
   withScratchDatabase,
   type LoadResult,
@@ -41,30 +41,7 @@ const boundFrom = nowSeconds - 20 * DAY;
 /** The first position time: an hour into the bindings. */
 const base = boundFrom + 3600;
 
-/**
- * The JSON of position i after its time: a 1 Hz drive through London with every optional field (seeded,
- * so every run sends the same), to be joined after `{"time":<t>`.
- */
-const tails: readonly string[] = (() => {
-  const random = seededRandom(18);
-  const out: string[] = [];
-  let lat = 51.5;
-  let lon = -0.14;
-  let heading = 40;
-  let odometer = 12_345_678;
-  for (let i = 0; i < BATCH; i++) {
-    const speed = 20 + random() * 40;
-    heading = (heading + (random() - 0.5) * 20 + 360) % 360;
-    const metres = speed / 3.6;
-    lat += (metres * Math.cos((heading * Math.PI) / 180)) / 111_200;
-    lon += (metres * Math.sin((heading * Math.PI) / 180)) / (111_200 * Math.cos((lat * Math.PI) / 180));
-    odometer += Math.round(metres);
-    out.push(
-      `,"lat":${lat.toFixed(6)},"lon":${lon.toFixed(6)},"speed_kmh":${speed.toFixed(1)},"heading":${heading.toFixed(1)},"accuracy_m":${(3 + random() * 5).toFixed(1)},"ignition":true,"odometer_metres":${odometer}}`,
-    );
-  }
-  return out;
-})();
+const tails = drivePositionTails(BATCH);
 
 /** Bodies for successive requests over `devices`, each with 1,000 new times; request k is batch k. */
 function bodies(devices: readonly string[]) {

@@ -188,3 +188,28 @@ export async function createBenchPolicy(
   );
   return created.policy_reference;
 }
+
+/**
+ * The JSON of `count` positions after their times: a 1 Hz drive through London with every optional
+ * field (seeded, so every run sends the same), each to be joined after `{"time":<t>`.
+ */
+export function drivePositionTails(count: number): readonly string[] {
+  const random = seededRandom(18);
+  const out: string[] = [];
+  let lat = 51.5;
+  let lon = -0.14;
+  let heading = 40;
+  let odometer = 12_345_678;
+  for (let i = 0; i < count; i++) {
+    const speed = 20 + random() * 40;
+    heading = (heading + (random() - 0.5) * 20 + 360) % 360;
+    const metres = speed / 3.6;
+    lat += (metres * Math.cos((heading * Math.PI) / 180)) / 111_200;
+    lon += (metres * Math.sin((heading * Math.PI) / 180)) / (111_200 * Math.cos((lat * Math.PI) / 180));
+    odometer += Math.round(metres);
+    out.push(
+      `,"lat":${lat.toFixed(6)},"lon":${lon.toFixed(6)},"speed_kmh":${speed.toFixed(1)},"heading":${heading.toFixed(1)},"accuracy_m":${(3 + random() * 5).toFixed(1)},"ignition":true,"odometer_metres":${odometer}}`,
+    );
+  }
+  return out;
+}
