@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import AjvCompiler from '@fastify/ajv-compiler';
+import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
@@ -21,7 +22,7 @@ import {
   currentCompanyRoutes,
   type Tenant,
 } from './modules/companies/index.ts';
-import { policyRoutes } from './modules/policies/index.ts';
+import { policyRoutes, policySearchRoutes } from './modules/policies/index.ts';
 import { statementRoutes } from './modules/statements/index.ts';
 import {
   authRoutes,
@@ -31,6 +32,7 @@ import {
   policyholderOf,
 } from './modules/auth/index.ts';
 import { productRoutes } from './modules/products/index.ts';
+import { installStaffAccess, SESSION_COOKIE, staffRoutes } from './modules/staff/index.ts';
 import { openApiWebhooks, webhookRoutes } from './modules/webhooks/index.ts';
 import { notificationRoutes } from './modules/notifications/index.ts';
 import { journeyRoutes } from './modules/journeys/index.ts';
@@ -150,6 +152,7 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
   app.decorateRequest('tenant', null);
   app.decorateRequest('environment', 'sandbox');
   app.decorateRequest('policyholder', null);
+  app.decorateRequest('actor', null);
   installProblemHandling(app);
   installRequestIdHeader(app);
   await installCors(app, { exposedHeaders: EXPOSED_HEADERS, maxAgeSeconds: 600 });
@@ -182,6 +185,13 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
             name: 'client_secret',
             description:
               'Production or sandbox secret, matching the `environment` header (absent = sandbox). Proxies such as nginx drop headers with underscores unless `underscores_in_headers on` is set.',
+          },
+          staffSession: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: SESSION_COOKIE,
+            description:
+              'A staff member signed in at /console/ (POST /staff/session). Where a route takes the admin key or client credentials, the session stands in for them within its role (viewer, operations, admin); with client routes the `client_id` and `environment` headers name the company. State-changing requests also send the session’s `x-csrf-token`.',
           },
           policyholderToken: {
             type: 'http',
@@ -234,11 +244,27 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
 
   // Before the route plugins: `environment: mock` reads of the app's pages answer demo data there.
   installMockPages(app, { mockEnabled: config.mockEnvironment, clock: container.clock });
+  // Before the route plugins too: it sees each route as it is added (roles, the audit trail).
+  await app.register(cookie);
+  installStaffAccess(app, {
+    staff: container.services.staff,
+    db: container.database.db,
+    clock: container.clock,
+  });
   const adminAuth = createAdminAuth(container.adminApiKey);
   const clientAuth = createClientAuth(container.services.companies, config.mockEnvironment);
   await app.register(companyRoutes({ companies: container.services.companies, adminAuth }));
   await app.register(currentCompanyRoutes({ companies: container.services.companies, clientAuth }));
+  await app.register(
+    staffRoutes({
+      staff: container.services.staff,
+      companies: container.services.companies,
+      db: container.database.db,
+      adminAuth,
+    }),
+  );
   await app.register(policyRoutes({ policies: container.services.policies, clientAuth }));
+  await app.register(policySearchRoutes({ db: container.database.db, adminAuth }));
   const policyholderAuth = createPolicyholderAuth(container.services.auth, config.mockEnvironment);
   await app.register(
     authRoutes({
@@ -297,6 +323,18 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
       brand_name: config.app.brandName,
       brand_colour: config.app.brandColour,
       stripe_publishable_key: config.app.stripePublishableKey ?? null,
+      map_tile_url: config.app.mapTileUrl ?? null,
+    },
+  });
+  // The staff console (web/console), from the same build.
+  await installWebApp(app, {
+    prefix: '/console/',
+    root: fileURLToPath(new URL('../web/dist/console/', import.meta.url)),
+    buildCommand: 'npm run build:web',
+    allow: { img: config.app.mapTileUrl === undefined ? [] : [tileOrigin(config.app.mapTileUrl)] },
+    config: {
+      brand_name: config.app.brandName,
+      environment_default: config.app.environment,
       map_tile_url: config.app.mapTileUrl ?? null,
     },
   });

@@ -1,10 +1,13 @@
+import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './config.ts';
 import { createContainer } from './container.ts';
 import { migrations } from './migrations/index.ts';
 import { createCompanyService } from './modules/companies/index.ts';
+import { createStaffService, isStaffRole } from './modules/staff/index.ts';
 import { readOutbox } from './modules/notifications/index.ts';
 import { systemClock } from './platform/clock.ts';
+import { withAuditActor } from './platform/db/audit-context.ts';
 import { openDatabase } from './platform/db/database.ts';
 import { DataDirInUseError } from './platform/db/data-dir-lock.ts';
 import { migrateToLatest } from './platform/db/migrate.ts';
@@ -15,6 +18,9 @@ const USAGE = `usage: npm run cli -- <command>
 commands:
   company create --name NAME    create a company; prints its credentials as JSON (secrets shown once)
   company list                  list companies as JSON
+  staff create --email EMAIL --role admin|operations|viewer
+                                create a staff member; prints a one-time password for /console/ (shown once)
+  staff list                    list staff members as JSON
   emails [--to ADDRESS] [--limit N]
                                 the newest emails in the outbox (with no SMTP_URL they are kept here,
                                 temporary passwords and reset codes included)
@@ -30,6 +36,8 @@ async function main(argv: string[]): Promise<number> {
     allowPositionals: true,
     options: {
       name: { type: 'string' },
+      email: { type: 'string' },
+      role: { type: 'string' },
       to: { type: 'string' },
       limit: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -67,6 +75,43 @@ async function main(argv: string[]): Promise<number> {
     }
     if (group === 'company' && action === 'list') {
       process.stdout.write(`${JSON.stringify((await companies.list({ limit: 500 })).companies, null, 2)}\n`);
+      return 0;
+    }
+    if (group === 'staff') {
+      const staff = createStaffService({
+        db: database.db,
+        clock: systemClock,
+        settings: { sessionIdleHours: config.staffSessionIdleHours, issuer: config.app.brandName },
+      });
+      if (action === 'list') {
+        process.stdout.write(`${JSON.stringify(await staff.list(), null, 2)}\n`);
+        return 0;
+      }
+      const email = values.email?.trim() ?? '';
+      if (action !== 'create' || !/^[^\s@]+@[^\s@]+$/.test(email) || !isStaffRole(values.role)) {
+        process.stderr.write('staff create needs --email EMAIL and --role admin, operations or viewer\n');
+        return 64;
+      }
+      const role = values.role;
+      // Attributed like a staff action, to whoever ran the command on this machine.
+      const created = await withAuditActor(
+        {
+          actor: `cli:${userInfo().username}`,
+          staff_id: null,
+          role: null,
+          action: 'staff.create',
+          resource: `email:${email}`,
+          company_id: null,
+          environment: null,
+          request_id: `cli-${String(process.pid)}-${String(Date.now())}`,
+          source_address: 'cli',
+          at: new Date().toISOString(),
+        },
+        () => staff.create(email, role),
+      );
+      process.stdout.write(
+        `${JSON.stringify({ ...created.staff, one_time_password: created.oneTimePassword }, null, 2)}\n`,
+      );
       return 0;
     }
     if (group === 'emails') {

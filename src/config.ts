@@ -52,6 +52,8 @@ export interface Config {
   readonly accessTokenTtlSeconds: number;
   readonly refreshTokenTtlDays: number;
   readonly loginSessionTtlSeconds: number;
+  /** Staff console sessions end after this long unused. */
+  readonly staffSessionIdleHours: number;
   /** Days each Ed25519 signing key signs before the next one takes over. */
   readonly signingKeyRotationDays: number;
   /** Fastify's trustProxy: whose X-Forwarded-For to believe for the client address (login throttling). */
@@ -293,6 +295,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     accessTokenTtlSeconds: integer('ACCESS_TOKEN_TTL_SECONDS', 900, 60, 86_400),
     refreshTokenTtlDays: integer('REFRESH_TOKEN_TTL_DAYS', 30, 1, 365),
     loginSessionTtlSeconds: integer('LOGIN_SESSION_TTL_SECONDS', 300, 60, 3600),
+    staffSessionIdleHours: integer('STAFF_SESSION_IDLE_HOURS', 12, 1, 168),
     signingKeyRotationDays: integer('SIGNING_KEY_ROTATION_DAYS', 30, 1, 365),
     trustProxy: trustProxy(read('TRUST_PROXY'), problems),
     passwordHashingConcurrency: integer(

@@ -11,6 +11,7 @@ import { createCompanyService, findCompanyContact } from './modules/companies/in
 import { createNotificationService } from './modules/notifications/index.ts';
 import { createPaymentService } from './modules/payments/index.ts';
 import { createProductService } from './modules/products/index.ts';
+import { createStaffService } from './modules/staff/index.ts';
 import { createPolicyService } from './modules/policies/index.ts';
 import { createStatementService } from './modules/statements/index.ts';
 import { createWebhookService } from './modules/webhooks/index.ts';
@@ -168,8 +169,17 @@ function buildServices(deps: {
       issuer: deps.config.publicBaseUrl ?? 'milepost',
     },
   });
+  const staff = createStaffService({
+    db,
+    clock,
+    settings: {
+      sessionIdleHours: deps.config.staffSessionIdleHours,
+      issuer: deps.config.app.brandName,
+    },
+  });
   return {
     auth,
+    staff,
     companies,
     notifications,
     accounts,
@@ -284,6 +294,7 @@ export async function createContainer(
   });
   const housekeeping = registerHousekeeping(jobs, database.db, clock, [
     (now) => services.auth.purgeExpired(now),
+    (now) => services.staff.purgeSessions(now),
     (now) => services.webhooks.purgeDeliveryLog(now),
     // Positions' monthly partitions: next months created ahead, months past retention dropped.
     async (now) => (await services.telematics.maintainPartitions(now)).deletedDefaultRows,

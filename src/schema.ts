@@ -9,6 +9,7 @@ import type { JourneyTables } from './modules/journeys/index.ts';
 import type { PolicyTables } from './modules/policies/index.ts';
 import type { ProductTables } from './modules/products/index.ts';
 import type { TelematicsTables } from './modules/telematics/index.ts';
+import type { StaffTables } from './modules/staff/index.ts';
 import type { StatementTables } from './modules/statements/index.ts';
 import type { UsageTables } from './modules/usage/index.ts';
 import type { WebhookTables } from './modules/webhooks/index.ts';
@@ -32,7 +33,8 @@ export interface Database
     WebhookTables,
     StatementTables,
     UsageTables,
-    TelematicsTables {}
+    TelematicsTables,
+    StaffTables {}
 
 /**
  * What repositories take: the database or an open transaction over it. One type for all of them,

@@ -135,6 +135,177 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/staff/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The current staff session
+         * @description Its step, its CSRF token (send it as `x-csrf-token` on every state-changing request) and who it is.
+         */
+        get: operations["staff.session"];
+        put?: never;
+        /**
+         * Sign in as a staff member (email and password)
+         * @description Starts a session (an httpOnly, SameSite=Strict cookie) at its next step: `new_password` for a one-time password, `totp_enrol` (admins without TOTP: the answer carries the QR code), `totp`, or `active`. Throttled like policyholder logins.
+         */
+        post: operations["staff.signIn"];
+        /** Sign out */
+        delete: operations["staff.signOut"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/staff/session/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Replace the one-time password */
+        post: operations["staff.newPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/staff/session/totp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a TOTP code (or confirm the enrolment begun at sign-in) */
+        post: operations["staff.totp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/staff/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Sign out of every session (every browser) */
+        delete: operations["staff.signOutEverywhere"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/staff/me/totp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Begin enrolling an authenticator (optional for operations and viewers) */
+        post: operations["staff.beginTotp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/staff/me/totp/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Confirm the enrolment with a code from the authenticator */
+        post: operations["staff.confirmTotp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/staff": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List staff members */
+        get: operations["staff.list"];
+        put?: never;
+        /**
+         * Create a staff member
+         * @description Answers a one-time password, shown here only: the staff member replaces it at their first sign-in at /console/.
+         */
+        post: operations["staff.create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/staff/{staff_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a staff member’s role, deactivate or reactivate them
+         * @description A role change or a deactivation ends their sessions at once; `reset_credentials: true` answers a new one-time password and clears their TOTP (a lost phone).
+         */
+        patch: operations["staff.update"];
+        trace?: never;
+    };
+    "/admin/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The audit trail
+         * @description Every staff action and admin-key call, newest first: one record per database row it changed (with the changed fields before and after), or one for the request when it changed none, and refusals (`outcome: denied`). Records of one action share `request_id`. No route changes or deletes them. Page with `after` = the previous `next_cursor`.
+         */
+        get: operations["audit.list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/policys": {
         parameters: {
             query?: never;
@@ -185,6 +356,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/policys/{policy_reference}/welcome-email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send the welcome email again, with a new temporary password
+         * @description For a policyholder who has not signed in yet (lost or expired temporary password): the previous temporary password stops working. 409 once they have chosen their own password (they use "Forgot password").
+         */
+        post: operations["policies.resendWelcome"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/policys/{policy_reference}/renewals": {
         parameters: {
             query?: never;
@@ -199,6 +390,26 @@ export interface paths {
          * @description Writes an `rn` version now (201) for the new term: the body is the policy object of POST /policys, every block optional but `pricing` (blocks sent replace the current ones, the rest carry over; `policy.start_date`/`end_date` set the term, by default 1 s after the current end to the same Europe/London anniversary; `policy_year` defaults to the current + 1). The older body `{pricing, start_date?, end_date?}` still works. Written before its term starts, the renewal waits: the policy reads as the current term with the renewal under `renewal`; a second renewal replaces the first (kept, `superseded`). For a policy with `auto_renew` whose term has not ended, the terms are kept instead (202) and the daily job renews at `end_date`; a `payment` block (the renewal premium, checked with the processor as at binding) writes the renewal at once. A live policy whose term ends without stored terms lapses (`ls`). A lapsed policy is renewed only from the end of its last term (the lapse is superseded); otherwise, and for cancelled policies, 409.
          */
         post: operations["policies.renew"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/policies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Find policies across companies
+         * @description By part of a policy reference, the policyholder’s names or email, a vehicle registration or a postcode, in either case. At most `limit` policies: an exact reference first, then the newest.
+         */
+        get: operations["policies.search"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -787,6 +998,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/payments/failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Failed charges, for follow-up
+         * @description The company’s charges that failed and are not yet collected (dunning retries them on its schedule, or they wait for a new card), the most recently failed first.
+         */
+        get: operations["payments.failed"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/policys/{policy_reference}/mileage-budget": {
         parameters: {
             query?: never;
@@ -903,7 +1134,7 @@ export interface paths {
         put?: never;
         /**
          * Run a billing day now
-         * @description Bills every live policy whose billing date is `date` (Europe/London; billing days 29–31 fall on the last day of shorter months), each with a statement ending at the end of the day before. Running a day again bills nobody twice: those are counted as `already_billed`.
+         * @description Bills every live policy whose billing date is `date` (Europe/London; billing days 29–31 fall on the last day of shorter months), each with a statement ending at the end of the day before. Running a day again bills nobody twice: those are counted as `already_billed`. With `Accept: text/event-stream` the answer is a stream of server-sent events: `progress` (the counts so far, after each chunk of policies), then `done` (the result) or `error`.
          */
         post: operations["statements.billingRun"];
         delete?: never;
@@ -2100,6 +2331,844 @@ export interface operations {
             };
             /** @description Unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "staff.session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        stage: "new_password" | "totp_enrol" | "totp" | "active";
+                        /** @description Send as `x-csrf-token` on every state-changing request. */
+                        csrf_token: string;
+                        /**
+                         * Format: date-time
+                         * @description Moves on with use (12 hours idle by default).
+                         */
+                        expires_at: string;
+                        staff: {
+                            /** Format: uuid */
+                            staff_id: string;
+                            email: string;
+                            /** @description `viewer` reads; `operations` also acts on policies, payments, devices and deliveries; `admin` also manages companies, secrets, staff, products and billing runs. */
+                            role: "viewer" | "operations" | "admin";
+                            totp_enabled: boolean;
+                        };
+                        totp_enrolment?: {
+                            /** @description Base32, for typing into an authenticator by hand. */
+                            secret: string;
+                            otpauth_uri: string;
+                            /** @description The otpauth URI as a QR code: an SVG document. */
+                            qr_svg: string;
+                        };
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "staff.signIn": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    email: string;
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        stage: "new_password" | "totp_enrol" | "totp" | "active";
+                        /** @description Send as `x-csrf-token` on every state-changing request. */
+                        csrf_token: string;
+                        /**
+                         * Format: date-time
+                         * @description Moves on with use (12 hours idle by default).
+                         */
+                        expires_at: string;
+                        staff: {
+                            /** Format: uuid */
+                            staff_id: string;
+                            email: string;
+                            /** @description `viewer` reads; `operations` also acts on policies, payments, devices and deliveries; `admin` also manages companies, secrets, staff, products and billing runs. */
+                            role: "viewer" | "operations" | "admin";
+                            totp_enabled: boolean;
+                        };
+                        totp_enrolment?: {
+                            /** @description Base32, for typing into an authenticator by hand. */
+                            secret: string;
+                            otpauth_uri: string;
+                            /** @description The otpauth URI as a QR code: an SVG document. */
+                            qr_svg: string;
+                        };
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "staff.signOut": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "staff.newPassword": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    new_password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        stage: "new_password" | "totp_enrol" | "totp" | "active";
+                        /** @description Send as `x-csrf-token` on every state-changing request. */
+                        csrf_token: string;
+                        /**
+                         * Format: date-time
+                         * @description Moves on with use (12 hours idle by default).
+                         */
+                        expires_at: string;
+                        staff: {
+                            /** Format: uuid */
+                            staff_id: string;
+                            email: string;
+                            /** @description `viewer` reads; `operations` also acts on policies, payments, devices and deliveries; `admin` also manages companies, secrets, staff, products and billing runs. */
+                            role: "viewer" | "operations" | "admin";
+                            totp_enabled: boolean;
+                        };
+                        totp_enrolment?: {
+                            /** @description Base32, for typing into an authenticator by hand. */
+                            secret: string;
+                            otpauth_uri: string;
+                            /** @description The otpauth URI as a QR code: an SVG document. */
+                            qr_svg: string;
+                        };
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "staff.totp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        stage: "new_password" | "totp_enrol" | "totp" | "active";
+                        /** @description Send as `x-csrf-token` on every state-changing request. */
+                        csrf_token: string;
+                        /**
+                         * Format: date-time
+                         * @description Moves on with use (12 hours idle by default).
+                         */
+                        expires_at: string;
+                        staff: {
+                            /** Format: uuid */
+                            staff_id: string;
+                            email: string;
+                            /** @description `viewer` reads; `operations` also acts on policies, payments, devices and deliveries; `admin` also manages companies, secrets, staff, products and billing runs. */
+                            role: "viewer" | "operations" | "admin";
+                            totp_enabled: boolean;
+                        };
+                        totp_enrolment?: {
+                            /** @description Base32, for typing into an authenticator by hand. */
+                            secret: string;
+                            otpauth_uri: string;
+                            /** @description The otpauth URI as a QR code: an SVG document. */
+                            qr_svg: string;
+                        };
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "staff.signOutEverywhere": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "staff.beginTotp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Base32, for typing into an authenticator by hand. */
+                        secret: string;
+                        otpauth_uri: string;
+                        /** @description The otpauth URI as a QR code: an SVG document. */
+                        qr_svg: string;
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "staff.confirmTotp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        stage: "new_password" | "totp_enrol" | "totp" | "active";
+                        /** @description Send as `x-csrf-token` on every state-changing request. */
+                        csrf_token: string;
+                        /**
+                         * Format: date-time
+                         * @description Moves on with use (12 hours idle by default).
+                         */
+                        expires_at: string;
+                        staff: {
+                            /** Format: uuid */
+                            staff_id: string;
+                            email: string;
+                            /** @description `viewer` reads; `operations` also acts on policies, payments, devices and deliveries; `admin` also manages companies, secrets, staff, products and billing runs. */
+                            role: "viewer" | "operations" | "admin";
+                            totp_enabled: boolean;
+                        };
+                        totp_enrolment?: {
+                            /** @description Base32, for typing into an authenticator by hand. */
+                            secret: string;
+                            otpauth_uri: string;
+                            /** @description The otpauth URI as a QR code: an SVG document. */
+                            qr_svg: string;
+                        };
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "staff.list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            staff_id: string;
+                            email: string;
+                            /** @description `viewer` reads; `operations` also acts on policies, payments, devices and deliveries; `admin` also manages companies, secrets, staff, products and billing runs. */
+                            role: "viewer" | "operations" | "admin";
+                            active: boolean;
+                            totp_enabled: boolean;
+                            /** Format: date-time */
+                            created_at: string;
+                            last_sign_in_at: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "staff.create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: email */
+                    email: string;
+                    /** @description `viewer` reads; `operations` also acts on policies, payments, devices and deliveries; `admin` also manages companies, secrets, staff, products and billing runs. */
+                    role: "viewer" | "operations" | "admin";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        staff_id: string;
+                        email: string;
+                        /** @description `viewer` reads; `operations` also acts on policies, payments, devices and deliveries; `admin` also manages companies, secrets, staff, products and billing runs. */
+                        role: "viewer" | "operations" | "admin";
+                        active: boolean;
+                        totp_enabled: boolean;
+                        /** Format: date-time */
+                        created_at: string;
+                        last_sign_in_at: string | null;
+                    } & {
+                        /** @description Shown once; replaced at the first sign-in. */
+                        one_time_password: string;
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "staff.update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                staff_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description `viewer` reads; `operations` also acts on policies, payments, devices and deliveries; `admin` also manages companies, secrets, staff, products and billing runs. */
+                    role?: "viewer" | "operations" | "admin";
+                    active?: boolean;
+                    reset_credentials?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        staff_id: string;
+                        email: string;
+                        /** @description `viewer` reads; `operations` also acts on policies, payments, devices and deliveries; `admin` also manages companies, secrets, staff, products and billing runs. */
+                        role: "viewer" | "operations" | "admin";
+                        active: boolean;
+                        totp_enabled: boolean;
+                        /** Format: date-time */
+                        created_at: string;
+                        last_sign_in_at: string | null;
+                    } & {
+                        one_time_password?: string;
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "audit.list": {
+        parameters: {
+            query?: {
+                /** @description `staff:<email>` or `admin-key`. */
+                actor?: string;
+                company_reference?: string;
+                environment?: "sandbox" | "production";
+                /** @description With company_reference and environment. */
+                policy_reference?: string;
+                /** @description e.g. `journey_reference:J-1`. */
+                resource?: string;
+                request_id?: string;
+                from?: string;
+                to?: string;
+                limit?: number;
+                /** @description The previous page’s `next_cursor`. */
+                after?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            /** Format: date-time */
+                            occurred_at: string;
+                            actor: string;
+                            role: string | null;
+                            /** @description The operationId of the route, e.g. `journeys.void`. */
+                            action: string;
+                            resource: string | null;
+                            company_reference: string | null;
+                            environment: string | null;
+                            policy_reference: string | null;
+                            request_id: string;
+                            source_address: string | null;
+                            outcome: "ok" | "denied";
+                            table: string | null;
+                            key: string | null;
+                            operation: ("insert" | "update" | "delete") | null;
+                            /** @description The changed fields before (all fields of a deleted row); null for an insert. */
+                            before: unknown;
+                            /** @description The changed fields after (all fields of an inserted row); null for a delete. */
+                            after: unknown;
+                        }[];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5338,6 +6407,79 @@ export interface operations {
             };
         };
     };
+    "policies.resendWelcome": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `sandbox` (the default when absent), `production` or `mock`. */
+                environment?: string;
+            };
+            path: {
+                policy_reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The address the email goes to. */
+                        sent_to: string;
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     "policies.renew": {
         parameters: {
             query?: never;
@@ -6776,6 +7918,77 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "policies.search": {
+        parameters: {
+            query: {
+                /** @description Part of a policy reference, the policyholder’s names or email, a vehicle registration or a postcode (either case; spaces in a registration or postcode optional). */
+                q: string;
+                environment?: "sandbox" | "production";
+                company_reference?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            policy_reference: string;
+                            company_reference: string;
+                            company_name: string;
+                            client_id: string;
+                            environment: string;
+                            status: string;
+                            user_reference: string | null;
+                            policyholder_name: string | null;
+                            email: string | null;
+                            vehicle_reg: string | null;
+                            postcode: string | null;
+                            /** Format: date-time */
+                            start_date: string;
+                            /** Format: date-time */
+                            end_date: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9028,6 +10241,8 @@ export interface operations {
             query?: {
                 /** @description Only devices ever bound to this policy. */
                 policy_reference?: string;
+                /** @description Only bound devices that have gone silent (offline), for follow-up. */
+                status?: "offline";
                 limit?: number;
                 /** @description The `next_cursor` of the previous page. */
                 after?: string;
@@ -9815,6 +11030,88 @@ export interface operations {
             };
         };
     };
+    "payments.failed": {
+        parameters: {
+            query?: {
+                limit?: number;
+            };
+            header?: {
+                /** @description `sandbox` (the default when absent), `production` or `mock`. */
+                environment?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        payments: ({
+                            /** @description Milepost’s id of this payment record. */
+                            payment_reference: string;
+                            type: "charge" | "refund";
+                            /** @description What the payment is for. */
+                            purpose: "new_business" | "renewal" | "adjustment" | "cancellation" | "statement" | "intent";
+                            /** @description `pending` until the processor answers; `refunded` once a charge is refunded in full. */
+                            status: "pending" | "succeeded" | "failed" | "refunded" | "requires_action" | "canceled";
+                            /** @description In major units (pounds). */
+                            amount: number;
+                            /** @description Of a charge: how much has been refunded (pounds). */
+                            refunded_amount: number;
+                            currency: string;
+                            policy_version_reference: string | null;
+                            payment_provider: string;
+                            /** @description The processor’s payment intent (charges) or refund id. */
+                            provider_payment_reference: string | null;
+                            payment_method_id: string | null;
+                            decline_code: string | null;
+                            error_message: string | null;
+                            attempts: number;
+                            /** @description When dunning tries again; null when nothing is scheduled. */
+                            next_attempt_at: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                        } & {
+                            policy_reference: string;
+                            awaiting_new_card: boolean;
+                        })[];
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     "usage.getMileageBudget": {
         parameters: {
             query?: never;
@@ -10571,11 +11868,25 @@ export interface operations {
                         billed: number;
                         already_billed: number;
                         failed: number;
+                        /** @description The policies counted as failed, and why. */
+                        failures: {
+                            policy_reference: string;
+                            reason: string;
+                        }[];
                     };
                 };
             };
             /** @description Unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

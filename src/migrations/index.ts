@@ -25,6 +25,7 @@ import * as m0023 from './0023-usage-alerts.ts';
 import * as m0024 from './0024-telematics.ts';
 import * as m0025 from './0025-device-journeys.ts';
 import * as m0026 from './0026-odometer.ts';
+import * as m0027 from './0027-back-office.ts';
 
 /** Every migration, in order. Forward-only; add new files at the end. */
 export const migrations: Record<string, Migration> = {
@@ -54,4 +55,5 @@ export const migrations: Record<string, Migration> = {
   '0024-telematics': m0024,
   '0025-device-journeys': m0025,
   '0026-odometer': m0026,
+  '0027-back-office': m0027,
 };

@@ -19,13 +19,10 @@ import type { PolicyResponse, PolicyService } from '../policies/index.ts';
 import { createAccessTokens } from './access-tokens.ts';
 import { loadCommonPasswords } from './common-passwords.ts';
 import {
-  clearThrottle,
   consumeLoginSession,
   consumeResetCode,
-  countFailure,
   findLiveLoginSession,
   findRefreshToken,
-  findThrottles,
   insertLoginSession,
   insertRefreshToken,
   insertResetCode,
@@ -36,7 +33,6 @@ import {
   revokeRefreshFamily,
   isFamilyRevoked,
   sealSuccessor,
-  setBlockedUntil,
   takeResetCodeAttempt,
 } from './auth-repository.ts';
 import type { TokenResponse, Tokens, UserView } from './auth-schemas.ts';
@@ -50,14 +46,8 @@ import {
   RESET_CODE_TTL_SECONDS,
 } from './rules/login-rules.ts';
 import { checkPassword, type PasswordContext } from './rules/password-policy.ts';
-import {
-  ACCOUNT_THROTTLE,
-  ADDRESS_THROTTLE,
-  delayAfter,
-  EMAIL_THROTTLE,
-  secondsBlocked,
-  type ThrottlePolicy,
-} from './rules/throttle.ts';
+import { ACCOUNT_THROTTLE, ADDRESS_THROTTLE, EMAIL_THROTTLE } from './rules/throttle.ts';
+import { createThrottles, throttleOf, type Throttle } from './throttles.ts';
 import { createKeyRing } from './signing-keys.ts';
 
 export interface AuthSettings {
@@ -98,8 +88,6 @@ const weakPassword = (message: string): AppError =>
   new AppError('VALIDATION_FAILED', `The new password is not accepted: it ${message}`, {
     errors: [{ path: '/body/new_password', message }],
   });
-
-const throttleKey = (...parts: string[]): Buffer => hashToken(parts.join('\u0000'));
 
 /**
  * Policyholder login: the multi-stage token flow of the interface, refresh tokens, bearer
@@ -160,47 +148,13 @@ export function createAuthService(deps: {
 
   // ── Throttling ──────────────────────────────────────────────────────────────────────────────
 
-  interface Throttle {
-    readonly key: Buffer;
-    readonly policy: ThrottlePolicy;
-  }
-  const accountThrottle = (tenant: Tenant, login: string): Throttle => ({
-    key: throttleKey('account', tenant.companyId, tenant.environment, login),
-    policy: ACCOUNT_THROTTLE,
-  });
-  const addressThrottle = (address: string): Throttle => ({
-    key: throttleKey('address', address),
-    policy: ADDRESS_THROTTLE,
-  });
-  const emailThrottle = (tenant: Tenant, login: string): Throttle => ({
-    key: throttleKey('email', tenant.companyId, tenant.environment, login),
-    policy: EMAIL_THROTTLE,
-  });
-
-  /** 429 with Retry-After when any of the throttles is in its delay. */
-  async function ensureNotThrottled(...throttles: Throttle[]): Promise<boolean> {
-    const now = clock.now();
-    const states = await findThrottles(
-      db,
-      throttles.map((t) => t.key),
-    );
-    const wait = Math.max(0, ...states.map((state) => secondsBlocked(state, now)));
-    if (wait > 0)
-      throw new AppError('RATE_LIMITED', `Too many attempts: try again in ${wait} s`, {
-        retryAfterSeconds: wait,
-      });
-    // Whether the first throttle has failures on record: a success then clears them (else no write).
-    return states[0] !== undefined;
-  }
-
-  async function countAgainst(...throttles: Throttle[]): Promise<void> {
-    const now = clock.now();
-    for (const t of throttles) {
-      const failures = await countFailure(db, t.key, now, t.policy.forgetAfterSeconds);
-      const delaySeconds = delayAfter(t.policy, failures);
-      if (delaySeconds > 0) await setBlockedUntil(db, t.key, new Date(now.getTime() + delaySeconds * 1000));
-    }
-  }
+  const throttles = createThrottles(db, clock);
+  const { ensureNotThrottled, countAgainst } = throttles;
+  const accountThrottle = (tenant: Tenant, login: string): Throttle =>
+    throttleOf(ACCOUNT_THROTTLE, 'account', tenant.companyId, tenant.environment, login);
+  const addressThrottle = (address: string): Throttle => throttleOf(ADDRESS_THROTTLE, 'address', address);
+  const emailThrottle = (tenant: Tenant, login: string): Throttle =>
+    throttleOf(EMAIL_THROTTLE, 'email', tenant.companyId, tenant.environment, login);
 
   // ── Tokens ──────────────────────────────────────────────────────────────────────────────────
 
@@ -289,7 +243,7 @@ export function createAuthService(deps: {
       await countAgainst(perAccount, perAddress);
       throw new AppError('INVALID_CREDENTIALS', INVALID_CREDENTIALS);
     }
-    if (hasFailures) await clearThrottle(db, perAccount.key);
+    if (hasFailures) await throttles.clear(perAccount);
     const { account } = credentials;
     const now = clock.now();
     switch (afterCorrectPassword(account, now)) {
@@ -446,7 +400,7 @@ export function createAuthService(deps: {
       return true;
     });
     if (!used) throw new AppError('INVALID_CODE', INVALID_CODE);
-    await clearThrottle(db, perAccount.key);
+    await throttles.clear(perAccount);
     forgetSubjects();
     return { type: 'PASSWORD_RESET' as const };
   }

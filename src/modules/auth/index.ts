@@ -11,3 +11,6 @@ export {
   type PolicyholderAuth,
   type PolicyholderAuthOptions,
 } from './policyholder-auth.ts';
+export { createThrottles, throttleOf, type Throttle, type Throttles } from './throttles.ts';
+export { ACCOUNT_THROTTLE, ADDRESS_THROTTLE } from './rules/throttle.ts';
+export { checkNewPassword } from './common-passwords.ts';

@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import { AppError } from '../../platform/errors.ts';
 import type { CompanyService } from './company-service.ts';
 import type { Environment, Tenant } from './tenant.ts';
+import '../../platform/http/actor.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -69,6 +70,17 @@ export function createClientAuth(companies: CompanyService, mockEnabled: boolean
           });
         }
         request.tenant = null;
+        return;
+      }
+      // A staff session (checked by the staff hook) acts for the company its console names.
+      if (request.actor?.kind === 'staff') {
+        const staffClientId = header(request, 'client_id');
+        if (staffClientId === undefined)
+          throw new AppError(
+            'INVALID_CLIENT_CREDENTIALS',
+            'The client_id header names the company to act for',
+          );
+        request.tenant = await companies.identify(staffClientId, environment);
         return;
       }
       const clientId = header(request, 'client_id') ?? options.defaultClientId;

@@ -230,6 +230,28 @@ export async function listPaymentsOfPolicy(
   return rows.map(toRecord);
 }
 
+/** The company's failed charges (in dunning or waiting for a new card), the most recently failed first. */
+export async function listFailedCharges(
+  db: Executor,
+  tenant: Tenant,
+  limit: number,
+): Promise<Array<{ payment: PaymentRecord; policyReference: string }>> {
+  const rows = await db
+    .selectFrom('payments')
+    .innerJoin('policies', 'policies.id', 'payments.policy_id')
+    .selectAll('payments')
+    .select('policies.policy_reference')
+    .where('payments.company_id', '=', tenant.companyId)
+    .where('payments.environment', '=', tenant.environment)
+    .where('payments.kind', '=', 'charge')
+    .where('payments.status', '=', 'failed')
+    .orderBy('payments.updated_at', 'desc')
+    .orderBy('payments.id')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => ({ payment: toRecord(row), policyReference: row.policy_reference }));
+}
+
 /** The fields a payment update may change, with their columns. */
 export type PaymentChanges = Partial<{
   policyId: string;

@@ -184,6 +184,40 @@ export function paymentRoutes(deps: {
     );
 
     app.get(
+      '/payments/failed',
+      {
+        preHandler: deps.clientAuth(),
+        schema: {
+          operationId: 'payments.failed',
+          tags: ['payments'],
+          summary: 'Failed charges, for follow-up',
+          description:
+            'The company’s charges that failed and are not yet collected (dunning retries them on its schedule, or they wait for a new card), the most recently failed first.',
+          security: [{ clientId: [], clientSecret: [] }],
+          headers: ClientHeadersSchema,
+          querystring: Type.Object(
+            { limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })) },
+            { additionalProperties: false },
+          ),
+          response: {
+            200: Type.Object({
+              payments: Type.Array(
+                Type.Intersect([
+                  PaymentRecordSchema,
+                  Type.Object({ policy_reference: Type.String(), awaiting_new_card: Type.Boolean() }),
+                ]),
+              ),
+            }),
+            ...problemResponses(401, 403, 422),
+          },
+        },
+      },
+      async (request) => ({
+        payments: await payments.listFailed(tenantOf(request), request.query.limit ?? 100),
+      }),
+    );
+
+    app.get(
       '/payments',
       {
         preHandler: authenticate,

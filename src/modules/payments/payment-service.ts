@@ -36,6 +36,7 @@ import {
   insertPayment,
   linkCustomer,
   listAwaitingNewCard,
+  listFailedCharges,
   listPaymentsOfPolicy,
   lockDuePayments,
   markEventProcessed,
@@ -1018,6 +1019,15 @@ export function createPaymentService(deps: {
     async listForPolicyReference(tenant: Tenant, policyReference: string): Promise<PaymentRecordView[]> {
       const policy = await policyOf(tenant, policyReference);
       return hooks.listForPolicy(db, tenant, policy.id);
+    },
+
+    /** Failed charges for follow-up (the console's dunning queue), with their policies. */
+    async listFailed(tenant: Tenant, limit: number) {
+      return (await listFailedCharges(db, tenant, limit)).map(({ payment, policyReference }) => ({
+        ...view(payment, payment.policyVersionId),
+        policy_reference: policyReference,
+        awaiting_new_card: payment.awaitingNewCard,
+      }));
     },
 
     async registerWorkers(): Promise<void> {

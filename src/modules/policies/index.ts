@@ -31,3 +31,4 @@ export {
   type PolicyTermVersion,
   type UsageUnit,
 } from './policy-queries.ts';
+export { policySearchRoutes, searchPolicies } from './policy-search.ts';

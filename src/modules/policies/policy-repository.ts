@@ -29,6 +29,8 @@ export interface PolicyTables {
     billed_through_at: Date | null;
     /** The product the terms in force name (migration 0022): billing applies its rules. */
     product_reference: string | null;
+    /** Lower-case text the console's search matches: written by a trigger on new versions (0027). */
+    search_text: Generated<string | null>;
     created_at: Date;
     updated_at: Date;
   };

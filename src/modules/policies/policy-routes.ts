@@ -103,6 +103,31 @@ export function policyRoutes(deps: {
 
     const cancelDescription =
       'Writes a `cn` version effective at `effective_date` (default now; a date before the start cancels from inception; after the end answers 422) and marks the policy cancelled. A `policy.cancelled` event is recorded for the final statement and the refund.';
+    app.post(
+      '/policys/:policy_reference/welcome-email',
+      {
+        preHandler: clientAuth(),
+        schema: {
+          operationId: 'policies.resendWelcome',
+          tags: ['policies'],
+          summary: 'Send the welcome email again, with a new temporary password',
+          description:
+            'For a policyholder who has not signed in yet (lost or expired temporary password): the previous temporary password stops working. 409 once they have chosen their own password (they use "Forgot password").',
+          security,
+          headers: ClientHeadersSchema,
+          params: ReferenceParams,
+          response: {
+            202: Type.Object({ sent_to: Type.String({ description: 'The address the email goes to.' }) }),
+            ...problemResponses(401, 403, 404, 409, 422),
+          },
+        },
+      },
+      async (request, reply) =>
+        reply
+          .code(202)
+          .send(await policies.resendWelcome(tenantOf(request), request.params.policy_reference)),
+    );
+
     app.delete(
       '/policys/:policy_reference',
       {

@@ -501,6 +501,50 @@ export function createPolicyService(deps: {
       return currentView(tenant, chosen);
     },
 
+    /**
+     * The welcome email again, with a new temporary password (the old one stops working): for a
+     * policyholder who lost it or let it expire before signing in. One who has chosen a password
+     * signs in with it or resets it; sending them a temporary one would lock them out.
+     */
+    async resendWelcome(tenant: Tenant, reference: string): Promise<{ sent_to: string }> {
+      const policy = await findPolicy(db, tenant, reference);
+      if (policy === undefined) throw notFound('policy');
+      const account = await accounts.findById(db, tenant, policy.userId);
+      if (account === undefined) throw notFound('policyholder');
+      if (!account.passwordIsTemporary)
+        throw new AppError(
+          'CONFLICT',
+          'The policyholder has chosen their own password; they can reset it with "Forgot password" in the app',
+        );
+      const password = await accounts.preparePassword();
+      const now = clock.now();
+      await inTransaction(db, async (trx) => {
+        const updated = await accounts.resetTemporaryPassword(trx, tenant, account.id, password);
+        await recordEvent(
+          trx,
+          tenant,
+          'account.temporary_password_reissued',
+          { user_reference: account.userReference },
+          now,
+        );
+        await notifications.queueEmail(
+          trx,
+          tenant,
+          'welcome',
+          account.email,
+          welcomeEmail({
+            signInUrl: await deps.signInUrl?.(trx, tenant),
+            firstNames: account.firstNames,
+            username: account.username,
+            temporaryPassword: password.plain,
+            policyReference: policy.policyReference,
+            expiresOn: updated?.temporaryPasswordExpiresAt?.toISOString().slice(0, 10) ?? '',
+          }),
+        );
+      });
+      return { sent_to: account.email };
+    },
+
     /** References of a policyholder's policies, oldest first. */
     async referencesOf(tenant: Tenant, userId: string): Promise<string[]> {
       return (await listPoliciesOfUser(db, tenant, userId)).map((p) => p.policyReference);

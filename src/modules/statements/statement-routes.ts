@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import { Type } from 'typebox';
 import { AppError, notFound } from '../../platform/errors.ts';
 import { problemResponses } from '../../platform/http/problem.ts';
@@ -185,12 +185,14 @@ export function statementRoutes(deps: {
       admin.post(
         '/admin/billing-runs',
         {
+          // The statements a run writes are the system's billing, not the admin's edits: one record of the run.
+          config: { auditRows: false },
           schema: {
             operationId: 'statements.billingRun',
             tags: ['admin'],
             summary: 'Run a billing day now',
             description:
-              'Bills every live policy whose billing date is `date` (Europe/London; billing days 29–31 fall on the last day of shorter months), each with a statement ending at the end of the day before. Running a day again bills nobody twice: those are counted as `already_billed`.',
+              'Bills every live policy whose billing date is `date` (Europe/London; billing days 29–31 fall on the last day of shorter months), each with a statement ending at the end of the day before. Running a day again bills nobody twice: those are counted as `already_billed`. With `Accept: text/event-stream` the answer is a stream of server-sent events: `progress` (the counts so far, after each chunk of policies), then `done` (the result) or `error`.',
             security: [{ adminKey: [] }],
             body: Type.Object(
               { date: Type.String({ pattern: '^[1-9]\\d{3}-\\d{2}-\\d{2}$', examples: ['2025-07-01'] }) },
@@ -203,20 +205,69 @@ export function statementRoutes(deps: {
                 billed: Type.Integer(),
                 already_billed: Type.Integer(),
                 failed: Type.Integer(),
+                failures: Type.Array(
+                  Type.Object({ policy_reference: Type.String(), reason: Type.String() }),
+                  { description: 'The policies counted as failed, and why.' },
+                ),
               }),
-              ...problemResponses(401, 422),
+              ...problemResponses(401, 403, 422),
             },
           },
         },
-        async (request) => {
+        async (request, reply) => {
           if (!isBillingDateString(request.body.date)) {
             throw new AppError('VALIDATION_FAILED', 'date is not a calendar date', {
               errors: [{ path: '/body/date', message: 'must be a date that exists' }],
             });
           }
-          return statements.runBillingDay(request.body.date);
+          if (!(request.headers.accept ?? '').includes('text/event-stream'))
+            return statements.runBillingDay(request.body.date);
+          return streamBillingRun(request, reply, (onProgress) =>
+            statements.runBillingDay(request.body.date, onProgress),
+          );
         },
       );
     });
   };
+}
+
+/**
+ * A billing run as server-sent events: the stream opens with the first counts (so a refused run, a
+ * future date, is still an ordinary problem answer), then `progress` after each chunk and `done`.
+ */
+async function streamBillingRun<T>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  run: (onProgress: (counts: object) => void) => Promise<T>,
+): Promise<T | undefined> {
+  let stream: FastifyReply['raw'] | undefined;
+  const send = (event: string, data: unknown) => {
+    stream?.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+  };
+  try {
+    const result = await run((counts) => {
+      if (stream === undefined) {
+        void reply.hijack();
+        stream = reply.raw;
+        stream.writeHead(200, {
+          'content-type': 'text/event-stream; charset=utf-8',
+          'cache-control': 'no-store',
+          'x-request-id': request.id,
+        });
+      }
+      send('progress', counts);
+    });
+    if (stream === undefined) return result;
+    send('done', result);
+    stream.end();
+  } catch (error) {
+    if (stream === undefined) throw error;
+    request.log.error({ err: error }, 'billing run failed while streaming');
+    send('error', {
+      code: 'INTERNAL',
+      detail: 'The billing run stopped; running the day again bills nobody twice',
+    });
+    stream.end();
+  }
+  return undefined;
 }

@@ -260,6 +260,12 @@ export interface BillingRunCounts {
   failed: number;
 }
 
+/** A policy a billing run could not bill, and why (its error's message). */
+export interface BillingFailure {
+  readonly policy_reference: string;
+  readonly reason: string;
+}
+
 /**
  * Statements: continuous periods, each journey billed exactly once (by the period holding its start,
  * or the next one for a late upload),
@@ -632,6 +638,7 @@ export function createStatementService(deps: {
   async function billChunk(
     items: ReadonlyArray<{ id: string; reference: string }>,
     date: string,
+    failures?: BillingFailure[],
   ): Promise<Omit<BillingRunCounts, 'date' | 'due'>> {
     const counts = { billed: 0, already_billed: 0, failed: 0 };
     let outcomes: Map<string, StatementOutcome>;
@@ -645,6 +652,10 @@ export function createStatementService(deps: {
     } catch (error) {
       if (items.length === 1) {
         logger.error({ err: error, policy: items[0]?.reference, date }, 'billing a policy failed');
+        failures?.push({
+          policy_reference: items[0]?.reference ?? '',
+          reason: error instanceof Error ? error.message : String(error),
+        });
         billed.inc({ outcome: 'failed' });
         return { ...counts, failed: 1 };
       }
@@ -652,7 +663,7 @@ export function createStatementService(deps: {
         { err: error, date, policies: items.length },
         'billing chunk failed; billing its policies one by one',
       );
-      for (const one of await mapConcurrent(items, 2, (item) => billChunk([item], date))) {
+      for (const one of await mapConcurrent(items, 2, (item) => billChunk([item], date, failures))) {
         counts.billed += one.billed;
         counts.already_billed += one.already_billed;
         counts.failed += one.failed;
@@ -817,8 +828,14 @@ export function createStatementService(deps: {
       return { policy_reference: reference, balance: fromPence(balance) };
     },
 
-    /** Bills every policy whose billing date is `date`; each (policy, date) at most once however often it runs. */
-    async runBillingDay(date: string): Promise<BillingRunCounts> {
+    /**
+     * Bills every policy whose billing date is `date`; each (policy, date) at most once however often
+     * it runs. `onProgress` hears the counts after each chunk (the console's live progress).
+     */
+    async runBillingDay(
+      date: string,
+      onProgress?: (counts: BillingRunCounts) => void,
+    ): Promise<BillingRunCounts & { failures: BillingFailure[] }> {
       // NOTE: a day that has not begun in London has usage still to come: billing it would close
       // periods early and charge installments before they fall due.
       const today = londonDate(clock.now());
@@ -838,16 +855,20 @@ export function createStatementService(deps: {
         failed: 0,
       };
       billed.inc({ outcome: 'already_billed' }, counts.already_billed);
+      onProgress?.({ ...counts });
       const chunks = [];
       for (let i = 0; i < todo.length; i += CHUNK_SIZE) chunks.push(todo.slice(i, i + CHUNK_SIZE));
+      const failures: BillingFailure[] = [];
       // Chunks hold disjoint policies (locked in id order), so they run side by side.
-      for (const chunk of await mapConcurrent(chunks, BILLING_CONCURRENCY, (c) => billChunk(c, date))) {
+      await mapConcurrent(chunks, BILLING_CONCURRENCY, async (c) => {
+        const chunk = await billChunk(c, date, failures);
         counts.billed += chunk.billed;
         counts.already_billed += chunk.already_billed;
         counts.failed += chunk.failed;
-      }
+        onProgress?.({ ...counts });
+      });
       logger.info(counts, 'billing run finished');
-      return counts;
+      return { ...counts, failures };
     },
 
     /** The worker's daily run: fans the due policies out in chunks, so several workers share the day. */

@@ -161,9 +161,22 @@ export async function findDevice(
 export async function listDevices(
   db: Executor,
   tenant: Tenant,
-  options: { policyId?: string; limit: number; after?: string },
+  options: { policyId?: string; offline?: boolean; limit: number; after?: string },
 ): Promise<DeviceRecord[]> {
   let query = deviceWithBindings(db, tenant).orderBy('devices.device_id').limit(options.limit);
+  // Offline: bound, and silent past its product's after_hours (the silent-devices job sets offline_since).
+  if (options.offline === true)
+    query = query
+      .where('devices.offline_since', 'is not', null)
+      .where((eb) =>
+        eb.exists(
+          eb
+            .selectFrom('device_bindings')
+            .select(sql.lit(1).as('one'))
+            .whereRef('device_bindings.device_id', '=', 'devices.id')
+            .where('device_bindings.unbound_at', 'is', null),
+        ),
+      );
   if (options.after !== undefined) query = query.where('devices.device_id', '>', options.after);
   const { policyId } = options;
   if (policyId !== undefined)

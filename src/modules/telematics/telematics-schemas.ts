@@ -75,6 +75,11 @@ export const ListDevicesQuerySchema = Type.Object(
     policy_reference: Type.Optional(
       Type.String({ minLength: 1, maxLength: 100, description: 'Only devices ever bound to this policy.' }),
     ),
+    status: Type.Optional(
+      Type.Literal('offline', {
+        description: 'Only bound devices that have gone silent (offline), for follow-up.',
+      }),
+    ),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })),
     after: Type.Optional(
       Type.String({ maxLength: 100, description: 'The `next_cursor` of the previous page.' }),

@@ -232,6 +232,7 @@ export function createTelematicsService(deps: {
       const devices = await listDevices(db, tenant, {
         limit,
         ...(policyId === undefined ? {} : { policyId }),
+        ...(query.status === 'offline' ? { offline: true } : {}),
         ...(query.after === undefined ? {} : { after: query.after }),
       });
       const last = devices.at(-1);

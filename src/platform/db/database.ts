@@ -16,6 +16,7 @@ import {
   type Transaction,
 } from 'kysely';
 import pg from 'pg';
+import { attributingDialect, auditing } from './audit-context.ts';
 import { lockDataDir } from './data-dir-lock.ts';
 
 export type DatabaseKind = 'pglite' | 'postgres';
@@ -272,7 +273,7 @@ export async function openDatabase<DB>(options: OpenOptions): Promise<DatabaseHa
       () => undefined,
     );
     const db = new Kysely<DB>({
-      dialect: new PooledPostgresDialect({ pool: boundedPool(pool, queryTimeoutMs) }),
+      dialect: attributingDialect(new PooledPostgresDialect({ pool: boundedPool(pool, queryTimeoutMs) })),
     });
     const named = options.preparedStatements ?? true;
     return {
@@ -283,6 +284,9 @@ export async function openDatabase<DB>(options: OpenOptions): Promise<DatabaseHa
       queryTimeoutMs,
       // pool.query releases a client whose statement failed or timed out with the error: the pool drops it.
       prepared: async <Row>(statement: PreparedStatement, values: readonly unknown[]) => {
+        // An audited request's statements go through Kysely's driver, which tells the database who acts.
+        if (auditing())
+          return (await db.executeQuery<Row>(CompiledQuery.raw(statement.text, [...values]))).rows;
         const timeout = timeoutFor(queryTimeoutMs);
         return (
           await pool.query({
@@ -313,7 +317,7 @@ export async function openDatabase<DB>(options: OpenOptions): Promise<DatabaseHa
     lock?.release();
     throw error;
   });
-  const db = new Kysely<DB>({ dialect: new PGliteDialect({ pglite }) });
+  const db = new Kysely<DB>({ dialect: attributingDialect(new PGliteDialect({ pglite })) });
   return {
     kind: 'pglite',
     db,

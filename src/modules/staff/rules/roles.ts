@@ -1,0 +1,71 @@
+/*
+ * What each staff role may do, by the route's operationId: the one table the server enforces on every
+ * route a staff session reaches. Viewers read; operations staff also act on policies and deliveries;
+ * admins also manage companies, secrets, staff, products and billing runs. A route that changes state
+ * and is not in the table is an integration's (client credentials), never a staff member's: default deny.
+ */
+
+export type StaffRole = 'viewer' | 'operations' | 'admin';
+export const STAFF_ROLES: readonly StaffRole[] = ['viewer', 'operations', 'admin'];
+
+const RANK: Readonly<Record<StaffRole, number>> = { viewer: 0, operations: 1, admin: 2 };
+
+/** Actions (routes that change state) staff may take, and the least role for each. */
+export const STAFF_ACTIONS: Readonly<Record<string, StaffRole>> = {
+  'journeys.void': 'operations',
+  'statements.grantCredit': 'operations',
+  'payments.act': 'operations',
+  'policies.cancel': 'operations',
+  'policies.resendWelcome': 'operations',
+  'events.replay': 'operations',
+  'webhooks.retryDelivery': 'operations',
+  'devices.bind': 'operations',
+  'devices.unbind': 'operations',
+  'companies.create': 'admin',
+  'companies.rotateSecrets': 'admin',
+  'auth.rotateSigningKeys': 'admin',
+  'products.create': 'admin',
+  'products.update': 'admin',
+  'statements.billingRun': 'admin',
+  'staff.create': 'admin',
+  'staff.update': 'admin',
+  'webhooks.create': 'admin',
+  'webhooks.update': 'admin',
+  'webhooks.delete': 'admin',
+  'webhooks.rotateSecret': 'admin',
+  'webhooks.test': 'admin',
+};
+
+/** Reads kept to admins: the outbox holds temporary passwords; the staff list is theirs to manage. */
+const ADMIN_READS: ReadonlySet<string> = new Set(['emails.list', 'staff.list']);
+
+/** `payments.act` serves policyholders too; of its types only a retry is a staff action. */
+const STAFF_PAYMENT_TYPES: ReadonlySet<string> = new Set(['RETRY_PAYMENT']);
+
+const READ_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD']);
+
+export type StaffDecision =
+  { readonly allowed: true } | { readonly allowed: false; readonly needs: StaffRole | 'integration' };
+
+/** Whether `role` may make this request: `body` only matters to routes whose action depends on it. */
+export function staffMay(
+  role: StaffRole,
+  request: { readonly operationId: string | undefined; readonly method: string; readonly body?: unknown },
+): StaffDecision {
+  const { operationId = '', method } = request;
+  let needs: StaffRole | 'integration';
+  if (READ_METHODS.has(method)) needs = ADMIN_READS.has(operationId) ? 'admin' : 'viewer';
+  else needs = STAFF_ACTIONS[operationId] ?? 'integration';
+  if (operationId === 'payments.act' && !STAFF_PAYMENT_TYPES.has(paymentTypeOf(request.body)))
+    needs = 'integration';
+  if (needs === 'integration' || RANK[role] < RANK[needs]) return { allowed: false, needs };
+  return { allowed: true };
+}
+
+const paymentTypeOf = (body: unknown): string =>
+  typeof body === 'object' && body !== null && typeof (body as Record<string, unknown>)['type'] === 'string'
+    ? String((body as Record<string, unknown>)['type'])
+    : '';
+
+export const isStaffRole = (value: unknown): value is StaffRole =>
+  typeof value === 'string' && (STAFF_ROLES as readonly string[]).includes(value);

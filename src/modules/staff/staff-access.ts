@@ -1,0 +1,175 @@
+import { timingSafeEqual } from 'node:crypto';
+import '@fastify/cookie';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import type { Executor } from '../../schema.ts';
+import type { Clock } from '../../platform/clock.ts';
+import { withAuditActor, type AuditActor } from '../../platform/db/audit-context.ts';
+import { AppError } from '../../platform/errors.ts';
+import '../../platform/http/actor.ts';
+import { staffMay } from './rules/roles.ts';
+import { hasAuditRecords, insertAuditRecord } from './staff-repository.ts';
+import type { StaffService, StaffSession } from './staff-service.ts';
+
+/** The session cookie: httpOnly, SameSite=Strict, Secure over https. */
+export const SESSION_COOKIE = 'milepost_staff';
+/** The header state-changing staff requests echo the session's CSRF token in. */
+export const CSRF_HEADER = 'x-csrf-token';
+
+const READ_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
+/** Body fields that name what an action is about, for routes without path parameters. */
+const RESOURCE_FIELDS = ['policy_reference', 'company_reference', 'email', 'date'];
+
+export const isReadMethod = (method: string): boolean => READ_METHODS.has(method);
+
+const presentHeader = (request: FastifyRequest, name: string): string | undefined => {
+  const value = request.headers[name];
+  const first = Array.isArray(value) ? value[0] : value;
+  return first === undefined || first.trim() === '' ? undefined : first;
+};
+
+/** The CSRF token of a state-changing request, compared in constant time. */
+export function requireCsrf(request: FastifyRequest, session: StaffSession): void {
+  const sent = Buffer.from(presentHeader(request, CSRF_HEADER) ?? '');
+  const expected = Buffer.from(session.csrfToken);
+  if (sent.length !== expected.length || !timingSafeEqual(sent, expected))
+    throw new AppError(
+      'CSRF_TOKEN_INVALID',
+      `A state-changing request of a staff session must send the session's csrf_token in the ${CSRF_HEADER} header`,
+    );
+}
+
+/** What the route's OpenAPI security says a staff session may stand in for. */
+function scopeOf(route: RouteOptions): 'admin' | 'client' | undefined {
+  const security =
+    (route.schema as { security?: Array<Record<string, unknown>> } | undefined)?.security ?? [];
+  // A route open to a client id alone (the policyholders' login) is anyone's: a staff member signing
+  // in to the policyholders' app in the same browser is not acting as staff there.
+  if (security.some((s) => 'clientId' in s && !('clientSecret' in s))) return undefined;
+  if (security.some((s) => 'adminKey' in s)) return 'admin';
+  if (security.some((s) => 'clientSecret' in s)) return 'client';
+  return undefined;
+}
+
+/** `journey_reference:J-1`: the first path parameter, else the first naming field of the body. */
+function resourceOf(request: FastifyRequest): string | null {
+  const params = (request.params ?? {}) as Record<string, unknown>;
+  const body = (typeof request.body === 'object' && request.body !== null ? request.body : {}) as Record<
+    string,
+    unknown
+  >;
+  for (const [name, value] of Object.entries(params))
+    if (typeof value === 'string') return `${name}:${value}`;
+  for (const name of RESOURCE_FIELDS) {
+    const value = body[name];
+    if (typeof value === 'string') return `${name}:${value}`;
+  }
+  return null;
+}
+
+/**
+ * Staff sessions on the API, and the audit trail of staff and admin-key requests:
+ * - a preValidation hook on every route whose security names the admin key or client credentials:
+ *   a request with the session cookie (and neither an Authorization header nor a client secret) is
+ *   the staff member's, allowed by their role (403 otherwise, recorded) and, when it changes state,
+ *   only with the session's CSRF token. It runs before body validation, so a refusal is a refusal
+ *   whatever was sent.
+ * - each route's handler runs, for an audited request, with the actor attached to its database
+ *   statements, so the audit triggers record every row it changes in the same transaction; a request
+ *   that changed no audited row (a read with the admin key, an email resent) gets one record of its own.
+ */
+export function installStaffAccess(
+  app: FastifyInstance,
+  deps: { staff: StaffService; db: Executor; clock: Clock },
+): void {
+  const { staff, db, clock } = deps;
+
+  const actorOf = (request: FastifyRequest): AuditActor => {
+    const actor = request.actor;
+    return {
+      actor: actor?.kind === 'staff' ? `staff:${actor.email}` : 'admin-key',
+      staff_id: actor?.kind === 'staff' ? actor.staffId : null,
+      role: actor?.kind === 'staff' ? actor.role : null,
+      action:
+        request.routeOptions.schema?.operationId ?? `${request.method} ${request.routeOptions.url ?? ''}`,
+      resource: resourceOf(request),
+      company_id: request.tenant?.companyId ?? null,
+      environment: request.tenant?.environment ?? null,
+      request_id: request.id,
+      source_address: request.ip,
+      at: clock.now().toISOString(),
+    };
+  };
+
+  const recordRequest = async (audit: AuditActor, outcome: 'ok' | 'denied', after?: unknown) => {
+    await insertAuditRecord(db, {
+      occurred_at: new Date(audit.at),
+      request_id: audit.request_id,
+      actor: audit.actor,
+      staff_id: audit.staff_id,
+      role: audit.role,
+      action: audit.action,
+      resource: audit.resource,
+      company_id: audit.company_id,
+      environment: audit.environment,
+      policy_id: null,
+      source_address: audit.source_address,
+      outcome,
+      after,
+    });
+  };
+
+  app.addHook('onRoute', (route) => {
+    const scope = scopeOf(route);
+    if (scope === undefined) return;
+    route.config = { ...route.config, staffScope: scope };
+    const handler = route.handler;
+    const auditRows = route.config.auditRows !== false;
+    route.handler = async function audited(
+      this: FastifyInstance,
+      request: FastifyRequest,
+      reply: FastifyReply,
+    ) {
+      const actor = request.actor;
+      if (actor === null || (actor.kind === 'staff' && isReadMethod(request.method)))
+        return handler.call(this, request, reply);
+      const audit = actorOf(request);
+      if (!auditRows) {
+        await recordRequest(audit, 'ok', request.body);
+        return handler.call(this, request, reply);
+      }
+      const result: unknown = await withAuditActor(audit, async () => handler.call(this, request, reply));
+      if (!(await hasAuditRecords(db, request.id))) await recordRequest(audit, 'ok');
+      return result;
+    };
+  });
+
+  app.addHook('preValidation', async (request) => {
+    if (request.routeOptions.config.staffScope === undefined) return;
+    const token = request.cookies[SESSION_COOKIE];
+    if (
+      token === undefined ||
+      request.headers.authorization !== undefined ||
+      presentHeader(request, 'client_secret') !== undefined
+    )
+      return;
+    const session = await staff.authenticate(token);
+    if (session?.stage !== 'active')
+      throw new AppError(
+        'UNAUTHENTICATED',
+        'The staff session has ended or its sign-in is not finished: sign in again at /console/',
+      );
+    if (!isReadMethod(request.method)) requireCsrf(request, session);
+    const operationId = request.routeOptions.schema?.operationId;
+    const decision = staffMay(session.role, { operationId, method: request.method, body: request.body });
+    request.actor = { kind: 'staff', staffId: session.staffId, email: session.email, role: session.role };
+    if (!decision.allowed) {
+      await recordRequest(actorOf(request), 'denied');
+      throw new AppError(
+        'FORBIDDEN',
+        decision.needs === 'integration'
+          ? `${operationId ?? 'This route'} is an integration's (client credentials), not a staff action`
+          : `${operationId ?? 'This route'} needs the ${decision.needs} role; this session's role is ${session.role}`,
+      );
+    }
+  });
+}
