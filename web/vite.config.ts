@@ -1,20 +1,30 @@
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vite';
+import { defineConfig, type UserConfig } from 'vite';
 import { gbOutline } from './gb-outline.ts';
 
-/** The policyholder app: built to web/dist/app, served by the service at /app/. */
-export default defineConfig({
-  root: fileURLToPath(new URL('./app', import.meta.url)),
-  base: '/app/',
-  logLevel: 'warn',
-  plugins: [gbOutline()],
-  // React's automatic JSX runtime, compiled by Vite's own transformer (no plugin needed for a build).
-  oxc: { jsx: { runtime: 'automatic' } },
-  build: {
-    outDir: fileURLToPath(new URL('./dist/app', import.meta.url)),
-    emptyOutDir: true,
-    target: 'es2022',
-    sourcemap: false,
-    reportCompressedSize: false,
-  },
-});
+/** The web apps: each is built from web/<name> to web/dist/<name> and served by the service at /<name>/. */
+export const WEB_APPS = ['app', 'console'] as const;
+export type WebAppName = (typeof WEB_APPS)[number];
+
+/** One app's build: the policyholder app (`app`) or the staff console (`console`). */
+export function webAppConfig(name: WebAppName): UserConfig {
+  return {
+    root: fileURLToPath(new URL(`./${name}`, import.meta.url)),
+    base: `/${name}/`,
+    logLevel: 'warn',
+    // Both draw journey maps over the outline (the console reuses the app's route map).
+    plugins: [gbOutline()],
+    // React's automatic JSX runtime, compiled by Vite's own transformer (no plugin needed for a build).
+    oxc: { jsx: { runtime: 'automatic' } },
+    build: {
+      outDir: fileURLToPath(new URL(`./dist/${name}`, import.meta.url)),
+      emptyOutDir: true,
+      target: 'es2022',
+      sourcemap: false,
+      reportCompressedSize: false,
+    },
+  };
+}
+
+/** `vite --config web/vite.config.ts` works on the policyholder app; `WEB_APP=console` picks the console. */
+export default defineConfig(webAppConfig(process.env['WEB_APP'] === 'console' ? 'console' : 'app'));

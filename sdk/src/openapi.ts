@@ -1110,7 +1110,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * A policy’s credit ledger
+         * @description Goodwill credits, voided journeys’ credits and amounts carried forward (positive), and what statements and refunds used of them (negative), newest first, with the balance the next statement uses.
+         */
+        get: operations["statements.credits"];
         put?: never;
         /**
          * Grant a goodwill credit
@@ -11753,6 +11757,79 @@ export interface operations {
             };
             /** @description Unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "statements.credits": {
+        parameters: {
+            query: {
+                company_reference: string;
+                environment: "sandbox" | "production";
+                policy_reference: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        policy_reference: string;
+                        /** @description Pounds. */
+                        balance: number;
+                        credits: {
+                            /** @description Pounds: positive a credit, negative its use. */
+                            amount: number;
+                            source: string;
+                            reference: string;
+                            reason: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -412,6 +412,17 @@ export async function creditVoidedJourneys(
   }));
 }
 
+/** A policy's credit ledger, newest first: grants (positive) and what statements and refunds used (negative). */
+export function listCredits(db: Executor, policyId: string) {
+  return db
+    .selectFrom('policy_credits')
+    .select(['amount_pence', 'source', 'reference', 'reason', 'created_at'])
+    .where('policy_id', '=', policyId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id')
+    .execute();
+}
+
 /** Ledger balances of many policies (absent: no entries, a zero balance). */
 export async function creditBalances(
   db: Executor,

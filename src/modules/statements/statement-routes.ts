@@ -182,6 +182,47 @@ export function statementRoutes(deps: {
             .send(await statements.grantCredit(tenant, body.policy_reference, pence, body.reason));
         },
       );
+      admin.get(
+        '/admin/credits',
+        {
+          schema: {
+            operationId: 'statements.credits',
+            tags: ['admin'],
+            summary: 'A policy’s credit ledger',
+            description:
+              'Goodwill credits, voided journeys’ credits and amounts carried forward (positive), and what statements and refunds used of them (negative), newest first, with the balance the next statement uses.',
+            security: [{ adminKey: [] }],
+            querystring: Type.Object(
+              {
+                company_reference: Type.String({ minLength: 1, maxLength: 100 }),
+                environment: Type.Union([Type.Literal('sandbox'), Type.Literal('production')]),
+                policy_reference: Type.String({ minLength: 1, maxLength: 100 }),
+              },
+              { additionalProperties: false },
+            ),
+            response: {
+              200: Type.Object({
+                policy_reference: Type.String(),
+                balance: Type.Number({ description: 'Pounds.' }),
+                credits: Type.Array(
+                  Type.Object({
+                    amount: Type.Number({ description: 'Pounds: positive a credit, negative its use.' }),
+                    source: Type.String(),
+                    reference: Type.String(),
+                    reason: Type.Union([Type.String(), Type.Null()]),
+                    created_at: Type.String({ format: 'date-time' }),
+                  }),
+                ),
+              }),
+              ...problemResponses(401, 403, 404, 422),
+            },
+          },
+        },
+        async (request) => {
+          const { company_reference: company, environment, policy_reference: reference } = request.query;
+          return statements.credits(await deps.companies.tenantOf(company, environment), reference);
+        },
+      );
       admin.post(
         '/admin/billing-runs',
         {

@@ -17,6 +17,7 @@ import {
   addCredits,
   billJourneys,
   creditBalances,
+  listCredits,
   creditVoidedJourneys,
   findStatement,
   insertStatements,
@@ -826,6 +827,27 @@ export function createStatementService(deps: {
       });
       const balance = (await creditBalances(db, [policy.id])).get(policy.id) ?? 0;
       return { policy_reference: reference, balance: fromPence(balance) };
+    },
+
+    /** The policy's credit ledger and its balance (pounds), for the console. */
+    async credits(tenant: Tenant, reference: string) {
+      const policy = await findPolicy(db, tenant, reference);
+      if (policy === undefined) throw notFound('policy');
+      const [entries, balances] = await Promise.all([
+        listCredits(db, policy.id),
+        creditBalances(db, [policy.id]),
+      ]);
+      return {
+        policy_reference: reference,
+        balance: fromPence(balances.get(policy.id) ?? 0),
+        credits: entries.map((e) => ({
+          amount: fromPence(e.amount_pence),
+          source: e.source,
+          reference: e.reference,
+          reason: e.reason,
+          created_at: e.created_at.toISOString(),
+        })),
+      };
     },
 
     /**

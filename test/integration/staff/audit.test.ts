@@ -155,6 +155,19 @@ describe('the back office, end to end', () => {
     });
     assert.equal(granted.statusCode, 201, granted.body);
 
+    const ledger = await t.app.inject({
+      url: `/admin/credits?company_reference=${acme.company_reference}&environment=sandbox&policy_reference=${reference}`,
+      headers: { cookie: viewer.cookie },
+    });
+    assert.equal(ledger.statusCode, 200, ledger.body);
+    assert.equal(ledger.json<{ balance: number }>().balance, 7.5);
+    assert.deepEqual(
+      ledger
+        .json<{ credits: Array<{ amount: number; source: string; reason: string }> }>()
+        .credits.map(({ amount, source, reason }) => ({ amount, source, reason })),
+      [{ amount: 7.5, source: 'goodwill', reason: 'goodwill: app outage' }],
+    );
+
     await journey(reference, '2025-07-05T08:00:00Z');
     await journey(twin, '2025-07-05T08:00:00Z');
     const next = (await statement(reference, '2025-07-15T12:00:00Z')).json<{

@@ -1,8 +1,14 @@
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import type { Clock } from '../../../src/platform/clock.ts';
 import { createCompany, createTestApp, type TestApp } from '../../support/app.ts';
+import { onPostgres } from '../../support/database.ts';
 import { createStaff, signInStaff, STAFF_PASSWORD, totpCode } from './staff-support.ts';
 
 // A clock the test moves: idle expiry and TOTP steps without waiting.
@@ -212,6 +218,41 @@ describe('staff sign-in', () => {
       (await t.app.inject({ url: '/staff/session', headers: { cookie: admin.cookie } })).statusCode,
       401,
     );
+  });
+
+  test('npm run cli -- staff create prints a one-time password that signs in (on the service’s database)', async () => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'milepost-cli-'));
+    try {
+      const env = { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent' } as Record<string, string>;
+      // On PostgreSQL the command reaches this test's database; on PGlite it has a data directory of its own.
+      if (onPostgres) env['DATABASE_URL'] = t.container.database.connectionString ?? '';
+      else delete env['DATABASE_URL'];
+      const run = (...args: string[]) =>
+        promisify(execFile)(process.execPath, ['src/cli.ts', ...args], { env });
+      const { stdout } = await run(
+        'staff',
+        'create',
+        '--email',
+        'Cleo@Insurer.example',
+        '--role',
+        'operations',
+      );
+      const printed = JSON.parse(stdout) as { email: string; role: string; one_time_password: string };
+      assert.equal(printed.email, 'cleo@insurer.example');
+      assert.equal(printed.role, 'operations');
+      assert.match(printed.one_time_password, /^\S{16}$/);
+      await assert.rejects(
+        run('staff', 'create', '--email', 'x@insurer.example', '--role', 'root'),
+        /--role/,
+      );
+      if (onPostgres) {
+        const first = await start('cleo@insurer.example', printed.one_time_password);
+        assert.equal(first.statusCode, 200, first.body);
+        assert.equal(first.json<{ stage: string }>().stage, 'new_password');
+      }
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
   });
 
   test('the admin key still works for automation, and the audit trail keeps sign-ins', async () => {

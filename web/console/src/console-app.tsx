@@ -1,0 +1,383 @@
+import { useCallback, useEffect, useMemo, useRef, useState, type CSSProperties, type ReactNode } from 'react';
+import { createApi, consoleError } from './api.ts';
+import { allows, ConsoleContext, useConsole, type ConsoleState } from './console-context.tsx';
+import { AccountPage } from './account.tsx';
+import { AuditPage } from './audit.tsx';
+import { BillingRunsPage } from './billing-runs.tsx';
+import { CompaniesPage } from './companies.tsx';
+import { DevicesPage } from './devices.tsx';
+import { FailedPaymentsPage } from './failed-payments.tsx';
+import { PolicyPage } from './policy.tsx';
+import { ProductsPage } from './products.tsx';
+import { BASE, followLink, hrefOf, NAV, navigate, routeKey, useRoute, type Route } from './router.ts';
+import { SearchPage } from './search.tsx';
+import { SignInPage } from './sign-in.tsx';
+import { StaffPage } from './staff.tsx';
+import type { Company, ConsoleConfig, Environment, StaffSession } from './types.ts';
+import { WebhooksPage } from './webhooks.tsx';
+
+const TENANT_KEY = 'milepost.console.tenant';
+/** The console's own colours (the app's stylesheet reads them), apart from any insurer's brand. */
+const CONSOLE_COLOURS = { '--brand': '#1f3a5f', '--on-brand': '#ffffff' } as CSSProperties;
+
+async function loadConfig(): Promise<ConsoleConfig> {
+  // From the console's root: a deep page (/console/policies/…) has a base URI of its own.
+  const response = await fetch(`${BASE}config.json`, { cache: 'no-store' });
+  if (!response.ok) throw new Error(`config.json answered ${response.status}`);
+  return (await response.json()) as ConsoleConfig;
+}
+
+export function ConsoleApp() {
+  const [config, setConfig] = useState<ConsoleConfig | 'failed' | undefined>();
+  useEffect(() => {
+    loadConfig().then(setConfig, () => {
+      setConfig('failed');
+    });
+  }, []);
+  if (config === undefined) return <p className="loading">Loading…</p>;
+  if (config === 'failed')
+    return (
+      <main className="page">
+        <h1>The console cannot start</h1>
+        <p role="alert">Its settings could not be loaded. Please reload the page, or try again later.</p>
+      </main>
+    );
+  return <Console config={config} />;
+}
+
+function Console({ config }: { config: ConsoleConfig }) {
+  const route = useRoute();
+  // undefined: not known yet (the session is being read); null: signed out.
+  const [session, setSession] = useState<StaffSession | null | undefined>();
+  const [notice, setNotice] = useState<string | undefined>();
+  const api = useMemo(
+    () =>
+      createApi(() => {
+        setSession(null);
+        setNotice('Your session has ended. Please sign in again.');
+      }),
+    [],
+  );
+  const changeSession = useCallback(
+    (next: StaffSession | null) => {
+      api.setCsrfToken(next?.csrf_token);
+      setSession(next);
+    },
+    [api],
+  );
+  useEffect(() => {
+    api.get<StaffSession>('/staff/session').then(changeSession, () => {
+      changeSession(null);
+    });
+  }, [api, changeSession]);
+
+  const active = session?.stage === 'active';
+  useEffect(() => {
+    if (session === undefined) return;
+    if (!active && route.page !== 'sign-in') navigate({ page: 'sign-in' }, true);
+    if (active && route.page === 'sign-in') navigate({ page: 'search', q: '' }, true);
+  }, [session, active, route.page]);
+  useEffect(() => {
+    document.title = `${titleOf(route)} · ${config.brand_name} staff console`;
+  }, [route, config.brand_name]);
+
+  return (
+    <div className="shell console" style={CONSOLE_COLOURS}>
+      <a className="skip" href="#content">
+        Skip to content
+      </a>
+      {session === undefined ? (
+        <main id="content" className="page">
+          <p className="loading" role="status">
+            Loading…
+          </p>
+        </main>
+      ) : active && route.page !== 'sign-in' ? (
+        <SignedIn
+          api={api}
+          config={config}
+          session={session}
+          route={route}
+          onSignedOut={(message) => {
+            changeSession(null);
+            setNotice(message);
+          }}
+        />
+      ) : (
+        <>
+          <header className="bar">
+            <span className="brand">{config.brand_name}</span>
+            <span className="tag">Staff</span>
+          </header>
+          <Focused key="sign-in">
+            <SignInPage
+              api={api}
+              session={session}
+              notice={notice}
+              onSession={(next) => {
+                setNotice(undefined);
+                changeSession(next);
+              }}
+            />
+          </Focused>
+        </>
+      )}
+    </div>
+  );
+}
+
+function titleOf(route: Route): string {
+  if (route.page === 'sign-in') return 'Sign in';
+  if (route.page === 'policy') return `Policy ${route.policyReference}`;
+  return NAV.find((item) => item.page === route.page)?.name ?? 'Search';
+}
+
+interface CompanyList {
+  readonly companies?: Company[];
+  readonly data?: Company[];
+  readonly next_cursor: string | null;
+}
+
+function SignedIn(props: {
+  api: ConsoleState['api'];
+  config: ConsoleConfig;
+  session: StaffSession;
+  route: Route;
+  onSignedOut: (message: string) => void;
+}) {
+  const { api, config, session, route } = props;
+  const [companies, setCompanies] = useState<readonly Company[] | undefined>();
+  const [companiesError, setCompaniesError] = useState<string | undefined>();
+  const [generation, setGeneration] = useState(0);
+  const [chosen, setChosen] = useState<{ companyReference: string; environment: Environment } | undefined>(
+    () => {
+      try {
+        const kept = JSON.parse(localStorage.getItem(TENANT_KEY) ?? 'null') as {
+          companyReference: string;
+          environment: Environment;
+        } | null;
+        return kept ?? undefined;
+      } catch {
+        return undefined;
+      }
+    },
+  );
+  useEffect(() => {
+    let live = true;
+    (async () => {
+      const all: Company[] = [];
+      let after: string | undefined;
+      do {
+        const page = await api.get<CompanyList>('/admin/companies', { query: { limit: 100, after } });
+        all.push(...(page.companies ?? page.data ?? []));
+        after = page.next_cursor ?? undefined;
+      } while (after !== undefined);
+      return all;
+    })().then(
+      (all) => {
+        if (!live) return;
+        setCompanies(all);
+        setCompaniesError(undefined);
+      },
+      (caught: unknown) => {
+        if (live) setCompaniesError(consoleError(caught));
+      },
+    );
+    return () => {
+      live = false;
+    };
+  }, [api, generation]);
+
+  const tenant = useMemo(() => {
+    const company =
+      companies?.find((c) => c.company_reference === chosen?.companyReference) ?? companies?.[0];
+    return company === undefined
+      ? undefined
+      : { company, environment: chosen?.environment ?? config.environment_default };
+  }, [companies, chosen, config.environment_default]);
+
+  const state: ConsoleState = useMemo(
+    () => ({
+      api,
+      config,
+      session,
+      companies: companies ?? [],
+      companiesLoaded: companies !== undefined,
+      tenant,
+      setTenant(companyReference, environment) {
+        const next = { companyReference, environment };
+        localStorage.setItem(TENANT_KEY, JSON.stringify(next));
+        setChosen(next);
+      },
+      reloadCompanies() {
+        setGeneration((n) => n + 1);
+      },
+    }),
+    [api, config, session, companies, tenant],
+  );
+  const nav = NAV.find((item) => item.page === route.page);
+  return (
+    <ConsoleContext.Provider value={state}>
+      <header className="bar">
+        <span className="brand">{config.brand_name}</span>
+        <span className="tag">Staff</span>
+        <span className="who" data-testid="signed-in-as">
+          {session.staff.email} <span className="role">({session.staff.role})</span>
+        </span>
+        <button
+          type="button"
+          className="link-button"
+          onClick={() => {
+            api.delete('/staff/session').then(
+              () => {
+                props.onSignedOut('You have signed out.');
+              },
+              () => {
+                props.onSignedOut('You have signed out.');
+              },
+            );
+          }}
+        >
+          Sign out
+        </button>
+      </header>
+      <Navigation route={route} />
+      {nav?.perCompany === true ? <TenantPicker /> : null}
+      {companiesError === undefined ? null : (
+        <p className="message error page-wide" role="alert">
+          The companies could not be loaded. {companiesError}
+        </p>
+      )}
+      <Focused key={routeKey(route)}>
+        <Page route={route} onSignedOut={props.onSignedOut} />
+      </Focused>
+    </ConsoleContext.Provider>
+  );
+}
+
+function Page({ route, onSignedOut }: { route: Route; onSignedOut: (message: string) => void }) {
+  const { session } = useConsole();
+  const nav = NAV.find((item) => item.page === route.page);
+  if (nav !== undefined && !allows(session.staff.role, nav.role))
+    return (
+      <>
+        <h1>{nav.name}</h1>
+        <p className="message error" role="alert">
+          This page is for the {nav.role} role; you are signed in as {session.staff.role}.
+        </p>
+      </>
+    );
+  switch (route.page) {
+    case 'sign-in':
+    case 'search':
+      return <SearchPage q={route.page === 'search' ? route.q : ''} />;
+    case 'policy':
+      return <PolicyPage {...route} />;
+    case 'failed-payments':
+      return <FailedPaymentsPage />;
+    case 'billing-runs':
+      return <BillingRunsPage />;
+    case 'webhooks':
+      return <WebhooksPage />;
+    case 'devices':
+      return <DevicesPage />;
+    case 'companies':
+      return <CompaniesPage />;
+    case 'products':
+      return <ProductsPage />;
+    case 'staff':
+      return <StaffPage />;
+    case 'audit':
+      return <AuditPage />;
+    case 'account':
+      return <AccountPage onSignedOut={onSignedOut} />;
+  }
+}
+
+/** The pages the role may open, as links (a click routes in the page; a new tab works too). */
+function Navigation({ route }: { route: Route }) {
+  const { session } = useConsole();
+  return (
+    <nav className="tabs" aria-label="Console pages">
+      <ul>
+        {NAV.filter((item) => allows(session.staff.role, item.role)).map((item) => {
+          const target: Route = item.page === 'search' ? { page: 'search', q: '' } : { page: item.page };
+          return (
+            <li key={item.page}>
+              <a
+                href={hrefOf(target)}
+                aria-current={item.page === route.page ? 'page' : undefined}
+                onClick={(event) => {
+                  followLink(event, target);
+                }}
+              >
+                {item.name}
+              </a>
+            </li>
+          );
+        })}
+      </ul>
+    </nav>
+  );
+}
+
+/** The company and environment the per-company pages show. */
+function TenantPicker() {
+  const { companies, tenant, setTenant } = useConsole();
+  if (tenant === undefined) return null;
+  return (
+    <form
+      className="tenant"
+      aria-label="Company and environment"
+      onSubmit={(event) => {
+        event.preventDefault();
+      }}
+    >
+      <div className="field">
+        <label htmlFor="tenant-company">Company</label>
+        <select
+          id="tenant-company"
+          value={tenant.company.company_reference}
+          onChange={(event) => {
+            setTenant(event.target.value, tenant.environment);
+          }}
+        >
+          {companies.map((company) => (
+            <option key={company.company_reference} value={company.company_reference}>
+              {company.name} ({company.company_reference})
+            </option>
+          ))}
+        </select>
+      </div>
+      <div className="field">
+        <label htmlFor="tenant-environment">Environment</label>
+        <select
+          id="tenant-environment"
+          value={tenant.environment}
+          onChange={(event) => {
+            setTenant(
+              tenant.company.company_reference,
+              event.target.value === 'production' ? 'production' : 'sandbox',
+            );
+          }}
+        >
+          <option value="sandbox">Sandbox</option>
+          <option value="production">Production</option>
+        </select>
+      </div>
+    </form>
+  );
+}
+
+/** Moves focus to the page's main region when the page changes, so keyboard and reader users follow. */
+function Focused({ children }: { children: ReactNode }) {
+  const ref = useRef<HTMLElement>(null);
+  useEffect(() => {
+    ref.current?.focus();
+  }, []);
+  return (
+    <main id="content" className="page" tabIndex={-1} ref={ref}>
+      {children}
+    </main>
+  );
+}

@@ -1,0 +1,13 @@
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { ConsoleApp } from './console-app.tsx';
+import '../../app/src/styles.css';
+import './console.css';
+
+const root = document.getElementById('root');
+if (root !== null)
+  createRoot(root).render(
+    <StrictMode>
+      <ConsoleApp />
+    </StrictMode>,
+  );

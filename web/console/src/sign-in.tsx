@@ -1,0 +1,260 @@
+import { useEffect, useRef, useState, type ReactNode, type SyntheticEvent } from 'react';
+import { MilepostError } from '../../../sdk/src/errors.ts';
+import { formatWait } from '../../app/src/format.ts';
+import { consoleError, type Api } from './api.ts';
+import type { StaffSession, TotpEnrolment } from './types.ts';
+import { Field } from './ui.tsx';
+
+const MIN_PASSWORD = 12;
+
+/**
+ * Signing in, stage by stage as the service asks: email and password, then (for a one-time password)
+ * a new password, then two-step verification (enrolment with a QR code, or a code).
+ */
+export function SignInPage(props: {
+  api: Api;
+  /** The session so far; null when signed out. */
+  session: StaffSession | null;
+  notice: string | undefined;
+  onSession: (session: StaffSession) => void;
+}) {
+  const { api, session, onSession } = props;
+  const stage = session === null ? 'password' : session.stage;
+  const [error, setError] = useState<string | undefined>();
+  const [busy, setBusy] = useState(false);
+  const [waitUntil, setWaitUntil] = useState<number | undefined>();
+  const [clock, setClock] = useState(Date.now());
+  const heading = useRef<HTMLHeadingElement>(null);
+  const waiting = waitUntil !== undefined && waitUntil > clock;
+
+  useEffect(() => {
+    if (waitUntil === undefined) return;
+    const timer = setInterval(() => {
+      setClock(Date.now());
+    }, 1000);
+    return () => {
+      clearInterval(timer);
+    };
+  }, [waitUntil]);
+  // A new stage is a new form: focus goes to its heading so that a reader hears where they are.
+  const first = useRef(true);
+  useEffect(() => {
+    if (first.current) {
+      first.current = false;
+      return;
+    }
+    setError(undefined);
+    heading.current?.focus();
+  }, [stage]);
+
+  function step(event: SyntheticEvent<HTMLFormElement>, work: (fields: FormData) => Promise<void>) {
+    event.preventDefault();
+    const fields = new FormData(event.currentTarget);
+    setBusy(true);
+    setError(undefined);
+    work(fields).then(
+      () => {
+        setBusy(false);
+      },
+      (caught: unknown) => {
+        setBusy(false);
+        if (caught instanceof MilepostError && caught.status === 429) {
+          setClock(Date.now());
+          setWaitUntil(Date.now() + (caught.retryAfterSeconds ?? 30) * 1000);
+        }
+        setError(
+          caught instanceof MilepostError && caught.code === 'INVALID_CREDENTIALS' && stage === 'password'
+            ? 'The email or password is not right.'
+            : consoleError(caught),
+        );
+      },
+    );
+  }
+  const text = (fields: FormData, name: string): string => {
+    const value = fields.get(name);
+    return typeof value === 'string' ? value : '';
+  };
+  const disabled = busy || waiting;
+
+  const status = (
+    <>
+      {error === undefined ? null : (
+        <p className="message error" role="alert">
+          {error}
+        </p>
+      )}
+      {waitUntil === undefined ? null : (
+        <p className="hint" aria-live="off">
+          {waiting
+            ? `You can try again in ${formatWait((waitUntil - clock) / 1000)}.`
+            : 'You can try again now.'}
+        </p>
+      )}
+    </>
+  );
+
+  const frame = (title: string, children: ReactNode) => (
+    <>
+      <h1 ref={heading} tabIndex={-1}>
+        {title}
+      </h1>
+      {stage === 'password' && props.notice !== undefined ? (
+        <p className="message notice" role="status">
+          {props.notice}
+        </p>
+      ) : null}
+      {status}
+      <div className="panel narrow">{children}</div>
+    </>
+  );
+
+  switch (stage) {
+    case 'password':
+      return frame(
+        'Sign in',
+        <form
+          onSubmit={(event) => {
+            step(event, async (fields) => {
+              onSession(
+                await api.post<StaffSession>('/staff/session', {
+                  body: { email: text(fields, 'email').trim(), password: text(fields, 'password') },
+                }),
+              );
+            });
+          }}
+        >
+          <Field label="Email" name="email" type="email" autoComplete="username" required />
+          <Field label="Password" name="password" type="password" autoComplete="current-password" required />
+          <button type="submit" className="primary" disabled={disabled}>
+            {busy ? 'Signing in…' : 'Sign in'}
+          </button>
+        </form>,
+      );
+    case 'new_password':
+      return frame(
+        'Choose a new password',
+        <form
+          onSubmit={(event) => {
+            step(event, async (fields) => {
+              const password = text(fields, 'new_password');
+              if (password.length < MIN_PASSWORD)
+                throw new MilepostError(`Use at least ${MIN_PASSWORD} characters.`, {
+                  status: 422,
+                  code: 'CLIENT',
+                });
+              if (password !== text(fields, 'new_password_again'))
+                throw new MilepostError('The two passwords do not match.', { status: 422, code: 'CLIENT' });
+              onSession(
+                await api.post<StaffSession>('/staff/session/password', { body: { new_password: password } }),
+              );
+            });
+          }}
+        >
+          <p>Your one-time password has done its job. Choose a password of your own.</p>
+          <Field
+            label="New password"
+            name="new_password"
+            type="password"
+            autoComplete="new-password"
+            hint={`At least ${MIN_PASSWORD} characters, not a common password.`}
+            required
+          />
+          <Field
+            label="New password again"
+            name="new_password_again"
+            type="password"
+            autoComplete="new-password"
+            required
+          />
+          <button type="submit" className="primary" disabled={disabled}>
+            {busy ? 'Saving…' : 'Save password'}
+          </button>
+        </form>,
+      );
+    case 'totp_enrol':
+      return frame(
+        'Set up two-step verification',
+        <form
+          onSubmit={(event) => {
+            step(event, async (fields) => {
+              onSession(
+                await api.post<StaffSession>('/staff/session/totp', {
+                  body: { code: text(fields, 'code').replace(/\s+/g, '') },
+                }),
+              );
+            });
+          }}
+        >
+          <p>Your role needs a code from an authenticator app each time you sign in.</p>
+          {session?.totp_enrolment === undefined ? null : <Enrolment enrolment={session.totp_enrolment} />}
+          <CodeField />
+          <button type="submit" className="primary" disabled={disabled}>
+            {busy ? 'Checking…' : 'Turn on and continue'}
+          </button>
+        </form>,
+      );
+    case 'totp':
+      return frame(
+        'Enter your verification code',
+        <form
+          onSubmit={(event) => {
+            step(event, async (fields) => {
+              onSession(
+                await api.post<StaffSession>('/staff/session/totp', {
+                  body: { code: text(fields, 'code').replace(/\s+/g, '') },
+                }),
+              );
+            });
+          }}
+        >
+          <CodeField />
+          <button type="submit" className="primary" disabled={disabled}>
+            {busy ? 'Checking…' : 'Continue'}
+          </button>
+        </form>,
+      );
+    case 'active':
+      return frame('Signed in', <p role="status">Opening the console…</p>);
+  }
+}
+
+export function CodeField() {
+  return (
+    <Field
+      label="Six-digit code"
+      name="code"
+      inputMode="numeric"
+      autoComplete="one-time-code"
+      pattern="[0-9 ]{6,7}"
+      maxLength={7}
+      hint="From your authenticator app."
+      required
+    />
+  );
+}
+
+/** The QR code to scan, and the secret for typing in by hand. */
+export function Enrolment({ enrolment }: { enrolment: TotpEnrolment }) {
+  return (
+    <div className="enrolment">
+      <ol>
+        <li>Open an authenticator app and add an account.</li>
+        <li>Scan the QR code, or type in the key below.</li>
+        <li>Enter the six-digit code the app shows.</li>
+      </ol>
+      <img
+        className="qr"
+        src={`data:image/svg+xml;utf8,${encodeURIComponent(enrolment.qr_svg)}`}
+        alt="QR code for your authenticator app"
+        width={200}
+        height={200}
+      />
+      <p>
+        Key for typing in:{' '}
+        <code className="secret" data-testid="totp-secret">
+          {enrolment.secret}
+        </code>
+      </p>
+    </div>
+  );
+}
