@@ -293,22 +293,41 @@ export async function deleteEndpoint(db: Executor, tenant: Tenant, reference: st
   return Number(result.numDeletedRows) > 0;
 }
 
-/** Endpoint health after an attempt: a success clears the failing streak, a failure starts one if none is running. */
+/**
+ * Endpoint health after an attempt: a success clears the failing streak, a failure starts one if none
+ * is running. The row is written (and locked) only when the streak changes: the attempts of a healthy
+ * endpoint, or of one already failing, must not queue one behind another on its row, or the endpoint's
+ * concurrency would end at its first settle. Returns the endpoint as it stands, unlocked unless written.
+ */
 export async function recordEndpointHealth(
   db: Executor,
   id: string,
   delivered: boolean,
   attemptAt: Date,
 ): Promise<EndpointRecord | undefined> {
-  const row = await db
+  const changed = await db
     .updateTable('webhook_endpoints')
-    .set(
-      delivered
-        ? { failing_since: null }
-        : { failing_since: sql<Date>`coalesce(failing_since, ${attemptAt})` },
-    )
+    .set({ failing_since: delivered ? null : attemptAt })
     .where('id', '=', id)
+    .where('failing_since', delivered ? 'is not' : 'is', null)
     .returning(endpointColumns)
+    .executeTakeFirst();
+  if (changed !== undefined) return toEndpoint(changed);
+  const row = await db
+    .selectFrom('webhook_endpoints')
+    .select(endpointColumns)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row === undefined ? undefined : toEndpoint(row);
+}
+
+/** The endpoint's row, locked for the rest of the transaction; undefined once deleted. */
+export async function lockEndpoint(db: Executor, id: string): Promise<EndpointRecord | undefined> {
+  const row = await db
+    .selectFrom('webhook_endpoints')
+    .select(endpointColumns)
+    .where('id', '=', id)
+    .forUpdate()
     .executeTakeFirst();
   return row === undefined ? undefined : toEndpoint(row);
 }

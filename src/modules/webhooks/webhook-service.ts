@@ -32,6 +32,7 @@ import {
   listDeliveries,
   listEnabledEndpointsOf,
   listEndpoints,
+  lockEndpoint,
   recordEndpointHealth,
   requeueDelivery,
   settleDelivery,
@@ -281,9 +282,14 @@ export function createWebhookService(deps: {
   async function settle(claim: ClaimedDelivery, startedAt: Date, outcome: AttemptOutcome): Promise<void> {
     const at = clock.now();
     await inTransaction(db, async (trx) => {
-      // NOTE: the endpoint's row first, then the delivery's: the order retry and replay lock them in.
-      // The other order deadlocks against a replay of this delivery (PostgreSQL ends one with a 500).
-      const endpoint = await recordEndpointHealth(trx, claim.endpoint.id, outcome.delivered, startedAt);
+      // NOTE: the endpoint's row before the delivery's, whenever both are locked: the order retry and
+      // replay lock them in. The other order deadlocks against a replay of this delivery (PostgreSQL
+      // ends one with a 500). Most settles lock only the delivery: see recordEndpointHealth.
+      let endpoint = await recordEndpointHealth(trx, claim.endpoint.id, outcome.delivered, startedAt);
+      const disabling = (e: EndpointRecord | undefined): e is EndpointRecord =>
+        e !== undefined && e.enabled && !outcome.delivered && shouldDisableEndpoint(e.failingSince, at);
+      // Read without a lock: confirm under the row's lock, taken before the delivery's.
+      if (disabling(endpoint)) endpoint = await lockEndpoint(trx, claim.endpoint.id);
       await insertAttempt(trx, claim.id, {
         attemptNumber: claim.attemptNumber,
         startedAt,
@@ -303,13 +309,7 @@ export function createWebhookService(deps: {
         error: outcome.error,
         at,
       });
-      if (
-        endpoint !== undefined &&
-        endpoint.enabled &&
-        !outcome.delivered &&
-        shouldDisableEndpoint(endpoint.failingSince, at)
-      )
-        await disableFailing(trx, endpoint, outcome.error ?? 'unknown error', at);
+      if (disabling(endpoint)) await disableFailing(trx, endpoint, outcome.error ?? 'unknown error', at);
     });
   }
 
