@@ -1,3 +1,5 @@
+import { addDays, londonDate, londonMidnight } from '../../platform/london-calendar.ts';
+
 /** Days after the first failure on which a failed statement payment is tried again (DESIGN: 1, 3, 5, 7). */
 export const DEFAULT_RETRY_DAYS: readonly number[] = [1, 3, 5, 7];
 
@@ -37,5 +39,12 @@ export function nextAttemptAt(
 ): Date | null {
   if (hard) return null;
   const days = retryDays[attempt - 1];
-  return days === undefined ? null : new Date(firstFailedAt.getTime() + days * 86_400_000);
+  if (days === undefined) return null;
+  // NOTE: London calendar days, at the first failure's time into its day: 24-hour steps across a clock
+  // change land an hour off, on the day before or after for a failure near midnight. A time past the
+  // end of a shorter day (the spring change) is the last second of that day.
+  const firstOn = londonDate(firstFailedAt);
+  const sinceMidnightMs = firstFailedAt.getTime() - londonMidnight(firstOn).getTime();
+  const dayEnd = londonMidnight(addDays(firstOn, days + 1)).getTime() - 1000;
+  return new Date(Math.min(londonMidnight(addDays(firstOn, days)).getTime() + sinceMidnightMs, dayEnd));
 }

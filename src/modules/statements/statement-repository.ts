@@ -522,7 +522,9 @@ export async function listDueForBilling(
     )
     .where('p.status', '=', 'active')
     .where('p.billing_day', 'in', [...billingDays])
-    .where('p.current_start_at', '<', billingInstant)
+    // NOTE: where cover first began, not the current term's start: a renewal stored early moves that
+    // ahead, and a term that starts on its billing date still owes the previous term's last period.
+    .where('p.first_start_at', '<', billingInstant)
     .orderBy('p.id')
     .execute();
   return rows.map((r) => ({
