@@ -11,6 +11,7 @@ import { mapConcurrent } from '../../src/platform/concurrency.ts';
 import { createCompany, createTestApp, TEST_ADMIN_KEY, type TestApp } from '../support/app.ts';
 import { onPostgres } from '../support/database.ts';
 import { examplePolicyInput } from '../support/policy-arbitraries.ts';
+import { seededRandom } from '../support/random.ts';
 
 /**
  * R2, billing's charge phase: a worker process is killed (SIGKILL) at a random point of a billing run
@@ -28,18 +29,6 @@ let t: TestApp;
 let sandboxBase: string;
 const workers: ChildProcess[] = [];
 let billingDates: string[] = [];
-
-/** A small deterministic generator (mulberry32), so a seed replays the same kill point. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let x = a;
-    x = Math.imul(x ^ (x >>> 15), x | 1);
-    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function monthsBefore(date: string, months: number): string {
   const [y, m, d] = date.split('-').map(Number) as [number, number, number];
@@ -193,7 +182,7 @@ test(
   async (context) => {
     for (const [round, seed] of SEEDS.entries()) {
       const date = billingDates[round]!;
-      const next = random(seed);
+      const next = seededRandom(seed);
       const killAfterCharges = Math.floor(next() * POLICIES * 0.9);
       context.diagnostic(
         `seed ${String(seed)}: ${String(POLICIES)} policies, billing day ${date}, kill after ${String(killAfterCharges)} charges`,

@@ -4,6 +4,7 @@ import type { Clock } from '../../src/platform/clock.ts';
 import { createCompany, createTestApp, type TestApp } from '../support/app.ts';
 import { livePolicyInput } from '../support/policy-arbitraries.ts';
 import { createStaff } from '../integration/staff/staff-support.ts';
+import { seededRandom } from '../support/random.ts';
 
 /**
  * R6, brute force and enumeration as a bounded suite, for policyholders (`POST /auth/token`) and staff
@@ -29,17 +30,6 @@ let addressCounter = 0;
 /** A fresh client address (TEST-NET-2), so that per-address counting stays out of a per-account test. */
 const nextAddress = () =>
   `198.51.${String(Math.floor(++addressCounter / 250))}.${String((addressCounter % 250) + 1)}`;
-
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let x = a;
-    x = Math.imul(x ^ (x >>> 15), x | 1);
-    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 before(async () => {
   process.stdout.write(
@@ -109,7 +99,7 @@ async function enumeration(
   unknown: string[],
   attempt: (name: string) => ReturnType<typeof login>,
 ) {
-  const next = random(SEED);
+  const next = seededRandom(SEED);
   const order = [
     ...existing.map((name) => ({ name, known: true })),
     ...unknown.map((name) => ({ name, known: false })),
