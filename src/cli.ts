@@ -5,6 +5,7 @@ import { createContainer } from './container.ts';
 import { migrations } from './migrations/index.ts';
 import { createCompanyService } from './modules/companies/index.ts';
 import { createStaffService, isStaffRole } from './modules/staff/index.ts';
+import { seedPolicies } from './seed.ts';
 import { readOutbox } from './modules/notifications/index.ts';
 import { systemClock } from './platform/clock.ts';
 import { withAuditActor } from './platform/db/audit-context.ts';
@@ -21,6 +22,9 @@ commands:
   staff create --email EMAIL --role admin|operations|viewer
                                 create a staff member; prints a one-time password for /console/ (shown once)
   staff list                    list staff members as JSON
+  seed --policies N [--company REF] [--environment sandbox|production]
+                                N live policies with policyholders, for demos and benchmarks (a new
+                                company unless --company names one; its secrets are printed once)
   emails [--to ADDRESS] [--limit N]
                                 the newest emails in the outbox (with no SMTP_URL they are kept here,
                                 temporary passwords and reset codes included)
@@ -38,6 +42,9 @@ async function main(argv: string[]): Promise<number> {
       name: { type: 'string' },
       email: { type: 'string' },
       role: { type: 'string' },
+      policies: { type: 'string' },
+      company: { type: 'string' },
+      environment: { type: 'string' },
       to: { type: 'string' },
       limit: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -112,6 +119,29 @@ async function main(argv: string[]): Promise<number> {
       process.stdout.write(
         `${JSON.stringify({ ...created.staff, one_time_password: created.oneTimePassword }, null, 2)}\n`,
       );
+      return 0;
+    }
+    if (group === 'seed') {
+      const policies = Number(values.policies ?? '1000');
+      const environment = values.environment ?? 'sandbox';
+      if (
+        !Number.isInteger(policies) ||
+        policies < 1 ||
+        policies > 10_000_000 ||
+        (environment !== 'sandbox' && environment !== 'production')
+      ) {
+        process.stderr.write(
+          'seed needs --policies N (1 to 10,000,000), and optionally --company REF and --environment sandbox|production\n',
+        );
+        return 64;
+      }
+      const result = await seedPolicies(database.db, {
+        policies,
+        environment,
+        ...(values.company === undefined ? {} : { companyReference: values.company }),
+        onProgress: (done) => process.stderr.write(`seeded ${String(done)} of ${String(policies)}\n`),
+      });
+      process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
       return 0;
     }
     if (group === 'emails') {

@@ -26,6 +26,7 @@ import * as m0024 from './0024-telematics.ts';
 import * as m0025 from './0025-device-journeys.ts';
 import * as m0026 from './0026-odometer.ts';
 import * as m0027 from './0027-back-office.ts';
+import * as m0028 from './0028-policy-search-order.ts';
 
 /** Every migration, in order. Forward-only; add new files at the end. */
 export const migrations: Record<string, Migration> = {
@@ -56,4 +57,5 @@ export const migrations: Record<string, Migration> = {
   '0025-device-journeys': m0025,
   '0026-odometer': m0026,
   '0027-back-office': m0027,
+  '0028-policy-search-order': m0028,
 };
