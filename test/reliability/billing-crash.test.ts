@@ -1,17 +1,17 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, test } from 'node:test';
 import { sql } from 'kysely';
 import { BILLING_RUN_QUEUE } from '../../src/modules/statements/index.ts';
 import { londonDate, londonMidnight } from '../../src/modules/statements/statement-period.ts';
 import { mapConcurrent } from '../../src/platform/concurrency.ts';
-import { createCompany, createTestApp, TEST_ADMIN_KEY, type TestApp } from '../support/app.ts';
+import { createCompany, createTestApp, type TestApp } from '../support/app.ts';
 import { onPostgres } from '../support/database.ts';
 import { examplePolicyInput } from '../support/policy-arbitraries.ts';
 import { seededRandom } from '../support/random.ts';
+import { startBillingWorker } from './service-processes.ts';
 
 /**
  * R2, billing's charge phase: a worker process is killed (SIGKILL) at a random point of a billing run
@@ -23,7 +23,6 @@ import { seededRandom } from '../support/random.ts';
  */
 const POLICIES = Number(process.env['RELIABILITY_POLICIES'] ?? 1000);
 const SEEDS = (process.env['RELIABILITY_SEEDS'] ?? '11,23,37').split(',').map(Number);
-const MAIN = path.resolve(import.meta.dirname, '../../src/main.ts');
 
 let t: TestApp;
 let sandboxBase: string;
@@ -37,31 +36,8 @@ function monthsBefore(date: string, months: number): string {
 }
 
 async function startWorker(): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [MAIN], {
-    env: {
-      PATH: process.env['PATH'] ?? '',
-      ROLE: 'worker',
-      DATABASE_URL: t.container.database.connectionString!,
-      SANDBOX_STRIPE_API_BASE: `${sandboxBase}/sandbox/stripe`,
-      ADMIN_API_KEY: TEST_ADMIN_KEY,
-      LOG_LEVEL: 'info',
-      // Far in the day: the worker's own daily run must not start while the test bills by hand.
-      BILLING_RUN_AT: '23:59',
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = await startBillingWorker(t.container.database.connectionString ?? '', sandboxBase);
   workers.push(child);
-  let buffer = '';
-  await new Promise<void>((resolve, reject) => {
-    child.once('exit', (code) => {
-      reject(new Error(`the worker exited with ${String(code)} before it started`));
-    });
-    child.stdout.on('data', (chunk: Buffer) => {
-      buffer += chunk.toString();
-      if (buffer.includes('milepost started')) resolve();
-    });
-  });
-  child.stdout.resume();
   return child;
 }
 

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, test } from 'node:test';
 import { sql } from 'kysely';
@@ -8,10 +7,11 @@ import { BILLING_RUN_QUEUE } from '../../src/modules/statements/index.ts';
 import { londonDate, londonMidnight } from '../../src/modules/statements/statement-period.ts';
 import { mapConcurrent } from '../../src/platform/concurrency.ts';
 import { encodePolyline } from '../../src/platform/geo/index.ts';
-import { createCompany, createTestApp, TEST_ADMIN_KEY, type TestApp } from '../support/app.ts';
+import { createCompany, createTestApp, type TestApp } from '../support/app.ts';
 import { onPostgres } from '../support/database.ts';
 import { examplePolicyInput } from '../support/policy-arbitraries.ts';
 import { seededRandom } from '../support/random.ts';
+import { startBillingWorker } from './service-processes.ts';
 
 /**
  * R1, exactly-once billing under races: four worker processes (ROLE=worker) share each billing day's
@@ -34,7 +34,6 @@ const FIRST_SEED = Number(process.env['RELIABILITY_R1_SEED'] ?? Date.now() % 1_0
 /** Billing days of the book: enough (day, month) pairs in eleven months for every seed. */
 const BILLING_DAYS = LONG ? [...Array.from({ length: 28 }, (_, i) => i + 1)] : [1, 4, 8, 11, 15, 18, 22, 25];
 const WORKERS = 4;
-const MAIN = path.resolve(import.meta.dirname, '../../src/main.ts');
 const ROUTE = encodePolyline([51.5074, -0.1278, 51.5101, -0.134, 51.5155, -0.1419], 5);
 
 let t: TestApp;
@@ -51,31 +50,11 @@ const ymd = (y: number, m: number, d: number) =>
 const unix = (at: Date) => Math.floor(at.getTime() / 1000);
 
 async function startWorker(): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [MAIN], {
-    env: {
-      PATH: process.env['PATH'] ?? '',
-      ROLE: 'worker',
-      DATABASE_URL: t.container.database.connectionString ?? '',
-      SANDBOX_STRIPE_API_BASE: `${t.container.gateways.sandboxBaseUrl() ?? ''}/sandbox/stripe`,
-      ADMIN_API_KEY: TEST_ADMIN_KEY,
-      LOG_LEVEL: 'info',
-      // The worker's own daily run must not start while the test drives the days.
-      BILLING_RUN_AT: '23:59',
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = await startBillingWorker(
+    t.container.database.connectionString ?? '',
+    t.container.gateways.sandboxBaseUrl() ?? '',
+  );
   workers.push(child);
-  let buffer = '';
-  await new Promise<void>((resolve, reject) => {
-    child.once('exit', (code) => {
-      reject(new Error(`a worker exited with ${String(code)} before it started`));
-    });
-    child.stdout.on('data', (chunk: Buffer) => {
-      buffer += chunk.toString();
-      if (buffer.includes('milepost started')) resolve();
-    });
-  });
-  child.stdout.resume();
   return child;
 }
 

@@ -286,3 +286,35 @@ export async function startFaultProxy(target: { host: string; port: number }) {
     },
   };
 }
+
+/**
+ * A billing worker (`ROLE=worker`) on `databaseUrl`, charging through the sandbox at `sandboxBase`,
+ * resolved once it has started. Its own daily run is set far in the day, so that the test drives the
+ * billing days.
+ */
+export async function startBillingWorker(databaseUrl: string, sandboxBase: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [MAIN], {
+    env: {
+      PATH: process.env['PATH'] ?? '',
+      ROLE: 'worker',
+      DATABASE_URL: databaseUrl,
+      SANDBOX_STRIPE_API_BASE: `${sandboxBase}/sandbox/stripe`,
+      ADMIN_API_KEY: TEST_ADMIN_KEY,
+      LOG_LEVEL: 'info',
+      BILLING_RUN_AT: '23:59',
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let buffer = '';
+  await new Promise<void>((resolve, reject) => {
+    child.once('exit', (code) => {
+      reject(new Error(`the worker exited with ${String(code)} before it started`));
+    });
+    child.stdout.on('data', (chunk: Buffer) => {
+      buffer += chunk.toString();
+      if (buffer.includes('milepost started')) resolve();
+    });
+  });
+  child.stdout.resume();
+  return child;
+}
