@@ -1,0 +1,1 @@
+export { splitPremium, totalSplit, type PremiumSplit, type Percent } from './rules/premium-split.ts';
