@@ -7,9 +7,8 @@ import { sql } from 'kysely';
 import { BILLING_RUN_QUEUE } from '../../src/modules/statements/index.ts';
 import { londonDate, londonMidnight } from '../../src/modules/statements/statement-period.ts';
 import { mapConcurrent } from '../../src/platform/concurrency.ts';
-import { createCompany, createTestApp, type TestApp } from '../support/app.ts';
+import { createCardPaidPolicy, createCompany, createTestApp, type TestApp } from '../support/app.ts';
 import { onPostgres } from '../support/database.ts';
-import { examplePolicyInput } from '../support/policy-arbitraries.ts';
 import { seededRandom } from '../support/random.ts';
 import { startBillingWorker } from './service-processes.ts';
 
@@ -58,44 +57,11 @@ before(async () => {
     Array.from({ length: POLICIES }, (_, i) => i),
     16,
     async (i) => {
-      const intent = await t.app.inject({
-        method: 'POST',
-        url: '/payments',
-        headers: company.sandbox,
-        payload: { type: 'CREATE_PAYMENT_INTENT', amount: 9550, product_reference: 'ppm-motor' },
-      });
-      const created = intent.json<Record<string, string>>();
-      const confirm = await fetch(
-        `${sandboxBase}/sandbox/stripe/v1/payment_intents/${created['payment_provider_transaction_ref']!}/confirm`,
-        {
-          method: 'POST',
-          headers: { 'content-type': 'application/x-www-form-urlencoded' },
-          body: new URLSearchParams({
-            client_secret: created['payment_temporary_token']!,
-            payment_method: 'pm_card_visa',
-          }),
-        },
-      );
-      const confirmed = (await confirm.json()) as { payment_method: string };
-      const input = examplePolicyInput({
+      await createCardPaidPolicy(t, company, {
         policy: { start_date: start, end_date: end, billing_day_date: day, inception_date: start },
         proposer: { email: `crash${String(i)}@example.com` },
         pricing: { upfront_premium: 95.5, subscription_premium: 29.99, subscription_installments: 12 },
-        payment: {
-          provider_payment_reference: created['payment_provider_transaction_ref']!,
-          provider_customer_reference: created['payment_provider_customer_ref']!,
-          payment_provider: 'stripe',
-          payment_method_id: confirmed.payment_method,
-        },
       });
-      delete input.payment?.payment_amount;
-      const policy = await t.app.inject({
-        method: 'POST',
-        url: '/policys',
-        headers: company.sandbox,
-        payload: input,
-      });
-      assert.equal(policy.statusCode, 201, policy.body);
     },
   );
 });

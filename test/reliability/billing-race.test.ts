@@ -7,9 +7,8 @@ import { BILLING_RUN_QUEUE } from '../../src/modules/statements/index.ts';
 import { londonDate, londonMidnight } from '../../src/modules/statements/statement-period.ts';
 import { mapConcurrent } from '../../src/platform/concurrency.ts';
 import { encodePolyline } from '../../src/platform/geo/index.ts';
-import { createCompany, createTestApp, type TestApp } from '../support/app.ts';
+import { createCardPaidPolicy, createCompany, createTestApp, type TestApp } from '../support/app.ts';
 import { onPostgres } from '../support/database.ts';
-import { examplePolicyInput } from '../support/policy-arbitraries.ts';
 import { seededRandom } from '../support/random.ts';
 import { startBillingWorker } from './service-processes.ts';
 
@@ -89,7 +88,6 @@ before(async () => {
   const endAt = new Date(
     londonMidnight(ymd(Math.floor(startIndex / 12) + 1, (startIndex % 12) + 1, 1)).getTime() - 1000,
   );
-  const sandbox = `${t.container.gateways.sandboxBaseUrl() ?? ''}/sandbox/stripe`;
   process.stdout.write(
     `# R1 billing race: ${String(POLICIES)} policies over billing days ${BILLING_DAYS.join(',')}, ${String(SEED_COUNT)} days, ${String(WORKERS)} workers, first seed ${String(FIRST_SEED)}\n`,
   );
@@ -99,26 +97,7 @@ before(async () => {
     16,
     async (i) => {
       const day = BILLING_DAYS[i % BILLING_DAYS.length] ?? 1;
-      const intent = await t.app.inject({
-        method: 'POST',
-        url: '/payments',
-        headers: company.sandbox,
-        payload: { type: 'CREATE_PAYMENT_INTENT', amount: 2000, product_reference: 'ppm-motor' },
-      });
-      const created = intent.json<Record<string, string>>();
-      const confirm = await fetch(
-        `${sandbox}/v1/payment_intents/${created['payment_provider_transaction_ref'] ?? ''}/confirm`,
-        {
-          method: 'POST',
-          headers: { 'content-type': 'application/x-www-form-urlencoded' },
-          body: new URLSearchParams({
-            client_secret: created['payment_temporary_token'] ?? '',
-            payment_method: 'pm_card_visa',
-          }),
-        },
-      );
-      const confirmed = (await confirm.json()) as { payment_method: string };
-      const input = examplePolicyInput({
+      const reference = await createCardPaidPolicy(t, company, {
         policy: {
           start_date: unix(startAt),
           end_date: unix(endAt),
@@ -127,23 +106,9 @@ before(async () => {
         },
         proposer: { email: `race${String(i)}@example.com` },
         pricing: { upfront_premium: 20, subscription_premium: 9.99, subscription_installments: 12 },
-        payment: {
-          provider_payment_reference: created['payment_provider_transaction_ref'] ?? '',
-          provider_customer_reference: created['payment_provider_customer_ref'] ?? '',
-          payment_provider: 'stripe',
-          payment_method_id: confirmed.payment_method,
-        },
       });
-      delete input.payment?.payment_amount;
-      const policy = await t.app.inject({
-        method: 'POST',
-        url: '/policys',
-        headers: company.sandbox,
-        payload: input,
-      });
-      assert.equal(policy.statusCode, 201, policy.body);
       const list = book.get(day) ?? [];
-      list.push(policy.json<{ policy_reference: string }>().policy_reference);
+      list.push(reference);
       book.set(day, list);
     },
   );

@@ -5,7 +5,8 @@ import { Type } from 'typebox';
 import type { Executor } from '../../schema.ts';
 import { AppError } from '../../platform/errors.ts';
 import { problemResponses } from '../../platform/http/problem.ts';
-import type { CompanyService } from '../companies/index.ts';
+import { asTenant, type CompanyService } from '../companies/index.ts';
+import { findPolicy } from '../policies/index.ts';
 import {
   AuditListSchema,
   AuditQuerySchema,
@@ -317,15 +318,9 @@ export function staffRoutes(deps: {
                   ],
                 },
               );
-            const row = await db
-              .selectFrom('policies')
-              .select('id')
-              .where('company_id', '=', companyId)
-              .where('environment', '=', q.environment)
-              .where('policy_reference', '=', q.policy_reference)
-              .executeTakeFirst();
-            if (row === undefined) return { data: [], next_cursor: null };
-            policyId = row.id;
+            const policy = await findPolicy(db, asTenant(companyId, q.environment), q.policy_reference);
+            if (policy === undefined) return { data: [], next_cursor: null };
+            policyId = policy.id;
           }
           const rows = await listAuditRecords(db, {
             actor: q.actor,

@@ -138,29 +138,38 @@ export function createStaffService(deps: { db: Executor; clock: Clock; settings:
     return { ...view, totp_enrolment: await enrolment(staff) };
   }
 
-  async function moveTo(session: StaffSession, stage: SessionStage, address: string): Promise<StaffSession> {
+  /** A sign-in passed its last step: the member's last sign-in, and a record in the audit trail. */
+  async function signedIn(session: StaffSession, address: string, now: Date): Promise<void> {
+    await updateStaff(db, session.staffId, { last_sign_in_at: now }, now);
+    await insertAuditRecord(db, {
+      occurred_at: now,
+      request_id: `sign-in:${session.sessionId}`,
+      actor: `staff:${session.email}`,
+      staff_id: session.staffId,
+      role: session.role,
+      action: 'staff.signIn',
+      resource: `staff:${session.email}`,
+      company_id: null,
+      environment: null,
+      policy_id: null,
+      source_address: address,
+      outcome: 'ok',
+    });
+  }
+
+  /** The session at its next step (`totpEnabled`: whether the member has TOTP now). */
+  async function moveTo(
+    session: StaffSession,
+    stage: SessionStage,
+    address: string,
+    totpEnabled: boolean,
+  ): Promise<StaffSession> {
     const now = clock.now();
     const expiresAt = expiryFor(stage, now);
     await updateSession(db, session.sessionId, { stage, last_seen_at: now, expires_at: expiresAt });
-    const staff = await findStaffById(db, session.staffId);
-    if (stage === 'active') {
-      await updateStaff(db, session.staffId, { last_sign_in_at: now }, now);
-      await insertAuditRecord(db, {
-        occurred_at: now,
-        request_id: `sign-in:${session.sessionId}`,
-        actor: `staff:${session.email}`,
-        staff_id: session.staffId,
-        role: session.role,
-        action: 'staff.signIn',
-        resource: `staff:${session.email}`,
-        company_id: null,
-        environment: null,
-        policy_id: null,
-        source_address: address,
-        outcome: 'ok',
-      });
-    }
-    return { ...session, stage, expiresAt, totpEnabled: staff?.totp_secret != null };
+    const moved = { ...session, stage, expiresAt, totpEnabled };
+    if (stage === 'active') await signedIn(moved, address, now);
+    return moved;
   }
 
   const service = {
@@ -247,10 +256,10 @@ export function createStaffService(deps: { db: Executor; clock: Clock; settings:
         staff_id: staff.id,
         token_hash: hashToken(token),
         csrf_token: randomToken(),
-        stage: 'new_password',
+        stage,
         created_at: now,
         last_seen_at: now,
-        expires_at: expiryFor('new_password', now),
+        expires_at: expiryFor(stage, now),
       });
       const session: StaffSession = {
         sessionId: row.id,
@@ -262,7 +271,8 @@ export function createStaffService(deps: { db: Executor; clock: Clock; settings:
         role: staff.role,
         totpEnabled: staff.totp_secret !== null,
       };
-      return { token, session: await moveTo(session, stage, address) };
+      if (stage === 'active') await signedIn(session, address, now);
+      return { token, session };
     },
 
     /** The session a cookie names, if live; its idle expiry moves on (at most one write a minute). */
@@ -305,7 +315,7 @@ export function createStaffService(deps: { db: Executor; clock: Clock; settings:
         now,
       );
       if (staff === undefined) throw notFound('staff member');
-      return moveTo(session, stageAfterPassword(staff), address);
+      return moveTo(session, stageAfterPassword(staff), address, staff.totp_secret !== null);
     },
 
     /** A TOTP code: checks an enrolled secret (stage totp) or confirms a new one (stage totp_enrol). */
@@ -318,7 +328,7 @@ export function createStaffService(deps: { db: Executor; clock: Clock; settings:
       await acceptCode(staff, secret, code);
       if (session.stage === 'totp_enrol')
         await updateStaff(db, staff.id, { totp_secret: secret, totp_pending_secret: null }, clock.now());
-      return moveTo(session, 'active', address);
+      return moveTo(session, 'active', address, true);
     },
 
     /** Optional enrolment from an active session (operations and viewers). */

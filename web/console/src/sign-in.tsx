@@ -108,6 +108,17 @@ export function SignInPage(props: {
     </>
   );
 
+  /** A code from the authenticator: the enrolment's confirmation, or a sign-in's second step. */
+  const sendCode = (event: SyntheticEvent<HTMLFormElement>) => {
+    step(event, async (fields) => {
+      onSession(
+        await api.post<StaffSession>('/staff/session/totp', {
+          body: { code: text(fields, 'code').replace(/\s+/g, '') },
+        }),
+      );
+    });
+  };
+
   switch (stage) {
     case 'password':
       return frame(
@@ -174,17 +185,7 @@ export function SignInPage(props: {
     case 'totp_enrol':
       return frame(
         'Set up two-step verification',
-        <form
-          onSubmit={(event) => {
-            step(event, async (fields) => {
-              onSession(
-                await api.post<StaffSession>('/staff/session/totp', {
-                  body: { code: text(fields, 'code').replace(/\s+/g, '') },
-                }),
-              );
-            });
-          }}
-        >
+        <form onSubmit={sendCode}>
           <p>Your role needs a code from an authenticator app each time you sign in.</p>
           {session?.totp_enrolment === undefined ? null : <Enrolment enrolment={session.totp_enrolment} />}
           <CodeField />
@@ -196,17 +197,7 @@ export function SignInPage(props: {
     case 'totp':
       return frame(
         'Enter your verification code',
-        <form
-          onSubmit={(event) => {
-            step(event, async (fields) => {
-              onSession(
-                await api.post<StaffSession>('/staff/session/totp', {
-                  body: { code: text(fields, 'code').replace(/\s+/g, '') },
-                }),
-              );
-            });
-          }}
-        >
+        <form onSubmit={sendCode}>
           <CodeField />
           <button type="submit" className="primary" disabled={disabled}>
             {busy ? 'Checking…' : 'Continue'}
