@@ -5,15 +5,16 @@ import { csvLine } from './csv.ts';
 
 test('a line parses back to its values with a CSV library, quotes, commas and line breaks included', () => {
   const values = ['plain', 'with, comma', 'with "quotes"', 'two\r\nlines', ' padded ', '', 'naïve café'];
-  const parsed = parse<string[]>(csvLine(values));
+  const parsed: string[][] = parse(csvLine(values));
   assert.deepEqual(parsed, [values]);
 });
 
-test('numbers and empty values are written as they are', () => {
+test('numbers, amounts as text and empty values are written as they are', () => {
   assert.equal(csvLine([12.5, -3, 0, null, undefined, true]), '12.5,-3,0,,,true\r\n');
+  assert.equal(csvLine(['-5.00', '12.30', '-0.01']), '-5.00,12.30,-0.01\r\n');
 });
 
 test('text a spreadsheet would run as a formula is prefixed with an apostrophe', () => {
-  const parsed = parse<string[]>(csvLine(['=HYPERLINK("http://x")', '+1', '-2', '@SUM(A1)', 'O’Neil']));
-  assert.deepEqual(parsed, [['\'=HYPERLINK("http://x")', "'+1", "'-2", "'@SUM(A1)", 'O’Neil']]);
+  const parsed: string[][] = parse(csvLine(['=HYPERLINK("http://x")', '+1', '-2+3', '@SUM(A1)', 'O’Neil']));
+  assert.deepEqual(parsed, [['\'=HYPERLINK("http://x")', "'+1", "'-2+3", "'@SUM(A1)", 'O’Neil']]);
 });
