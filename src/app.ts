@@ -17,9 +17,11 @@ import { createClientErrorHandler, installProblemHandling, sendProblem } from '.
 import { installInputSafety } from './platform/http/input-safety.ts';
 import { installWebApp, type WebAppOptions } from './platform/http/web-app.ts';
 import {
+  asTenant,
   companyRoutes,
   createClientAuth,
   currentCompanyRoutes,
+  type DataEnvironment,
   type Tenant,
 } from './modules/companies/index.ts';
 import { policyRoutes, policySearchRoutes } from './modules/policies/index.ts';
@@ -32,6 +34,8 @@ import {
   policyholderOf,
 } from './modules/auth/index.ts';
 import { productRoutes } from './modules/products/index.ts';
+import { reportRoutes } from './modules/reports/index.ts';
+import { erasureRoutes, subjectAccessRoutes } from './modules/data-protection/index.ts';
 import { installStaffAccess, SESSION_COOKIE, staffRoutes } from './modules/staff/index.ts';
 import { openApiWebhooks, webhookRoutes } from './modules/webhooks/index.ts';
 import { notificationRoutes } from './modules/notifications/index.ts';
@@ -311,6 +315,21 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
       policyholders,
     }),
   );
+  await app.register(reportRoutes({ db: container.database.db, adminAuth, clock: container.clock }));
+  await app.register(
+    subjectAccessRoutes({
+      db: container.database.db,
+      adminAuth,
+      clock: container.clock,
+      // Production cards are described by the processor (the sandbox's by its own tables).
+      cardDetails: (subject, paymentMethodId) =>
+        container.services.payments.cardDetails(
+          asTenant(subject.companyId, subject.environment as DataEnvironment),
+          paymentMethodId,
+        ),
+    }),
+  );
+  await app.register(erasureRoutes({ erasure: container.services.erasure, adminAuth }));
   // The policyholder web app (web/app), built by `npm ci` (prepare) into web/dist/app.
   await installWebApp(app, {
     prefix: '/app/',

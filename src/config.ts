@@ -62,6 +62,10 @@ export interface Config {
   readonly passwordHashingConcurrency: number;
   /** Days raw telematics positions are kept; whole months past it are dropped by the worker. */
   readonly positionRetentionDays: number;
+  /** Days after a policyholder's last policy ended before they may be erased without `force` (six years). */
+  readonly retentionAfterEndDays: number;
+  /** Days after a journey's statement was written that its detailed route is kept; then start → end only. */
+  readonly routeRetentionDays: number;
   /** A trip ends when the vehicle has not moved for this long (TRIP_END_IDLE_MINUTES). */
   readonly tripEndIdleMinutes: number;
   /** The MQTT broker devices publish positions to (`mqtt:`, `mqtts:`, `ws:`, `wss:`); undefined: no MQTT. */
@@ -305,6 +309,8 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
       256,
     ),
     positionRetentionDays: integer('POSITION_RETENTION_DAYS', 400, 1, 36_500),
+    retentionAfterEndDays: integer('RETENTION_AFTER_END_DAYS', 2190, 0, 36_500),
+    routeRetentionDays: integer('ROUTE_RETENTION_DAYS', 400, 1, 36_500),
     tripEndIdleMinutes: integer('TRIP_END_IDLE_MINUTES', 5, 1, 240),
     mqttUrl: url('MQTT_URL', ['mqtt:', 'mqtts:', 'ws:', 'wss:']),
     mqttShareGroup: mqttName('MQTT_SHARE_GROUP', 'milepost'),

@@ -12,6 +12,7 @@ import { createNotificationService } from './modules/notifications/index.ts';
 import { createPaymentService } from './modules/payments/index.ts';
 import { createProductService } from './modules/products/index.ts';
 import { createStaffService } from './modules/staff/index.ts';
+import { createErasureService, createRetentionService } from './modules/data-protection/index.ts';
 import { createPolicyService } from './modules/policies/index.ts';
 import { createStatementService } from './modules/statements/index.ts';
 import { createWebhookService } from './modules/webhooks/index.ts';
@@ -177,9 +178,17 @@ function buildServices(deps: {
       issuer: deps.config.app.brandName,
     },
   });
+  const erasure = createErasureService({
+    db,
+    clock,
+    retentionAfterEndDays: deps.config.retentionAfterEndDays,
+  });
+  const retention = createRetentionService({ db, routeRetentionDays: deps.config.routeRetentionDays });
   return {
     auth,
     staff,
+    erasure,
+    retention,
     companies,
     notifications,
     accounts,
@@ -298,6 +307,9 @@ export async function createContainer(
     (now) => services.webhooks.purgeDeliveryLog(now),
     // Positions' monthly partitions: next months created ahead, months past retention dropped.
     async (now) => (await services.telematics.maintainPartitions(now)).deletedDefaultRows,
+    // Routes billed more than ROUTE_RETENTION_DAYS ago, coarsened to start → end in bounded batches:
+    // hourly, a backlog drains in short runs; counted with the purged rows.
+    (now) => services.retention.applyRouteRetention(now),
   ]);
   const adminApiKey = await resolveAdminKey(config, logger);
   // Positions over MQTT (MQTT_URL): consumed where workers run, beside POST /telematics/positions.

@@ -37,6 +37,17 @@ export interface SeedOptions {
   readonly environment?: 'sandbox' | 'production';
   /** Policies per transaction (default 25,000). */
   readonly batchSize?: number;
+  /**
+   * Terms that start on the days of this Europe/London month (`YYYY-MM`), spread over it, instead of
+   * within the last 360 days: a month of `nb` versions, for the bordereau's benchmark.
+   */
+  readonly startMonth?: string;
+  /**
+   * With `startMonth`: each policy also has its statement of that month (an `st` version effective at
+   * the month's last second, and its `statements` row: one installment, some usage, on some policies a
+   * capped day, free distance or a credit used), so the month holds two versions a policy.
+   */
+  readonly monthStatements?: boolean;
   /** After each batch commits: how many policies are written so far. */
   onProgress?(done: number): void;
 }
@@ -169,6 +180,9 @@ export async function seedPolicies(db: Kysely<Database>, options: SeedOptions): 
     throw new Error(`policies must be a whole number ≥ 0 (got ${String(options.policies)})`);
   if (!Number.isInteger(batchSize) || batchSize < 1)
     throw new Error(`batchSize must be a whole number ≥ 1 (got ${String(batchSize)})`);
+  const month = options.startMonth === undefined ? undefined : monthOf(options.startMonth);
+  if (options.monthStatements === true && month === undefined)
+    throw new Error('monthStatements needs startMonth');
 
   let credentials: CompanyCredentials | undefined;
   let companyReference = options.companyReference;
@@ -196,7 +210,12 @@ export async function seedPolicies(db: Kysely<Database>, options: SeedOptions): 
   // A random start for the references' walk through the 2,048³ three-word space: seeds of other
   // companies (or of this one) do not draw the same references, except by a very small chance.
   const referenceOffset = randomInt(2 ** 47) % 2 ** 33;
-  const ids = { user: timeOrderedPrefix(), policy: timeOrderedPrefix(), version: timeOrderedPrefix() };
+  const ids = {
+    user: timeOrderedPrefix(),
+    policy: timeOrderedPrefix(),
+    version: timeOrderedPrefix(),
+    statement: timeOrderedPrefix(),
+  };
 
   const trigramIndex =
     (
@@ -226,6 +245,8 @@ export async function seedPolicies(db: Kysely<Database>, options: SeedOptions): 
           referenceOffset,
           passwordHash,
           ids,
+          month,
+          statements: options.monthStatements === true,
         });
         if (trigramIndex) await sql`select gin_clean_pending_list('policies_search'::regclass)`.execute(trx);
         await sql`alter table policy_versions enable trigger policy_versions_search`.execute(trx);
@@ -257,6 +278,15 @@ function timeOrderedPrefix(): string {
   return `${time.slice(0, 8)}-${time.slice(8)}-7${random.slice(0, 3)}-${variant}${random.slice(3)}-`;
 }
 
+/** A `YYYY-MM` month: its first day and its number of days. */
+function monthOf(text: string): { firstOn: string; days: number } {
+  const match = /^(\d{4})-(0[1-9]|1[0-2])$/.exec(text);
+  if (match === null) throw new Error(`startMonth must be YYYY-MM (got ${text})`);
+  const year = Number(match[1]);
+  const monthNumber = Number(match[2]);
+  return { firstOn: `${text}-01`, days: new Date(Date.UTC(year, monthNumber, 0)).getUTCDate() };
+}
+
 /** A list as rows `(n, value)`, n from 1: picks are joins (a text array's nth element is a walk). */
 const listRows = (values: readonly string[]) =>
   sql`(select n::int, value from unnest(${values}::text[]) with ordinality as l(value, n))`;
@@ -272,11 +302,25 @@ async function batch(
     referenceOffset: number;
     passwordHash: string;
     /** The first 24 characters of each kind's ids; the policy's index makes the last 12. */
-    ids: { user: string; policy: string; version: string };
+    ids: { user: string; policy: string; version: string; statement: string };
+    /** Terms start in this month rather than within the last 360 days. */
+    month: { firstOn: string; days: number } | undefined;
+    /** Each policy also gets its statement of `month`. */
+    statements: boolean;
   },
 ): Promise<number> {
   const id = (prefix: string) => sql`(${prefix} || lpad(to_hex(d.i), 12, '0'))::uuid`;
   const surnames = [...SURNAMES, ...RARE_SURNAMES];
+  const startOn =
+    values.month === undefined
+      ? sql`(now() at time zone 'Europe/London')::date - ((d.i * 37) % 360)::int`
+      : sql`${values.month.firstOn}::date + ((d.i * 37) % ${values.month.days})::int`;
+  // The month's last second, Europe/London: where its statements end.
+  const monthEnd =
+    values.month === undefined
+      ? sql`null::timestamptz`
+      : sql`((${values.month.firstOn}::date + interval '1 month')::timestamp at time zone 'Europe/London') - interval '1 second'`;
+  const withStatements = values.statements ? sql`true` : sql`false`;
   const result = await sql<{ policies: string }>`
     with words as ${listRows(wordlist)},
     firsts as ${listRows([...FEMALE_FIRST_NAMES, ...MALE_FIRST_NAMES])},
@@ -322,7 +366,7 @@ async function batch(
     ),
     people as (
       select d.i, d.h, ${id(values.ids.user)} as user_id, ${id(values.ids.policy)} as policy_id,
-        ${id(values.ids.version)} as version_id,
+        ${id(values.ids.version)} as version_id, ${id(values.ids.statement)} as statement_id,
         w1.value || '-' || w2.value || '-' || w3.value as policy_reference,
         ${registration()} as reg,
         f.value as first_name,
@@ -336,7 +380,7 @@ async function batch(
           || substr(${INWARD_LETTERS}, 1 + ((d.h >> 24) % ${INWARD_LETTERS.length})::int, 1) as postcode,
         pl.town,
         (1 + (d.h >> 13) % 180)::text || ' ' || st.value as line_1,
-        (now() at time zone 'Europe/London')::date - ((d.i * 37) % 360)::int as start_on,
+        ${startOn} as start_on,
         (d.i * 7) % 4 <> 0 as auto_renew
       from draws d
       join words w1 on w1.n = d.word_1
@@ -362,6 +406,20 @@ async function batch(
     docs as materialized (
       select t.*, (${snapshotSql()})::jsonb as snapshot from terms t
     ),
+    -- A statement of the month for each policy (when asked): one installment, usage drawn from the
+    -- hash, a capped day on one policy in four, free distance on one in seven, a credit on one in ten.
+    bills as (
+      select d.*, ${monthEnd} as end_at_month,
+        round((d.snapshot #>> '{pricing,subscription_premium}')::numeric * 100)::bigint as subscription,
+        (100 + (d.h >> 27) % 5000)::bigint as usage
+      from docs d where ${withStatements}
+    ),
+    lines as (
+      select b.*, case when b.i % 4 = 0 then least(b.usage, 150) else 0 end::bigint as cap,
+        case when b.i % 7 = 0 then least(b.usage, 80) / 2 else 0 end::bigint as free,
+        case when b.i % 10 = 0 then 500 else 0 end::bigint as credits
+      from bills b
+    ),
     new_users as (
       insert into users (id, user_reference, company_id, environment, email, username, first_names,
         last_names, password_hash, password_is_temporary, temporary_password_expires_at, created_at, updated_at)
@@ -373,20 +431,35 @@ async function batch(
     new_policies as (
       insert into policies (id, policy_reference, company_id, environment, user_id, status, version_count,
         current_start_at, current_end_at, auto_renew, billing_day, subscription_premium_pence,
-        subscription_installments, first_start_at, search_text, created_at, updated_at)
-      select policy_id, policy_reference, ${values.companyId}, ${values.environment}, user_id, 'active', 1,
+        subscription_installments, first_start_at, billed_through_at, search_text, created_at, updated_at)
+      select policy_id, policy_reference, ${values.companyId}, ${values.environment}, user_id, 'active',
+        case when ${withStatements} then 2 else 1 end,
         start_at, end_at, auto_renew, extract(day from start_on)::smallint,
         round((snapshot #>> '{pricing,subscription_premium}')::numeric * 100),
         (snapshot #>> '{pricing,subscription_installments}')::smallint, start_at,
-        milepost_policy_search_text(policy_reference, snapshot), created_at, created_at
+        case when ${withStatements} then ${monthEnd} end, milepost_policy_search_text(policy_reference, snapshot), created_at, created_at
       from docs
       on conflict (policy_reference) do nothing
       returning id
     ),
     new_versions as (
-      insert into policy_versions (id, policy_id, sequence, version_type, snapshot, effective_at, created_at, term)
-      select version_id, policy_id, 1, 'nb', snapshot, start_at, created_at, 1
+      insert into policy_versions (id, policy_id, sequence, version_type, snapshot, effective_at, created_at, term,
+        statement_start_at, statement_end_at, usage_premium_pence)
+      select version_id, policy_id, 1, 'nb', snapshot, start_at, created_at, 1, null, null, null
       from docs where policy_id in (select id from new_policies)
+      union all
+      select statement_id, policy_id, 2, 'st', null, end_at_month, end_at_month, null, start_at, end_at_month, usage
+      from lines where policy_id in (select id from new_policies)
+    ),
+    new_statements as (
+      insert into statements (id, policy_id, company_id, environment, period_start_at, period_end_at, journey_count,
+        distance_metres, duration_seconds, usage_premium_pence, installments, subscription_premium_pence,
+        total_premium_pence, credits_used_pence, billed_premium_pence, cap_credit_pence,
+        free_distance_credit_pence, created_at)
+      select statement_id, policy_id, ${values.companyId}, ${values.environment}, start_at, end_at_month,
+        1 + i % 40, (1 + i % 40) * 8000, (1 + i % 40) * 900, usage, 1, subscription, usage + subscription,
+        credits, usage + subscription - cap - free - credits, cap, free, end_at_month
+      from lines where policy_id in (select id from new_policies)
     )
     select count(*) as policies from new_policies`.execute(trx);
   return Number(result.rows[0]?.policies ?? 0);

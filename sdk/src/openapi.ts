@@ -1147,6 +1147,90 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/reports/bordereau": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The premium bordereau of a month
+         * @description One row per policy version of the company and environment effective in the Europe/London calendar month (`nb`, `mta`, `cn`, `rn`, `ls`, and each statement `st`), ordered by effective time, then a totals row (CSV: `TOTAL` in the first column; JSON: `totals`). The gross premium is IPT-inclusive: IPT = gross × rate ÷ (100 + rate), commission its rate of the gross net of IPT, the underwriter net the rest; each amount is rounded once, half to even, and the totals are the sums of the rows. Streamed (CSV as an attachment). 404 for an unknown company; 422 for a bad month, environment or format. Admin key, or a staff session of `operations` or `admin`.
+         */
+        get: operations["reports.bordereau"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/reports/cash": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Cash report: payments, refunds and what was collected per day
+         * @description Every card payment and refund of the company in the environment created on the London days `from` to `to` (both included, at most 366), in created order, with the processor’s references and the policy version each settles (`version_type` nb, mta, cn, rn or st, and a statement’s period). Intents that never bound a policy are left out, as GET /payments leaves them out.
+         *
+         *     Then a summary per day (the day a payment was asked for; statuses as at `generated_at`): `billed` = `charged` + `pending` + `outstanding`; `collected` = `charged` − `refunded`; `in_dunning` is the part of `outstanding` that dunning will try again. `totals` are the sums of the days, and the days the sums of the payments, to the penny.
+         *
+         *     JSON holds both (or one, with `part`). CSV holds one table: `part=payments` (the default) or `part=summary` (a row per day, every day of the range, then a row whose `day` is `total`). The answer is streamed; the admin key, or a staff session of operations or admin.
+         */
+        get: operations["reports.cash"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/policyholders/{user_reference}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export everything held about a policyholder (subject access)
+         * @description Every record about the person of `user_reference` (UK GDPR subject access): account, sign-in sessions (no secrets), policies with every version, journeys with their routes, voids, devices and their bindings, raw positions, odometer readings, statements, credits, mileage budgets and alerts, payments (card brand and last 4, never a card number), emails sent (bodies that carried a temporary password or reset code withheld), audit records and webhook events naming them. Streamed as it is read: a JSON document (default) or, with `format=zip`, a .zip of `export.json` and `routes.geojson`. `contents` (last) counts each section. 404 for an unknown `user_reference`. Admin key, or a staff session of `operations` or `admin`.
+         */
+        get: operations["policyholders.export"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/policyholders/{user_reference}/erase": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Erase a policyholder
+         * @description Erases a policyholder’s personal data (UK GDPR art. 17) in one transaction: the account (it can no longer sign in), the proposer, named drivers, address and vehicle identity in every version of their policies, their journeys’ routes and places, raw positions, emails, events and audit records naming them. Financial records (versions’ pricing, statements, payments, credits) stay, with pseudonyms. Allowed once every policy of theirs has ended and `RETENTION_AFTER_END_DAYS` have passed since the last end, or with `force: true`. Emits `account.erased`. See docs/data-protection.md.
+         */
+        post: operations["policyholders.erase"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "policy.created": {
@@ -1363,6 +1447,26 @@ export interface webhooks {
          * @description A policyholder asked for a reset code (`FORGOT_PASSWORD`); the code was emailed to them. Signed as Standard Webhooks; a 2xx answer within 15 seconds acknowledges it, anything else is retried (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h).
          */
         post: operations["webhooks.account.password_reset_requested"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "account.erased": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A policyholder’s personal data was erased (`POST /admin/policyholders/{user_reference}/erase`): their account can no longer sign in, and their policies, journeys and emails now carry pseudonyms. Financial records remain.
+         * @description A policyholder’s personal data was erased (`POST /admin/policyholders/{user_reference}/erase`): their account can no longer sign in, and their policies, journeys and emails now carry pseudonyms. Financial records remain. Signed as Standard Webhooks; a 2xx answer within 15 seconds acknowledges it, anything else is retried (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h).
+         */
+        post: operations["webhooks.account.erased"];
         delete?: never;
         options?: never;
         head?: never;
@@ -11982,6 +12086,575 @@ export interface operations {
             };
         };
     };
+    "reports.bordereau": {
+        parameters: {
+            query: {
+                /** @description The company reported on. */
+                company_reference: string;
+                /** @description Required: a bordereau is of one environment, and production is the one an underwriter is due. */
+                environment: "sandbox" | "production";
+                /** @description The Europe/London calendar month, `YYYY-MM`. */
+                month: string;
+                /** @description Default `csv`. */
+                format?: "csv" | "json";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The bordereau, as CSV (default) or JSON. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                    "application/json": {
+                        month: string;
+                        company_reference: string;
+                        environment: string;
+                        rows: {
+                            company_reference: string;
+                            environment: string;
+                            policy_reference: string;
+                            underwriter_reference: string | null;
+                            underwriter_policy_reference: string | null;
+                            policy_version_reference: string;
+                            /** @enum {string} */
+                            version_type: "nb" | "mta" | "cn" | "rn" | "ls" | "st";
+                            /**
+                             * Format: date
+                             * @description Europe/London.
+                             */
+                            effective_date: string;
+                            statement_start_date: string | null;
+                            statement_end_date: string | null;
+                            policyholder_surname: string | null;
+                            postcode_district: string | null;
+                            vehicle_reg: string | null;
+                            cover: string | null;
+                            product_reference: string | null;
+                            /** @description Pounds, 2 decimals. */
+                            upfront_premium: number;
+                            /** @description Pounds, 2 decimals. */
+                            subscription_premium: number;
+                            /** @description Pounds, 2 decimals. */
+                            usage_premium: number;
+                            /** @description Pounds, 2 decimals. */
+                            caps_credit: number;
+                            /** @description Pounds, 2 decimals. */
+                            credits_used: number;
+                            /** @description Pounds, 2 decimals. */
+                            gross_premium: number;
+                            /** @description Percent. */
+                            ipt_rate: number;
+                            /** @description Pounds, 2 decimals. */
+                            ipt: number;
+                            /** @description Percent. */
+                            commission_rate: number;
+                            /** @description Pounds, 2 decimals. */
+                            commission: number;
+                            /** @description Pounds, 2 decimals. */
+                            net_premium: number;
+                            /** @description Pounds, 2 decimals. */
+                            fees: number;
+                        }[];
+                        totals: {
+                            /** @description Pounds, 2 decimals. */
+                            upfront_premium: number;
+                            /** @description Pounds, 2 decimals. */
+                            subscription_premium: number;
+                            /** @description Pounds, 2 decimals. */
+                            usage_premium: number;
+                            /** @description Pounds, 2 decimals. */
+                            caps_credit: number;
+                            /** @description Pounds, 2 decimals. */
+                            credits_used: number;
+                            /** @description Pounds, 2 decimals. */
+                            gross_premium: number;
+                            /** @description Pounds, 2 decimals. */
+                            ipt: number;
+                            /** @description Pounds, 2 decimals. */
+                            commission: number;
+                            /** @description Pounds, 2 decimals. */
+                            net_premium: number;
+                            /** @description Pounds, 2 decimals. */
+                            fees: number;
+                        };
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "reports.cash": {
+        parameters: {
+            query: {
+                company_reference: string;
+                environment: "sandbox" | "production";
+                /** @description The first Europe/London calendar day, included. */
+                from: string;
+                /** @description The last Europe/London calendar day, included. From `from` to `to` is at most 366 days. */
+                to: string;
+                /** @description `json` (one document) or `csv` (one table: see `part`). */
+                format?: "json" | "csv";
+                /** @description CSV holds one table: `payments` (the default for CSV) or `summary` (a row per day, then a `total` row). JSON holds both unless one is asked for. */
+                part?: "payments" | "summary";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        company_reference: string;
+                        environment: string;
+                        /** Format: date */
+                        from: string;
+                        /** Format: date */
+                        to: string;
+                        /**
+                         * Format: date-time
+                         * @description Statuses and amounts are as they stood then.
+                         */
+                        generated_at: string;
+                        /** @description In created order. */
+                        payments?: {
+                            /**
+                             * Format: date
+                             * @description The Europe/London day of `created_at`.
+                             */
+                            day: string;
+                            /** @description As GET /payments shows it. */
+                            payment_reference: string;
+                            /** @description GET /payments calls this `type`. */
+                            kind: "charge" | "refund";
+                            /** @description new_business, renewal, adjustment, cancellation or statement. */
+                            purpose: string;
+                            /** @description As it stands when the report is made (`generated_at`). */
+                            status: string;
+                            /** @description What was asked for, or paid back for a refund (pounds). */
+                            amount: number;
+                            /** @description Of a charge: how much of it has been refunded (pounds). */
+                            refunded_amount: number;
+                            currency: string;
+                            provider: string;
+                            /** @description The processor’s payment intent (charges) or refund id. */
+                            provider_payment_reference: string | null;
+                            /** @description Of a refund: the payment_reference of the charge it pays back. */
+                            refund_of: string | null;
+                            policy_reference: string | null;
+                            /** @description The version the payment settles. */
+                            policy_version_reference: string | null;
+                            /** @description That version’s type: nb, mta, cn, rn or st (a statement). */
+                            version_type: string | null;
+                            /** @description For a statement (`st`): its period’s start, as the statement shows it. */
+                            statement_start_date: string | null;
+                            /** @description For a statement (`st`): its period’s end (inclusive), as the statement shows it. */
+                            statement_end_date: string | null;
+                            decline_code: string | null;
+                            attempts: number;
+                            /** @description A failed charge that dunning will try again. */
+                            in_dunning: boolean;
+                            next_attempt_at: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        }[];
+                        /** @description Every day of the range, quiet ones too. */
+                        days?: {
+                            /**
+                             * Format: date
+                             * @description A Europe/London day: payments created on it.
+                             */
+                            day: string;
+                            /** @description Charges asked for. */
+                            charges: number;
+                            /** @description Refunds recorded. */
+                            refunds: number;
+                            /** @description Charges asked for: charged + pending + outstanding (pounds). */
+                            billed: number;
+                            /** @description Charges the processor collected (succeeded, including those since refunded) (pounds). */
+                            charged: number;
+                            /** @description Refunds paid back (pounds). */
+                            refunded: number;
+                            /** @description charged − refunded: the net cash (negative on a day of refunds only) (pounds). */
+                            collected: number;
+                            /** @description Charges whose outcome is not known yet (pounds). */
+                            pending: number;
+                            /** @description Failed charges not yet collected (pounds). */
+                            outstanding: number;
+                            /** @description Of outstanding: what dunning will try again (pounds). */
+                            in_dunning: number;
+                            /** @description Refunds owed and not yet paid back (in progress or failed) (pounds). */
+                            refunds_outstanding: number;
+                        }[];
+                        totals?: {
+                            /** @description Charges asked for. */
+                            charges: number;
+                            /** @description Refunds recorded. */
+                            refunds: number;
+                            /** @description Charges asked for: charged + pending + outstanding (pounds). */
+                            billed: number;
+                            /** @description Charges the processor collected (succeeded, including those since refunded) (pounds). */
+                            charged: number;
+                            /** @description Refunds paid back (pounds). */
+                            refunded: number;
+                            /** @description charged − refunded: the net cash (negative on a day of refunds only) (pounds). */
+                            collected: number;
+                            /** @description Charges whose outcome is not known yet (pounds). */
+                            pending: number;
+                            /** @description Failed charges not yet collected (pounds). */
+                            outstanding: number;
+                            /** @description Of outstanding: what dunning will try again (pounds). */
+                            in_dunning: number;
+                            /** @description Refunds owed and not yet paid back (in progress or failed) (pounds). */
+                            refunds_outstanding: number;
+                        };
+                    };
+                    "text/csv": string;
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "policyholders.export": {
+        parameters: {
+            query?: {
+                /** @description `json` (default): the document. `zip`: a .zip holding `export.json` (the same document) and `routes.geojson` (every journey’s route as a GeoJSON LineString feature of one FeatureCollection). */
+                format?: "json" | "zip";
+            };
+            header?: never;
+            path: {
+                /** @description The policyholder’s account (`user_reference` of the policy creation response); unique across companies and environments. */
+                user_reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export, as JSON (default) or a .zip (`format=zip`), as an attachment. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        generated_at: string;
+                        subject: {
+                            user_reference: string;
+                            company_reference: string;
+                            company_name: string;
+                            environment: string;
+                        };
+                        /** @description How to read the document. */
+                        notes: string[];
+                        /** @description The login account: email, username, names, password state and dates (never the hash). */
+                        account: {
+                            [key: string]: unknown;
+                        };
+                        /** @description The processor’s customer ids for the person. */
+                        payment_customers: {
+                            [key: string]: unknown;
+                        }[];
+                        /** @description Login challenge sessions: dates only. */
+                        login_sessions: {
+                            [key: string]: unknown;
+                        }[];
+                        /** @description Refresh tokens (signed-in sessions): family, dates and revocation; never the token or its hash. */
+                        refresh_tokens: {
+                            [key: string]: unknown;
+                        }[];
+                        /** @description Reset codes asked for: dates and attempts; never the code or its hash. */
+                        password_reset_codes: {
+                            [key: string]: unknown;
+                        }[];
+                        /** @description Each policy with `versions`: every version with the full policy object (`snapshot`) as it stood. */
+                        policies: {
+                            [key: string]: unknown;
+                        }[];
+                        /** @description Every journey with its encoded `route` and `route_precision`. */
+                        journeys: {
+                            [key: string]: unknown;
+                        }[];
+                        /** @description Journeys voided, with the reason. */
+                        journey_voids: {
+                            [key: string]: unknown;
+                        }[];
+                        /** @description Product-rule credits (caps, free distance) per journey. */
+                        journey_rule_credits: {
+                            [key: string]: unknown;
+                        }[];
+                        /** @description Devices bound to the person’s policies, with those `bindings` only. */
+                        devices: {
+                            [key: string]: unknown;
+                        }[];
+                        /** @description Raw positions of the person’s policies, by device and time. */
+                        positions: {
+                            [key: string]: unknown;
+                        }[];
+                        /** @description Odometer readings. */
+                        odometer_readings: {
+                            [key: string]: unknown;
+                        }[];
+                        /** @description Statements, with the odometer span where one was read. */
+                        statements: {
+                            [key: string]: unknown;
+                        }[];
+                        /** @description The credit ledger: credits granted and used. */
+                        policy_credits: {
+                            [key: string]: unknown;
+                        }[];
+                        /** @description Distance charged per policy year (annual caps). */
+                        policy_usage_years: {
+                            [key: string]: unknown;
+                        }[];
+                        /** @description Monthly mileage budgets set. */
+                        mileage_budgets: {
+                            [key: string]: unknown;
+                        }[];
+                        /** @description Budget and cap alerts sent. */
+                        usage_alerts: {
+                            [key: string]: unknown;
+                        }[];
+                        /** @description Charges and refunds, with the payment method id and the `card` (brand, last 4) where known. */
+                        payments: {
+                            [key: string]: unknown;
+                        }[];
+                        /** @description Emails sent to the person: template, subject, status, dates, and the text body unless withheld. */
+                        emails: {
+                            [key: string]: unknown;
+                        }[];
+                        /** @description Staff and admin-key actions on the person’s records and requests naming them. */
+                        audit_records: {
+                            [key: string]: unknown;
+                        }[];
+                        /** @description Webhook events naming the person or their policies, with their `deliveries`. */
+                        events: {
+                            [key: string]: unknown;
+                        }[];
+                        /** @description Rows in each section: `payment_customers`, `login_sessions`, `refresh_tokens`, `password_reset_codes`, `policies`, `policy_versions`, `journeys`, `journey_voids`, `journey_rule_credits`, `devices`, `device_bindings`, `positions`, `odometer_readings`, `statements`, `statement_odometers`, `policy_credits`, `policy_usage_years`, `mileage_budgets`, `usage_alerts`, `payments`, `emails`, `audit_records`, `events`, `webhook_deliveries`. */
+                        contents: {
+                            [key: string]: number;
+                        };
+                    };
+                    "application/zip": string;
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "policyholders.erase": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Why the account is erased (the request, a legal instruction): kept in the audit trail with the request. Name no one in it. */
+                    reason: string;
+                    /**
+                     * @description Erase now, before the retention period after the last policy end has passed (a legal instruction).
+                     * @default false
+                     */
+                    force?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        user_reference: string;
+                        /** Format: date-time */
+                        erased_at: string;
+                        /** @description True when erased with `force` before the retention period ended. */
+                        forced: boolean;
+                        /** @description The policies whose records were erased. */
+                        policy_references: string[];
+                        /** @description Journeys that lost their routes and places. */
+                        journeys_erased: number;
+                        /** @description Raw telematics positions deleted. */
+                        positions_deleted: number;
+                        /** @description Emails to them whose recipient, bodies and data were erased. */
+                        emails_erased: number;
+                        /** @description Audit records whose before/after values held their personal data. */
+                        audit_records_scrubbed: number;
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     "webhooks.policy.created": {
         parameters: {
             query?: never;
@@ -12525,6 +13198,58 @@ export interface operations {
                     /** @description The `data` of a `account.password_reset_requested` event. */
                     data: {
                         user_reference: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any other answer, or none within 15 seconds, is retried. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhooks.account.erased": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (also `id` in the body). Stable across retries: deduplicate on it. */
+                "webhook-id": string;
+                /** @description UNIX seconds of this attempt. Refuse messages more than 5 minutes off your clock. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64>` signatures: HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the base64-decoded part of your `whsec_…` secret. Two during the 24 hours after a rotation. Verify with any Standard Webhooks library. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description The event id; the same in every attempt and replay, and equal to the `webhook-id` header. Deduplicate on it.
+                     */
+                    id: string;
+                    /** @constant */
+                    type: "account.erased";
+                    /** @description When the event happened: UNIX seconds. */
+                    created: number;
+                    environment: "sandbox" | "production";
+                    /** @description The `data` of a `account.erased` event. */
+                    data: {
+                        /** @description The erased account (the reference stays; it names no one). */
+                        user_reference: string;
+                        /**
+                         * Format: date-time
+                         * @description When the erasure was made.
+                         */
+                        erased_at: string;
+                        /** @description The account’s policies, all erased. */
+                        policy_references: string[];
                     };
                 };
             };

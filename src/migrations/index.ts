@@ -27,6 +27,9 @@ import * as m0025 from './0025-device-journeys.ts';
 import * as m0026 from './0026-odometer.ts';
 import * as m0027 from './0027-back-office.ts';
 import * as m0028 from './0028-policy-search-order.ts';
+import * as m0029 from './0029-erasure.ts';
+import * as m0030 from './0030-bordereau-order.ts';
+import * as m0031 from './0031-cash-report-order.ts';
 
 /** Every migration, in order. Forward-only; add new files at the end. */
 export const migrations: Record<string, Migration> = {
@@ -58,4 +61,7 @@ export const migrations: Record<string, Migration> = {
   '0026-odometer': m0026,
   '0027-back-office': m0027,
   '0028-policy-search-order': m0028,
+  '0029-erasure': m0029,
+  '0030-bordereau-order': m0030,
+  '0031-cash-report-order': m0031,
 };

@@ -15,6 +15,17 @@ export function fromPence(pence: number): number {
   return new Decimal(pence).dividedBy(100).toNumber();
 }
 
+/**
+ * Integer pence → pounds with 2 decimals as text, by integer arithmetic (reports write millions):
+ * `-1234` → `-12.34`. The same text is a JSON number and a CSV cell.
+ */
+export function poundsText(pence: number): string {
+  const magnitude = Math.abs(pence);
+  const whole = Math.floor(magnitude / 100);
+  const cents = magnitude - whole * 100;
+  return `${pence < 0 ? '-' : ''}${String(whole)}.${cents < 10 ? '0' : ''}${String(cents)}`;
+}
+
 /** Rounds an exact decimal amount of pence once, half to even (banker's rounding). */
 export function roundPenceHalfEven(pence: Decimal): number {
   return pence.toDecimalPlaces(0, Decimal.ROUND_HALF_EVEN).toNumber();

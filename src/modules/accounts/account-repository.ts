@@ -22,6 +22,8 @@ export interface AccountTables {
     /** Added by 0004-auth: bumped by every password change, which ends every session. */
     session_generation: Generated<number>;
     last_login_at: Date | null;
+    /** Set when the account was erased (migration 0029): it names nobody and can never sign in. */
+    erased_at: Date | null;
   };
 }
 

@@ -46,7 +46,11 @@ export async function readOutbox(
   );
 }
 
+/** Addresses under the `.invalid` top-level domain, which RFC 2606 reserves as never resolving. */
+const UNDELIVERABLE = /\.invalid$/i;
+
 /** Emails go through the outbox: written in the caller's transaction, sent by a job after commit, retried with backoff. */
+
 export function createNotificationService(deps: { db: Executor; clock: Clock; jobs: Jobs; mailer: Mailer }) {
   const { db, clock, jobs, mailer } = deps;
   jobs.define({
@@ -130,9 +134,12 @@ export function createNotificationService(deps: { db: Executor; clock: Clock; jo
     >,
   ): Promise<string[]> {
     const at = clock.now();
+    // A recipient in `.invalid` (RFC 2606; an erased account's pseudonym) can never be reached: not queued.
+    const deliverable = emails.filter((queued) => !UNDELIVERABLE.test(queued.to));
+    if (deliverable.length === 0) return [];
     const ids = await insertEmails(
       trx,
-      emails.map((queued) => ({
+      deliverable.map((queued) => ({
         companyId: queued.scope?.companyId ?? null,
         environment: queued.scope?.environment ?? null,
         template: queued.template,
@@ -156,9 +163,9 @@ export function createNotificationService(deps: { db: Executor; clock: Clock; jo
       template: string,
       to: string,
       email: RenderedEmail,
-    ): Promise<string> {
+    ): Promise<string | undefined> {
       const [id] = await queueEmails(trx, [{ scope, template, to, email }]);
-      return id as string;
+      return id;
     },
 
     /** Many emails in the caller's transaction, in two statements (a billing chunk sends one a policy). */

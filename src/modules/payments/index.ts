@@ -8,4 +8,10 @@ export {
   COLLECT_DUE_QUEUE,
 } from './payment-service.ts';
 export { paymentRoutes, stripeWebhookRoutes, type PolicyholderAccess } from './payment-routes.ts';
-export { carriedForward, MINIMUM_CHARGE_MINOR_UNITS } from './payment-amounts.ts';
+export {
+  adjustmentAmountPence,
+  cancellationAmountPence,
+  carriedForward,
+  MINIMUM_CHARGE_MINOR_UNITS,
+  remainingShare,
+} from './payment-amounts.ts';

@@ -769,6 +769,17 @@ export function createPaymentService(deps: {
       return { payment_method_id: method.id };
     },
 
+    /** A saved card as the processor describes it (no number: brand, last 4, expiry), for subject access. */
+    async cardDetails(tenant: Tenant, paymentMethodId: string) {
+      const method = await (await gateway(tenant)).retrievePaymentMethod(paymentMethodId);
+      return {
+        brand: method.brand,
+        last4: method.last4,
+        exp_month: method.expMonth,
+        exp_year: method.expYear,
+      };
+    },
+
     /** GET_PAYMENT_METHOD: the default card, or with `refund` the card that paid first (where refunds go). */
     async getPaymentMethod(tenant: Tenant, policyReference: string, refund: boolean) {
       const policy = await policyOf(tenant, policyReference);

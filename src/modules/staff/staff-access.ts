@@ -124,14 +124,19 @@ export function installStaffAccess(
     route.config = { ...route.config, staffScope: scope };
     const handler = route.handler;
     const auditRows = route.config.auditRows !== false;
+    const auditReads = route.config.auditReads === true;
     route.handler = async function audited(
       this: FastifyInstance,
       request: FastifyRequest,
       reply: FastifyReply,
     ) {
       const actor = request.actor;
-      if (actor === null || (actor.kind === 'staff' && isReadMethod(request.method)))
+      if (actor === null) return handler.call(this, request, reply);
+      if (auditReads && isReadMethod(request.method)) {
+        await recordRequest(actorOf(request), 'ok', request.query);
         return handler.call(this, request, reply);
+      }
+      if (actor.kind === 'staff' && isReadMethod(request.method)) return handler.call(this, request, reply);
       const audit = actorOf(request);
       if (!auditRows) {
         await recordRequest(audit, 'ok', request.body);

@@ -120,6 +120,17 @@ export const EVENT_CATALOGUE: readonly EventDefinition[] = [
     },
   ),
   define(
+    'account.erased',
+    'A policyholder’s personal data was erased (`POST /admin/policyholders/{user_reference}/erase`): their account can no longer sign in, and their policies, journeys and emails now carry pseudonyms. Financial records remain.',
+    {
+      user_reference: Type.String({
+        description: 'The erased account (the reference stays; it names no one).',
+      }),
+      erased_at: isoInstant('When the erasure was made.'),
+      policy_references: Type.Array(policyReference, { description: 'The account’s policies, all erased.' }),
+    },
+  ),
+  define(
     'journey.created',
     'A journey was recorded against a policy: posted by a client, cut from a device’s positions, estimated for a day a device was silent, or an odometer reconciliation billed by a statement.',
     {

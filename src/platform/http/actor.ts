@@ -20,5 +20,10 @@ declare module 'fastify' {
     staffScope?: 'admin' | 'client';
     /** False where an audited action's row changes are the system's work, not the actor's (a billing run). */
     auditRows?: boolean;
+    /**
+     * True where reading is itself worth a record (a person's whole file, finance reports with names):
+     * staff reads are recorded too, and every read is recorded before its answer starts to stream.
+     */
+    auditReads?: boolean;
   }
 }

@@ -21,6 +21,7 @@ export const STAFF_ACTIONS: Readonly<Record<string, StaffRole>> = {
   'webhooks.retryDelivery': 'operations',
   'devices.bind': 'operations',
   'devices.unbind': 'operations',
+  'policyholders.erase': 'admin',
   'companies.create': 'admin',
   'companies.rotateSecrets': 'admin',
   'auth.rotateSigningKeys': 'admin',
@@ -39,6 +40,13 @@ export const STAFF_ACTIONS: Readonly<Record<string, StaffRole>> = {
 /** Reads kept to admins: the outbox holds temporary passwords; the staff list is theirs to manage. */
 const ADMIN_READS: ReadonlySet<string> = new Set(['emails.list', 'staff.list']);
 
+/** Reads beyond viewers: finance reports and a person's whole record (subject access). */
+const OPERATIONS_READS: ReadonlySet<string> = new Set([
+  'reports.bordereau',
+  'reports.cash',
+  'policyholders.export',
+]);
+
 /** `payments.act` serves policyholders too; of its types only a retry is a staff action. */
 const STAFF_PAYMENT_TYPES: ReadonlySet<string> = new Set(['RETRY_PAYMENT']);
 
@@ -54,7 +62,12 @@ export function staffMay(
 ): StaffDecision {
   const { operationId = '', method } = request;
   let needs: StaffRole | 'integration';
-  if (READ_METHODS.has(method)) needs = ADMIN_READS.has(operationId) ? 'admin' : 'viewer';
+  if (READ_METHODS.has(method))
+    needs = ADMIN_READS.has(operationId)
+      ? 'admin'
+      : OPERATIONS_READS.has(operationId)
+        ? 'operations'
+        : 'viewer';
   else needs = STAFF_ACTIONS[operationId] ?? 'integration';
   if (operationId === 'payments.act' && !STAFF_PAYMENT_TYPES.has(paymentTypeOf(request.body)))
     needs = 'integration';

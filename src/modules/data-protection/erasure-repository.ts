@@ -1,0 +1,290 @@
+import { sql, type RawBuilder } from 'kysely';
+import type { Executor } from '../../schema.ts';
+import { scrubJson, scrubText } from './erasure.ts';
+
+/**
+ * The erasure's SQL. Each function takes the transaction first. Columns the modules' table types do
+ * not declare (`users.erased_at`, pg-boss's own schema) and the generic scrub go through raw SQL.
+ */
+
+export interface ErasureSubject {
+  readonly id: string;
+  readonly userReference: string;
+  readonly companyId: string;
+  readonly environment: string;
+  readonly email: string;
+  readonly username: string;
+  readonly firstNames: string;
+  readonly lastNames: string;
+  readonly createdAt: Date;
+  readonly erasedAt: Date | null;
+}
+
+/** The account, locked for the erasure's transaction; undefined when there is none. */
+export async function lockSubject(trx: Executor, userReference: string): Promise<ErasureSubject | undefined> {
+  const result = await sql<{
+    id: string;
+    user_reference: string;
+    company_id: string;
+    environment: string;
+    email: string;
+    username: string;
+    first_names: string;
+    last_names: string;
+    created_at: Date;
+    erased_at: Date | null;
+  }>`
+    select id, user_reference, company_id, environment, email, username, first_names, last_names,
+      created_at, erased_at
+    from users where user_reference = ${userReference} for update`.execute(trx);
+  const row = result.rows[0];
+  if (row === undefined) return undefined;
+  return {
+    id: row.id,
+    userReference: row.user_reference,
+    companyId: row.company_id,
+    environment: row.environment,
+    email: row.email,
+    username: row.username,
+    firstNames: row.first_names,
+    lastNames: row.last_names,
+    createdAt: new Date(row.created_at),
+    erasedAt: row.erased_at === null ? null : new Date(row.erased_at),
+  };
+}
+
+export interface SubjectPolicy {
+  readonly id: string;
+  readonly reference: string;
+  readonly currentEndAt: Date;
+  readonly renewalTerms: unknown;
+}
+
+/** The account's policies, locked: nothing changes them while they are erased. */
+export async function lockPolicies(trx: Executor, userId: string): Promise<SubjectPolicy[]> {
+  const rows = await trx
+    .selectFrom('policies')
+    .select(['id', 'policy_reference', 'current_end_at', 'renewal_terms'])
+    .where('user_id', '=', userId)
+    .orderBy('created_at')
+    .forUpdate()
+    .execute();
+  return rows.map((row) => ({
+    id: row.id,
+    reference: row.policy_reference,
+    currentEndAt: new Date(row.current_end_at),
+    renewalTerms: parsedJson(row.renewal_terms),
+  }));
+}
+
+const parsedJson = (value: unknown): unknown => (typeof value === 'string' ? JSON.parse(value) : value);
+
+export interface VersionText {
+  readonly id: string;
+  readonly snapshot: unknown;
+  readonly reason: string | null;
+}
+
+export async function listVersions(trx: Executor, policyIds: readonly string[]): Promise<VersionText[]> {
+  if (policyIds.length === 0) return [];
+  const rows = await trx
+    .selectFrom('policy_versions')
+    .select(['id', 'snapshot', 'reason'])
+    .where('policy_id', 'in', policyIds)
+    .execute();
+  return rows.map((row) => ({ id: row.id, snapshot: parsedJson(row.snapshot), reason: row.reason }));
+}
+
+export async function updateVersion(
+  trx: Executor,
+  id: string,
+  snapshot: unknown,
+  reason: string | null,
+): Promise<void> {
+  await sql`
+    update policy_versions set snapshot = ${snapshot === null ? null : JSON.stringify(snapshot)}::jsonb,
+      reason = ${reason}
+    where id = ${id}`.execute(trx);
+}
+
+/**
+ * Renewal terms pseudonymised; the search text recomputed from the (erased) latest snapshot.
+ * NOTE: `payments_revision` is bumped because the policies module caches each policy's view in
+ * memory, in every process, keyed on `version_count` and `payments_revision` (versions never change
+ * but by erasure): without the bump GET /policys would go on showing the erased names.
+ */
+export async function updatePolicyText(trx: Executor, id: string, renewalTerms: unknown): Promise<void> {
+  await sql`
+    update policies p set
+      payments_revision = p.payments_revision + 1,
+      renewal_terms = ${renewalTerms === null || renewalTerms === undefined ? null : JSON.stringify(renewalTerms)}::jsonb,
+      search_text = (
+        select milepost_policy_search_text(p.policy_reference, v.snapshot) from policy_versions v
+        where v.policy_id = p.id and v.snapshot is not null order by v.sequence desc limit 1)
+    where p.id = ${id}`.execute(trx);
+}
+
+/** The account keeps its reference and tenant; it names nobody and can never sign in again. */
+export async function eraseAccount(
+  trx: Executor,
+  userId: string,
+  values: { email: string; username: string; name: string; passwordHash: string; at: Date },
+): Promise<void> {
+  await sql`
+    update users set email = ${values.email}, username = ${values.username},
+      first_names = ${values.name}, last_names = ${values.name}, password_hash = ${values.passwordHash},
+      password_is_temporary = false, temporary_password_expires_at = null, active = false,
+      session_generation = session_generation + 1, erased_at = ${values.at}, updated_at = ${values.at}
+    where id = ${userId}`.execute(trx);
+  await trx.deleteFrom('auth_login_sessions').where('user_id', '=', userId).execute();
+  await trx.deleteFrom('auth_refresh_tokens').where('user_id', '=', userId).execute();
+  await trx.deleteFrom('auth_reset_codes').where('user_id', '=', userId).execute();
+}
+
+/**
+ * Journeys keep distance, times, premiums and billing links; they lose their routes (empty, no
+ * points: migration 0029 allows it), coordinates and place names, and their postcodes are cut to the
+ * district (the same rule as `postcodeDistrict`, in SQL).
+ */
+export async function eraseJourneys(trx: Executor, policyIds: readonly string[]): Promise<number> {
+  if (policyIds.length === 0) return 0;
+  const district = (column: string) => sql`
+    case when ${sql.ref(column)} is null then null
+         when length(regexp_replace(upper(${sql.ref(column)}), '\\s', '', 'g')) >= 5
+              and regexp_replace(upper(${sql.ref(column)}), '\\s', '', 'g') ~ '^.+[0-9][A-Z]{2}$'
+           then regexp_replace(regexp_replace(upper(${sql.ref(column)}), '\\s', '', 'g'), '[0-9][A-Z]{2}$', '')
+         else split_part(upper(trim(${sql.ref(column)})), ' ', 1) end`;
+  const result = await sql`
+    update journeys set route = '', point_count = 0, start_lat = null, start_lng = null, end_lat = null,
+      end_lng = null, start_name = null, end_name = null,
+      start_postcode = ${district('start_postcode')}, end_postcode = ${district('end_postcode')}
+    where policy_id in (${sql.join(policyIds)})`.execute(trx);
+  return Number(result.numAffectedRows ?? 0);
+}
+
+/** Raw positions of their policies, and the VIN of devices ever bound to them. */
+export async function erasePositionsAndDevices(trx: Executor, policyIds: readonly string[]): Promise<number> {
+  if (policyIds.length === 0) return 0;
+  const deleted = await trx.deleteFrom('positions').where('policy_id', 'in', policyIds).executeTakeFirst();
+  await trx
+    .updateTable('devices')
+    .set({ vin: null })
+    .where('id', 'in', (eb) =>
+      eb.selectFrom('device_bindings').select('device_id').where('policy_id', 'in', policyIds),
+    )
+    .where('vin', 'is not', null)
+    .execute();
+  return Number(deleted.numDeletedRows);
+}
+
+/**
+ * Emails to them: the recipient becomes the pseudonym, bodies and template data go, the subject is
+ * scrubbed; one not yet sent never will be.
+ */
+export async function eraseEmails(
+  trx: Executor,
+  input: {
+    recipients: readonly string[];
+    references: readonly string[];
+    pseudonym: string;
+    matcher: RegExp | undefined;
+    at: Date;
+  },
+): Promise<number> {
+  const lowered = input.recipients.map((r) => r.toLowerCase());
+  const references = input.references.map((r) => `%${likeEscape(r)}%`);
+  const rows = await sql<{ id: string; subject: string | null; status: string }>`
+    select id, subject, status from outbox_emails
+    where lower(recipient) in (${sql.join(lowered.length > 0 ? lowered : [''])})
+       ${references.length > 0 ? sql`or data::text like any(${references}::text[])` : sql``}`.execute(trx);
+  for (const row of rows.rows) {
+    const subject = row.subject === null ? '[erased]' : scrubText(row.subject, input.matcher);
+    await sql`
+      update outbox_emails set recipient = ${input.pseudonym}, subject = ${subject}, text_body = null,
+        html_body = null, data = null,
+        status = case when status = 'pending' then 'failed' else status end,
+        last_error = case when status = 'pending' then 'not sent: the recipient was erased' else last_error end
+      where id = ${row.id}`.execute(trx);
+  }
+  return rows.rows.length;
+}
+
+export const likeEscape = (text: string): string => text.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/** `%value%` patterns for `ilike any`, the prefilter of the free-text scrub. */
+export const containsPatterns = (values: readonly string[]): string[] =>
+  values.map((value) => `%${likeEscape(value)}%`);
+
+export interface ScrubTarget {
+  /** Schema-qualified or plain table name. */
+  readonly table: string;
+  /** A column (or an expression over columns) that names one row. */
+  readonly key: string | RawBuilder<unknown>;
+  readonly jsonColumns?: readonly string[];
+  readonly textColumns?: readonly string[];
+  /** Which rows are about the person (a condition over the table's columns). */
+  readonly where: RawBuilder<unknown>;
+}
+
+/**
+ * Free text scrubbed of the person's values: every row `where` selects has each of its JSON columns'
+ * strings and each text column scrubbed (see `scrubJson`); only rows that changed are written.
+ * Returns the rows written.
+ */
+export async function scrubRows(
+  trx: Executor,
+  target: ScrubTarget,
+  matcher: RegExp | undefined,
+): Promise<number> {
+  if (matcher === undefined) return 0;
+  const jsonColumns = target.jsonColumns ?? [];
+  const textColumns = target.textColumns ?? [];
+  const columns = [...jsonColumns, ...textColumns];
+  const table = sql.table(target.table);
+  const key = typeof target.key === 'string' ? sql.ref(target.key) : target.key;
+  const rows = await sql<Record<string, unknown>>`
+    select (${key})::text as erasure_key, ${sql.join(columns.map((c) => sql.ref(c)))}
+    from ${table} where ${target.where}`.execute(trx);
+  let written = 0;
+  for (const row of rows.rows) {
+    const sets: RawBuilder<unknown>[] = [];
+    for (const column of jsonColumns) {
+      const value = parsedJson(row[column]);
+      if (value === null || value === undefined) continue;
+      const scrubbed = scrubJson(value, matcher);
+      if (scrubbed.changed) sets.push(sql`${sql.ref(column)} = ${JSON.stringify(scrubbed.value)}::jsonb`);
+    }
+    for (const column of textColumns) {
+      const value = row[column];
+      if (typeof value !== 'string') continue;
+      const scrubbed = scrubText(value, matcher);
+      if (scrubbed !== value) sets.push(sql`${sql.ref(column)} = ${scrubbed}`);
+    }
+    if (sets.length === 0) continue;
+    await sql`update ${table} set ${sql.join(sets)} where (${key})::text = ${row['erasure_key']}`.execute(
+      trx,
+    );
+    written += 1;
+  }
+  return written;
+}
+
+/** Whether pg-boss's schema is there (it is wherever the service ran; a bare migrated database has none). */
+export async function hasJobSchema(trx: Executor): Promise<boolean> {
+  const result = await sql<{ found: boolean }>`
+    select exists (select 1 from information_schema.tables where table_schema = 'pgboss' and table_name = 'job') as found`.execute(
+    trx,
+  );
+  return result.rows[0]?.found === true;
+}
+
+/**
+ * This transaction may rewrite audit records' before/after (migration 0029), and its own changes are
+ * not copied into the trail (the row triggers read `milepost.audit`): the request itself is recorded
+ * once, by the staff access hook.
+ */
+export async function enterErasureMode(trx: Executor): Promise<void> {
+  await sql`select set_config('milepost.erasure', 'on', true), set_config('milepost.audit', '', true)`.execute(
+    trx,
+  );
+}

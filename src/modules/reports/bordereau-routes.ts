@@ -1,0 +1,354 @@
+import { Readable } from 'node:stream';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type, type Static } from 'typebox';
+import { AppError } from '../../platform/errors.ts';
+import { poundsText as pounds } from '../../platform/money.ts';
+import { problemResponses } from '../../platform/http/problem.ts';
+import { londonDate, londonMidnight } from '../../platform/london-calendar.ts';
+import type { Executor } from '../../schema.ts';
+import { findCompanyId, readBordereauBatch, type BordereauVersion } from './bordereau-repository.ts';
+import { csvLine, type CsvValue } from './csv.ts';
+import type { ReportDeps } from './report-routes.ts';
+import {
+  addAmountsInto,
+  bordereauAmounts,
+  nextMonth,
+  postcodeDistrict,
+  ZERO_AMOUNTS,
+  type BordereauAmounts,
+} from './rules/bordereau-amounts.ts';
+
+/** Versions read per query: large enough that a round trip is cheap per row, small enough to hold. */
+export const BORDEREAU_BATCH_ROWS = 2_000;
+
+export const BordereauQuerySchema = Type.Object(
+  {
+    company_reference: Type.String({ minLength: 1, maxLength: 100, description: 'The company reported on.' }),
+    environment: Type.Union([Type.Literal('sandbox'), Type.Literal('production')], {
+      description:
+        'Required: a bordereau is of one environment, and production is the one an underwriter is due.',
+    }),
+    month: Type.String({
+      pattern: '^[12][0-9]{3}-(0[1-9]|1[0-2])$',
+      description: 'The Europe/London calendar month, `YYYY-MM`.',
+      examples: ['2025-06'],
+    }),
+    format: Type.Optional(
+      Type.Union([Type.Literal('csv'), Type.Literal('json')], {
+        default: 'csv',
+        description: 'Default `csv`.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+type BordereauQuery = Static<typeof BordereauQuerySchema>;
+
+/** The columns, in order: the CSV header and the JSON keys of a row. */
+export const BORDEREAU_COLUMNS = [
+  'company_reference',
+  'environment',
+  'policy_reference',
+  'underwriter_reference',
+  'underwriter_policy_reference',
+  'policy_version_reference',
+  'version_type',
+  'effective_date',
+  'statement_start_date',
+  'statement_end_date',
+  'policyholder_surname',
+  'postcode_district',
+  'vehicle_reg',
+  'cover',
+  'product_reference',
+  'upfront_premium',
+  'subscription_premium',
+  'usage_premium',
+  'caps_credit',
+  'credits_used',
+  'gross_premium',
+  'ipt_rate',
+  'ipt',
+  'commission_rate',
+  'commission',
+  'net_premium',
+  'fees',
+] as const;
+
+/** The money columns and the amount each shows: the totals row sums exactly these. */
+const MONEY: ReadonlyArray<readonly [string, keyof BordereauAmounts]> = [
+  ['upfront_premium', 'upfrontPence'],
+  ['subscription_premium', 'subscriptionPence'],
+  ['usage_premium', 'usagePence'],
+  ['caps_credit', 'capsCreditPence'],
+  ['credits_used', 'creditsUsedPence'],
+  ['gross_premium', 'grossPence'],
+  ['ipt', 'iptPence'],
+  ['commission', 'commissionPence'],
+  ['net_premium', 'netPence'],
+  ['fees', 'feesPence'],
+];
+
+const text = Type.Union([Type.String(), Type.Null()]);
+const money = Type.Number({ description: 'Pounds, 2 decimals.' });
+const RowSchema = Type.Object({
+  company_reference: Type.String(),
+  environment: Type.String(),
+  policy_reference: Type.String(),
+  underwriter_reference: text,
+  underwriter_policy_reference: text,
+  policy_version_reference: Type.String(),
+  version_type: Type.String({ enum: ['nb', 'mta', 'cn', 'rn', 'ls', 'st'] }),
+  effective_date: Type.String({ format: 'date', description: 'Europe/London.' }),
+  statement_start_date: Type.Union([Type.String({ format: 'date' }), Type.Null()]),
+  statement_end_date: Type.Union([Type.String({ format: 'date' }), Type.Null()]),
+  policyholder_surname: text,
+  postcode_district: text,
+  vehicle_reg: text,
+  cover: text,
+  product_reference: text,
+  upfront_premium: money,
+  subscription_premium: money,
+  usage_premium: money,
+  caps_credit: money,
+  credits_used: money,
+  gross_premium: money,
+  ipt_rate: Type.Number({ description: 'Percent.' }),
+  ipt: money,
+  commission_rate: Type.Number({ description: 'Percent.' }),
+  commission: money,
+  net_premium: money,
+  fees: money,
+});
+const TotalsSchema = Type.Object(Object.fromEntries(MONEY.map(([column]) => [column, money])));
+export const BordereauJsonSchema = Type.Object({
+  month: Type.String(),
+  company_reference: Type.String(),
+  environment: Type.String(),
+  rows: Type.Array(RowSchema),
+  totals: TotalsSchema,
+});
+
+const rate = (value: string | number | null | undefined): string => {
+  if (value === null || value === undefined) return '0';
+  const n = Number(value);
+  return Number.isFinite(n) ? String(n) : '0';
+};
+
+const HOUR_MS = 3_600_000;
+/** The size of the pieces the body is written in (see bordereauChunks). */
+const CHUNK_CHARACTERS = 32_768;
+
+/**
+ * londonDate for many instants: London's date changes only on a UTC hour (its offsets are whole
+ * hours), so one answer serves a whole UTC hour, and a month's rows fall in a few hundred of them
+ * (formatting each instant was 6 % of the report's CPU).
+ */
+function londonDates(): (at: Date) => string {
+  const byHour = new Map<number, string>();
+  return (at) => {
+    const hour = Math.floor(at.getTime() / HOUR_MS);
+    let date = byHour.get(hour);
+    if (date === undefined) {
+      if (byHour.size > 2_000) byHour.clear();
+      date = londonDate(at);
+      byHour.set(hour, date);
+    }
+    return date;
+  };
+}
+
+interface RowContext {
+  readonly companyReference: string;
+  readonly environment: string;
+  readonly dateOf: (at: Date) => string;
+}
+
+/** The text columns of a row, in column order (the CSV guards them against formulas). */
+function textCellsOf(context: RowContext, version: BordereauVersion): CsvValue[] {
+  const s = version.source;
+  return [
+    context.companyReference,
+    context.environment,
+    version.policyReference,
+    version.underwriterReference,
+    version.underwriterPolicyReference,
+    version.id,
+    s.versionType,
+    context.dateOf(s.effectiveAt),
+    version.statementStartAt === null ? null : context.dateOf(version.statementStartAt),
+    version.statementEndAt === null ? null : context.dateOf(version.statementEndAt),
+    version.surname,
+    postcodeDistrict(version.postcode),
+    version.vehicleReg,
+    version.cover,
+    version.productReference,
+  ];
+}
+
+/**
+ * The numeric columns that follow, as number text: written as they are in both formats (a leading
+ * minus is a number's sign, not a formula).
+ */
+function numberCellsOf(version: BordereauVersion, amounts: BordereauAmounts): string[] {
+  return [
+    pounds(amounts.upfrontPence),
+    pounds(amounts.subscriptionPence),
+    pounds(amounts.usagePence),
+    pounds(amounts.capsCreditPence),
+    pounds(amounts.creditsUsedPence),
+    pounds(amounts.grossPence),
+    rate(version.source.iptRate),
+    pounds(amounts.iptPence),
+    rate(version.source.commissionRate),
+    pounds(amounts.commissionPence),
+    pounds(amounts.netPence),
+    pounds(amounts.feesPence),
+  ];
+}
+
+const TEXT_COLUMNS = 15;
+const COLUMN_KEYS = BORDEREAU_COLUMNS.map((column) => `${JSON.stringify(column)}:`);
+
+/** A CSV record: csvLine for the text, the numbers appended as they are. */
+const csvRecord = (text: readonly CsvValue[], numbers: readonly string[]): string =>
+  `${csvLine(text).slice(0, -2)},${numbers.join(',')}\r\n`;
+
+/** A JSON object: text columns as JSON strings (or null), numeric columns as the number text itself. */
+function jsonObject(text: readonly CsvValue[], numbers: readonly string[]): string {
+  let out = '{';
+  for (let i = 0; i < BORDEREAU_COLUMNS.length; i++) {
+    const value = i < TEXT_COLUMNS ? text[i] : numbers[i - TEXT_COLUMNS];
+    const literal =
+      value === null || value === undefined
+        ? 'null'
+        : i < TEXT_COLUMNS
+          ? JSON.stringify(String(value))
+          : String(value);
+    out += `${i === 0 ? '' : ','}${COLUMN_KEYS[i] ?? ''}${literal}`;
+  }
+  return `${out}}`;
+}
+
+/**
+ * The report's text, batch by batch: the next batch is read while this one is written out, and a
+ * batch is the most held at once (constant memory whatever the month's size).
+ */
+async function* bordereauChunks(
+  db: Executor,
+  query: Required<BordereauQuery>,
+  companyId: string,
+): AsyncGenerator<string> {
+  const context = {
+    companyReference: query.company_reference,
+    environment: query.environment,
+    dateOf: londonDates(),
+  };
+  const scope = {
+    companyId,
+    environment: query.environment,
+    fromAt: londonMidnight(`${query.month}-01`),
+    toAt: londonMidnight(`${nextMonth(query.month)}-01`),
+  };
+  const csv = query.format === 'csv';
+  const read = (after: Parameters<typeof readBordereauBatch>[2]) => {
+    const batch = readBordereauBatch(db, scope, after, BORDEREAU_BATCH_ROWS);
+    // A client that goes away leaves the read ahead unawaited: its failure must not go unhandled.
+    batch.catch(() => undefined);
+    return batch;
+  };
+  yield csv
+    ? csvLine(BORDEREAU_COLUMNS)
+    : `{"month":${JSON.stringify(query.month)},"company_reference":${JSON.stringify(query.company_reference)},"environment":${JSON.stringify(query.environment)},"rows":[`;
+  const totals = { ...ZERO_AMOUNTS };
+  let first = true;
+  let pending: ReturnType<typeof read> | null = read(null);
+  while (pending !== null) {
+    const batch: Awaited<ReturnType<typeof read>> = await pending;
+    pending = batch.next === null ? null : read(batch.next);
+    let chunk = '';
+    for (const version of batch.versions) {
+      const amounts = bordereauAmounts(version.source);
+      addAmountsInto(totals, amounts);
+      const text = textCellsOf(context, version);
+      const numbers = numberCellsOf(version, amounts);
+      if (csv) chunk += csvRecord(text, numbers);
+      else {
+        chunk += `${first ? '' : ','}${jsonObject(text, numbers)}`;
+        first = false;
+      }
+      // Written in pieces of about 32 kB rather than a batch at once: a string or buffer over ~128 kB
+      // goes to V8's large-object space, which only a full collection frees.
+      if (chunk.length >= CHUNK_CHARACTERS) {
+        yield chunk;
+        chunk = '';
+      }
+    }
+    if (chunk !== '') yield chunk;
+  }
+  if (csv) {
+    const text: CsvValue[] = BORDEREAU_COLUMNS.slice(0, TEXT_COLUMNS).map(() => null);
+    text[0] = 'TOTAL';
+    const sums = BORDEREAU_COLUMNS.slice(TEXT_COLUMNS).map((column) => {
+      const key = MONEY.find(([name]) => name === column)?.[1];
+      return key === undefined ? '' : pounds(totals[key]);
+    });
+    yield csvRecord(text, sums);
+  } else {
+    yield `],"totals":{${MONEY.map(([column, key]) => `${JSON.stringify(column)}:${pounds(totals[key])}`).join(',')}}}`;
+  }
+}
+
+/** `GET /admin/reports/bordereau`: the month's premium transactions of a company, streamed. */
+export function bordereauRoutes(deps: ReportDeps): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.get(
+      '/admin/reports/bordereau',
+      {
+        preHandler: deps.adminAuth,
+        config: { auditReads: true },
+        schema: {
+          operationId: 'reports.bordereau',
+          tags: ['admin'],
+          summary: 'The premium bordereau of a month',
+          description:
+            'One row per policy version of the company and environment effective in the Europe/London calendar month (`nb`, `mta`, `cn`, `rn`, `ls`, and each statement `st`), ordered by effective time, then a totals row (CSV: `TOTAL` in the first column; JSON: `totals`). The gross premium is IPT-inclusive: IPT = gross × rate ÷ (100 + rate), commission its rate of the gross net of IPT, the underwriter net the rest; each amount is rounded once, half to even, and the totals are the sums of the rows. Streamed (CSV as an attachment). 404 for an unknown company; 422 for a bad month, environment or format. Admin key, or a staff session of `operations` or `admin`.',
+          security: [{ adminKey: [] }],
+          querystring: BordereauQuerySchema,
+          response: {
+            200: {
+              description: 'The bordereau, as CSV (default) or JSON.',
+              content: {
+                'text/csv': { schema: Type.String({ description: 'RFC 4180, header row first.' }) },
+                'application/json': { schema: BordereauJsonSchema },
+              },
+            },
+            ...problemResponses(401, 403, 404, 422),
+          },
+        },
+      },
+      async (request, reply) => {
+        const query = { ...request.query, format: request.query.format ?? 'csv' } as const;
+        const companyId = await findCompanyId(deps.db, query.company_reference);
+        if (companyId === undefined)
+          throw new AppError('NOT_FOUND', `company ${query.company_reference} not found`);
+        // The type provider types the body from the schema's JSON; a stream is sent as it is.
+        const body = Readable.from(bordereauChunks(deps.db, query, companyId), {
+          objectMode: false,
+        }) as never;
+        if (query.format === 'csv') {
+          const filename =
+            `bordereau-${query.company_reference}-${query.environment}-${query.month}.csv`.replace(
+              /[^\w.-]/g,
+              '_',
+            );
+          return reply
+            .type('text/csv; charset=utf-8')
+            .header('content-disposition', `attachment; filename="${filename}"`)
+            .send(body);
+        }
+        return reply.type('application/json; charset=utf-8').send(body);
+      },
+    );
+  };
+}

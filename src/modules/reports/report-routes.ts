@@ -1,0 +1,20 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { preHandlerAsyncHookHandler } from 'fastify';
+import type { Clock } from '../../platform/clock.ts';
+import type { Executor } from '../../schema.ts';
+import { bordereauRoutes } from './bordereau-routes.ts';
+import { cashRoutes } from './cash-routes.ts';
+
+export interface ReportDeps {
+  readonly db: Executor;
+  readonly adminAuth: preHandlerAsyncHookHandler;
+  readonly clock: Clock;
+}
+
+/** The finance reports under `/admin/reports`: the admin key, or a staff session of operations or admin. */
+export function reportRoutes(deps: ReportDeps): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    await app.register(bordereauRoutes(deps));
+    await app.register(cashRoutes(deps));
+  };
+}

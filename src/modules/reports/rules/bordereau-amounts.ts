@@ -1,0 +1,202 @@
+import { Decimal } from '../../../platform/money.ts';
+import { adjustmentAmountPence, cancellationAmountPence, remainingShare } from '../../payments/index.ts';
+import { splitPremium, totalSplit, type Percent, type PremiumSplit } from './premium-split.ts';
+
+/*
+ * The money of one bordereau row (issue 21): what a policy version of the month adds to the premium
+ * the underwriter is told about. Pure: the repository reads the version, the terms before it and its
+ * statement; this turns them into pence, each amount rounded once, half to even.
+ */
+
+export type BordereauVersionType = 'nb' | 'mta' | 'cn' | 'rn' | 'ls' | 'st';
+
+/** The version the row is about, with what its rules need of the terms before it. */
+export interface BordereauSource {
+  readonly versionType: BordereauVersionType;
+  readonly effectiveAt: Date;
+  /** The version's own `pricing.upfront_premium` (null for an `st` version, which has no terms). */
+  readonly upfrontPence: number | null;
+  /** The version's own `pricing.mta_fee`. */
+  readonly mtaFeePence: number;
+  /** The rates of the terms in force: the version's own, or for `st` those before it. */
+  readonly iptRate: Percent;
+  readonly commissionRate: Percent;
+  /** The latest earlier version of the same term (for `mta` and `cn`); null when there is none. */
+  readonly previous: {
+    readonly upfrontPence: number;
+    readonly termStartSeconds: number;
+    readonly termEndSeconds: number;
+    readonly cancelFeePence: number;
+    readonly adminFeePence: number;
+  } | null;
+  /** The statement of an `st` version. */
+  readonly statement: {
+    readonly subscriptionPence: number;
+    readonly usagePence: number;
+    readonly capCreditPence: number;
+    readonly annualCapCreditPence: number;
+    readonly freeDistanceCreditPence: number;
+    readonly minimumTopUpPence: number;
+    readonly creditsUsedPence: number;
+  } | null;
+}
+
+export interface BordereauAmounts extends PremiumSplit {
+  readonly upfrontPence: number;
+  readonly subscriptionPence: number;
+  readonly usagePence: number;
+  /** Caps and free distance less the minimum top-up: what the product rules took off the usage. */
+  readonly capsCreditPence: number;
+  /** Paid from the policy's credit ledger: shown, not deducted (the premium was still earned). */
+  readonly creditsUsedPence: number;
+  /** Not premium: not split, not in the gross. */
+  readonly feesPence: number;
+}
+
+const ZERO: BordereauAmounts = {
+  upfrontPence: 0,
+  subscriptionPence: 0,
+  usagePence: 0,
+  capsCreditPence: 0,
+  creditsUsedPence: 0,
+  grossPence: 0,
+  iptPence: 0,
+  commissionPence: 0,
+  netPence: 0,
+  feesPence: 0,
+};
+
+/** Totals start here: every money column at 0. */
+export const ZERO_AMOUNTS = ZERO;
+
+/** The share of the previous version's term still to run at the version's effective time. */
+function shareOf(source: BordereauSource, previous: NonNullable<BordereauSource['previous']>): Decimal {
+  return remainingShare(
+    { startSeconds: previous.termStartSeconds, endSeconds: previous.termEndSeconds },
+    Math.floor(source.effectiveAt.getTime() / 1000),
+  );
+}
+
+/** The premium lines of a version before the split (upfront, statement lines, fees). */
+function lines(source: BordereauSource): Omit<BordereauAmounts, keyof PremiumSplit> {
+  const none = { ...ZERO };
+  const own = source.upfrontPence ?? 0;
+  switch (source.versionType) {
+    case 'nb':
+    case 'rn':
+      return { ...none, upfrontPence: own };
+    case 'mta': {
+      // NOTE: a missing previous version (never written by the service) counts as no change of premium.
+      const previous = source.previous;
+      const upfrontPence =
+        previous === null
+          ? 0
+          : adjustmentAmountPence({
+              oldUpfrontPence: previous.upfrontPence,
+              newUpfrontPence: own,
+              mtaFeePence: 0,
+              share: shareOf(source, previous),
+            });
+      return { ...none, upfrontPence, feesPence: source.mtaFeePence };
+    }
+    case 'cn': {
+      const previous = source.previous;
+      if (previous === null) return none;
+      // The return premium: the cancellation amount without fees and without the cap at what was paid
+      // (the bordereau reports premium, not cash), negative because it is given back.
+      const returned = cancellationAmountPence({
+        upfrontPence: previous.upfrontPence,
+        cancelFeePence: 0,
+        adminFeePence: 0,
+        share: shareOf(source, previous),
+        refundablePence: Number.MAX_SAFE_INTEGER,
+      });
+      return {
+        ...none,
+        upfrontPence: returned === 0 ? 0 : -returned,
+        feesPence: previous.cancelFeePence + previous.adminFeePence,
+      };
+    }
+    case 'ls':
+      return none;
+    case 'st': {
+      const s = source.statement;
+      if (s === null) return none;
+      return {
+        ...none,
+        subscriptionPence: s.subscriptionPence,
+        usagePence: s.usagePence,
+        capsCreditPence:
+          s.capCreditPence + s.annualCapCreditPence + s.freeDistanceCreditPence - s.minimumTopUpPence,
+        creditsUsedPence: s.creditsUsedPence,
+      };
+    }
+  }
+}
+
+/**
+ * A row's money in pence: gross = upfront + subscription + usage − caps credit, split into IPT,
+ * commission and net (which add up to the gross exactly); fees beside it.
+ */
+export function bordereauAmounts(source: BordereauSource): BordereauAmounts {
+  const line = lines(source);
+  const grossPence = line.upfrontPence + line.subscriptionPence + line.usagePence - line.capsCreditPence;
+  return { ...line, ...splitPremium(grossPence, source.iptRate, source.commissionRate) };
+}
+
+/** The totals row after one more row: plain sums of the rows' rounded amounts, so it reconciles. */
+export function addAmounts(total: BordereauAmounts, row: BordereauAmounts): BordereauAmounts {
+  return {
+    upfrontPence: total.upfrontPence + row.upfrontPence,
+    subscriptionPence: total.subscriptionPence + row.subscriptionPence,
+    usagePence: total.usagePence + row.usagePence,
+    capsCreditPence: total.capsCreditPence + row.capsCreditPence,
+    creditsUsedPence: total.creditsUsedPence + row.creditsUsedPence,
+    feesPence: total.feesPence + row.feesPence,
+    ...totalSplit([total, row]),
+  };
+}
+
+/** The money columns, each summed by the totals row. */
+export const AMOUNT_KEYS: ReadonlyArray<keyof BordereauAmounts> = [
+  'upfrontPence',
+  'subscriptionPence',
+  'usagePence',
+  'capsCreditPence',
+  'creditsUsedPence',
+  'grossPence',
+  'iptPence',
+  'commissionPence',
+  'netPence',
+  'feesPence',
+];
+
+/**
+ * addAmounts in place, for a stream of a million rows (no object a row): the same sums of rounded
+ * amounts.
+ */
+export function addAmountsInto(total: Record<keyof BordereauAmounts, number>, row: BordereauAmounts): void {
+  for (const key of AMOUNT_KEYS) total[key] += row[key];
+}
+
+/**
+ * The postcode district (outward code) of a postcode as stored (`SW1A 1AA` → `SW1A`): a person's
+ * district, not their address. A UK postcode typed without its space loses its three-character
+ * inward code; anything else is given up to its first space.
+ */
+export function postcodeDistrict(postcode: string | null): string | null {
+  if (postcode === null) return null;
+  const text = postcode.trim().toUpperCase();
+  if (text === '') return null;
+  const space = text.indexOf(' ');
+  if (space > 0) return text.slice(0, space);
+  return /^[A-Z]{1,2}\d[A-Z\d]?\d[A-Z]{2}$/.test(text) ? text.slice(0, -3) : text;
+}
+
+/** The month `YYYY-MM` after `month`. */
+export function nextMonth(month: string): string {
+  const [year, mm] = month.split('-').map(Number);
+  const y = year ?? 1970;
+  const m = mm ?? 1;
+  return m === 12 ? `${String(y + 1)}-01` : `${String(y)}-${String(m + 1).padStart(2, '0')}`;
+}
