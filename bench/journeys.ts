@@ -61,6 +61,19 @@ function rssMegabytes(pid: number | undefined): number | undefined {
   }
 }
 
+/** Where an RSS goes, from the server's own /metrics (prom-client's default Node.js metrics), in MB. */
+function memoryBreakdown(metrics: string): string {
+  const megabytes = (name: string) =>
+    [...metrics.matchAll(new RegExp(`^${name}(\\{[^}]*\\})? (\\d+)`, 'gm'))]
+      .map((m) => ({ labels: m[1] ?? '', mb: Number(m[2]) / 1e6 }))
+      .filter((m) => m.mb >= 1);
+  const one = (name: string) => (megabytes(name)[0]?.mb ?? 0).toFixed(0);
+  const spaces = megabytes('nodejs_heap_space_size_total_bytes')
+    .map((m) => `${/space="(\w+)"/.exec(m.labels)?.[1] ?? '?'} ${m.mb.toFixed(0)}`)
+    .join(', ');
+  return `V8 heap ${one('nodejs_heap_size_total_bytes')} (${spaces}; ${one('nodejs_heap_size_used_bytes')} in use), external ${one('nodejs_external_memory_bytes')}`;
+}
+
 const route = londonTrace(1000);
 const nowSeconds = Math.floor(Date.now() / 1000);
 
@@ -129,6 +142,7 @@ await withScratchDatabase(BENCH_POSTGRES_URL, async (DATABASE_URL) => {
   const barePhases: LoadResult[] = [];
   let oursRss: number | undefined;
   let idleRss: number | undefined;
+  let memory = '';
   try {
     await new Promise((resolve) => setTimeout(resolve, 1000)); // the geocoder loads in the background
     idleRss = rssMegabytes(ours.child.pid);
@@ -143,6 +157,7 @@ await withScratchDatabase(BENCH_POSTGRES_URL, async (DATABASE_URL) => {
       else barePhases.push(await run(bare.url, {}, nextBare, seconds));
     }
     oursRss = rssMegabytes(ours.child.pid);
+    memory = memoryBreakdown(await (await fetch(`${ours.url}/metrics`)).text());
   } finally {
     await ours.stop();
     await bare.stop();
@@ -163,6 +178,6 @@ await withScratchDatabase(BENCH_POSTGRES_URL, async (DATABASE_URL) => {
   );
   if (oursRss !== undefined && idleRss !== undefined)
     process.stdout.write(
-      `milepost server RSS ${idleRss.toFixed(0)} MB started, ${oursRss.toFixed(0)} MB after the load (budget ≤ 200)\n`,
+      `milepost server RSS ${idleRss.toFixed(0)} MB started, ${oursRss.toFixed(0)} MB after the load (budget ≤ 200); ${memory}\n`,
     );
 });
