@@ -69,16 +69,6 @@ const pence = (path: string, from = 'v.snapshot') =>
 /** An instant as whole milliseconds since 1970 (a number parses faster than a timestamp's text). */
 const epochMs = (column: string) => sql.raw(`(extract(epoch from ${column}) * 1000)::bigint`);
 
-/** The company's id, or undefined for an unknown reference. */
-export async function findCompanyId(db: Executor, companyReference: string): Promise<string | undefined> {
-  const row = await db
-    .selectFrom('companies')
-    .select('id')
-    .where('company_reference', '=', companyReference)
-    .executeTakeFirst();
-  return row?.id;
-}
-
 /**
  * One batch of a company's versions effective in [fromAt, toAt), in (effective time, id) order after
  * `after`, superseded versions left out (a replaced renewal never took effect; an undone lapse did not

@@ -6,7 +6,8 @@ import { poundsText as pounds } from '../../platform/money.ts';
 import { problemResponses } from '../../platform/http/problem.ts';
 import { londonDate, londonMidnight } from '../../platform/london-calendar.ts';
 import type { Executor } from '../../schema.ts';
-import { findCompanyId, readBordereauBatch, type BordereauVersion } from './bordereau-repository.ts';
+import { findCompanyByReference } from '../companies/index.ts';
+import { readBordereauBatch, type BordereauVersion } from './bordereau-repository.ts';
 import { csvLine, type CsvValue } from './csv.ts';
 import type { ReportDeps } from './report-routes.ts';
 import {
@@ -329,7 +330,7 @@ export function bordereauRoutes(deps: ReportDeps): FastifyPluginAsyncTypebox {
       },
       async (request, reply) => {
         const query = { ...request.query, format: request.query.format ?? 'csv' } as const;
-        const companyId = await findCompanyId(deps.db, query.company_reference);
+        const companyId = (await findCompanyByReference(deps.db, query.company_reference))?.id;
         if (companyId === undefined)
           throw new AppError('NOT_FOUND', `company ${query.company_reference} not found`);
         // The type provider types the body from the schema's JSON; a stream is sent as it is.

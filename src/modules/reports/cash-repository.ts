@@ -36,19 +36,6 @@ export interface CashPaymentRow {
 const isoText = (column: string): RawBuilder<string> =>
   sql<string>`to_char(${sql.ref(column)} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
-/** The company's id for its public reference, or undefined. */
-export async function findCompanyIdByReference(
-  db: Executor,
-  companyReference: string,
-): Promise<string | undefined> {
-  const row = await db
-    .selectFrom('companies')
-    .select('id')
-    .where('company_reference', '=', companyReference)
-    .executeTakeFirst();
-  return row?.id;
-}
-
 /**
  * Up to `limit` of the tenant's payments and refunds created in [fromAt, toAt), in created order, after
  * the payment `afterId` (a keyset: the position is that row's own created_at and id, read in SQL, so no

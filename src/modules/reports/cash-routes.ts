@@ -1,10 +1,10 @@
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { findCompanyByReference } from '../companies/index.ts';
 import { Type } from 'typebox';
 import { AppError, notFound } from '../../platform/errors.ts';
 import { problemResponses } from '../../platform/http/problem.ts';
 import { asTenant } from '../companies/index.ts';
-import { findCompanyIdByReference } from './cash-repository.ts';
 import { openCashReport } from './cash-report.ts';
 import { CashReportQuerySchema, CashReportSchema } from './cash-schemas.ts';
 import type { ReportDeps } from './report-routes.ts';
@@ -66,7 +66,7 @@ export function cashRoutes(deps: ReportDeps): FastifyPluginAsyncTypebox {
             },
           );
         }
-        const companyId = await findCompanyIdByReference(deps.db, query.company_reference);
+        const companyId = (await findCompanyByReference(deps.db, query.company_reference))?.id;
         if (companyId === undefined) throw notFound('company');
         const format = query.format ?? 'json';
         const part = query.part ?? (format === 'csv' ? 'payments' : 'all');

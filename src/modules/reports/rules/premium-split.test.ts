@@ -8,6 +8,7 @@ const gross = fc.integer({ min: -10_000_000, max: 10_000_000 });
 const rate = fc.oneof(
   fc.constantFrom(0, 5, 12, 20, 9.5, '12.5'),
   fc.integer({ min: 0, max: 10_000 }).map((n) => n / 100),
+  fc.integer({ min: 0, max: 1_000_000 }).map((n) => String(new Decimal(n).dividedBy(10_000))),
 );
 
 describe('splitPremium', () => {
@@ -39,6 +40,32 @@ describe('splitPremium', () => {
         const exactCommission = new Decimal(g - split.iptPence).times(String(commission)).dividedBy(100);
         assert.ok(exactCommission.minus(split.commissionPence).abs().lessThanOrEqualTo(0.5));
       }),
+    );
+  });
+
+  test('exactly the decimal computation, rounded half to even', () => {
+    const reference = (g: number, ipt: number | string, commission: number | string) => {
+      const magnitude = new Decimal(Math.abs(g));
+      const iptPence = magnitude
+        .times(String(ipt))
+        .dividedBy(new Decimal(String(ipt)).plus(100))
+        .toDecimalPlaces(0, Decimal.ROUND_HALF_EVEN);
+      const commissionPence = magnitude
+        .minus(iptPence)
+        .times(String(commission))
+        .dividedBy(100)
+        .toDecimalPlaces(0, Decimal.ROUND_HALF_EVEN);
+      return [iptPence.toNumber(), commissionPence.toNumber()];
+    };
+    fc.assert(
+      fc.property(gross, rate, rate, (g, ipt, commission) => {
+        const split = splitPremium(g, ipt, commission);
+        assert.deepEqual(
+          [Math.abs(split.iptPence), Math.abs(split.commissionPence)],
+          reference(g, ipt, commission),
+        );
+      }),
+      { numRuns: 2_000 },
     );
   });
 

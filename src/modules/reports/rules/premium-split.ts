@@ -1,4 +1,4 @@
-import { Decimal, roundPenceHalfEven } from '../../../platform/money.ts';
+import { Decimal } from '../../../platform/money.ts';
 
 /*
  * How a premium transaction's gross divides for the bordereau (issue 21): the premium is
@@ -19,16 +19,46 @@ export interface PremiumSplit {
 /** A percentage as the versions hold it (`12`, `12.5`, `"9.5"`); null or absent counts as 0. */
 export type Percent = number | string | null | undefined;
 
-const percent = (rate: Percent): Decimal => {
-  const value = new Decimal(rate === null || rate === undefined ? 0 : String(rate));
-  if (!value.isFinite() || value.isNegative() || value.greaterThan(100))
-    throw new RangeError(`a rate must be a percentage from 0 to 100, not ${String(rate)}`);
-  return value;
+/** A rate as an exact fraction: `units / scale` percent (12.5 → 125 / 10). */
+interface ExactRate {
+  readonly units: bigint;
+  readonly scale: bigint;
+}
+
+/** Rates repeat from row to row (a bordereau has a handful): each is parsed once. */
+const parsedRates = new Map<string, ExactRate>();
+
+const percent = (rate: Percent): ExactRate => {
+  const text = rate === null || rate === undefined ? '0' : String(rate);
+  let parsed = parsedRates.get(text);
+  if (parsed === undefined) {
+    // Decimal reads every form a rate comes in (`1e-7` too); the fraction is then exact integers.
+    const value = new Decimal(text);
+    if (!value.isFinite() || value.isNegative() || value.greaterThan(100))
+      throw new RangeError(`a rate must be a percentage from 0 to 100, not ${String(rate)}`);
+    const places = value.decimalPlaces();
+    parsed = {
+      units: BigInt(value.times(new Decimal(10).pow(places)).toFixed(0)),
+      scale: 10n ** BigInt(places),
+    };
+    if (parsedRates.size > 1_000) parsedRates.clear();
+    parsedRates.set(text, parsed);
+  }
+  return parsed;
 };
+
+/** numerator ÷ denominator (both ≥ 0, denominator > 0) rounded once, half to even, exactly. */
+function divideHalfEven(numerator: bigint, denominator: bigint): number {
+  const quotient = numerator / denominator;
+  const twice = 2n * (numerator % denominator);
+  const up = twice > denominator || (twice === denominator && quotient % 2n === 1n);
+  return Number(up ? quotient + 1n : quotient);
+}
 
 /**
  * The split of `grossPence` (negative for a refund or a credit: the split is the mirror of the
- * positive one, so a refund undoes its charge exactly).
+ * positive one, so a refund undoes its charge exactly). Integer arithmetic on the exact rates: a
+ * bordereau splits a million rows.
  */
 export function splitPremium(grossPence: number, iptRate: Percent, commissionRate: Percent): PremiumSplit {
   if (!Number.isSafeInteger(grossPence))
@@ -36,9 +66,11 @@ export function splitPremium(grossPence: number, iptRate: Percent, commissionRat
   const ipt = percent(iptRate);
   const commission = percent(commissionRate);
   const magnitude = Math.abs(grossPence);
-  const iptPence = roundPenceHalfEven(new Decimal(magnitude).times(ipt).dividedBy(ipt.plus(100)));
-  const commissionPence = roundPenceHalfEven(
-    new Decimal(magnitude - iptPence).times(commission).dividedBy(100),
+  // IPT = gross × r ÷ (100 + r), with r = units ÷ scale: gross × units ÷ (100 × scale + units).
+  const iptPence = divideHalfEven(BigInt(magnitude) * ipt.units, 100n * ipt.scale + ipt.units);
+  const commissionPence = divideHalfEven(
+    BigInt(magnitude - iptPence) * commission.units,
+    100n * commission.scale,
   );
   const sign = grossPence < 0 ? -1 : 1;
   const signed = (pence: number) => (pence === 0 ? 0 : sign * pence);
