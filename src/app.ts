@@ -321,7 +321,7 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
       db: container.database.db,
       adminAuth,
       clock: container.clock,
-      // Production cards are described by the processor (the sandbox's by its own tables).
+      // Cards are described by the processor: Stripe, or the built-in sandbox for the sandbox environment.
       cardDetails: (subject, paymentMethodId) =>
         container.services.payments.cardDetails(
           asTenant(subject.companyId, subject.environment as DataEnvironment),

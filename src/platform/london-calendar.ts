@@ -33,25 +33,40 @@ function offsetAtHour(hour: number): number {
 const HOUR_MS = 3_600_000;
 // London's clocks change only on the hour (01:00 UTC), so one answer serves a whole UTC hour. Asking
 // Intl each time was most of a billing run's own CPU (bench/billing.ts: 0.9 s of 3.6 s for 20,000
-// statements); the memo is bounded, and a billing run asks about a handful of hours.
-const offsetByHour = new Map<number, number>();
+// statements), and formatting each instant's date 6 % of a bordereau's; the memo is bounded, and a
+// billing run or a month's report asks about a few hundred hours.
+interface HourFacts {
+  readonly offsetMinutes: number;
+  /** The London date of every instant of the hour; null when the offset is not whole hours (before 1847). */
+  readonly date: string | null;
+}
+const factsByHour = new Map<number, HourFacts>();
 const MAX_MEMO = 10_000;
+
+const dateAt = (at: number, offsetMinutes: number): string =>
+  new Date(at + offsetMinutes * 60_000).toISOString().slice(0, 10);
+
+function hourFacts(at: Date): HourFacts {
+  const hour = Math.floor(at.getTime() / HOUR_MS);
+  let facts = factsByHour.get(hour);
+  if (facts === undefined) {
+    if (factsByHour.size >= MAX_MEMO) factsByHour.clear();
+    const offsetMinutes = offsetAtHour(hour);
+    facts = { offsetMinutes, date: offsetMinutes % 60 === 0 ? dateAt(hour * HOUR_MS, offsetMinutes) : null };
+    factsByHour.set(hour, facts);
+  }
+  return facts;
+}
 
 /** Minutes Europe/London is ahead of UTC at `at` (0 in winter, 60 in summer). */
 function londonOffsetMinutes(at: Date): number {
-  const hour = Math.floor(at.getTime() / HOUR_MS);
-  let offset = offsetByHour.get(hour);
-  if (offset === undefined) {
-    if (offsetByHour.size >= MAX_MEMO) offsetByHour.clear();
-    offset = offsetAtHour(hour);
-    offsetByHour.set(hour, offset);
-  }
-  return offset;
+  return hourFacts(at).offsetMinutes;
 }
 
 /** `YYYY-MM-DD` in Europe/London for an instant. */
 export function londonDate(at: Date): string {
-  return new Date(at.getTime() + londonOffsetMinutes(at) * 60_000).toISOString().slice(0, 10);
+  const facts = hourFacts(at);
+  return facts.date ?? dateAt(at.getTime(), facts.offsetMinutes);
 }
 
 /** The instant of 00:00 Europe/London on `date` (never in a clock-change gap: those are at 01:00). */

@@ -3,6 +3,8 @@
  * records look like afterwards. No clock, no I/O: the service passes the time and the rows in.
  */
 
+import { postcodeDistrict } from '../../platform/postcodes.ts';
+
 const DAY_MS = 86_400_000;
 
 /** What erased names become: the bordereau's surname column then reads `Erased`. */
@@ -22,22 +24,6 @@ export const erasedEmail = (userReference: string): string =>
 
 /** The pseudonymous username of an erased account (unique per tenant, as the reference is). */
 export const erasedUsername = (userReference: string): string => `erased-${userReference.toLowerCase()}`;
-
-const UK_INWARD = /^(.+?)\s*([0-9][A-Z]{2})$/;
-
-/**
- * A postcode's district (its outward code): `SW1A 1AA` → `SW1A`, `m11ae` → `M1`. What is already a
- * district, or is not a UK postcode, is kept upper case up to its first space. Idempotent.
- */
-export function postcodeDistrict(postcode: string): string {
-  const upper = postcode.trim().toUpperCase();
-  const squeezed = upper.replace(/\s+/g, '');
-  if (squeezed.length >= 5) {
-    const match = UK_INWARD.exec(squeezed);
-    if (match?.[1] !== undefined) return match[1];
-  }
-  return upper.split(/\s+/)[0] ?? '';
-}
 
 export type ErasureDecision =
   | { readonly ok: true }

@@ -11,7 +11,6 @@ import {
   listPolicyUsageYears,
   listPolicyVersionIds,
   listPolicyVersions,
-  listSandboxCards,
   listSnapshotEmails,
   listUsageAlerts,
   pageAuditRecords,
@@ -28,7 +27,6 @@ import {
   pageRefreshTokens,
   pageResetCodes,
   pageStatements,
-  type SandboxCard,
   type Subject,
   type SubjectPolicy,
 } from './subject-access-repository.ts';
@@ -56,8 +54,8 @@ export type CardDetailsLookup = (
 
 export interface ExportOptions {
   /**
-   * Production cards, from the processor. Without it a production payment shows its payment method id
-   * only; the sandbox's cards are read from its own tables.
+   * Cards, from the processor (the built-in sandbox for the sandbox environment). Without it a payment
+   * shows its payment method id only.
    */
   readonly cardDetails?: CardDetailsLookup | undefined;
 }
@@ -345,7 +343,7 @@ export async function* subjectAccessJson(
         const unknown = [
           ...new Set(batch.flatMap((p) => (p.payment_method_id === null ? [] : [p.payment_method_id]))),
         ].filter((id) => !known.has(id));
-        for (const [id, card] of await cardsOf(db, subject, unknown, options)) known.set(id, card);
+        for (const [id, card] of await cardsOf(subject, unknown, options)) known.set(id, card);
         yield batch.map((p) => ({
           payment_reference: p.id,
           policy_reference: policyReference(p.policy_id),
@@ -444,28 +442,22 @@ async function* mapPages<R, T>(batches: AsyncIterable<R[]>, map: (row: R) => T):
   for await (const batch of batches) yield batch.map(map);
 }
 
-/** Cards of payment methods: the sandbox's from its tables, production's from the processor when asked. */
+/**
+ * Cards of payment methods, as the processor describes them (the built-in sandbox answers for the
+ * sandbox environment): one request a payment method, and a processor that cannot answer leaves the
+ * card unknown while the export still answers.
+ */
 async function cardsOf(
-  db: Executor,
   subject: Subject,
   paymentMethodIds: readonly string[],
   options: ExportOptions,
 ): Promise<Map<string, Row | null>> {
   const out = new Map<string, Row | null>();
-  if (paymentMethodIds.length === 0) return out;
-  if (subject.environment === 'sandbox') {
-    const cards: Map<string, SandboxCard> = await listSandboxCards(db, paymentMethodIds);
-    for (const id of paymentMethodIds) {
-      const card = cards.get(id);
-      out.set(id, card === undefined ? null : { ...card, source: 'sandbox' });
-    }
-    return out;
-  }
   const lookup = options.cardDetails;
+  const source = subject.environment === 'sandbox' ? 'sandbox' : 'processor';
   for (const id of paymentMethodIds) {
-    // A processor that cannot answer leaves the card unknown: the export still answers.
     const card = lookup === undefined ? undefined : await lookup(subject, id).catch(() => undefined);
-    out.set(id, card === undefined ? null : { ...card, source: 'processor' });
+    out.set(id, card === undefined ? null : { ...card, source });
   }
   return out;
 }

@@ -516,36 +516,6 @@ export async function pagePayments(db: Executor, policyIds: readonly string[], a
   return q.orderBy('id').limit(EXPORT_BATCH_ROWS).execute();
 }
 
-/** What the built-in Stripe sandbox holds of a card: only the sandbox's own payment methods. */
-export async function listSandboxCards(db: Executor, paymentMethodIds: readonly string[]) {
-  if (none(paymentMethodIds)) return new Map<string, SandboxCard>();
-  const rows = await db
-    .selectFrom('stripe_sandbox_objects')
-    .select(['id', 'data'])
-    .where('type', '=', 'payment_method')
-    .where('id', 'in', paymentMethodIds)
-    .execute();
-  const cards = new Map<string, SandboxCard>();
-  for (const row of rows) {
-    const card = (parsed(row.data) as { card?: Partial<SandboxCard> } | null)?.card;
-    if (card === undefined || typeof card.brand !== 'string' || typeof card.last4 !== 'string') continue;
-    cards.set(row.id, {
-      brand: card.brand,
-      last4: card.last4,
-      exp_month: typeof card.exp_month === 'number' ? card.exp_month : null,
-      exp_year: typeof card.exp_year === 'number' ? card.exp_year : null,
-    });
-  }
-  return cards;
-}
-
-export interface SandboxCard {
-  readonly brand: string;
-  readonly last4: string;
-  readonly exp_month: number | null;
-  readonly exp_year: number | null;
-}
-
 /** Emails of the tenant to any of `recipients` (lower case), oldest first. Bodies are filtered by the caller. */
 export async function pageEmails(
   db: Executor,

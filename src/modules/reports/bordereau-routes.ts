@@ -136,33 +136,12 @@ const rate = (value: string | number | null | undefined): string => {
   return Number.isFinite(n) ? String(n) : '0';
 };
 
-const HOUR_MS = 3_600_000;
 /** The size of the pieces the body is written in (see bordereauChunks). */
 const CHUNK_CHARACTERS = 32_768;
-
-/**
- * londonDate for many instants: London's date changes only on a UTC hour (its offsets are whole
- * hours), so one answer serves a whole UTC hour, and a month's rows fall in a few hundred of them
- * (formatting each instant was 6 % of the report's CPU).
- */
-function londonDates(): (at: Date) => string {
-  const byHour = new Map<number, string>();
-  return (at) => {
-    const hour = Math.floor(at.getTime() / HOUR_MS);
-    let date = byHour.get(hour);
-    if (date === undefined) {
-      if (byHour.size > 2_000) byHour.clear();
-      date = londonDate(at);
-      byHour.set(hour, date);
-    }
-    return date;
-  };
-}
 
 interface RowContext {
   readonly companyReference: string;
   readonly environment: string;
-  readonly dateOf: (at: Date) => string;
 }
 
 /** The text columns of a row, in column order (the CSV guards them against formulas). */
@@ -176,9 +155,9 @@ function textCellsOf(context: RowContext, version: BordereauVersion): CsvValue[]
     version.underwriterPolicyReference,
     version.id,
     s.versionType,
-    context.dateOf(s.effectiveAt),
-    version.statementStartAt === null ? null : context.dateOf(version.statementStartAt),
-    version.statementEndAt === null ? null : context.dateOf(version.statementEndAt),
+    londonDate(s.effectiveAt),
+    version.statementStartAt === null ? null : londonDate(version.statementStartAt),
+    version.statementEndAt === null ? null : londonDate(version.statementEndAt),
     version.surname,
     postcodeDistrict(version.postcode),
     version.vehicleReg,
@@ -243,7 +222,6 @@ async function* bordereauChunks(
   const context = {
     companyReference: query.company_reference,
     environment: query.environment,
-    dateOf: londonDates(),
   };
   const scope = {
     companyId,

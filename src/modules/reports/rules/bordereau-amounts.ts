@@ -1,5 +1,6 @@
 import { Decimal } from '../../../platform/money.ts';
 import { adjustmentAmountPence, cancellationAmountPence, remainingShare } from '../../payments/index.ts';
+import { postcodeDistrict as districtOf } from '../../../platform/postcodes.ts';
 import { splitPremium, totalSplit, type Percent, type PremiumSplit } from './premium-split.ts';
 
 /*
@@ -179,18 +180,11 @@ export function addAmountsInto(total: Record<keyof BordereauAmounts, number>, ro
   for (const key of AMOUNT_KEYS) total[key] += row[key];
 }
 
-/**
- * The postcode district (outward code) of a postcode as stored (`SW1A 1AA` → `SW1A`): a person's
- * district, not their address. A UK postcode typed without its space loses its three-character
- * inward code; anything else is given up to its first space.
- */
+/** The postcode district (outward code) of a postcode as stored, or null without one: a person's district, not their address. */
 export function postcodeDistrict(postcode: string | null): string | null {
   if (postcode === null) return null;
-  const text = postcode.trim().toUpperCase();
-  if (text === '') return null;
-  const space = text.indexOf(' ');
-  if (space > 0) return text.slice(0, space);
-  return /^[A-Z]{1,2}\d[A-Z\d]?\d[A-Z]{2}$/.test(text) ? text.slice(0, -3) : text;
+  const district = districtOf(postcode);
+  return district === '' ? null : district;
 }
 
 /** The month `YYYY-MM` after `month`. */

@@ -39,23 +39,9 @@ export function cashRange(fromOn: string, toOn: string, maxDays = MAX_CASH_REPOR
   return { ok: true, fromOn, toOn, days };
 }
 
-const HOUR_MEMO_LIMIT = 10_000;
-const londonDayOfHour = new Map<string, string>();
-
-/**
- * The London day of an ISO instant. London is a whole number of hours ahead of UTC, so the day
- * depends on the UTC hour alone: one calendar look-up per hour of payments, not one per payment (a
- * bounded memo, as london-calendar.ts keeps for offsets).
- */
+/** The London day of an ISO instant (london-calendar.ts memoises each UTC hour's date). */
 export function londonDayOf(isoInstant: string): string {
-  const hour = isoInstant.slice(0, 13);
-  let day = londonDayOfHour.get(hour);
-  if (day === undefined) {
-    if (londonDayOfHour.size >= HOUR_MEMO_LIMIT) londonDayOfHour.clear();
-    day = londonDate(new Date(`${hour}:00:00.000Z`));
-    londonDayOfHour.set(hour, day);
-  }
-  return day;
+  return londonDate(new Date(isoInstant));
 }
 
 export type CashKind = 'charge' | 'refund';
