@@ -141,23 +141,31 @@ export async function eraseAccount(
   await trx.deleteFrom('auth_reset_codes').where('user_id', '=', userId).execute();
 }
 
+const POSTCODE_SHAPE = sql.lit('^([A-Z]{1,2}[0-9][A-Z0-9]?)[0-9][A-Z]{2}$');
+
+/** `postcodeDistrict` (platform/postcodes.ts) in SQL, for set-based updates; a test holds them equal. */
+export function postcodeDistrictSql(postcode: RawBuilder<unknown>): RawBuilder<string | null> {
+  const upper = sql`regexp_replace(upper(${postcode}), '^\\s+|\\s+$', '', 'g')`;
+  const whole = sql`regexp_replace(${upper}, '\\s', '', 'g')`;
+  const firstWord = sql`(regexp_split_to_array(${upper}, '\\s+'))[1]`;
+  return sql<string | null>`
+    case when ${postcode} is null then null
+         when ${whole} ~ ${POSTCODE_SHAPE} then substring(${whole} from ${POSTCODE_SHAPE})
+         else coalesce(substring(${firstWord} from ${POSTCODE_SHAPE}), ${firstWord}) end`;
+}
+
 /**
  * Journeys keep distance, times, premiums and billing links; they lose their routes (empty, no
  * points: migration 0029 allows it), coordinates and place names, and their postcodes are cut to the
- * district (the same rule as `postcodeDistrict`, in SQL).
+ * district.
  */
 export async function eraseJourneys(trx: Executor, policyIds: readonly string[]): Promise<number> {
   if (policyIds.length === 0) return 0;
-  const district = (column: string) => sql`
-    case when ${sql.ref(column)} is null then null
-         when length(regexp_replace(upper(${sql.ref(column)}), '\\s', '', 'g')) >= 5
-              and regexp_replace(upper(${sql.ref(column)}), '\\s', '', 'g') ~ '^.+[0-9][A-Z]{2}$'
-           then regexp_replace(regexp_replace(upper(${sql.ref(column)}), '\\s', '', 'g'), '[0-9][A-Z]{2}$', '')
-         else split_part(upper(trim(${sql.ref(column)})), ' ', 1) end`;
   const result = await sql`
     update journeys set route = '', point_count = 0, start_lat = null, start_lng = null, end_lat = null,
       end_lng = null, start_name = null, end_name = null,
-      start_postcode = ${district('start_postcode')}, end_postcode = ${district('end_postcode')}
+      start_postcode = ${postcodeDistrictSql(sql.ref('start_postcode'))},
+      end_postcode = ${postcodeDistrictSql(sql.ref('end_postcode'))}
     where policy_id in (${sql.join(policyIds)})`.execute(trx);
   return Number(result.numAffectedRows ?? 0);
 }

@@ -1,9 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import fc from 'fast-check';
 import { sql } from 'kysely';
+import { postcodeDistrictSql } from '../../../src/modules/data-protection/erasure-repository.ts';
 import { fixedClock } from '../../../src/platform/clock.ts';
 import { withAuditActor } from '../../../src/platform/db/audit-context.ts';
 import { encodePolyline } from '../../../src/platform/geo/index.ts';
+import { postcodeDistrict } from '../../../src/platform/postcodes.ts';
 import { createCardPaidPolicy, createCompany, createTestApp, type TestApp } from '../../support/app.ts';
 import { examplePolicyInput } from '../../support/policy-arbitraries.ts';
 import { signInStaff, type SignedInStaff } from '../staff/staff-support.ts';
@@ -612,5 +615,33 @@ describe('erasure once the retention period has passed', () => {
     assert.equal(erased.json<Json>()['forced'], false);
     assert.deepEqual(await findAnywhere(['wren.ashdown@example.com', 'Ashdown']), []);
     clock.set('2025-07-21T12:00:00Z');
+  });
+});
+
+describe('postcode districts in SQL', () => {
+  test('the erasure’s set-based district is postcodeDistrict, value for value', async () => {
+    const samples = [
+      'SW1A 1AA',
+      'sw1a1aa',
+      ' cr2 6xh ',
+      'M1',
+      '10115 Berlin',
+      '!!0AA !',
+      'SW1A1AA flat 2',
+      '',
+      '  ',
+      ...fc.sample(
+        fc.oneof(
+          fc.string({ maxLength: 12 }),
+          fc.stringMatching(/^[A-Za-z!]{1,2}[0-9][A-Za-z0-9 ]{0,3}[0-9][A-Za-z]{2}[ !]?$/),
+        ),
+        { numRuns: 300, seed: 23 },
+      ),
+    ];
+    const { rows } = await sql<{ postcode: string; district: string | null }>`
+      select postcode, ${postcodeDistrictSql(sql.ref('postcode'))} as district
+      from unnest(${samples}::text[]) as sample(postcode)`.execute(t.container.database.db);
+    for (const { postcode, district } of rows)
+      assert.equal(district, postcodeDistrict(postcode), JSON.stringify(postcode));
   });
 });
