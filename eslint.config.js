@@ -2,7 +2,7 @@ import { defineConfig } from 'eslint/config';
 import tseslint from 'typescript-eslint';
 
 export default defineConfig(
-  { ignores: ['node_modules/**', 'data/**', 'coverage/**', 'web/dist/**', 'sdk/src/openapi.ts'] },
+  { ignores: ['node_modules/**', 'data/**', 'coverage/**', 'web/dist/**', 'dist/**', 'sdk/src/openapi.ts'] },
   tseslint.configs.strictTypeChecked,
   {
     languageOptions: {

@@ -4,14 +4,25 @@
  *
  *   npm run bench -- journeys        (BENCH_SECONDS=5 per phase, BENCH_POLICIES=200, BENCH_POSTGRES_URL=postgres://root@127.0.0.1:5432/postgres)
  *
+ * The service measured is an API process started as `npm start` starts one: dist/main.js (built here
+ * first, as `prestart` does) with the start script's Node flags and environment (MALLOC_ARENA_MAX), and
+ * ROLE=api. To try others, BENCH_NODE_FLAGS replaces the flags, BENCH_NODE_ENV (`NAME=value …`) the
+ * environment and BENCH_NODE_ENTRY the entry point (src/main.ts: Node strips the types as it loads).
+ *
  * A throw-away database is created on the server for the run and dropped after. Journeys are spread over
  * BENCH_POLICIES policies (devices), each a minute long and two minutes apart, so none overlaps and each
  * request stores a row; every one carries a `provider_reference`. Targets (DESIGN §5): ≥ 3,000 req/s,
  * ≥ 80 % of the bare route, p99 ≤ 40 ms.
  */
+import { spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
+import { once } from 'node:events';
 import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import pg from 'pg';
+import { buildDist } from '../src/build.ts';
 import { encodePolyline } from '../src/platform/geo/index.ts';
 import {
   BENCH_POSTGRES_URL,
@@ -48,6 +59,78 @@ function londonTrace(points: number): string {
     lng += (metres * Math.sin(bearing)) / (111_200 * Math.cos((lat * Math.PI) / 180));
   }
   return encodePolyline(out, 5);
+}
+
+/** The start script's environment assignments, Node flags and entry point (`NAME=value node --flag … dist/main.js`). */
+function startCommand(): { env: Record<string, string>; flags: string[]; entry: string } {
+  const { scripts } = JSON.parse(
+    fs.readFileSync(path.resolve(import.meta.dirname, '../package.json'), 'utf8'),
+  ) as { scripts: { start: string } };
+  const words = scripts.start.split(/\s+/).filter(Boolean);
+  const envWords =
+    process.env['BENCH_NODE_ENV']?.split(/\s+/).filter(Boolean) ?? words.filter((w) => /^[A-Z_]+=/.test(w));
+  const flags =
+    process.env['BENCH_NODE_FLAGS']?.split(/\s+/).filter(Boolean) ?? words.filter((w) => w.startsWith('--'));
+  const entry = process.env['BENCH_NODE_ENTRY'] ?? words.find((w) => /\.(js|ts)$/.test(w)) ?? 'dist/main.js';
+  return {
+    env: Object.fromEntries(envWords.map((w) => [w.slice(0, w.indexOf('=')), w.slice(w.indexOf('=') + 1)])),
+    flags,
+    entry,
+  };
+}
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as net.AddressInfo;
+  server.close();
+  await once(server, 'close');
+  return port;
+}
+
+/** The service as `npm start` runs it, in the API role; resolves once /healthz answers. */
+async function startService(env: Record<string, string>) {
+  const command = startCommand();
+  const port = await freePort();
+  const dataDir = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'milepost-bench-'));
+  const child = spawn(process.execPath, [...command.flags, command.entry], {
+    cwd: path.resolve(import.meta.dirname, '..'),
+    env: {
+      ...process.env,
+      ...command.env,
+      ...env,
+      ROLE: 'api',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${String(port)}`;
+  for (let attempt = 0; ; attempt++) {
+    if (child.exitCode !== null) throw new Error(`${command.entry} exited with ${String(child.exitCode)}`);
+    try {
+      if ((await fetch(`${url}/healthz`)).ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (attempt > 600) throw new Error(`${command.entry} did not answer /healthz within a minute`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return {
+    url,
+    child,
+    command,
+    async stop() {
+      if (child.exitCode === null) {
+        child.kill('SIGTERM');
+        await once(child, 'exit');
+      }
+      await fs.promises.rm(dataDir, { recursive: true, force: true });
+    },
+  };
 }
 
 /** Resident memory of a process now, from /proc (Linux). */
@@ -136,7 +219,8 @@ await withScratchDatabase(BENCH_POSTGRES_URL, async (DATABASE_URL) => {
   await bench.connect();
   await bench.query('create table bare_journeys (like journeys including all)');
   await bench.end();
-  const ours = await startServer('servers/journeys-milepost.ts', { DATABASE_URL, ADMIN_API_KEY });
+  if (startCommand().entry.startsWith('dist/')) buildDist(); // as `npm start`'s prestart does
+  const ours = await startService({ DATABASE_URL, ADMIN_API_KEY });
   const bare = await startServer('servers/journeys-bare.ts', { DATABASE_URL });
   const oursPhases: LoadResult[] = [];
   const barePhases: LoadResult[] = [];
@@ -144,7 +228,7 @@ await withScratchDatabase(BENCH_POSTGRES_URL, async (DATABASE_URL) => {
   let idleRss: number | undefined;
   let memory = '';
   try {
-    await new Promise((resolve) => setTimeout(resolve, 1000)); // the geocoder loads in the background
+    await new Promise((resolve) => setTimeout(resolve, 2000)); // the geocoder loads in the background
     idleRss = rssMegabytes(ours.child.pid);
     const nextOurs = bodies(references, 'milepost');
     const bareReferences = Array.from({ length: policyCount }, () => randomUUID());
@@ -178,6 +262,6 @@ await withScratchDatabase(BENCH_POSTGRES_URL, async (DATABASE_URL) => {
   );
   if (oursRss !== undefined && idleRss !== undefined)
     process.stdout.write(
-      `milepost server RSS ${idleRss.toFixed(0)} MB started, ${oursRss.toFixed(0)} MB after the load (budget ≤ 200); ${memory}\n`,
+      `milepost server (${[...Object.entries(ours.command.env).map(([k, v]) => `${k}=${v}`), 'node', ...ours.command.flags, ours.command.entry].join(' ')}) RSS ${idleRss.toFixed(0)} MB started, ${oursRss.toFixed(0)} MB after the load (budget ≤ 200); ${memory}\n`,
     );
 });

@@ -22,9 +22,11 @@ commands:
   staff create --email EMAIL --role admin|operations|viewer
                                 create a staff member; prints a one-time password for /console/ (shown once)
   staff list                    list staff members as JSON
-  seed --policies N [--company REF] [--environment sandbox|production]
+  seed --policies N [--journeys J] [--company REF] [--environment sandbox|production]
                                 N live policies with policyholders, for demos and benchmarks (a new
-                                company unless --company names one; its secrets are printed once)
+                                company unless --company names one; its secrets are printed once),
+                                each with J journeys (default 0, at most 10,000) in its current
+                                billing period, for the next billing run to bill
   emails [--to ADDRESS] [--limit N]
                                 the newest emails in the outbox (with no SMTP_URL they are kept here,
                                 temporary passwords and reset codes included)
@@ -43,6 +45,7 @@ async function main(argv: string[]): Promise<number> {
       email: { type: 'string' },
       role: { type: 'string' },
       policies: { type: 'string' },
+      journeys: { type: 'string' },
       company: { type: 'string' },
       environment: { type: 'string' },
       to: { type: 'string' },
@@ -123,20 +126,25 @@ async function main(argv: string[]): Promise<number> {
     }
     if (group === 'seed') {
       const policies = Number(values.policies ?? '1000');
+      const journeys = Number(values.journeys ?? '0');
       const environment = values.environment ?? 'sandbox';
       if (
         !Number.isInteger(policies) ||
         policies < 1 ||
         policies > 10_000_000 ||
+        !Number.isInteger(journeys) ||
+        journeys < 0 ||
+        journeys > 10_000 ||
         (environment !== 'sandbox' && environment !== 'production')
       ) {
         process.stderr.write(
-          'seed needs --policies N (1 to 10,000,000), and optionally --company REF and --environment sandbox|production\n',
+          'seed needs --policies N (1 to 10,000,000), and optionally --journeys J (0 to 10,000), --company REF and --environment sandbox|production\n',
         );
         return 64;
       }
       const result = await seedPolicies(database.db, {
         policies,
+        journeys,
         environment,
         ...(values.company === undefined ? {} : { companyReference: values.company }),
         onProgress: (done) => process.stderr.write(`seeded ${String(done)} of ${String(policies)}\n`),

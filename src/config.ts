@@ -46,6 +46,11 @@ export interface Config {
   readonly webhookPollIntervalMs: number;
   /** Delivery attempts in flight at once to one endpoint, across every worker. */
   readonly webhookEndpointConcurrency: number;
+  /**
+   * Days events are kept: the worker drops a month of events once all of it is older than this and
+   * none of its events waits to be fanned out or has a webhook delivery pending.
+   */
+  readonly eventRetentionDays: number;
   readonly bodyLimitBytes: number;
   readonly shutdownTimeoutMs: number;
   /** Policyholder login (issue 4): lifetimes of access tokens, refresh tokens and NEW_PASSWORD_REQUIRED sessions. */
@@ -294,6 +299,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     ),
     webhookPollIntervalMs: integer('WEBHOOKS_POLL_INTERVAL_MS', 1000, 10, 60_000),
     webhookEndpointConcurrency: integer('WEBHOOKS_ENDPOINT_CONCURRENCY', 4, 1, 100),
+    eventRetentionDays: integer('EVENT_RETENTION_DAYS', 400, 1, 36_500),
     bodyLimitBytes: integer('BODY_LIMIT_BYTES', 1_048_576, 1024, 104_857_600),
     shutdownTimeoutMs: integer('SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     accessTokenTtlSeconds: integer('ACCESS_TOKEN_TTL_SECONDS', 900, 60, 86_400),

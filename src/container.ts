@@ -16,7 +16,7 @@ import { createErasureService, createRetentionService } from './modules/data-pro
 import { createPolicyService } from './modules/policies/index.ts';
 import { createStatementService } from './modules/statements/index.ts';
 import { createWebhookService } from './modules/webhooks/index.ts';
-import { createJourneyService } from './modules/journeys/index.ts';
+import { createJourneyService, maintainJourneyPartitions } from './modules/journeys/index.ts';
 import { createUsageService } from './modules/usage/index.ts';
 import { createMqttPositionConsumer, createTelematicsService } from './modules/telematics/index.ts';
 import { createOfflineGeocoder, type ReverseGeocoder } from './integrations/geocoding/index.ts';
@@ -153,6 +153,7 @@ function buildServices(deps: {
     retryScheduleMs: deps.config.webhookRetryScheduleMs,
     pollIntervalMs: deps.config.webhookPollIntervalMs,
     endpointConcurrency: deps.config.webhookEndpointConcurrency,
+    eventRetentionDays: deps.config.eventRetentionDays,
     logger,
   });
   const auth = createAuthService({
@@ -307,6 +308,10 @@ export async function createContainer(
     (now) => services.webhooks.purgeDeliveryLog(now),
     // Positions' monthly partitions: next months created ahead, months past retention dropped.
     async (now) => (await services.telematics.maintainPartitions(now)).deletedDefaultRows,
+    // Events' monthly partitions: months created ahead, delivered months past EVENT_RETENTION_DAYS dropped.
+    async (now) => (await services.webhooks.maintainEventPartitions(now)).deletedDefaultRows,
+    // Journeys' monthly partitions: months created ahead (journeys are kept: nothing is dropped).
+    async (now) => (await maintainJourneyPartitions(database.db, now)).deletedDefaultRows,
     // Routes billed more than ROUTE_RETENTION_DAYS ago, coarsened to start → end in bounded batches:
     // hourly, a backlog drains in short runs; counted with the purged rows.
     (now) => services.retention.applyRouteRetention(now),

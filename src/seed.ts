@@ -7,6 +7,7 @@ import {
   TEMPORARY_PASSWORD_DAYS,
 } from './modules/accounts/index.ts';
 import { createCompanyService, type CompanyCredentials } from './modules/companies/index.ts';
+import { METRES_PER_MILE } from './modules/journeys/index.ts';
 import { POLICY_INPUT_EXAMPLE } from './modules/policies/index.ts';
 import { systemClock } from './platform/clock.ts';
 import { inTransaction, withoutQueryTimeout } from './platform/db/database.ts';
@@ -48,6 +49,25 @@ export interface SeedOptions {
    * capped day, free distance or a credit used), so the month holds two versions a policy.
    */
   readonly monthStatements?: boolean;
+  /**
+   * Terms that all start on this Europe/London day (`YYYY-MM-DD`), so that every policy has the same
+   * billing day: a billing day's worth of policies, for the billing benchmark.
+   */
+  readonly startOn?: string;
+  /**
+   * Journeys a policy (default 0), in its current billing period: from its latest billing date before
+   * today (Europe/London; its term's start if later) up to now, spread evenly, none overlapping,
+   * rated at the version's usage rate. None for a policy whose period began less than 4 seconds a
+   * journey ago (a term that started minutes ago).
+   */
+  readonly journeys?: number;
+  /** The instant the seed takes as now (default the clock's): terms and journeys are placed from it. */
+  readonly at?: Date;
+  /**
+   * A product the policies name (in the column and the snapshot); the caller registers it for the
+   * company first (the service would refuse one it has not).
+   */
+  readonly productReference?: string;
   /** After each batch commits: how many policies are written so far. */
   onProgress?(done: number): void;
 }
@@ -58,6 +78,8 @@ export interface SeedResult {
   readonly environment: 'sandbox' | 'production';
   /** Policies written (fewer than asked only if some references were already taken). */
   readonly policies: number;
+  /** Journeys written. */
+  readonly journeys: number;
   readonly seconds: number;
   /** The new company's credentials, secrets in plain text; absent when the company existed. */
   readonly credentials?: CompanyCredentials;
@@ -180,9 +202,21 @@ export async function seedPolicies(db: Kysely<Database>, options: SeedOptions): 
     throw new Error(`policies must be a whole number ≥ 0 (got ${String(options.policies)})`);
   if (!Number.isInteger(batchSize) || batchSize < 1)
     throw new Error(`batchSize must be a whole number ≥ 1 (got ${String(batchSize)})`);
+  const journeysPerPolicy = options.journeys ?? 0;
+  if (!Number.isInteger(journeysPerPolicy) || journeysPerPolicy < 0 || journeysPerPolicy > MAX_JOURNEYS)
+    throw new Error(
+      `journeys must be a whole number from 0 to ${String(MAX_JOURNEYS)} (got ${String(journeysPerPolicy)})`,
+    );
+  if (options.startMonth !== undefined && options.startOn !== undefined)
+    throw new Error('startMonth and startOn are exclusive');
   const month = options.startMonth === undefined ? undefined : monthOf(options.startMonth);
+  const starts = options.startOn === undefined ? month : { firstOn: dateOf(options.startOn), days: 1 };
   if (options.monthStatements === true && month === undefined)
     throw new Error('monthStatements needs startMonth');
+  // NOTE: a month's statement would bill the month's journeys; the seed writes it without them.
+  if (options.monthStatements === true && journeysPerPolicy > 0)
+    throw new Error('monthStatements and journeys are exclusive');
+  const at = options.at ?? systemClock.now();
 
   let credentials: CompanyCredentials | undefined;
   let companyReference = options.companyReference;
@@ -215,6 +249,7 @@ export async function seedPolicies(db: Kysely<Database>, options: SeedOptions): 
     policy: timeOrderedPrefix(),
     version: timeOrderedPrefix(),
     statement: timeOrderedPrefix(),
+    journey: timeOrderedPrefix(),
   };
 
   const trigramIndex =
@@ -225,6 +260,32 @@ export async function seedPolicies(db: Kysely<Database>, options: SeedOptions): 
     ).rows.length > 0;
 
   let written = 0;
+  let journeysWritten = 0;
+  // A batch's journeys are written in their own transaction on another connection while the next
+  // batch's policies are: the two statements keep both cores busy (on PGlite, one connection, they
+  // take turns). Journeys of a batch that failed are never asked for; a failure of journeys ends the
+  // seed after the batch in flight, its policies written.
+  let journeysInFlight: Promise<void> = Promise.resolve();
+  let journeysFailure: { error: unknown } | undefined;
+  const writeJourneys = (from: number, to: number) =>
+    inTransaction(db, (trx) =>
+      insertJourneys(trx, {
+        companyId: company.id,
+        environment,
+        from,
+        to,
+        ids,
+        journeys: journeysPerPolicy,
+        at,
+      }),
+    ).then(
+      (n) => {
+        journeysWritten += n;
+      },
+      (error: unknown) => {
+        journeysFailure = { error };
+      },
+    );
   await withoutQueryTimeout(async () => {
     for (let from = first; from < first + options.policies; from += batchSize) {
       const to = Math.min(from + batchSize, first + options.policies) - 1;
@@ -245,22 +306,31 @@ export async function seedPolicies(db: Kysely<Database>, options: SeedOptions): 
           referenceOffset,
           passwordHash,
           ids,
+          starts,
           month,
           statements: options.monthStatements === true,
+          productReference: options.productReference ?? null,
+          at,
         });
         if (trigramIndex) await sql`select gin_clean_pending_list('policies_search'::regclass)`.execute(trx);
         await sql`alter table policy_versions enable trigger policy_versions_search`.execute(trx);
         return result;
       });
       written += inserted;
+      await journeysInFlight;
+      if (journeysFailure !== undefined) throw journeysFailure.error;
       options.onProgress?.(written);
+      if (journeysPerPolicy > 0 && inserted > 0) journeysInFlight = writeJourneys(from, to);
     }
+    await journeysInFlight;
+    if (journeysFailure !== undefined) throw journeysFailure.error;
   });
   return {
     companyReference,
     clientId: company.client_id,
     environment,
     policies: written,
+    journeys: journeysWritten,
     seconds: (performance.now() - started) / 1000,
     ...(credentials === undefined ? {} : { credentials }),
   };
@@ -287,6 +357,18 @@ function monthOf(text: string): { firstOn: string; days: number } {
   return { firstOn: `${text}-01`, days: new Date(Date.UTC(year, monthNumber, 0)).getUTCDate() };
 }
 
+/** A `YYYY-MM-DD` day, checked. */
+function dateOf(text: string): string {
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
+  const day = new Date(`${text}T00:00:00Z`);
+  if (match === null || Number.isNaN(day.getTime()) || day.toISOString().slice(0, 10) !== text)
+    throw new Error(`startOn must be YYYY-MM-DD (got ${text})`);
+  return text;
+}
+
+/** Journeys a policy at most: their ids end in the policy's index × this + the journey's number. */
+const MAX_JOURNEYS = 10_000;
+
 /** A list as rows `(n, value)`, n from 1: picks are joins (a text array's nth element is a walk). */
 const listRows = (values: readonly string[]) =>
   sql`(select n::int, value from unnest(${values}::text[]) with ordinality as l(value, n))`;
@@ -302,19 +384,25 @@ async function batch(
     referenceOffset: number;
     passwordHash: string;
     /** The first 24 characters of each kind's ids; the policy's index makes the last 12. */
-    ids: { user: string; policy: string; version: string; statement: string };
-    /** Terms start in this month rather than within the last 360 days. */
+    ids: { user: string; policy: string; version: string; statement: string; journey: string };
+    /** Terms start on these days rather than within the last 360 days. */
+    starts: { firstOn: string; days: number } | undefined;
+    /** The month of the statements. */
     month: { firstOn: string; days: number } | undefined;
     /** Each policy also gets its statement of `month`. */
     statements: boolean;
+    productReference: string | null;
+    /** The seed's now. */
+    at: Date;
   },
 ): Promise<number> {
   const id = (prefix: string) => sql`(${prefix} || lpad(to_hex(d.i), 12, '0'))::uuid`;
   const surnames = [...SURNAMES, ...RARE_SURNAMES];
+  const at = sql`${values.at}::timestamptz`;
   const startOn =
-    values.month === undefined
-      ? sql`(now() at time zone 'Europe/London')::date - ((d.i * 37) % 360)::int`
-      : sql`${values.month.firstOn}::date + ((d.i * 37) % ${values.month.days})::int`;
+    values.starts === undefined
+      ? sql`(${at} at time zone 'Europe/London')::date - ((d.i * 37) % 360)::int`
+      : sql`${values.starts.firstOn}::date + ((d.i * 37) % ${values.starts.days})::int`;
   // The month's last second, Europe/London: where its statements end.
   const monthEnd =
     values.month === undefined
@@ -404,7 +492,8 @@ async function batch(
       from people p
     ),
     docs as materialized (
-      select t.*, (${snapshotSql()})::jsonb as snapshot from terms t
+      select t.*, ${productSnapshot(sql`(${snapshotSql()})::jsonb`, values.productReference)} as snapshot
+      from terms t
     ),
     -- A statement of the month for each policy (when asked): one installment, usage drawn from the
     -- hash, a capped day on one policy in four, free distance on one in seven, a credit on one in ten.
@@ -428,18 +517,23 @@ async function batch(
         created_at, created_at
       from docs
     ),
+    new_references as (
+      insert into policy_references (policy_reference, policy_id)
+      select policy_reference, policy_id from docs
+      on conflict do nothing
+      returning policy_id
+    ),
     new_policies as (
       insert into policies (id, policy_reference, company_id, environment, user_id, status, version_count,
         current_start_at, current_end_at, auto_renew, billing_day, subscription_premium_pence,
-        subscription_installments, first_start_at, billed_through_at, search_text, created_at, updated_at)
+        subscription_installments, first_start_at, billed_through_at, product_reference, search_text, created_at, updated_at)
       select policy_id, policy_reference, ${values.companyId}, ${values.environment}, user_id, 'active',
         case when ${withStatements} then 2 else 1 end,
         start_at, end_at, auto_renew, extract(day from start_on)::smallint,
         round((snapshot #>> '{pricing,subscription_premium}')::numeric * 100),
         (snapshot #>> '{pricing,subscription_installments}')::smallint, start_at,
-        case when ${withStatements} then ${monthEnd} end, milepost_policy_search_text(policy_reference, snapshot), created_at, created_at
-      from docs
-      on conflict (policy_reference) do nothing
+        case when ${withStatements} then ${monthEnd} end, ${values.productReference}::text, milepost_policy_search_text(policy_reference, snapshot), created_at, created_at
+      from docs where policy_id in (select policy_id from new_references)
       returning id
     ),
     new_versions as (
@@ -464,6 +558,107 @@ async function batch(
     select count(*) as policies from new_policies`.execute(trx);
   return Number(result.rows[0]?.policies ?? 0);
 }
+
+/**
+ * The journeys of the batch's policies (`from` to `to`, found by their ids' range), in their current
+ * billing periods: from the latest billing date before today (days 29–31 fall on the last day of
+ * shorter months), or the term's start if later, up to now. Each journey has its own slot of the
+ * period (whole seconds): it starts in the slot's first half and lasts at most that half, so none
+ * overlaps the next; 6 to 16 m/s on the way. Written in policy and start order, so the primary key
+ * and the (policy_id, start_at) index grow at their right edge. How many were written.
+ */
+async function insertJourneys(
+  trx: Executor,
+  values: {
+    companyId: string;
+    environment: string;
+    from: number;
+    to: number;
+    ids: { user: string; policy: string; version: string; statement: string; journey: string };
+    journeys: number;
+    at: Date;
+  },
+): Promise<number> {
+  const at = sql`${values.at}::timestamptz`;
+  const idOf = (prefix: string, index: number) => `${prefix}${index.toString(16).padStart(12, '0')}`;
+  const result = await sql`
+    insert into journeys (id, company_id, environment, policy_id, policy_reference, policy_version_id,
+      route, route_precision, point_count, start_at, end_at, distance_metres, distance_unit, usage_rate,
+      usage_premium_pence, start_lat, start_lng, end_lat, end_lng, created_at)
+    select (${values.ids.journey} || lpad(to_hex(t.i * ${MAX_JOURNEYS} + t.k), 12, '0'))::uuid,
+      ${values.companyId}, ${values.environment}, t.id, t.policy_reference, t.version_id,
+      -- A two-point route (the API keeps routes as encoded polylines).
+      '_p~iF~ps|U_ulLnnqC', 5, 2, t.start_at, t.start_at + make_interval(secs => t.duration_seconds),
+      t.metres, ${USAGE_UNIT}, ${USAGE_RATE}::numeric, ${ratedPence(sql`t.metres`)},
+      51.3 + (t.h % 4000) / 10000.0, -0.5 + ((t.h >> 40) % 8000) / 10000.0,
+      51.3 + ((t.h >> 8) % 4000) / 10000.0, -0.5 + ((t.h >> 48) % 8000) / 10000.0,
+      -- Uploaded a few minutes after the journey ended.
+      least(${at}, t.start_at + make_interval(secs => t.duration_seconds + 60 + (t.h >> 32) % 600))
+    from (
+      select p.id, p.policy_reference, p.version_id, p.i, k, draw.h,
+        p.from_at + make_interval(secs => k * p.slot_seconds + draw.h % (p.slot_seconds / 2)) as start_at,
+        draw.duration_seconds, draw.duration_seconds * (6 + (draw.h >> 24) % 11) as metres
+      from (
+        select p.id, p.policy_reference, (${values.ids.version} || right(p.id::text, 12))::uuid as version_id,
+          ('x' || right(p.id::text, 12))::bit(48)::bigint as i, period.from_at,
+          floor(extract(epoch from ${at} - period.from_at) / ${values.journeys})::bigint as slot_seconds
+        from policies p
+        cross join lateral (select (${at} at time zone 'Europe/London')::date as today_on,
+          date_trunc('month', ${at} at time zone 'Europe/London')::date as month_on) d
+        cross join lateral (select d.month_on + least(p.billing_day,
+          extract(day from d.month_on + interval '1 month' - interval '1 day')::int) - 1 as billing_on) this_month
+        cross join lateral (select greatest(p.current_start_at, (case when this_month.billing_on < d.today_on
+            then this_month.billing_on
+            else (d.month_on - interval '1 month')::date
+              + least(p.billing_day, extract(day from d.month_on - interval '1 day')::int) - 1
+          end)::timestamp at time zone 'Europe/London') as from_at) period
+        where p.id between ${idOf(values.ids.policy, values.from)}::uuid and ${idOf(values.ids.policy, values.to)}::uuid
+        order by p.id
+      ) p
+      -- Lateral, so that each policy's journeys follow it, in id order: no sort of the journeys.
+      cross join lateral generate_series(0, ${values.journeys - 1} + 0 * p.i) as k
+      cross join lateral (select hashint8extended(p.i * ${MAX_JOURNEYS} + k, 2) & 9223372036854775807 as h) h0
+      cross join lateral (select h0.h, 1 + (h0.h >> 12) % least(p.slot_seconds / 2 - 1, 3600) as duration_seconds) draw
+      where p.slot_seconds >= 4
+    ) t`.execute(trx);
+  return Number(result.numAffectedRows ?? 0);
+}
+
+/** The snapshot naming `productReference`, when there is one. */
+function productSnapshot(
+  snapshot: RawBuilder<unknown>,
+  productReference: string | null,
+): RawBuilder<unknown> {
+  return productReference === null
+    ? snapshot
+    : sql`jsonb_set(${snapshot}, '{policy,product_reference}', to_jsonb(${productReference}::text))`;
+}
+
+/** The seeded versions' usage rate and unit (the example's): journeys are rated at them. */
+const USAGE_RATE = String(POLICY_INPUT_EXAMPLE.pricing.usage_rate);
+const USAGE_UNIT = POLICY_INPUT_EXAMPLE.pricing.usage_unit;
+
+/**
+ * A journey's usage premium in pence as rating.ts computes it: rate × distance in the unit, rounded
+ * once, half to even; in integers (the rate is exact decimal text: pence = metres × a / b).
+ */
+function ratedPence(metres: RawBuilder<unknown>): RawBuilder<number> {
+  const [whole = '0', fraction = ''] = USAGE_RATE.split('.');
+  const rateScaled = BigInt(whole + fraction);
+  const metresPerUnitThousandths =
+    USAGE_UNIT === 'km' ? 1_000_000n : BigInt(METRES_PER_MILE.replace('.', ''));
+  let a = rateScaled * 100n * 1000n;
+  let b = 10n ** BigInt(fraction.length) * metresPerUnitThousandths;
+  const divisor = gcd(a, b);
+  a /= divisor;
+  b /= divisor;
+  const n = sql`(${metres} * ${String(a)}::bigint)`;
+  const d = sql`${String(b)}::bigint`;
+  return sql<number>`(${n} / ${d} + case when 2 * (${n} % ${d}) > ${d}
+    or (2 * (${n} % ${d}) = ${d} and (${n} / ${d}) % 2 = 1) then 1 else 0 end)`;
+}
+
+const gcd = (x: bigint, y: bigint): bigint => (y === 0n ? x : gcd(y, x % y));
 
 /**
  * The snapshot as JSON text, the example's with each policy's own values (columns of `terms`) put

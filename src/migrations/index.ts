@@ -30,6 +30,10 @@ import * as m0028 from './0028-policy-search-order.ts';
 import * as m0029 from './0029-erasure.ts';
 import * as m0030 from './0030-bordereau-order.ts';
 import * as m0031 from './0031-cash-report-order.ts';
+import * as m0032 from './0032-distribution-keys.ts';
+import * as m0033 from './0033-event-partitions.ts';
+import * as m0034 from './0034-policy-references.ts';
+import * as m0035 from './0035-journey-partitions.ts';
 
 /** Every migration, in order. Forward-only; add new files at the end. */
 export const migrations: Record<string, Migration> = {
@@ -64,4 +68,8 @@ export const migrations: Record<string, Migration> = {
   '0029-erasure': m0029,
   '0030-bordereau-order': m0030,
   '0031-cash-report-order': m0031,
+  '0032-distribution-keys': m0032,
+  '0033-event-partitions': m0033,
+  '0034-policy-references': m0034,
+  '0035-journey-partitions': m0035,
 };

@@ -95,19 +95,45 @@ export async function createTestDatabase(): Promise<DatabaseHandle<Database>> {
   await admin.connect();
   try {
     const template = await postgresTemplate(admin, base);
-    const name = `milepost_test_${randomBytes(6).toString('hex')}`;
-    await admin.query(`create database "${name}" template "${template}"`);
-    const handle = await openDatabase<Database>({ connectionString: databaseUrl(base, name), poolSize: 10 });
-    return {
-      ...handle,
-      close: async () => {
-        await handle.close();
-        const dropper = new pg.Client({ connectionString: base });
-        await dropper.connect();
-        await dropper.query(`drop database if exists "${name}" with (force)`).finally(() => dropper.end());
-      },
-    };
+    return await newDatabase<Database>(admin, base, `template "${template}"`, 10);
   } finally {
     await admin.end();
   }
+}
+
+/**
+ * A fresh database with no schema at all, for tests of migrations themselves (they migrate it as far as
+ * they need); `close` drops it.
+ */
+export async function createEmptyDatabase<DB = Database>(): Promise<DatabaseHandle<DB>> {
+  if (!onPostgres) return openDatabase<DB>({});
+  const base = TEST_DATABASE_URL!;
+  const admin = new pg.Client({ connectionString: base });
+  await admin.connect();
+  try {
+    return await newDatabase<DB>(admin, base, '', 2);
+  } finally {
+    await admin.end();
+  }
+}
+
+/** A new PostgreSQL database (`from`: a `template "name"` clause, or nothing) whose `close` drops it. */
+async function newDatabase<DB>(
+  admin: pg.Client,
+  base: string,
+  from: string,
+  poolSize: number,
+): Promise<DatabaseHandle<DB>> {
+  const name = `milepost_test_${randomBytes(6).toString('hex')}`;
+  await admin.query(`create database "${name}" ${from}`);
+  const handle = await openDatabase<DB>({ connectionString: databaseUrl(base, name), poolSize });
+  return {
+    ...handle,
+    close: async () => {
+      await handle.close();
+      const dropper = new pg.Client({ connectionString: base });
+      await dropper.connect();
+      await dropper.query(`drop database if exists "${name}" with (force)`).finally(() => dropper.end());
+    },
+  };
 }

@@ -1,5 +1,5 @@
-import nodemailer from 'nodemailer';
 import type { FastifyBaseLogger } from 'fastify';
+import type { Transporter } from 'nodemailer';
 
 export interface EmailMessage {
   readonly to: string;
@@ -16,11 +16,18 @@ export interface Mailer {
 }
 
 export function createSmtpMailer(smtpUrl: string, from: string): Mailer {
-  const transport = nodemailer.createTransport(smtpUrl, { from });
+  // nodemailer is loaded at the first email, by the worker that sends it: API processes never do.
+  let transport: Promise<Transporter> | undefined;
+  const opened = () =>
+    (transport ??= import('nodemailer').then((nodemailer) =>
+      nodemailer.default.createTransport(smtpUrl, { from }),
+    ));
   return {
     kind: 'smtp',
     async send(message) {
-      await transport.sendMail({
+      await (
+        await opened()
+      ).sendMail({
         from,
         to: message.to,
         subject: message.subject,
@@ -29,7 +36,9 @@ export function createSmtpMailer(smtpUrl: string, from: string): Mailer {
       });
     },
     close: () => {
-      transport.close();
+      void transport?.then((opened) => {
+        opened.close();
+      });
     },
   };
 }

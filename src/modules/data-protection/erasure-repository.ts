@@ -251,7 +251,7 @@ export async function scrubRows(
   const table = sql.table(target.table);
   const key = typeof target.key === 'string' ? sql.ref(target.key) : target.key;
   const rows = await sql<Record<string, unknown>>`
-    select (${key})::text as erasure_key, ${sql.join(columns.map((c) => sql.ref(c)))}
+    select ${key} as erasure_key, ${sql.join(columns.map((c) => sql.ref(c)))}
     from ${table} where ${target.where}`.execute(trx);
   let written = 0;
   for (const row of rows.rows) {
@@ -269,9 +269,8 @@ export async function scrubRows(
       if (scrubbed !== value) sets.push(sql`${sql.ref(column)} = ${scrubbed}`);
     }
     if (sets.length === 0) continue;
-    await sql`update ${table} set ${sql.join(sets)} where (${key})::text = ${row['erasure_key']}`.execute(
-      trx,
-    );
+    // Compared as the key's own type (a uuid id), so its index finds the row (in each month's partition).
+    await sql`update ${table} set ${sql.join(sets)} where ${key} = ${row['erasure_key']}`.execute(trx);
     written += 1;
   }
   return written;

@@ -17,6 +17,8 @@ export interface Subject {
   readonly companyName: string;
   readonly environment: string;
   readonly email: string;
+  /** When the account began: nothing about the person is older (events are read from then on). */
+  readonly since: Date;
 }
 
 /** One policy of the subject: its id for the queries, its reference for the document. */
@@ -63,6 +65,7 @@ export async function findSubject(
       companyName: row.company_name,
       environment: row.environment,
       email: row.email,
+      since: row.created_at,
     },
     account: {
       user_reference: row.user_reference,
@@ -652,6 +655,8 @@ export async function pageEvents(
     .select(['id', 'sequence', 'type', 'data', 'created_at'])
     .where('company_id', '=', subject.companyId)
     .where('environment', '=', subject.environment)
+    // The months since the account began, not every month of events (they are partitioned by month).
+    .where('created_at', '>=', subject.since)
     .where((eb) =>
       eb.or([
         ...(none(policyReferences)

@@ -4,6 +4,7 @@ export {
   type JourneyRecord,
   type JourneySource,
 } from './journey-repository.ts';
+export { maintainJourneyPartitions } from './journey-partitions.ts';
 export { createJourneyService, journeyView, type JourneyService } from './journey-service.ts';
 export { journeyRoutes, type PolicyholderAuth } from './journey-routes.ts';
 export { JourneySchema, type Journey } from './journey-schemas.ts';

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { sql, type Generated } from 'kysely';
 import { toPence } from '../../platform/money.ts';
 import type { Tenant } from '../companies/index.ts';
@@ -33,6 +34,11 @@ export interface PolicyTables {
     search_text: Generated<string | null>;
     created_at: Date;
     updated_at: Date;
+  };
+  /** Which policy holds each reference: where references are kept unique (src/distribution.ts). */
+  policy_references: {
+    policy_reference: string;
+    policy_id: string;
   };
   policy_versions: {
     id: Generated<string>;
@@ -128,15 +134,29 @@ const tenantPolicies = (db: Executor, tenant: Tenant) =>
     .where('company_id', '=', tenant.companyId)
     .where('environment', '=', tenant.environment);
 
-/** Inserts a policy under `reference`; undefined when that reference is taken (the caller draws another). */
+/**
+ * Inserts a policy under `reference`; undefined when that reference is taken (the caller draws another).
+ * In a transaction: the reference is held from the first statement.
+ */
 export async function insertPolicy(
   db: Executor,
   tenant: Tenant,
   values: { reference: string; userId: string; startAt: Date; endAt: Date; autoRenew: boolean; at: Date },
 ): Promise<PolicyRecord | undefined> {
+  // The reference is taken first, in the caller's transaction: its table keeps references unique
+  // across companies, which a sharded policies table could not.
+  const id = randomUUID();
+  const taken = await db
+    .insertInto('policy_references')
+    .values({ policy_reference: values.reference, policy_id: id })
+    .onConflict((oc) => oc.column('policy_reference').doNothing())
+    .returning('policy_id')
+    .executeTakeFirst();
+  if (taken === undefined) return undefined;
   const row = await db
     .insertInto('policies')
     .values({
+      id,
       policy_reference: values.reference,
       company_id: tenant.companyId,
       environment: tenant.environment,
@@ -150,11 +170,10 @@ export async function insertPolicy(
       created_at: values.at,
       updated_at: values.at,
     })
-    .onConflict((oc) => oc.column('policy_reference').doNothing())
     .returning(policyColumns)
-    .executeTakeFirst();
+    .executeTakeFirstOrThrow();
   notePolicyWrites([values.userId]);
-  return row === undefined ? undefined : toPolicy(row);
+  return toPolicy(row);
 }
 
 export async function findPolicy(

@@ -9,6 +9,7 @@
 import { sql } from 'kysely';
 import { recordEvent } from '../../platform/events.ts';
 import type { Executor } from '../../schema.ts';
+import { jsonRows } from './json-rows.ts';
 import { asTenant, type DataEnvironment, type Tenant } from '../companies/index.ts';
 import type { JourneyService } from '../journeys/index.ts';
 import { findProducts, productVersionAt, type ProductRules } from '../products/index.ts';
@@ -234,10 +235,13 @@ async function readingsAround(
 ): Promise<Map<string, Reading[]>> {
   const result = await sql<{ policy_id: string; reading_metres: number; time: Date }>`
     select r.policy_id, r.reading_metres, r.time
-    from unnest(${statements.map((s) => s.policyId)}::uuid[],
-      ${statements.map((s) => new Date(s.periodStartAt.getTime() - WINDOW_MS))}::timestamptz[],
-      ${statements.map((s) => new Date(s.periodEndAt.getTime() + WINDOW_MS))}::timestamptz[])
-      as c(policy_id, from_at, to_at)
+    from json_to_recordset(${jsonRows(
+      statements.map((s) => ({
+        policy_id: s.policyId,
+        from_at: new Date(s.periodStartAt.getTime() - WINDOW_MS),
+        to_at: new Date(s.periodEndAt.getTime() + WINDOW_MS),
+      })),
+    )}::json) as c(policy_id uuid, from_at timestamptz, to_at timestamptz)
     join odometer_readings r on r.policy_id = c.policy_id and r.time >= c.from_at and r.time <= c.to_at
     order by r.policy_id, r.time`.execute(trx);
   const byPolicy = new Map<string, Reading[]>();

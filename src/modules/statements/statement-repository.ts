@@ -6,6 +6,7 @@ import type { CappedDay } from './rules/usage-rules.ts';
 import type { VoidedJourney } from './usage-billing.ts';
 import type { StatementOdometerTables } from './odometer-billing.ts';
 import type { UsageRuleTables } from './usage-rules-repository.ts';
+import { jsonRows } from './json-rows.ts';
 
 /** Statements, the credit ledger, and the product rules' records (usage-rules-repository). */
 export interface StatementTables extends UsageRuleTables, StatementOdometerTables {
@@ -192,10 +193,17 @@ export async function billJourneys(
   // same scan: its journeys are summed by day first (one group for the others).
   const inPeriod = sql<ClaimedRow>`
     select c.statement_id, t.*
-    from unnest(${claims.map((c) => c.statementId)}::uuid[], ${claims.map((c) => c.policyId)}::uuid[],
-      ${claims.map((c) => c.afterAt ?? MIN_INSTANT)}::timestamptz[], ${claims.map((c) => c.endAt)}::timestamptz[],
-      ${claims.map((c) => c.byDay === true)}::boolean[])
-      as c(statement_id, policy_id, after_at, end_at, by_day)
+    from json_to_recordset(${jsonRows(
+      claims.map((c) => ({
+        statement_id: c.statementId,
+        policy_id: c.policyId,
+        after_ms: (c.afterAt ?? MIN_INSTANT).getTime(),
+        end_ms: c.endAt.getTime(),
+        by_day: c.byDay === true,
+      })),
+    )}::json) as c0(statement_id uuid, policy_id uuid, after_ms float8, end_ms float8, by_day boolean)
+    cross join lateral (select c0.statement_id, c0.policy_id, to_timestamp(c0.after_ms / 1000) as after_at,
+      to_timestamp(c0.end_ms / 1000) as end_at, c0.by_day) c
     cross join lateral (
       select sum(d.journey_count) as journey_count, sum(d.usage_premium_pence) as usage_premium_pence,
         sum(d.distance_metres) as distance_metres, extract(epoch from sum(d.duration)) as duration_seconds,
@@ -214,8 +222,9 @@ export async function billJourneys(
   const lateUploads = sql<ClaimedRow>`
     with claimed as (
       update journeys j set statement_version_id = c.statement_id
-      from unnest(${late.map((c) => c.statementId)}::uuid[], ${late.map((c) => c.policyId)}::uuid[],
-        ${late.map((c) => c.afterAt)}::timestamptz[]) as c(statement_id, policy_id, after_at)
+      from json_to_recordset(${jsonRows(
+        late.map((c) => ({ statement_id: c.statementId, policy_id: c.policyId, after_at: c.afterAt })),
+      )}::json) as c(statement_id uuid, policy_id uuid, after_at timestamptz)
       where j.policy_id = c.policy_id and j.late and j.start_at <= c.after_at
         and j.statement_version_id is null and not j.is_void
       returning c.statement_id, j.usage_premium_pence, j.distance_metres, j.start_at, j.end_at
@@ -438,10 +447,9 @@ export async function creditBalances(
   return new Map(rows.map((r) => [r.policy_id, Number(r.balance)]));
 }
 
-/** Many statements in one INSERT over arrays (a fixed number of parameters however many rows). */
+/** Many statements in one INSERT from one JSON parameter (json-rows.ts). */
 export async function insertStatements(trx: Executor, rows: readonly StatementRow[]): Promise<void> {
   if (rows.length === 0) return;
-  const column = <K extends keyof StatementRow>(key: K) => rows.map((row) => row[key]);
   await sql`
     insert into statements (id, policy_id, company_id, environment, period_start_at, period_end_at,
       billing_date, final, journey_count, distance_metres, duration_seconds, usage_premium_pence,
@@ -449,18 +457,50 @@ export async function insertStatements(trx: Executor, rows: readonly StatementRo
       billed_premium_pence, carried_forward_pence, brought_forward_pence, cap_credit_pence,
       annual_cap_credit_pence, free_distance_credit_pence, minimum_top_up_pence, capped_days, payment_id,
       created_at)
-    select * from unnest(${column('id')}::uuid[], ${column('policy_id')}::uuid[], ${column('company_id')}::uuid[],
-      ${column('environment')}::text[], ${column('period_start_at')}::timestamptz[],
-      ${column('period_end_at')}::timestamptz[], ${column('billing_date')}::date[], ${column('final')}::boolean[],
-      ${column('journey_count')}::int[], ${column('distance_metres')}::bigint[], ${column('duration_seconds')}::bigint[],
-      ${column('usage_premium_pence')}::bigint[], ${column('installments')}::int[],
-      ${column('subscription_premium_pence')}::bigint[], ${column('total_premium_pence')}::bigint[],
-      ${column('credits_used_pence')}::bigint[], ${column('billed_premium_pence')}::bigint[],
-      ${column('carried_forward_pence')}::bigint[], ${column('brought_forward_pence')}::bigint[],
-      ${column('cap_credit_pence')}::bigint[], ${column('annual_cap_credit_pence')}::bigint[],
-      ${column('free_distance_credit_pence')}::bigint[], ${column('minimum_top_up_pence')}::bigint[],
-      ${rows.map((row) => (typeof row.capped_days === 'string' ? row.capped_days : JSON.stringify(row.capped_days)))}::jsonb[],
-      ${column('payment_id')}::uuid[], ${column('created_at')}::timestamptz[])`.execute(trx);
+    select id, policy_id, company_id, environment, to_timestamp(period_start_ms / 1000),
+      to_timestamp(period_end_ms / 1000), billing_date, final, journey_count, distance_metres,
+      duration_seconds, usage_premium_pence, installments, subscription_premium_pence, total_premium_pence,
+      credits_used_pence, billed_premium_pence, carried_forward_pence, brought_forward_pence,
+      cap_credit_pence, annual_cap_credit_pence, free_distance_credit_pence, minimum_top_up_pence,
+      capped_days, payment_id, to_timestamp(created_ms / 1000)
+    from json_to_recordset(${jsonRows(
+      rows.map((row) => ({
+        id: row.id,
+        policy_id: row.policy_id,
+        company_id: row.company_id,
+        environment: row.environment,
+        period_start_ms: row.period_start_at.getTime(),
+        period_end_ms: row.period_end_at.getTime(),
+        billing_date: row.billing_date,
+        final: row.final,
+        journey_count: row.journey_count,
+        distance_metres: row.distance_metres,
+        duration_seconds: row.duration_seconds,
+        usage_premium_pence: row.usage_premium_pence,
+        installments: row.installments,
+        subscription_premium_pence: row.subscription_premium_pence,
+        total_premium_pence: row.total_premium_pence,
+        credits_used_pence: row.credits_used_pence,
+        billed_premium_pence: row.billed_premium_pence,
+        carried_forward_pence: row.carried_forward_pence,
+        brought_forward_pence: row.brought_forward_pence,
+        cap_credit_pence: row.cap_credit_pence,
+        annual_cap_credit_pence: row.annual_cap_credit_pence,
+        free_distance_credit_pence: row.free_distance_credit_pence,
+        minimum_top_up_pence: row.minimum_top_up_pence,
+        capped_days:
+          typeof row.capped_days === 'string' ? (JSON.parse(row.capped_days) as unknown) : row.capped_days,
+        payment_id: row.payment_id,
+        created_ms: row.created_at.getTime(),
+      })),
+    )}::json)
+      as t(id uuid, policy_id uuid, company_id uuid, environment text, period_start_ms float8,
+        period_end_ms float8, billing_date date, final boolean, journey_count int, distance_metres bigint,
+        duration_seconds bigint, usage_premium_pence bigint, installments int, subscription_premium_pence bigint,
+        total_premium_pence bigint, credits_used_pence bigint, billed_premium_pence bigint,
+        carried_forward_pence bigint, brought_forward_pence bigint, cap_credit_pence bigint,
+        annual_cap_credit_pence bigint, free_distance_credit_pence bigint, minimum_top_up_pence bigint,
+        capped_days jsonb, payment_id uuid, created_ms float8)`.execute(trx);
 }
 
 export interface CreditEntry {

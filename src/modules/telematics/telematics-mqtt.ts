@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import AjvCompiler from '@fastify/ajv-compiler';
 import type { FastifyBaseLogger } from 'fastify';
-import { connect, type IPublishPacket, type MqttClient } from 'mqtt';
+import type { IPublishPacket, MqttClient } from 'mqtt';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { isDatabaseUnavailable } from '../../platform/db/database.ts';
 import { AppError } from '../../platform/errors.ts';
@@ -338,8 +338,10 @@ export function createMqttPositionConsumer(deps: MqttPositionConsumerDeps) {
   }
 
   /** One connection of the consumer: subscribed on every (re)connect; resolves once first subscribed. */
-  function open(lane: number): Promise<void> {
+  async function open(lane: number): Promise<void> {
     const clientId = `${deps.clientId}.${String(lane)}`;
+    // Loaded here, where a worker consumes, not by every process that imports the module (API ones).
+    const { connect } = await import('mqtt');
     const client = connect(deps.url, {
       clientId,
       protocolVersion: 5,

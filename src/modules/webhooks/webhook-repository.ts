@@ -23,6 +23,8 @@ export interface WebhookTables {
   };
   webhook_pending_events: {
     event_id: string;
+    /** The event's created_at: with the id, its key in the partitioned events table. */
+    event_created_at: Date;
     position: Generated<number>;
   };
   webhook_deliveries: {
@@ -31,6 +33,10 @@ export interface WebhookTables {
     sequence: Generated<number>;
     endpoint_id: string;
     event_id: string;
+    /** The event's created_at: with the id, its key in the partitioned events table. */
+    event_created_at: Date;
+    /** The event's type, so that the delivery log needs no event. */
+    event_type: string;
     status: DeliveryStatus;
     attempt_count: Generated<number>;
     next_attempt_at: Date | null;
@@ -91,6 +97,7 @@ export interface DeliveryRecord {
   readonly sequence: number;
   readonly endpointReference: string;
   readonly eventId: string;
+  readonly eventCreatedAt: Date;
   readonly eventType: string;
   readonly status: DeliveryStatus;
   readonly attemptCount: number;
@@ -334,6 +341,10 @@ export async function lockEndpoint(db: Executor, id: string): Promise<EndpointRe
 
 // ── Events and fan-out ──────────────────────────────────────────────────────────────────────────
 
+/**
+ * One event of the tenant by id alone (the replay route's), so every monthly partition's key is
+ * probed: reads that know the event's created_at name it, and read only its month.
+ */
 export async function findEvent(db: Executor, tenant: Tenant, id: string): Promise<EventRecord | undefined> {
   const row = await db
     .selectFrom('events')
@@ -356,22 +367,64 @@ export async function findEvent(db: Executor, tenant: Tenant, id: string): Promi
 
 /**
  * Takes the oldest events not yet fanned out, locking their queue rows so that a second worker takes
- * the next ones instead of waiting (SKIP LOCKED).
+ * the next ones instead of waiting (SKIP LOCKED). The events are then read by their full keys, which
+ * name their months: only those months' partitions are read, whatever the planner makes of the queue.
  */
 export async function claimPendingEvents(
   db: Executor,
   limit: number,
-): Promise<Array<{ id: string; companyId: string; environment: string; type: string }>> {
-  const rows = await db
-    .selectFrom('webhook_pending_events as p')
-    .innerJoin('events as e', 'e.id', 'p.event_id')
-    .select(['e.id', 'e.company_id', 'e.environment', 'e.type'])
-    .orderBy('p.position')
+): Promise<Array<{ id: string; createdAt: Date; companyId: string; environment: string; type: string }>> {
+  const queued = await db
+    .selectFrom('webhook_pending_events')
+    .select(['event_id', 'event_created_at', 'position'])
+    .orderBy('position')
     .limit(limit)
-    .forUpdate('p')
+    .forUpdate()
     .skipLocked()
     .execute();
-  return rows.map((r) => ({ id: r.id, companyId: r.company_id, environment: r.environment, type: r.type }));
+  if (queued.length === 0) return [];
+  const rows = await eventsByKey(db, queued, ['id', 'created_at', 'company_id', 'environment', 'type']);
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  // NOTE: nothing holds a queued event but the worker's rule (migration 0033); should one be gone all
+  // the same, its queue row goes, rather than taking a place in every batch from then on.
+  const orphans = queued.filter((q) => !byId.has(q.event_id)).map((q) => q.event_id);
+  if (orphans.length > 0)
+    await db.deleteFrom('webhook_pending_events').where('event_id', 'in', orphans).execute();
+  return queued.flatMap((q) => {
+    const r = byId.get(q.event_id);
+    return r === undefined
+      ? []
+      : [
+          {
+            id: r.id,
+            createdAt: r.created_at,
+            companyId: r.company_id,
+            environment: r.environment,
+            type: r.type,
+          },
+        ];
+  });
+}
+
+/**
+ * Events by their keys (id and created_at). NOTE: both lists go to the database, so that it reads only
+ * the months named; a row matching both is one of the keys, as ids are unique.
+ */
+function eventsByKey<C extends 'id' | 'created_at' | 'company_id' | 'environment' | 'type' | 'data'>(
+  db: Executor,
+  keys: ReadonlyArray<{ event_id: string; event_created_at: Date }>,
+  columns: readonly C[],
+) {
+  return db
+    .selectFrom('events')
+    .select(columns)
+    .where('id', 'in', [...new Set(keys.map((k) => k.event_id))])
+    .where(
+      'created_at',
+      'in',
+      [...new Set(keys.map((k) => k.event_created_at.getTime()))].map((t) => new Date(t)),
+    )
+    .execute();
 }
 
 export async function deletePendingEvents(db: Executor, eventIds: readonly string[]): Promise<void> {
@@ -399,7 +452,13 @@ export async function listEnabledEndpointsOf(
 /** New deliveries, due at `at`; an (event, endpoint) pair that already has one is left alone. */
 export async function insertDeliveries(
   db: Executor,
-  rows: ReadonlyArray<{ reference: string; endpointId: string; eventId: string }>,
+  rows: ReadonlyArray<{
+    reference: string;
+    endpointId: string;
+    eventId: string;
+    eventCreatedAt: Date;
+    eventType: string;
+  }>,
   at: Date,
 ): Promise<void> {
   if (rows.length === 0) return;
@@ -410,6 +469,8 @@ export async function insertDeliveries(
         delivery_reference: r.reference,
         endpoint_id: r.endpointId,
         event_id: r.eventId,
+        event_created_at: r.eventCreatedAt,
+        event_type: r.eventType,
         status: 'pending' as const,
         next_attempt_at: at,
         created_at: at,
@@ -426,7 +487,14 @@ export async function insertDeliveries(
  */
 export async function requeueDelivery(
   db: Executor,
-  values: { reference: string; endpointId: string; eventId: string; at: Date },
+  values: {
+    reference: string;
+    endpointId: string;
+    eventId: string;
+    eventCreatedAt: Date;
+    eventType: string;
+    at: Date;
+  },
 ): Promise<void> {
   await db
     .insertInto('webhook_deliveries')
@@ -434,6 +502,8 @@ export async function requeueDelivery(
       delivery_reference: values.reference,
       endpoint_id: values.endpointId,
       event_id: values.eventId,
+      event_created_at: values.eventCreatedAt,
+      event_type: values.eventType,
       status: 'pending',
       next_attempt_at: values.at,
       created_at: values.at,
@@ -525,7 +595,7 @@ export async function claimDueDeliveries(
       updated_at: values.now,
     }))
     .where('id', 'in', due)
-    .returning(['id', 'attempt_count', 'endpoint_id', 'event_id'])
+    .returning(['id', 'attempt_count', 'endpoint_id', 'event_id', 'event_created_at'])
     .execute();
   if (claimed.length === 0) return [];
   const endpoints = await db
@@ -533,13 +603,30 @@ export async function claimDueDeliveries(
     .select(endpointColumns)
     .where('id', 'in', [...new Set(claimed.map((c) => c.endpoint_id))])
     .execute();
-  const events = await db
-    .selectFrom('events')
-    .select(['id', 'company_id', 'environment', 'type', 'data', 'created_at'])
-    .where('id', 'in', [...new Set(claimed.map((c) => c.event_id))])
-    .execute();
+  const events = await eventsByKey(db, claimed, [
+    'id',
+    'company_id',
+    'environment',
+    'type',
+    'data',
+    'created_at',
+  ]);
   const endpointById = new Map(endpoints.map((row) => [row.id, toEndpoint(row)]));
   const eventById = new Map(events.map((row) => [row.id, row]));
+  // NOTE: no foreign key holds a delivery's event (migration 0033). Should one be gone all the same,
+  // its delivery ends here rather than being taken up again at every lease's end.
+  const orphans = claimed.filter((c) => !eventById.has(c.event_id)).map((c) => c.id);
+  if (orphans.length > 0)
+    await db
+      .updateTable('webhook_deliveries')
+      .set({
+        status: 'failed',
+        next_attempt_at: null,
+        lease_id: null,
+        last_error: 'the event is no longer kept',
+      })
+      .where('id', 'in', orphans)
+      .execute();
   return claimed.flatMap((c) => {
     const endpoint = endpointById.get(c.endpoint_id);
     const event = eventById.get(c.event_id);
@@ -619,7 +706,8 @@ const deliveryColumns = [
   'd.sequence',
   'e.endpoint_reference',
   'd.event_id',
-  'ev.type as event_type',
+  'd.event_created_at',
+  'd.event_type',
   'd.status',
   'd.attempt_count',
   'd.next_attempt_at',
@@ -634,7 +722,6 @@ function tenantDeliveries(db: Executor, tenant: Tenant) {
   return db
     .selectFrom('webhook_deliveries as d')
     .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
-    .innerJoin('events as ev', 'ev.id', 'd.event_id')
     .where('e.company_id', '=', tenant.companyId)
     .where('e.environment', '=', tenant.environment);
 }
@@ -645,6 +732,7 @@ function toDelivery(row: {
   sequence: number;
   endpoint_reference: string;
   event_id: string;
+  event_created_at: Date;
   event_type: string;
   status: DeliveryStatus;
   attempt_count: number;
@@ -661,6 +749,7 @@ function toDelivery(row: {
     sequence: row.sequence,
     endpointReference: row.endpoint_reference,
     eventId: row.event_id,
+    eventCreatedAt: row.event_created_at,
     eventType: row.event_type,
     status: row.status,
     attemptCount: row.attempt_count,

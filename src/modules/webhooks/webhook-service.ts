@@ -12,6 +12,8 @@ import { formatSecret, messageBody, SECRET_BYTES, signedHeaders, signingSecrets 
 import { DISABLE_AFTER_FAILING_MS, nextAttemptAt, shouldDisableEndpoint } from './rules/retry-schedule.ts';
 import { normaliseSubscription, subscribes } from './rules/subscriptions.ts';
 import { checkEndpointUrl, classifyAddress, urlPolicyFor } from './rules/url-safety.ts';
+import { DEFAULT_EVENT_RETENTION_DAYS, maintainEventPartitions } from './event-partitions.ts';
+import type { PartitionMaintenance } from '../../platform/db/monthly-partitions.ts';
 import {
   cancelPendingDeliveries,
   claimDueDeliveries,
@@ -172,6 +174,8 @@ export function createWebhookService(deps: {
   pollIntervalMs: number;
   /** Attempts in flight at once to one endpoint, across workers (WEBHOOKS_ENDPOINT_CONCURRENCY). */
   endpointConcurrency?: number;
+  /** Days events are kept before their month may be dropped (EVENT_RETENTION_DAYS). */
+  eventRetentionDays?: number;
   resolve?: Resolver;
   logger?: WebhookLogger;
 }) {
@@ -346,6 +350,8 @@ export function createWebhookService(deps: {
             reference: newDeliveryReference(),
             endpointId: endpoint.id,
             eventId: event.id,
+            eventCreatedAt: event.createdAt,
+            eventType: event.type,
           })),
       );
       await insertDeliveries(trx, rows, now);
@@ -505,7 +511,15 @@ export function createWebhookService(deps: {
         );
         await insertDeliveries(
           trx,
-          [{ reference: newDeliveryReference(), endpointId: endpoint.id, eventId }],
+          [
+            {
+              reference: newDeliveryReference(),
+              endpointId: endpoint.id,
+              eventId,
+              eventCreatedAt: now,
+              eventType: TEST_EVENT_TYPE,
+            },
+          ],
           now,
         );
         return { event_id: eventId, delivery: await viewDeliveryOf(trx, tenant, eventId, endpoint.id) };
@@ -555,6 +569,8 @@ export function createWebhookService(deps: {
           reference: delivery.reference,
           endpointId: endpoint.id,
           eventId: delivery.eventId,
+          eventCreatedAt: delivery.eventCreatedAt,
+          eventType: delivery.eventType,
           at: now,
         });
         return viewDeliveryOf(trx, tenant, delivery.eventId, endpoint.id);
@@ -593,6 +609,8 @@ export function createWebhookService(deps: {
             reference: newDeliveryReference(),
             endpointId: endpoint.id,
             eventId: event.id,
+            eventCreatedAt: event.createdAt,
+            eventType: event.type,
             at: now,
           });
           deliveries.push(await viewDeliveryOf(trx, tenant, event.id, endpoint.id));
@@ -608,6 +626,13 @@ export function createWebhookService(deps: {
     /** Housekeeping: forgets finished deliveries older than 30 days; returns how many. */
     purgeDeliveryLog: (now: Date): Promise<number> =>
       deleteSettledDeliveries(db, new Date(now.getTime() - DELIVERY_LOG_RETENTION_MS)),
+
+    /**
+     * Housekeeping: events' monthly partitions created ahead; months past EVENT_RETENTION_DAYS whose
+     * events are all fanned out and have no delivery pending dropped (see maintainEventPartitions).
+     */
+    maintainEventPartitions: (now: Date = clock.now()): Promise<PartitionMaintenance> =>
+      maintainEventPartitions(db, now, deps.eventRetentionDays ?? DEFAULT_EVENT_RETENTION_DAYS),
 
     /** Starts the worker's polling loop (worker role only). */
     async registerWorkers(): Promise<void> {

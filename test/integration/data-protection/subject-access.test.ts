@@ -307,6 +307,11 @@ const TABLES: Record<string, TableCheck> = {
     exported: (doc) => field('policy_reference')(doc, 'policies'),
     key: (row) => String(row['policy_reference']),
   },
+  policy_references: {
+    by: 'policy_id',
+    exported: (doc) => field('policy_reference')(doc, 'policies'),
+    key: (row) => String(row['policy_reference']),
+  },
   policy_versions: {
     by: 'policy_id',
     exported: (doc) =>
