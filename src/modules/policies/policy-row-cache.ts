@@ -72,6 +72,10 @@ export function createPolicyRowCache(feed: ChangeFeed | undefined) {
 
   const usable = <T>(entry: Entry<T> | undefined, now: number): entry is Entry<T> =>
     entry !== undefined && now - entry.at < ENTRY_TTL_MS && !writtenJustNow(entry.userId, now);
+  // A write answered by another process a moment ago may not have been notified here yet: the entry
+  // stands once the feed has caught up and no notification dropped it meanwhile.
+  const fresh = async <T>(hit: Entry<T>, current: () => Entry<T> | undefined): Promise<boolean> =>
+    feed !== undefined && (await feed.caughtUp()) && current() === hit;
   const canStore = (userId: string, since: number, now: number) =>
     feed?.live === true && since === generation && !writtenJustNow(userId, now);
   const bounded = <V>(map: Map<string, V>) => {
@@ -89,7 +93,12 @@ export function createPolicyRowCache(feed: ChangeFeed | undefined) {
     ): Promise<PolicyRecord[]> {
       const now = Date.now();
       const hit = feed?.live === true ? holders.get(userId) : undefined;
-      if (usable(hit, now) && hit.value.every((row) => inTenant(tenant, row))) return hit.value;
+      if (
+        usable(hit, now) &&
+        hit.value.every((row) => inTenant(tenant, row)) &&
+        (await fresh(hit, () => holders.get(userId)))
+      )
+        return hit.value;
       const since = generation;
       const rows = await load();
       if (canStore(userId, since, Date.now())) {
@@ -108,7 +117,7 @@ export function createPolicyRowCache(feed: ChangeFeed | undefined) {
       const key = `${tenant.companyId}/${tenant.environment}/${reference}`;
       const now = Date.now();
       const hit = feed?.live === true ? references.get(key) : undefined;
-      if (usable(hit, now)) return hit.value;
+      if (usable(hit, now) && (await fresh(hit, () => references.get(key)))) return hit.value;
       const since = generation;
       const row = await load();
       if (row !== undefined && canStore(row.userId, since, Date.now())) {

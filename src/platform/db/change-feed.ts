@@ -16,6 +16,12 @@ export interface ChangeHandlers {
  */
 export interface ChangeFeed {
   readonly live: boolean;
+  /**
+   * Resolves once every notification committed before the call has reached the subscribers (true), or
+   * false when the feed is not live: a read from memory that must see a write just answered by another
+   * process waits for this first. Concurrent callers share one round trip on the LISTEN connection.
+   */
+  caughtUp(): Promise<boolean>;
   subscribe(channel: string, handlers: ChangeHandlers): void;
   close(): Promise<void>;
 }
@@ -54,6 +60,10 @@ function pgliteFeed(pglite: PGlite, logger: FastifyBaseLogger): ChangeFeed {
   return {
     get live() {
       return subscribed > 0 && listening === subscribed;
+    },
+    // In this process: a notification reaches its subscribers as the statement that committed it ends.
+    caughtUp() {
+      return Promise.resolve(subscribed > 0 && listening === subscribed);
     },
     subscribe(channel, handlers) {
       subscribed++;
@@ -174,9 +184,44 @@ function postgresFeed(connectionString: string, logger: FastifyBaseLogger): Chan
     }
   }
 
+  /**
+   * A round trip on the LISTEN connection. PostgreSQL sends a listening session the notifications
+   * committed before a query arrives ahead of that query's answer, and pg hands them to the subscribers
+   * as they come: once it answers, every write committed before it was sent has been seen.
+   */
+  async function roundTrip(): Promise<boolean> {
+    const target = client;
+    if (target === undefined) return false;
+    try {
+      await target.query({ text: 'select 1', query_timeout: HEARTBEAT_TIMEOUT_MS } as pg.QueryConfig);
+      return client === target;
+    } catch {
+      return false;
+    }
+  }
+  // One round trip in flight at a time; callers that arrive meanwhile wait for the next one, which
+  // starts after them.
+  let inFlight: Promise<boolean> | undefined;
+  let queued: Promise<boolean> | undefined;
+  const start = (): Promise<boolean> => {
+    const trip = roundTrip().finally(() => {
+      if (inFlight === trip) inFlight = undefined;
+    });
+    inFlight = trip;
+    return trip;
+  };
+
   return {
     get live() {
       return client !== undefined;
+    },
+    caughtUp() {
+      if (inFlight === undefined) return start();
+      queued ??= inFlight.then(() => {
+        queued = undefined;
+        return start();
+      });
+      return queued;
     },
     subscribe(channel, handlers) {
       const list = channels.get(checked(channel));
