@@ -153,9 +153,7 @@ async function setStorage(db: Kysely<unknown>): Promise<void> {
   const partitions = await sql<{ name: string }>`
     select c.relname as name from pg_inherits i join pg_class c on c.oid = i.inhrelid
     where i.inhparent = 'journeys'::regclass`.execute(db);
-  for (const { name } of partitions.rows) await sql.raw(journeyPartitionStorage(name)).execute(db);
+  for (const { name } of partitions.rows)
+    await sql`alter table ${sql.id(name)} set (fillfactor = 100,
+      autovacuum_vacuum_insert_threshold = 50000, autovacuum_vacuum_insert_scale_factor = 0)`.execute(db);
 }
-
-/** The storage settings each partition of journeys takes (this migration's, and the worker's). */
-export const journeyPartitionStorage = (partition: string): string =>
-  `alter table "${partition}" set (fillfactor = 100, autovacuum_vacuum_insert_threshold = 50000, autovacuum_vacuum_insert_scale_factor = 0)`;
