@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createLimiter, mapConcurrent } from './concurrency.ts';
+import { createLimiter, forEachConcurrent, mapConcurrent } from './concurrency.ts';
 
 describe('createLimiter', () => {
   test('runs at most `limit` calls at once, the rest in the order they came, failures included', async () => {
@@ -47,5 +47,44 @@ describe('mapConcurrent', () => {
       }),
       [30, 10, 20],
     );
+  });
+});
+
+describe('forEachConcurrent', () => {
+  test('runs every item once, at most `limit` at a time, reading the source only as lanes free up', async () => {
+    let read = 0;
+    async function* pages() {
+      for (let page = 0; page < 3; page++) {
+        // Four items a page; the next page is read only once a lane asks past this one.
+        read += 4;
+        yield* [0, 1, 2, 3].map((i) => page * 4 + i);
+      }
+    }
+    let active = 0;
+    let most = 0;
+    const done: number[] = [];
+    const readWhenStarted: number[] = [];
+    await forEachConcurrent(pages(), 2, async (n) => {
+      active++;
+      most = Math.max(most, active);
+      readWhenStarted.push(read);
+      await sleep(2);
+      done.push(n);
+      active--;
+    });
+    assert.deepEqual(
+      done.toSorted((a, b) => a - b),
+      Array.from({ length: 12 }, (_, i) => i),
+    );
+    assert.equal(most, 2);
+    assert.deepEqual(readWhenStarted, [4, 4, 4, 4, 8, 8, 8, 8, 12, 12, 12, 12]);
+  });
+
+  test('finishes at once on an empty source', async () => {
+    let calls = 0;
+    await forEachConcurrent((async function* () {})(), 4, async () => {
+      calls++;
+    });
+    assert.equal(calls, 0);
   });
 });

@@ -16,6 +16,23 @@ export async function mapConcurrent<T, R>(
   return results;
 }
 
+/**
+ * Runs `work` over what `source` yields with at most `limit` in flight, each lane asking for the next
+ * item when it is free (an async generator serves its callers one at a time), so a source that reads
+ * pages as they are needed is never held whole.
+ */
+export async function forEachConcurrent<T>(
+  source: AsyncIterable<T>,
+  limit: number,
+  work: (item: T) => Promise<void>,
+): Promise<void> {
+  const items = source[Symbol.asyncIterator]();
+  const lane = async (): Promise<void> => {
+    for (let next = await items.next(); next.done !== true; next = await items.next()) await work(next.value);
+  };
+  await Promise.all(Array.from({ length: Math.max(1, limit) }, lane));
+}
+
 /** Runs at most `limit` of the calls given to it at once; the others wait their turn, in order. */
 export function createLimiter(limit: number): <T>(work: () => Promise<T>) => Promise<T> {
   let active = 0;

@@ -6,6 +6,7 @@ import type { VersionType } from './policy-schemas.ts';
 import type { PolicySnapshot, RenewalTerms, StoredStatus, VersionRecord } from './policy-versions.ts';
 import type { Executor } from '../../schema.ts';
 import { notePolicyWrites } from './policy-row-cache.ts';
+import { jsonRows } from '../../platform/db/json-rows.ts';
 
 export interface PolicyTables {
   policies: {
@@ -326,18 +327,28 @@ export async function appendStatementVersions(
   at: Date,
 ): Promise<void> {
   if (rows.length === 0) return;
+  // One JSON parameter for both statements (platform/db/json-rows.ts).
+  const batch = jsonRows(
+    rows.map((r) => ({
+      id: r.id,
+      policy_id: r.policyId,
+      version_count: r.versionCount,
+      start_ms: r.startAt.getTime(),
+      end_ms: r.endAt.getTime(),
+      usage: r.usagePremiumPence,
+    })),
+  );
+  const columns = sql`(id uuid, policy_id uuid, version_count int, start_ms float8, end_ms float8, usage bigint)`;
   await sql`
     insert into policy_versions (id, policy_id, sequence, version_type, snapshot, effective_at,
       statement_start_at, statement_end_at, usage_premium_pence, created_at)
-    select n.id, n.policy_id, n.version_count + 1, 'st', null, n.end_at, n.start_at, n.end_at, n.usage, ${at}
-    from unnest(${rows.map((r) => r.id)}::uuid[], ${rows.map((r) => r.policyId)}::uuid[],
-      ${rows.map((r) => r.versionCount)}::int[], ${rows.map((r) => r.startAt)}::timestamptz[],
-      ${rows.map((r) => r.endAt)}::timestamptz[], ${rows.map((r) => r.usagePremiumPence)}::bigint[])
-      as n(id, policy_id, version_count, start_at, end_at, usage)`.execute(db);
+    select n.id, n.policy_id, n.version_count + 1, 'st', null, to_timestamp(n.end_ms / 1000),
+      to_timestamp(n.start_ms / 1000), to_timestamp(n.end_ms / 1000), n.usage, ${at}
+    from json_to_recordset(${batch}::json) as n${columns}`.execute(db);
   const owners = await sql<{ user_id: string }>`
-    update policies p set version_count = n.version_count + 1, billed_through_at = n.end_at, updated_at = ${at}
-    from unnest(${rows.map((r) => r.policyId)}::uuid[], ${rows.map((r) => r.versionCount)}::int[],
-      ${rows.map((r) => r.endAt)}::timestamptz[]) as n(policy_id, version_count, end_at)
+    update policies p set version_count = n.version_count + 1, billed_through_at = to_timestamp(n.end_ms / 1000),
+      updated_at = ${at}
+    from json_to_recordset(${batch}::json) as n${columns}
     where p.id = n.policy_id
     returning p.user_id`.execute(db);
   notePolicyWrites(owners.rows.map((r) => r.user_id));

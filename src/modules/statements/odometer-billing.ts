@@ -9,7 +9,7 @@
 import { sql } from 'kysely';
 import { recordEvent } from '../../platform/events.ts';
 import type { Executor } from '../../schema.ts';
-import { jsonRows } from './json-rows.ts';
+import { jsonRows } from '../../platform/db/json-rows.ts';
 import { asTenant, type DataEnvironment, type Tenant } from '../companies/index.ts';
 import type { JourneyService } from '../journeys/index.ts';
 import { findProducts, productVersionAt, type ProductRules } from '../products/index.ts';

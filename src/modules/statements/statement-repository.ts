@@ -6,7 +6,7 @@ import type { CappedDay } from './rules/usage-rules.ts';
 import type { VoidedJourney } from './usage-billing.ts';
 import type { StatementOdometerTables } from './odometer-billing.ts';
 import type { UsageRuleTables } from './usage-rules-repository.ts';
-import { jsonRows } from './json-rows.ts';
+import { jsonRows } from '../../platform/db/json-rows.ts';
 
 /** Statements, the credit ledger, and the product rules' records (usage-rules-repository). */
 export interface StatementTables extends UsageRuleTables, StatementOdometerTables {
@@ -535,45 +535,81 @@ export async function addCredits(trx: Executor, entries: readonly CreditEntry[])
 
 /**
  * Live policies whose billing date is `date`: billing day `day`, or any day past the month's end when
- * `date` is the month's last day (29–31 fall on the last day of shorter months). Across tenants. Those
- * with a statement for `date` already are flagged, so a re-run reads and writes nothing else.
+ * `date` is the month's last day (29–31 fall on the last day of shorter months). Across tenants.
  */
-export async function listDueForBilling(
+function duePolicies(db: Executor, billingDays: readonly number[], billingInstant: Date) {
+  return (
+    db
+      .selectFrom('policies as p')
+      .where('p.status', '=', 'active')
+      .where('p.billing_day', 'in', [...billingDays])
+      // NOTE: where cover first began, not the current term's start: a renewal stored early moves that
+      // ahead, and a term that starts on its billing date still owes the previous term's last period.
+      .where('p.first_start_at', '<', billingInstant)
+  );
+}
+
+/** How many policies are due on a billing date (see `duePolicies`). */
+export async function countDueForBilling(
   db: Executor,
   billingDays: readonly number[],
   billingInstant: Date,
-  date: string,
-): Promise<
-  Array<{ id: string; reference: string; companyId: string; environment: string; billed: boolean }>
-> {
-  const rows = await db
-    .selectFrom('policies as p')
-    .select(['p.id', 'p.policy_reference', 'p.company_id', 'p.environment'])
-    .select((eb) =>
-      eb
-        .exists(
+): Promise<number> {
+  const row = await duePolicies(db, billingDays, billingInstant)
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export interface DuePolicy {
+  readonly id: string;
+  readonly reference: string;
+  readonly companyId: string;
+  readonly environment: string;
+  /** A statement for this billing date exists already. */
+  readonly billed: boolean;
+}
+
+/**
+ * The policies due on `date`, a page of `pageSize` at a time: each billing day's in id order, each
+ * page one range of `policies_billing_day_id_idx` after the last (a million-policy day is not held in
+ * memory whole, nor read and sorted again for each page). Those with a statement for `date` already are
+ * flagged, so a re-run reads and writes nothing else.
+ */
+export async function* dueForBilling(
+  db: Executor,
+  due: { billingDays: readonly number[]; billingInstant: Date; date: string; pageSize: number },
+): AsyncGenerator<DuePolicy[]> {
+  for (const billingDay of due.billingDays) {
+    let afterId: string | null = null;
+    for (;;) {
+      let query = duePolicies(db, [billingDay], due.billingInstant)
+        .select(['p.id', 'p.policy_reference', 'p.company_id', 'p.environment'])
+        .select((eb) =>
           eb
-            .selectFrom('statements as s')
-            .select('s.id')
-            .whereRef('s.policy_id', '=', 'p.id')
-            .where('s.billing_date', '=', date),
-        )
-        .as('billed'),
-    )
-    .where('p.status', '=', 'active')
-    .where('p.billing_day', 'in', [...billingDays])
-    // NOTE: where cover first began, not the current term's start: a renewal stored early moves that
-    // ahead, and a term that starts on its billing date still owes the previous term's last period.
-    .where('p.first_start_at', '<', billingInstant)
-    .orderBy('p.id')
-    .execute();
-  return rows.map((r) => ({
-    id: r.id,
-    reference: r.policy_reference,
-    companyId: r.company_id,
-    environment: r.environment,
-    billed: Boolean(r.billed),
-  }));
+            .exists(
+              eb
+                .selectFrom('statements as s')
+                .select('s.id')
+                .whereRef('s.policy_id', '=', 'p.id')
+                .where('s.billing_date', '=', due.date),
+            )
+            .as('billed'),
+        );
+      if (afterId !== null) query = query.where('p.id', '>', afterId);
+      const rows = await query.orderBy('p.id').limit(due.pageSize).execute();
+      if (rows.length > 0)
+        yield rows.map((r) => ({
+          id: r.id,
+          reference: r.policy_reference,
+          companyId: r.company_id,
+          environment: r.environment,
+          billed: Boolean(r.billed),
+        }));
+      if (rows.length < due.pageSize) break;
+      afterId = rows.at(-1)?.id ?? null;
+    }
+  }
 }
 
 /** What writing a statement needs to know of a locked policy, for many policies in one query. */

@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { Counter, type Registry } from 'prom-client';
 import type { Clock } from '../../platform/clock.ts';
-import { mapConcurrent } from '../../platform/concurrency.ts';
+import { forEachConcurrent, mapConcurrent } from '../../platform/concurrency.ts';
 import { inTransaction } from '../../platform/db/database.ts';
 import { AppError, isUniqueViolation, notFound } from '../../platform/errors.ts';
 import { recordEvent, recordEvents } from '../../platform/events.ts';
@@ -22,7 +22,8 @@ import {
   findStatement,
   insertStatements,
   lastStatement,
-  listDueForBilling,
+  dueForBilling,
+  countDueForBilling,
   listStatementJourneys,
   listStatements,
   lockBillingStates,
@@ -86,6 +87,8 @@ const CHUNK_SIZE = 1000;
  * (eight: 3,190); the pool keeps the rest of its connections for everything else.
  */
 const BILLING_CONCURRENCY = 4;
+/** Due policies read at a time: twenty chunks, a few megabytes. */
+const DUE_PAGE_SIZE = 20 * CHUNK_SIZE;
 /** Card charges in flight at once after a chunk commits. */
 const COLLECT_CONCURRENCY = 8;
 
@@ -688,12 +691,37 @@ export function createStatementService(deps: {
     return counts;
   }
 
-  /** The policies whose billing date is `date` (`YYYY-MM-DD`, Europe/London). */
-  async function dueOn(date: string) {
+  /** The billing days of the policies due on `date` (`YYYY-MM-DD`, Europe/London), and its instant. */
+  function dueDays(date: string) {
     const [y, m, d] = date.split('-').map(Number) as [number, number, number];
     const lastDay = billingDateIn(y, m, 31) === date;
-    const days = lastDay ? Array.from({ length: 32 - d }, (_, i) => d + i) : [d];
-    return listDueForBilling(db, days, londonMidnight(date), date);
+    return {
+      days: lastDay ? Array.from({ length: 32 - d }, (_, i) => d + i) : [d],
+      instant: londonMidnight(date),
+    };
+  }
+
+  /**
+   * The policies due on `date` not billed for it yet, in chunks of CHUNK_SIZE, read a page at a time
+   * (a million-policy day is not held whole); `seen` hears each page's size and how many of it were
+   * billed already.
+   */
+  async function* dueChunks(
+    date: string,
+    seen: (page: { due: number; billed: number }) => void,
+  ): AsyncGenerator<Array<{ id: string; reference: string }>> {
+    const { days, instant } = dueDays(date);
+    const pages = dueForBilling(db, {
+      billingDays: days,
+      billingInstant: instant,
+      date,
+      pageSize: DUE_PAGE_SIZE,
+    });
+    for await (const page of pages) {
+      const todo = page.filter((item) => !item.billed);
+      seen({ due: page.length, billed: page.length - todo.length });
+      for (let i = 0; i < todo.length; i += CHUNK_SIZE) yield todo.slice(i, i + CHUNK_SIZE);
+    }
   }
 
   /** One statement, for POST /statements and final statements: the chunk of one, its errors as 4xx. */
@@ -872,47 +900,51 @@ export function createStatementService(deps: {
           `A billing run can be for today (${today}, Europe/London) or an earlier day, not ${date}`,
           { errors: [{ path: '/body/date', message: `must not be after ${today}` }] },
         );
-      const due = await dueOn(date);
-      const todo = due.filter((item) => !item.billed);
+      const { days, instant } = dueDays(date);
+      // Counted first for the progress shown meanwhile; the result counts the policies the pages held.
       const counts: BillingRunCounts = {
         date,
-        due: due.length,
+        due: await countDueForBilling(db, days, instant),
         billed: 0,
-        already_billed: due.length - todo.length,
+        already_billed: 0,
         failed: 0,
       };
-      billed.inc({ outcome: 'already_billed' }, counts.already_billed);
       onProgress?.({ ...counts });
-      const chunks = [];
-      for (let i = 0; i < todo.length; i += CHUNK_SIZE) chunks.push(todo.slice(i, i + CHUNK_SIZE));
+      let due = 0;
+      const chunks = dueChunks(date, (page) => {
+        due += page.due;
+        counts.already_billed += page.billed;
+        billed.inc({ outcome: 'already_billed' }, page.billed);
+      });
       const failures: BillingFailure[] = [];
       // Chunks hold disjoint policies (locked in id order), so they run side by side.
-      await mapConcurrent(chunks, BILLING_CONCURRENCY, async (c) => {
+      await forEachConcurrent(chunks, BILLING_CONCURRENCY, async (c) => {
         const chunk = await billChunk(c, date, failures);
         counts.billed += chunk.billed;
         counts.already_billed += chunk.already_billed;
         counts.failed += chunk.failed;
         onProgress?.({ ...counts });
       });
+      counts.due = due;
       logger.info(counts, 'billing run finished');
       return { ...counts, failures };
     },
 
     /** The worker's daily run: fans the due policies out in chunks, so several workers share the day. */
     async enqueueBillingDay(date: string): Promise<number> {
-      const due = (await dueOn(date)).filter((item) => !item.billed);
-      for (let i = 0; i < due.length; i += CHUNK_SIZE) {
+      let chunkCount = 0;
+      let due = 0;
+      for await (const policies of dueChunks(date, () => undefined)) {
         await jobs.send(
           BILL_CHUNK_QUEUE,
-          { date, policies: due.slice(i, i + CHUNK_SIZE).map(({ id, reference }) => ({ id, reference })) },
-          { singletonKey: `${date}:${String(i / CHUNK_SIZE)}` },
+          { date, policies: policies.map(({ id, reference }) => ({ id, reference })) },
+          { singletonKey: `${date}:${String(chunkCount)}` },
         );
+        chunkCount++;
+        due += policies.length;
       }
-      logger.info(
-        { date, due: due.length, chunks: Math.ceil(due.length / CHUNK_SIZE) },
-        'billing run enqueued',
-      );
-      return due.length;
+      logger.info({ date, due, chunks: chunkCount }, 'billing run enqueued');
+      return due;
     },
 
     /** In the transaction that ends a policy: its final statement is issued by a job after commit. */

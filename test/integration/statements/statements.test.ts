@@ -7,6 +7,7 @@ import { encodePolyline } from '../../../src/platform/geo/index.ts';
 import { createCompany, createTestApp, type TestApp } from '../../support/app.ts';
 import { onPostgres } from '../../support/database.ts';
 import { examplePolicyInput } from '../../support/policy-arbitraries.ts';
+import { dueForBilling } from '../../../src/modules/statements/statement-repository.ts';
 
 type Company = Awaited<ReturnType<typeof createCompany>>;
 interface Statement {
@@ -331,6 +332,46 @@ describe('billing runs and final statements', () => {
         .statusCode,
       401,
     );
+  });
+
+  test('the due policies are read a page at a time, each once, in order within each billing day', async () => {
+    const created = [
+      ...(await Promise.all([30, 30, 30].map((day) => newPolicy({ policy: { billing_day_date: day } })))),
+      ...(await Promise.all([31, 31].map((day) => newPolicy({ policy: { billing_day_date: day } })))),
+    ];
+    await newPolicy({ policy: { billing_day_date: 15 } });
+    const db = t.container.database.db;
+    // 2025-06-30, the last day of June: billing days 30 and 31 are due on it.
+    const due = {
+      billingDays: [30, 31],
+      billingInstant: new Date('2025-06-30T00:00:00+01:00'),
+      date: '2025-06-30',
+    };
+    const read = async (pageSize: number) => {
+      const pages = [];
+      for await (const page of dueForBilling(db, { ...due, pageSize })) pages.push(page);
+      return pages;
+    };
+    const whole = await read(1000);
+    assert.equal(whole.length, 2, 'a page a billing day');
+    const paged = await read(2);
+    assert.ok(paged.length >= 3 && paged.every((page) => page.length >= 1 && page.length <= 2));
+    assert.deepEqual(paged.flat(), whole.flat(), 'the pages hold the same policies in the same order');
+    const references = paged.flat().map((p) => p.reference);
+    assert.equal(new Set(references).size, references.length, 'no policy twice');
+    for (const reference of created) assert.ok(references.includes(reference), reference);
+    const days = await db
+      .selectFrom('policies')
+      .select(['id', 'billing_day'])
+      .where('policy_reference', 'in', references)
+      .execute();
+    const dayOf = new Map(days.map((d) => [d.id, d.billing_day]));
+    const keys = paged.flat().map((p) => [dayOf.get(p.id) ?? 0, p.id] as const);
+    for (let i = 1; i < keys.length; i++) {
+      const [dayBefore, idBefore] = keys[i - 1] ?? [0, ''];
+      const [day, id] = keys[i] ?? [0, ''];
+      assert.ok(dayBefore < day || (dayBefore === day && idBefore < id), 'by billing day, then id');
+    }
   });
 
   test("a first statement ending before the policy's start: 409 naming the start_date", async () => {
