@@ -564,8 +564,6 @@ export async function countDueForBilling(
 export interface DuePolicy {
   readonly id: string;
   readonly reference: string;
-  readonly companyId: string;
-  readonly environment: string;
   /** A statement for this billing date exists already. */
   readonly billed: boolean;
 }
@@ -584,7 +582,7 @@ export async function* dueForBilling(
     let afterId: string | null = null;
     for (;;) {
       let query = duePolicies(db, [billingDay], due.billingInstant)
-        .select(['p.id', 'p.policy_reference', 'p.company_id', 'p.environment'])
+        .select(['p.id', 'p.policy_reference'])
         .select((eb) =>
           eb
             .exists(
@@ -602,8 +600,6 @@ export async function* dueForBilling(
         yield rows.map((r) => ({
           id: r.id,
           reference: r.policy_reference,
-          companyId: r.company_id,
-          environment: r.environment,
           billed: Boolean(r.billed),
         }));
       if (rows.length < due.pageSize) break;
