@@ -18,12 +18,12 @@ import { spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { buildDist } from '../src/build.ts';
 import { encodePolyline } from '../src/platform/geo/index.ts';
+import { freePort } from '../test/support/free-port.ts';
 import {
   BENCH_POSTGRES_URL,
   combined,
@@ -77,16 +77,6 @@ function startCommand(): { env: Record<string, string>; flags: string[]; entry: 
     flags,
     entry,
   };
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as net.AddressInfo;
-  server.close();
-  await once(server, 'close');
-  return port;
 }
 
 /** The service as `npm start` runs it, in the API role; resolves once /healthz answers. */

@@ -373,6 +373,15 @@ const MAX_JOURNEYS = 10_000;
 const listRows = (values: readonly string[]) =>
   sql`(select n::int, value from unnest(${values}::text[]) with ordinality as l(value, n))`;
 
+/** The first 24 characters of each kind's ids in a seeding; a policy's index makes the last 12. */
+interface IdPrefixes {
+  readonly user: string;
+  readonly policy: string;
+  readonly version: string;
+  readonly statement: string;
+  readonly journey: string;
+}
+
 /** Policies `from` to `to` (their indexes) with their users and versions, in one statement; how many were written. */
 async function batch(
   trx: Executor,
@@ -383,8 +392,7 @@ async function batch(
     to: number;
     referenceOffset: number;
     passwordHash: string;
-    /** The first 24 characters of each kind's ids; the policy's index makes the last 12. */
-    ids: { user: string; policy: string; version: string; statement: string; journey: string };
+    ids: IdPrefixes;
     /** Terms start on these days rather than within the last 360 days. */
     starts: { firstOn: string; days: number } | undefined;
     /** The month of the statements. */
@@ -574,7 +582,7 @@ async function insertJourneys(
     environment: string;
     from: number;
     to: number;
-    ids: { user: string; policy: string; version: string; statement: string; journey: string };
+    ids: IdPrefixes;
     journeys: number;
     at: Date;
   },

@@ -5,20 +5,11 @@ import net from 'node:net';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TEST_ADMIN_KEY } from '../support/app.ts';
+import { freePort } from '../support/free-port.ts';
 import { livePolicyInput } from '../support/policy-arbitraries.ts';
 
 /** The real service started as a child process (`node src/main.ts`), as an operator runs it. */
 const MAIN = path.resolve(import.meta.dirname, '../../src/main.ts');
-
-export async function freePort(): Promise<number> {
-  const server = net.createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as net.AddressInfo;
-  server.close();
-  await once(server, 'close');
-  return port;
-}
 
 export interface Service {
   readonly base: string;

@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { sql, type QueryExecutorProvider } from 'kysely';
 import pg from 'pg';
 import { migrations } from '../../src/migrations/index.ts';
 import { openDatabase, type DatabaseHandle } from '../../src/platform/db/database.ts';
@@ -115,6 +116,23 @@ export async function createEmptyDatabase<DB = Database>(): Promise<DatabaseHand
   } finally {
     await admin.end();
   }
+}
+
+/**
+ * Attributes the rest of transaction `trx` to a test's staff actor, as the service's attributing dialect
+ * does for a request (`milepost.audit`, read by the audit triggers of migration 0027): for tests of
+ * databases opened without that dialect.
+ */
+export async function auditAsStaff(
+  trx: QueryExecutorProvider,
+  attribution: { at: string; requestId: string; action: string },
+): Promise<void> {
+  await sql`select set_config('milepost.audit', ${JSON.stringify({
+    at: attribution.at,
+    request_id: attribution.requestId,
+    actor: 'staff:test',
+    action: attribution.action,
+  })}, true)`.execute(trx);
 }
 
 /** A new PostgreSQL database (`from`: a `template "name"` clause, or nothing) whose `close` drops it. */

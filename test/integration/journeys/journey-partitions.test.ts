@@ -10,7 +10,7 @@ import { migrations } from '../../../src/migrations/index.ts';
 import type { DatabaseHandle } from '../../../src/platform/db/database.ts';
 import { migrateToLatest } from '../../../src/platform/db/migrate.ts';
 import type { Database, Executor } from '../../../src/schema.ts';
-import { createEmptyDatabase, createTestDatabase } from '../../support/database.ts';
+import { auditAsStaff, createEmptyDatabase, createTestDatabase } from '../../support/database.ts';
 import { partitionsRead, statementsOf } from '../../support/query-plans.ts';
 
 /**
@@ -102,12 +102,11 @@ describe('migration 0035: journeys partitioned by month, every row kept', () => 
     // The audit trail names the table, not the month's partition the row went to.
     const audited = randomUUID();
     await db.transaction().execute(async (trx) => {
-      await sql`select set_config('milepost.audit', ${JSON.stringify({
+      await auditAsStaff(trx, {
         at: '2025-07-01T12:00:00Z',
-        request_id: 'req-journeys',
-        actor: 'staff:test',
+        requestId: 'req-journeys',
         action: 'test.journey',
-      })}, true)`.execute(trx);
+      });
       await insertJourney(trx, { id: audited, policyId, startAt: new Date('2025-07-01T12:00:00Z'), n: 9 });
     });
     const audit = await sql<{ table_name: string; row_key: string }>`

@@ -20,11 +20,11 @@ import { migrateToLatest } from '../../../src/platform/db/migrate.ts';
 import { encodePolyline } from '../../../src/platform/geo/index.ts';
 import type { Database } from '../../../src/schema.ts';
 import { createTestDatabase, onPostgres } from '../../support/database.ts';
+import { freePort } from '../../support/free-port.ts';
 import { livePolicyInput } from '../../support/policy-arbitraries.ts';
 import {
   call,
   createCompany,
-  freePort,
   policyholder,
   startService,
   type Service,

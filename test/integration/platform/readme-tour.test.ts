@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import fs from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, test } from 'node:test';
+import { freePort } from '../../support/free-port.ts';
 
 /**
  * The README's five-minute tour, run as written: its shell blocks, in order, against a service started
@@ -17,15 +17,6 @@ const ROOT = path.resolve(import.meta.dirname, '../../..');
 let workdir: string;
 let service: ChildProcess | undefined;
 let base: string;
-
-async function freePort(): Promise<number> {
-  const server = net.createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as net.AddressInfo;
-  server.close();
-  await once(server, 'close');
-  return port;
-}
 
 before(async () => {
   workdir = await fs.mkdtemp(path.join(os.tmpdir(), 'milepost-tour-'));

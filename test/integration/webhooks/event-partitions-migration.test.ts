@@ -4,7 +4,7 @@ import { sql, type Kysely } from 'kysely';
 import { migrations } from '../../../src/migrations/index.ts';
 import type { DatabaseHandle } from '../../../src/platform/db/database.ts';
 import { migrateToLatest } from '../../../src/platform/db/migrate.ts';
-import { createEmptyDatabase } from '../../support/database.ts';
+import { auditAsStaff, createEmptyDatabase } from '../../support/database.ts';
 
 // Migration 0033 on a database that already holds events, queued events, deliveries and attempts:
 // migrated up to just before it, seeded at that schema, then migrated to the latest.
@@ -178,12 +178,7 @@ test('0033 keeps every event, queued event, delivery and attempt, and writes go 
 
   // The audit trail names the table, not the partition the row went to.
   await db.transaction().execute(async (trx) => {
-    await sql`select set_config('milepost.audit', ${JSON.stringify({
-      at: '2025-04-20T12:00:00Z',
-      request_id: 'req-1',
-      actor: 'staff:test',
-      action: 'test.event',
-    })}, true)`.execute(trx);
+    await auditAsStaff(trx, { at: '2025-04-20T12:00:00Z', requestId: 'req-1', action: 'test.event' });
     await sql`
       insert into events (company_id, environment, type, data, created_at)
       values (${COMPANY}, 'sandbox', 'policy.updated', '{}', '2025-03-03T00:00:00Z')`.execute(trx);
