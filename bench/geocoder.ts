@@ -13,7 +13,6 @@ import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import zlib from 'node:zlib';
 import { createOfflineGeocoder, DEFAULT_DATA_DIR, type Place } from '../src/integrations/geocoding/index.ts';
 import { readPostcodeFile } from '../src/integrations/geocoding/postcode-file.ts';
 import { seededRandom } from './support.ts';
@@ -50,7 +49,7 @@ console.log(
 
 const random = seededRandom(20261121);
 const { index } = readPostcodeFile(
-  zlib.brotliDecompressSync(fs.readFileSync(path.join(DEFAULT_DATA_DIR, 'uk-postcodes/gb-postcodes.kd.br'))),
+  fs.readFileSync(path.join(DEFAULT_DATA_DIR, 'uk-postcodes/gb-postcodes.kd')),
 );
 const nearPostcodes: [number, number][] = Array.from({ length: 20_000 }, () => {
   const k = Math.floor(random() * index.numItems);

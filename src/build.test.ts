@@ -44,7 +44,7 @@ test('the built service loads without the TypeScript stripper, and a second buil
     assert.ok(first.written.includes('main.js'));
     assert.ok(
       first.written.includes(
-        path.join('integrations', 'geocoding', 'data', 'uk-postcodes', 'gb-postcodes.kd.br'),
+        path.join('integrations', 'geocoding', 'data', 'uk-postcodes', 'gb-postcodes.kd'),
       ),
     );
     assert.ok(!first.written.some((file) => file.endsWith('.test.js')));

@@ -4,8 +4,11 @@
  *   npx node src/integrations/geocoding/build-data.ts [source directory, default ../shared/data]
  *
  * - `uk-postcodes/gb-postcodes.csv.gz` (13.7 MB: 1,743,823 live GB postcodes) becomes
- *   `uk-postcodes/gb-postcodes.kd.br`: the same postcodes and positions (lossless, 1e-5°), stored in
- *   spatial-index order and Brotli-compressed (see postcode-file.ts), so the service loads it without sorting.
+ *   `uk-postcodes/gb-postcodes.kd`: the same postcodes and positions (lossless, 1e-5°), stored in
+ *   spatial-index order as varint deltas (see postcode-file.ts), so the service loads it without sorting.
+ *   It is not compressed further: Brotli would make it 5.6 MB instead of 9.5, but decompressing it left an
+ *   API process ≈ 10 MB more resident (the decoder's allocations and its output chunks, freed into the
+ *   middle of the C heap), and git and npm compress it in transit anyway.
  * - From the GeoNames files, the places the namer uses are selected (place-names.ts: towns from gb-places.csv,
  *   localities from gb-postal-places.csv) into `geonames/gb-towns.csv` and `geonames/gb-localities.csv`.
  * - Both licence notes are copied unchanged.
@@ -87,7 +90,7 @@ function readPostcodes(csv: string): PostcodeColumns {
 
 /** Reads the written file back and checks every record against the source. */
 function verify(columns: PostcodeColumns, file: Uint8Array): void {
-  const { index, outwardCodes } = readPostcodeFile(zlib.brotliDecompressSync(file));
+  const { index, outwardCodes } = readPostcodeFile(file);
   const order = kdOrder(columns);
   if (outwardCodes.join() !== columns.outwardCodes.join()) throw new Error('verify: outward codes differ');
   for (let k = 0; k < columns.count; k++) {
@@ -107,19 +110,12 @@ function main(): void {
   const started = performance.now();
   const postcodesGz = fs.readFileSync(path.join(source, 'uk-postcodes/gb-postcodes.csv.gz'));
   const columns = readPostcodes(zlib.gunzipSync(postcodesGz).toString('latin1'));
-  const raw = encodePostcodeFile(columns);
-  const compressed = zlib.brotliCompressSync(raw, {
-    params: {
-      [zlib.constants.BROTLI_PARAM_QUALITY]: 11,
-      [zlib.constants.BROTLI_PARAM_LGWIN]: 22,
-      [zlib.constants.BROTLI_PARAM_SIZE_HINT]: raw.length,
-    },
-  });
-  verify(columns, compressed);
+  const file = encodePostcodeFile(columns);
+  verify(columns, file);
 
   fs.mkdirSync(path.join(target, 'uk-postcodes'), { recursive: true });
   fs.mkdirSync(path.join(target, 'geonames'), { recursive: true });
-  fs.writeFileSync(path.join(target, 'uk-postcodes/gb-postcodes.kd.br'), compressed);
+  fs.writeFileSync(path.join(target, 'uk-postcodes/gb-postcodes.kd'), file);
 
   const read = (name: string) => fs.readFileSync(path.join(source, name));
   const places = read('geonames/gb-places.csv');
@@ -147,17 +143,17 @@ are in \`uk-postcodes/LICENCE-ATTRIBUTION.md\` (OGL v3.0) and \`geonames/LICENCE
 
 | file | derived from | how |
 | --- | --- | --- |
-| \`uk-postcodes/gb-postcodes.kd.br\` (${compressed.length.toLocaleString('en-GB')} bytes) | \`uk-postcodes/gb-postcodes.csv.gz\` (${postcodesGz.length.toLocaleString('en-GB')} bytes, SHA-256 \`${sha256(postcodesGz)}\`) | all ${columns.count.toLocaleString('en-GB')} postcodes and positions, unchanged, reordered for the spatial index and compressed (format in \`../postcode-file.ts\`) |
+| \`uk-postcodes/gb-postcodes.kd\` (${file.length.toLocaleString('en-GB')} bytes) | \`uk-postcodes/gb-postcodes.csv.gz\` (${postcodesGz.length.toLocaleString('en-GB')} bytes, SHA-256 \`${sha256(postcodesGz)}\`) | all ${columns.count.toLocaleString('en-GB')} postcodes and positions, unchanged, reordered for the spatial index and delta-encoded (format in \`../postcode-file.ts\`) |
 | \`geonames/gb-towns.csv\` (${towns.length.toLocaleString('en-GB')} rows) | \`geonames/gb-places.csv\` (SHA-256 \`${sha256(places)}\`) | the rows that are towns (all but feature code PPLX, sections of a town): name, lat, lon, population, unchanged |
 | \`geonames/gb-localities.csv\` (${localities.length.toLocaleString('en-GB')} rows) | \`geonames/gb-postal-places.csv\` (SHA-256 \`${sha256(postalPlaces)}\`) | the distinct place names with positions from GeoNames itself (accuracy 4): name, lat, lon, unchanged |
 ${licences.map(({ name, bytes }) => `| \`${name}\` | \`${name}\` (SHA-256 \`${sha256(bytes)}\`) | copied unchanged |`).join('\n')}
 
-Output SHA-256 of \`gb-postcodes.kd.br\`: \`${sha256(compressed)}\`.
+Output SHA-256 of \`gb-postcodes.kd\`: \`${sha256(file)}\`.
 Rebuild: \`npx node src/integrations/geocoding/build-data.ts [path to shared/data]\`.
 `;
   fs.writeFileSync(path.join(target, 'README.md'), readme);
   console.log(
-    `${columns.count} postcodes in ${columns.outwardCodes.length} outward codes: ${raw.length} bytes, ${compressed.length} compressed; verified; ${((performance.now() - started) / 1000).toFixed(1)} s`,
+    `${columns.count} postcodes in ${columns.outwardCodes.length} outward codes: ${file.length} bytes; verified; ${((performance.now() - started) / 1000).toFixed(1)} s`,
   );
 }
 

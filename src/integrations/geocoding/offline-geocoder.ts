@@ -15,25 +15,22 @@
  *   the Isle of Man and the Channel Islands too where GeoNames lists their places.
  *
  * Loading is lazy: the first lookup (or `warm()`, which the service may call at start without awaiting)
- * streams the data in; nothing is sorted, the postcode file being already in spatial-index order. Lookups
+ * reads the data in; nothing is sorted, the postcode file being already in spatial-index order. Lookups
  * that arrive meanwhile wait for the same load.
  *
  * Measured with bench/geocoder.ts on the 2-core development machine (Node 24):
- *   load (warm)        240–265 ms, of which the event loop is never held more than ~3–6 ms at a time
+ *   load (warm)        115–126 ms, of which the event loop is never held more than ~3 ms at a time
  *   memory, live       +21.3 MB array buffers (KDBush over 1.74 M postcodes: Float32 positions, 32-bit ids
- *                      that are the packed postcodes) and +3.6 MB heap (4,229 towns, 14,907 localities)
- *   memory, RSS        +52 MB after the load (the live data plus allocator and V8 heap headroom kept from
- *                      decompression and parsing; the heap part is reused by later work)
- *   lookups            ~13 µs (77,000–81,000 a second on one core) at points within ~300 m of a postcode;
- *                      ~31 µs on average over Great Britain's box with the sea, where the coverage grid
- *                      (coverage.ts) skips the postcode search
+ *                      that are the packed postcodes) and +3.2 MB heap (4,229 towns, 14,907 localities)
+ *   memory, RSS        +35 to +37 MB after the load (the live data plus V8 heap headroom kept from parsing
+ *                      the places, which later work reuses)
+ *   lookups            ~10 µs (100,000–106,000 a second on one core) at points within ~300 m of a
+ *                      postcode; ~23 µs on average over Great Britain's box with the sea, where the coverage
+ *                      grid (coverage.ts) skips the postcode search
  */
-import { createReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { pipeline } from 'node:stream/promises';
-import zlib from 'node:zlib';
 import { around } from 'geokdbush';
 import { AppError } from '../../platform/errors.ts';
 import { createCoverage, type Coverage } from './coverage.ts';
@@ -65,26 +62,34 @@ interface Loaded {
   readonly namer: PlaceNamer;
 }
 
+/** Bytes read at a time: each is decoded in well under a millisecond, so the event loop is never held long. */
+const READ_BYTES = 64 * 1024;
+
 /**
- * Streams the postcode file through Brotli (decompression runs on libuv's thread pool) into the index, one
- * chunk at a time, so neither the compressed nor the decompressed file is ever whole in memory and the
- * event loop is never held for more than a fraction of a millisecond.
+ * Reads the postcode file into the index through one buffer, reused for every read: the file is never whole
+ * in memory, and nothing is left for the allocator to keep. (A stream would allocate a buffer a chunk, each
+ * freed only at the next garbage collection; streamed through a decompressor, the file used to leave an
+ * API process ≈ 10 MB more resident.)
  */
 async function loadPostcodes(file: string): Promise<PostcodeIndex> {
   const reader = new PostcodeFileReader();
-  await pipeline(
-    createReadStream(file),
-    zlib.createBrotliDecompress(),
-    async (chunks: AsyncIterable<Buffer>) => {
-      for await (const chunk of chunks) reader.push(chunk);
-    },
-  );
+  const buffer = Buffer.allocUnsafeSlow(READ_BYTES);
+  const handle = await fs.open(file);
+  try {
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, 0, READ_BYTES);
+      if (bytesRead === 0) break;
+      reader.push(buffer.subarray(0, bytesRead));
+    }
+  } finally {
+    await handle.close();
+  }
   return reader.finish();
 }
 
 async function load(dataDir: string): Promise<Loaded> {
   const [postcodes, townsCsv, localitiesCsv] = await Promise.all([
-    loadPostcodes(path.join(dataDir, 'uk-postcodes/gb-postcodes.kd.br')),
+    loadPostcodes(path.join(dataDir, 'uk-postcodes/gb-postcodes.kd')),
     fs.readFile(path.join(dataDir, 'geonames/gb-towns.csv'), 'utf8'),
     fs.readFile(path.join(dataDir, 'geonames/gb-localities.csv'), 'utf8'),
   ]);

@@ -1,5 +1,5 @@
 /**
- * The compact postcode file (`data/uk-postcodes/gb-postcodes.kd.br`) that `build-data.ts` derives from
+ * The compact postcode file (`data/uk-postcodes/gb-postcodes.kd`) that `build-data.ts` derives from
  * `gb-postcodes.csv.gz`, and its reader.
  *
  * The records are stored in the order of a finished KDBush index (node size 64) over their Float32 positions,
@@ -7,7 +7,7 @@
  * of that tree (a run that every search scans in full, so its order is free) records are sorted by postcode,
  * which makes neighbouring records similar and the file small.
  *
- * Layout, then compressed with Brotli:
+ * Layout:
  *   "MPPC" | u8 version (1) | u8 0 | u16 node size | u32 record count | u32 outward-code table length
  *   | outward codes, ASCII, "\n"-separated
  *   | four columns, each u32 byte length + zigzag varints of the difference from the previous record:
@@ -163,8 +163,8 @@ export function encodePostcodeFile(columns: PostcodeColumns): Uint8Array {
 }
 
 /**
- * Reads an uncompressed postcode file pushed in chunks of any size (as they come out of the decompressor, so
- * the whole file is never in memory) into a ready KDBush index. `finish` throws on a file that is not one
+ * Reads a postcode file pushed in chunks of any size (as they are read from disk, so the whole file is never
+ * in memory) into a ready KDBush index. `finish` throws on a file that is not one
  * (wrong magic, version or length): the data ships with the code, so that is a packaging bug.
  */
 export class PostcodeFileReader {
