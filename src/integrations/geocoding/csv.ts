@@ -7,13 +7,19 @@ export function parseCsv(
   text: string,
   keepLine: (line: string, index: number) => boolean = () => true,
 ): string[][] {
-  const rows: string[][] = [];
-  for (const [index, rawLine] of text.split('\n').entries()) {
-    const line = rawLine.endsWith('\r') ? rawLine.slice(0, -1) : rawLine;
+  return [...eachCsvRow(text, keepLine)];
+}
+
+/** The rows of `parseCsv` one at a time, so that a large file's rows are never all held at once. */
+function* eachCsvRow(text: string, keepLine: (line: string, index: number) => boolean): Generator<string[]> {
+  for (let start = 0, index = 0; start < text.length; index++) {
+    const newline = text.indexOf('\n', start);
+    const end = newline < 0 ? text.length : newline;
+    const line = text.slice(start, end > start && text.charAt(end - 1) === '\r' ? end - 1 : end);
+    start = end + 1;
     if (line === '' || !keepLine(line, index)) continue;
-    rows.push(line.includes('"') ? parseQuotedLine(line) : line.split(','));
+    yield line.includes('"') ? parseQuotedLine(line) : line.split(',');
   }
-  return rows;
 }
 
 function parseQuotedLine(line: string): string[] {
@@ -47,20 +53,29 @@ export function parseCsvRecords<K extends string>(
   required: readonly K[],
   keepLine: (line: string) => boolean = () => true,
 ): Record<K, string>[] {
-  const [header, ...rows] = parseCsv(text, (line, index) => index === 0 || keepLine(line));
-  if (header === undefined) return [];
-  const positions = required.map((name) => {
-    const position = header.indexOf(name);
-    if (position < 0) throw new Error(`CSV has no column ${name}`);
-    return position;
-  });
-  return rows.map((row) => {
+  return [...eachCsvRecord(text, required, keepLine)];
+}
+
+/** The records of `parseCsvRecords` one at a time. */
+export function* eachCsvRecord<K extends string>(
+  text: string,
+  required: readonly K[],
+  keepLine: (line: string) => boolean = () => true,
+): Generator<Record<K, string>> {
+  let positions: number[] | undefined;
+  for (const row of eachCsvRow(text, (line, index) => index === 0 || keepLine(line))) {
+    if (positions === undefined) {
+      positions = required.map((name) => {
+        const position = row.indexOf(name);
+        if (position < 0) throw new Error(`CSV has no column ${name}`);
+        return position;
+      });
+      continue;
+    }
     const record = {} as Record<K, string>;
-    required.forEach((name, k) => {
-      record[name] = row[positions[k] ?? -1] ?? '';
-    });
-    return record;
-  });
+    for (const [k, name] of required.entries()) record[name] = row[positions[k] ?? -1] ?? '';
+    yield record;
+  }
 }
 
 /** Writes records as CSV with a header row, quoting fields that need it. */

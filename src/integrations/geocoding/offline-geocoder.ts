@@ -21,8 +21,8 @@
  * Measured with bench/geocoder.ts on the 2-core development machine (Node 24):
  *   load (warm)        115–126 ms, of which the event loop is never held more than ~3 ms at a time
  *   memory, live       +21.3 MB array buffers (KDBush over 1.74 M postcodes: Float32 positions, 32-bit ids
- *                      that are the packed postcodes) and +3.2 MB heap (4,229 towns, 14,907 localities)
- *   memory, RSS        +35 to +37 MB after the load (the live data plus V8 heap headroom kept from parsing
+ *                      that are the packed postcodes) and ≈ +1 MB heap (4,229 towns, 14,907 localities)
+ *   memory, RSS        +34 to +36 MB after the load (the live data plus V8 heap headroom kept from parsing
  *                      the places, which later work reuses)
  *   lookups            ~10 µs (100,000–106,000 a second on one core) at points within ~300 m of a
  *                      postcode; ~23 µs on average over Great Britain's box with the sea, where the coverage

@@ -24,7 +24,7 @@
  */
 import KDBush from 'kdbush';
 import { around } from 'geokdbush';
-import { parseCsvRecords } from './csv.ts';
+import { eachCsvRecord, parseCsvRecords } from './csv.ts';
 
 const METRES_PER_ROOT_PERSON = 9;
 const MINIMUM_POPULATION = 1000;
@@ -32,19 +32,6 @@ const LOCALITY_KILOMETRES = 3;
 const NEAR_METRES = 15_000;
 /** Places with a smaller extent than this (population ≤ 111,000) are searched in a box this size. */
 const SMALL_TOWN_METRES = 3000;
-
-interface Town {
-  readonly name: string;
-  readonly lat: number;
-  readonly lng: number;
-  readonly radiusMetres: number;
-}
-
-interface Locality {
-  readonly name: string;
-  readonly lat: number;
-  readonly lng: number;
-}
 
 export interface PlaceNamer {
   /** The human name for a point (degrees), or null where no place is near. */
@@ -95,34 +82,87 @@ export function selectLocalities(postalPlacesCsv: string): LocalityRow[] {
   return localities;
 }
 
+/**
+ * Places as columns, place i at position i of each (the ids KDBush returns): a few typed arrays and one
+ * string of names instead of an object, three boxed numbers and a string a place. The names are copied out
+ * of the file's text (a name taken from it by `split` would keep the whole text alive).
+ */
+interface PlaceSet {
+  readonly index: KDBush;
+  readonly lat: Float64Array;
+  readonly lng: Float64Array;
+  /** A town's extent radius; zero for a locality. */
+  readonly radiusMetres: Float64Array;
+  readonly count: number;
+  name(id: number): string;
+}
+
+class PlaceSetBuilder {
+  private readonly names: string[] = [];
+  private readonly lat: number[] = [];
+  private readonly lng: number[] = [];
+  private readonly radiusMetres: number[] = [];
+
+  add(name: string, lat: number, lng: number, radiusMetres = 0): void {
+    if (!Number.isFinite(lat) || !Number.isFinite(lng)) return;
+    this.names.push(name);
+    this.lat.push(lat);
+    this.lng.push(lng);
+    this.radiusMetres.push(radiusMetres);
+  }
+
+  build(): PlaceSet {
+    const count = this.names.length;
+    const index = new KDBush(count, 16, Float64Array);
+    for (let i = 0; i < count; i++) index.add(this.lng[i] ?? NaN, this.lat[i] ?? NaN);
+    index.finish();
+    const text = this.names.join('');
+    const ends = new Uint32Array(count);
+    let end = 0;
+    this.names.forEach((name, i) => {
+      end += name.length;
+      ends[i] = end;
+    });
+    return {
+      index,
+      lat: Float64Array.from(this.lat),
+      lng: Float64Array.from(this.lng),
+      radiusMetres: Float64Array.from(this.radiusMetres),
+      count,
+      name: (id) => text.slice(id === 0 ? 0 : ends[id - 1], ends[id]),
+    };
+  }
+}
+
 /** Builds the namer from the text of gb-towns.csv and gb-localities.csv (written by build-data.ts). */
 export function createPlaceNamer(townsCsv: string, localitiesCsv: string): PlaceNamer {
-  const towns: Town[] = parseCsvRecords(townsCsv, ['name', 'lat', 'lon', 'population'])
-    .map((row) => ({
-      name: row.name,
-      lat: Number(row.lat),
-      lng: Number(row.lon),
-      radiusMetres:
-        METRES_PER_ROOT_PERSON * Math.sqrt(Math.max(MINIMUM_POPULATION, Number(row.population) || 0)),
-    }))
-    .filter((town) => Number.isFinite(town.lat) && Number.isFinite(town.lng));
-  const localities: Locality[] = parseCsvRecords(localitiesCsv, ['name', 'lat', 'lon'])
-    .map((row) => ({ name: row.name, lat: Number(row.lat), lng: Number(row.lon) }))
-    .filter((locality) => Number.isFinite(locality.lat) && Number.isFinite(locality.lng));
-
   // Most places are small, so the places whose extent could hold a point are found with two box searches:
   // small places within SMALL_TOWN_METRES, and the few large ones (London's extent is 24.7 km) within the largest.
-  const isLarge = (town: Town) => town.radiusMetres > SMALL_TOWN_METRES;
-  const small = indexOf(towns.filter((town) => !isLarge(town)));
-  const large = indexOf(towns.filter(isLarge));
-  const largeMetres = Math.max(SMALL_TOWN_METRES, ...towns.map((town) => town.radiusMetres));
-  const localityIndex = new KDBush(localities.length, 16, Float64Array);
-  for (const locality of localities) localityIndex.add(locality.lng, locality.lat);
-  localityIndex.finish();
+  const smallTowns = new PlaceSetBuilder();
+  const largeTowns = new PlaceSetBuilder();
+  let largeMetres = SMALL_TOWN_METRES;
+  for (const row of eachCsvRecord(townsCsv, ['name', 'lat', 'lon', 'population'])) {
+    const radiusMetres =
+      METRES_PER_ROOT_PERSON * Math.sqrt(Math.max(MINIMUM_POPULATION, Number(row.population) || 0));
+    const large = radiusMetres > SMALL_TOWN_METRES;
+    if (large) largeMetres = Math.max(largeMetres, radiusMetres);
+    (large ? largeTowns : smallTowns).add(row.name, Number(row.lat), Number(row.lon), radiusMetres);
+  }
+  const localityBuilder = new PlaceSetBuilder();
+  for (const row of eachCsvRecord(localitiesCsv, ['name', 'lat', 'lon']))
+    localityBuilder.add(row.name, Number(row.lat), Number(row.lon));
+  const small = smallTowns.build();
+  const large = largeTowns.build();
+  const localities = localityBuilder.build();
+
+  const nearestLocality = (lat: number, lng: number, kilometres: number): string | undefined => {
+    const [id] = around(localities.index, lng, lat, 1, kilometres);
+    return id === undefined ? undefined : localities.name(id);
+  };
 
   return {
-    townCount: towns.length,
-    localityCount: localities.length,
+    townCount: small.count + large.count,
+    localityCount: localities.count,
     nameAt(lat, lng) {
       const scale = localScale(lat);
       const inside = relativelyClosest(
@@ -134,11 +174,10 @@ export function createPlaceNamer(townsCsv: string, localitiesCsv: string): Place
         largeMetres,
         1,
       );
-      if (inside !== undefined) return inside.town.name;
+      if (inside !== undefined) return inside.towns.name(inside.id);
 
-      const [localityId] = around(localityIndex, lng, lat, 1, LOCALITY_KILOMETRES);
-      const locality = localityId === undefined ? undefined : localities[localityId];
-      if (locality !== undefined) return locality.name;
+      const locality = nearestLocality(lat, lng, LOCALITY_KILOMETRES);
+      if (locality !== undefined) return locality;
 
       const near = relativelyClosest(
         relativelyClosest(undefined, small, scale, lng, lat, NEAR_METRES, Infinity),
@@ -149,23 +188,10 @@ export function createPlaceNamer(townsCsv: string, localitiesCsv: string): Place
         NEAR_METRES,
         Infinity,
       );
-      if (near !== undefined) return near.town.name;
-      const [farId] = around(localityIndex, lng, lat, 1, NEAR_METRES / 1000);
-      return (farId === undefined ? undefined : localities[farId])?.name ?? null;
+      if (near !== undefined) return near.towns.name(near.id);
+      return nearestLocality(lat, lng, NEAR_METRES / 1000) ?? null;
     },
   };
-}
-
-interface TownIndex {
-  readonly index: KDBush;
-  readonly places: readonly Town[];
-}
-
-function indexOf(places: readonly Town[]): TownIndex {
-  const index = new KDBush(places.length, 16, Float64Array);
-  for (const place of places) index.add(place.lng, place.lat);
-  index.finish();
-  return { index, places };
 }
 
 /** Metres per degree of longitude and latitude at a latitude (WGS84 radii of curvature, as cheap-ruler). */
@@ -181,7 +207,8 @@ function localScale(lat: number): { readonly kx: number; readonly ky: number } {
 }
 
 interface Candidate {
-  readonly town: Town;
+  readonly towns: PlaceSet;
+  readonly id: number;
   /** Distance ÷ the town's extent radius. */
   readonly ratio: number;
 }
@@ -193,26 +220,24 @@ interface Candidate {
  */
 function relativelyClosest(
   best: Candidate | undefined,
-  { index, places }: TownIndex,
+  towns: PlaceSet,
   scale: { readonly kx: number; readonly ky: number },
   lng: number,
   lat: number,
   metres: number,
   maxRatio: number,
 ): Candidate | undefined {
-  if (places.length === 0) return best;
+  if (towns.count === 0) return best;
   const dLng = Math.min(360, metres / scale.kx);
   const dLat = metres / scale.ky;
   let result = best;
-  for (const id of index.range(lng - dLng, lat - dLat, lng + dLng, lat + dLat)) {
-    const town = places[id];
-    if (town === undefined) continue;
-    const dx = (town.lng - lng) * scale.kx;
-    const dy = (town.lat - lat) * scale.ky;
+  for (const id of towns.index.range(lng - dLng, lat - dLat, lng + dLng, lat + dLat)) {
+    const dx = ((towns.lng[id] ?? NaN) - lng) * scale.kx;
+    const dy = ((towns.lat[id] ?? NaN) - lat) * scale.ky;
     const distance = Math.sqrt(dx * dx + dy * dy);
-    const ratio = distance / town.radiusMetres;
+    const ratio = distance / (towns.radiusMetres[id] ?? NaN);
     if (distance <= metres && ratio <= maxRatio && (result === undefined || ratio < result.ratio)) {
-      result = { town, ratio };
+      result = { towns, id, ratio };
     }
   }
   return result;
