@@ -5,14 +5,9 @@ export async function mapConcurrent<T, R>(
   work: (item: T) => Promise<R>,
 ): Promise<R[]> {
   const results = new Array<R>(items.length);
-  let next = 0;
-  const lane = async (): Promise<void> => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await work(items[index] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, lane));
+  await forEachConcurrent(items.entries(), Math.min(limit, items.length), async ([index, item]) => {
+    results[index] = await work(item);
+  });
   return results;
 }
 
@@ -22,11 +17,11 @@ export async function mapConcurrent<T, R>(
  * pages as they are needed is never held whole.
  */
 export async function forEachConcurrent<T>(
-  source: AsyncIterable<T>,
+  source: Iterable<T> | AsyncIterable<T>,
   limit: number,
   work: (item: T) => Promise<void>,
 ): Promise<void> {
-  const items = source[Symbol.asyncIterator]();
+  const items = Symbol.asyncIterator in source ? source[Symbol.asyncIterator]() : source[Symbol.iterator]();
   const lane = async (): Promise<void> => {
     for (let next = await items.next(); next.done !== true; next = await items.next()) await work(next.value);
   };
