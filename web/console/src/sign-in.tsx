@@ -1,11 +1,13 @@
 import { useEffect, useRef, useState, type ReactNode, type SyntheticEvent } from 'react';
 import { MilepostError } from '../../../sdk/src/errors.ts';
+import { PASSWORD_MIN_LENGTH } from '../../../src/modules/auth/rules/password-policy.ts';
 import { formatWait } from '../../app/src/format.ts';
 import { consoleError, type Api } from './api.ts';
 import type { StaffSession, TotpEnrolment } from './types.ts';
 import { Field } from './ui.tsx';
 
-const MIN_PASSWORD = 12;
+// The server's own rule, so the hint can never disagree with what the service accepts.
+const MIN_PASSWORD = PASSWORD_MIN_LENGTH;
 
 /**
  * Signing in, stage by stage as the service asks: email and password, then (for a one-time password)
