@@ -10,4 +10,4 @@ export {
   type ClientAuth,
   type ClientAuthOptions,
 } from './client-auth.ts';
-export { asTenant, type Tenant, type DataEnvironment, type Environment } from './tenant.ts';
+export { asTenant, forTenant, type Tenant, type DataEnvironment, type Environment } from './tenant.ts';

@@ -1,3 +1,5 @@
+import { sql, type RawBuilder, type SqlBool } from 'kysely';
+
 /** The environments whose data is kept: sandbox and production never mix. */
 export type DataEnvironment = 'sandbox' | 'production';
 export type Environment = DataEnvironment | 'mock';
@@ -17,4 +19,14 @@ export interface Tenant {
 
 export function asTenant(companyId: string, environment: DataEnvironment): Tenant {
   return { companyId, environment } as Tenant;
+}
+
+/**
+ * The filter every query of tenant-owned rows carries, in one place: `.where(forTenant(tenant))`, or
+ * `.where(forTenant(tenant, 'p'))` where the table is aliased. Taking the `Tenant` (which only client
+ * authentication makes) keeps a caller from filtering by a company id it merely has at hand.
+ */
+export function forTenant(tenant: Tenant, table?: string): RawBuilder<SqlBool> {
+  const column = (name: string): string => (table === undefined ? name : `${table}.${name}`);
+  return sql<SqlBool>`${sql.ref(column('company_id'))} = ${tenant.companyId} and ${sql.ref(column('environment'))} = ${tenant.environment}`;
 }

@@ -1,6 +1,6 @@
 import { sql, type Generated } from 'kysely';
 import type { Executor } from '../../schema.ts';
-import type { Tenant } from '../companies/index.ts';
+import { forTenant, type Tenant } from '../companies/index.ts';
 import type { ProductRules } from './product-schemas.ts';
 
 export interface ProductTables {
@@ -40,11 +40,7 @@ export interface ProductRecord {
   readonly versions: readonly ProductVersionRecord[];
 }
 
-const tenantProducts = (db: Executor, tenant: Tenant) =>
-  db
-    .selectFrom('products')
-    .where('company_id', '=', tenant.companyId)
-    .where('environment', '=', tenant.environment);
+const tenantProducts = (db: Executor, tenant: Tenant) => db.selectFrom('products').where(forTenant(tenant));
 
 /** Inserts a product with its first version; undefined when the reference is taken. */
 export async function insertProduct(
