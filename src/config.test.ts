@@ -64,24 +64,21 @@ test('valid settings are read', () => {
   assert.equal(config.mockEnvironment, false);
 });
 
-test('behind PgBouncer: prepared statements can be turned off, and LISTEN can go elsewhere', () => {
+test('behind PgBouncer: LISTEN can go elsewhere', () => {
   const defaults = loadConfig({ DATABASE_URL: 'postgres://root@127.0.0.1:6432/milepost' });
-  assert.equal(defaults.databasePreparedStatements, true);
   assert.equal(defaults.databaseListenUrl, undefined, 'unset: the change feed uses DATABASE_URL');
   const pooled = loadConfig({
     DATABASE_URL: 'postgres://root@127.0.0.1:6432/milepost',
-    DATABASE_PREPARED_STATEMENTS: 'off',
     DATABASE_LISTEN_URL: 'postgresql://root@127.0.0.1:5432/milepost',
   });
-  assert.equal(pooled.databasePreparedStatements, false);
   assert.equal(pooled.databaseListenUrl, 'postgresql://root@127.0.0.1:5432/milepost');
   assert.throws(
-    () => loadConfig({ DATABASE_PREPARED_STATEMENTS: 'sometimes', DATABASE_LISTEN_URL: 'http://db' }),
+    () => loadConfig({ DATABASE_LISTEN_URL: 'http://db' }),
     (error: unknown) => {
       assert.ok(error instanceof ConfigError);
       assert.deepEqual(
         error.problems.map((p) => p.split(' ')[0]),
-        ['DATABASE_LISTEN_URL', 'DATABASE_LISTEN_URL', 'DATABASE_PREPARED_STATEMENTS'],
+        ['DATABASE_LISTEN_URL', 'DATABASE_LISTEN_URL'],
       );
       return true;
     },

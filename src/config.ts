@@ -15,11 +15,6 @@ export interface Config {
   /** PostgreSQL: a statement unanswered after this long fails with 503 (0: no bound). */
   readonly databaseQueryTimeoutMs: number;
   /**
-   * PostgreSQL: the hot statements are named, prepared once per connection (DATABASE_PREPARED_STATEMENTS);
-   * off behind a pooler in transaction mode, where a connection's server session changes.
-   */
-  readonly databasePreparedStatements: boolean;
-  /**
    * Where the change feed's LISTEN connection goes (DATABASE_LISTEN_URL); undefined: DATABASE_URL. Behind
    * PgBouncer in transaction pooling, PostgreSQL itself: a LISTEN needs a session of its own.
    */
@@ -278,7 +273,6 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     logLevel: oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
     databaseUrl,
     databaseQueryTimeoutMs: integer('DATABASE_QUERY_TIMEOUT_MS', 30_000, 0, 3_600_000),
-    databasePreparedStatements: bool('DATABASE_PREPARED_STATEMENTS', true),
     databaseListenUrl,
     dataDir: path.resolve(cwd, read('DATA_DIR') ?? 'data'),
     adminApiKey,

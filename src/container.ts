@@ -240,7 +240,6 @@ export async function createContainer(
         : {
             connectionString: config.databaseUrl,
             queryTimeoutMs: config.databaseQueryTimeoutMs,
-            preparedStatements: config.databasePreparedStatements,
           },
     ));
   const applied = await migrateToLatest(database.db as never, migrations);

@@ -1,5 +1,5 @@
 import { sql, type Generated } from 'kysely';
-import type { DatabaseHandle, PreparedStatement } from '../../platform/db/database.ts';
+import type { DatabaseHandle } from '../../platform/db/database.ts';
 import type { Executor } from '../../schema.ts';
 import type { Tenant } from '../companies/index.ts';
 import type { UsageUnit } from '../policies/index.ts';
@@ -217,14 +217,13 @@ export interface JourneyEvent {
 /** Why a journey was not stored. */
 export type NotStored = 'VERSIONS_CHANGED' | 'TAKEN';
 
-const STORE_JOURNEY: PreparedStatement = {
-  name: 'store_journey',
-  text: `select store_journey(${Array.from({ length: 31 }, (_, i) => `$${String(i + 1)}`).join(', ')}) as outcome`,
-};
+// NOTE: sent unnamed, parsed each time: a named statement would outlive its transaction, and PgBouncer
+// in transaction pooling hands the next one another server session (DatabaseHandle.prepared).
+const STORE_JOURNEY = `select store_journey(${Array.from({ length: 31 }, (_, i) => `$${String(i + 1)}`).join(', ')}) as outcome`;
 
 /**
  * Stores a journey and its event in one statement through `store_journey` (migrations 0011, 0025):
- * prepared and in its own transaction for a client's journey (one round trip), or in `trx` for the
+ * alone, as its own transaction, for a client's journey (one round trip), or in `trx` for the
  * service's own (a re-cut voids and stores in one transaction). Not stored when the policy's versions
  * moved on from `versionCount` (VERSIONS_CHANGED: the journey was rated on terms no longer complete), or
  * when the journey overlaps a non-void one of the policy (checked under the policy's row lock) or reuses

@@ -31,12 +31,13 @@ export interface DatabaseHandle<DB> {
   /** The bound on one statement's answer on PostgreSQL (0: none); dedicated connections use it too. */
   readonly queryTimeoutMs: number;
   /**
-   * One statement outside any transaction, prepared once per pooled connection under `name` on
-   * PostgreSQL (PGlite runs it as it is): for the few statements where parsing and planning cost more
-   * than running them. Kysely cannot name statements. With `preparedStatements: false` (behind
-   * PgBouncer) it is sent unnamed, parsed each time, as Kysely's statements are.
+   * One statement outside any transaction, straight on pg's pool past Kysely's driver: for the hot
+   * statement of ingestion. On PostgreSQL it is the extended protocol's unnamed statement, parsed,
+   * planned and run in one exchange, like Kysely's. NOTE: never named, because behind PgBouncer in
+   * transaction pooling (1.18 here) the next transaction may reach a server session that has not
+   * prepared a named statement ("does not exist") or that has it from another client ("already exists").
    */
-  prepared<Row>(statement: PreparedStatement, values: readonly unknown[]): Promise<Row[]>;
+  prepared<Row>(text: string, values: readonly unknown[]): Promise<Row[]>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -86,11 +87,6 @@ const DATE_OID = 1082;
 // NOTE: pg turns a `date` into a local-midnight Date, which shifts the day on hosts east of UTC; keep the text.
 const keepText = (text: string): string => text;
 
-export interface PreparedStatement {
-  readonly name: string;
-  readonly text: string;
-}
-
 export interface OpenOptions {
   /** PostgreSQL URL; undefined opens PGlite. */
   readonly connectionString?: string | undefined;
@@ -99,14 +95,6 @@ export interface OpenOptions {
   /** A PGlite dump (`dumpDataDir`) to start from: how tests get a migrated database in ~0.3 s. */
   readonly loadDataDir?: Blob | undefined;
   readonly poolSize?: number;
-  /**
-   * PostgreSQL only (DATABASE_PREPARED_STATEMENTS, default true): `prepared()` names its statements,
-   * which pg prepares once per connection. Turn it off behind a pooler in transaction mode (PgBouncer
-   * before 1.21): the server session under a connection changes from one transaction to the next, so
-   * a named statement is missing there ("does not exist") or was prepared by another client ("already
-   * exists"). Unnamed statements (the extended protocol without a name) live within one exchange.
-   */
-  readonly preparedStatements?: boolean;
   /**
    * PostgreSQL only: a statement with no answer after this long fails (503 to a request) and its
    * connection is discarded, so a database that went silent (a failover, a partition) cannot hold a
@@ -265,9 +253,9 @@ export async function openDatabase<DB>(options: OpenOptions): Promise<DatabaseHa
         Client: ConnectBoundedClient,
         types,
         max: options.poolSize ?? 10,
-        // A backend that has prepared our statements and loaded its caches is worth keeping through a
-        // lull: pg's default closes it after 10 s idle, and its replacement starts cold (bench/journeys.ts
-        // ran its first phase after a pause at two thirds of the speed of the next).
+        // A backend that has loaded its caches (PL/pgSQL's plans of store_journey among them) is worth
+        // keeping through a lull: pg's default closes it after 10 s idle, and its replacement starts
+        // cold (bench/journeys.ts ran its first phase after a pause at two thirds of the speed of the next).
         idleTimeoutMillis: 120_000,
       },
       () => undefined,
@@ -275,7 +263,6 @@ export async function openDatabase<DB>(options: OpenOptions): Promise<DatabaseHa
     const db = new Kysely<DB>({
       dialect: attributingDialect(new PooledPostgresDialect({ pool: boundedPool(pool, queryTimeoutMs) })),
     });
-    const named = options.preparedStatements ?? true;
     return {
       kind: 'postgres',
       db,
@@ -283,15 +270,13 @@ export async function openDatabase<DB>(options: OpenOptions): Promise<DatabaseHa
       connectionString: options.connectionString,
       queryTimeoutMs,
       // pool.query releases a client whose statement failed or timed out with the error: the pool drops it.
-      prepared: async <Row>(statement: PreparedStatement, values: readonly unknown[]) => {
+      prepared: async <Row>(text: string, values: readonly unknown[]) => {
         // An audited request's statements go through Kysely's driver, which tells the database who acts.
-        if (auditing())
-          return (await db.executeQuery<Row>(CompiledQuery.raw(statement.text, [...values]))).rows;
+        if (auditing()) return (await db.executeQuery<Row>(CompiledQuery.raw(text, [...values]))).rows;
         const timeout = timeoutFor(queryTimeoutMs);
         return (
           await pool.query({
-            ...(named ? { name: statement.name } : {}),
-            text: statement.text,
+            text,
             values: [...values],
             ...(timeout === undefined ? {} : { query_timeout: timeout }),
           } as pg.QueryConfig)
@@ -326,8 +311,8 @@ export async function openDatabase<DB>(options: OpenOptions): Promise<DatabaseHa
     queryTimeoutMs: 0,
     // Through Kysely, which holds PGlite's one session for a transaction: a query sent to PGlite
     // directly could land inside another request's open transaction.
-    prepared: async <Row>(statement: PreparedStatement, values: readonly unknown[]) =>
-      (await db.executeQuery<Row>(CompiledQuery.raw(statement.text, [...values]))).rows,
+    prepared: async <Row>(text: string, values: readonly unknown[]) =>
+      (await db.executeQuery<Row>(CompiledQuery.raw(text, [...values]))).rows,
     ping: async () => {
       await pglite.query('select 1');
     },
