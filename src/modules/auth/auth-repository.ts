@@ -32,6 +32,10 @@ export interface AuthTables {
     environment: string;
     created_at: Date;
     expires_at: Date;
+    /**
+     * The database's clock at the rotation (not the service's, which may be stepped): the reuse grace
+     * is measured on it, in the statement that reads the token.
+     */
     rotated_at: Date | null;
     revoked_at: Date | null;
     revoked_reason: string | null;
@@ -196,6 +200,8 @@ export interface RefreshTokenRow {
   readonly userId: string;
   readonly expiresAt: Date;
   readonly rotatedAt: Date | null;
+  /** Milliseconds since the rotation on the database's clock, read with the row; null if not rotated. */
+  readonly msSinceRotation: number | null;
   readonly revokedAt: Date | null;
   readonly successorSealed: string | null;
 }
@@ -231,6 +237,11 @@ export async function findRefreshToken(
   const row = await db
     .selectFrom('auth_refresh_tokens')
     .select(['id', 'family_id', 'user_id', 'expires_at', 'rotated_at', 'revoked_at', 'successor_sealed'])
+    .select(
+      sql<number | null>`(extract(epoch from clock_timestamp() - rotated_at) * 1000)::float8`.as(
+        'ms_since_rotation',
+      ),
+    )
     .where('company_id', '=', tenant.companyId)
     .where('environment', '=', tenant.environment)
     .where('token_hash', '=', tokenHash)
@@ -243,6 +254,7 @@ export async function findRefreshToken(
         userId: row.user_id,
         expiresAt: row.expires_at,
         rotatedAt: row.rotated_at,
+        msSinceRotation: row.ms_since_rotation,
         revokedAt: row.revoked_at,
         successorSealed: row.successor_sealed,
       };
@@ -269,11 +281,14 @@ export async function isFamilyRevoked(db: Executor, familyId: string): Promise<b
   return row !== undefined;
 }
 
-/** Marks a token rotated; false when another request rotated (or something revoked) it first. */
-export async function markRefreshTokenRotated(db: Executor, id: string, now: Date): Promise<boolean> {
+/**
+ * Marks a token rotated, at the database's clock; false when another request rotated (or something
+ * revoked) it first.
+ */
+export async function markRefreshTokenRotated(db: Executor, id: string): Promise<boolean> {
   const row = await db
     .updateTable('auth_refresh_tokens')
-    .set({ rotated_at: now })
+    .set({ rotated_at: sql<Date>`clock_timestamp()` })
     .where('id', '=', id)
     .where('rotated_at', 'is', null)
     .where('revoked_at', 'is', null)
@@ -467,12 +482,13 @@ export async function clearThrottle(db: Executor, keyHash: Buffer): Promise<void
 /** Deletes what can no longer be used; refresh tokens are kept a day past expiry for reuse detection. */
 export async function purgeExpired(db: Executor, now: Date): Promise<number> {
   const dayAgo = new Date(now.getTime() - 86_400_000);
-  // Sealed successor pairs are of use for seconds after a rotation.
+  // Sealed successor pairs are of use for seconds after a rotation (on the database's clock, as the
+  // rotation is stamped).
   await db
     .updateTable('auth_refresh_tokens')
     .set({ successor_sealed: null })
     .where('successor_sealed', 'is not', null)
-    .where('rotated_at', '<', new Date(now.getTime() - 60_000))
+    .where('rotated_at', '<', sql<Date>`clock_timestamp() - interval '60 seconds'`)
     .execute();
   const counts = await Promise.all([
     db.deleteFrom('auth_login_sessions').where('expires_at', '<', dayAgo).executeTakeFirst(),

@@ -70,7 +70,7 @@ export interface Policyholder {
 const SUBJECT_CACHE_MS = 5_000;
 /** How long a family's standing (revoked or not) is trusted before the database is asked again. */
 const FAMILY_CACHE_MS = 5_000;
-/** A spent refresh token presented again this soon after its rotation answers the same pair. */
+/** How soon after its rotation (on the database’s clock) a spent refresh token answers the same pair. */
 const REFRESH_GRACE_MS = 10_000;
 
 const isTokens = (value: unknown): value is Tokens =>
@@ -447,8 +447,8 @@ export function createAuthService(deps: {
 
   /**
    * REFRESH_TOKEN: a new pair; the presented token is spent. Presented again within
-   * REFRESH_GRACE_MS of its rotation (a client's parallel requests), it answers the same pair; later,
-   * presenting a spent token ends its family (a stolen token is being replayed).
+   * REFRESH_GRACE_MS of its rotation on the database's clock (a client's parallel requests), it answers
+   * the same pair; later, presenting a spent token ends its family (a stolen token is being replayed).
    */
   async function refresh(tenant: Tenant, refreshToken: string): Promise<Tokens> {
     const invalid = () => new AppError('INVALID_TOKEN', 'The refresh token is not valid: log in again');
@@ -469,7 +469,7 @@ export function createAuthService(deps: {
       const access = await signAccess(tenant, account, subject.sessionGeneration, row.familyId);
       const spent = row;
       const result = await inTransaction(db, async (trx) => {
-        if (!(await markRefreshTokenRotated(trx, spent.id, now))) return undefined;
+        if (!(await markRefreshTokenRotated(trx, spent.id))) return undefined;
         const tokens = await storeRefresh(trx, tenant, account, spent.familyId, access);
         await sealSuccessor(trx, spent.id, sealSuccessorPair(refreshToken, tokens));
         return tokens;
@@ -479,10 +479,14 @@ export function createAuthService(deps: {
       row = await findRefreshToken(db, tenant, tokenHash);
       if (row === undefined || row.revokedAt !== null) throw invalid();
     }
-    const rotatedAt = row.rotatedAt ?? now;
     const successor =
       row.successorSealed === null ? undefined : openSuccessorPair(refreshToken, row.successorSealed);
-    if (now.getTime() - rotatedAt.getTime() <= REFRESH_GRACE_MS && isTokens(successor)) return successor;
+    // NOTE: the grace is measured on the database's clock, read with the row: the service's wall clock
+    // may be stepped, and a token rotated while it ran ahead would come back, once it was stepped back,
+    // as still within the grace. Time running backwards on the database too counts as past the grace.
+    const sinceMs = row.msSinceRotation;
+    if (sinceMs !== null && sinceMs >= 0 && sinceMs <= REFRESH_GRACE_MS && isTokens(successor))
+      return successor;
     // The reuse is recorded on the family's rows (revoked_reason), not as an event: the event
     // catalogue is for integrators, and a reuse says nothing about their policies.
     await revokeRefreshFamily(db, row.familyId, 'reuse detected', now);

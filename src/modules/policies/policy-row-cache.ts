@@ -12,6 +12,8 @@ export const OWN_WRITE_SHADOW_MS = 1_000;
 /** A safety net only: entries are dropped by notifications long before this. */
 const ENTRY_TTL_MS = 60_000;
 const MAX_ENTRIES = 20_000;
+/** Policy views kept per process (oldest evicted first); a few MB at most. */
+const MAX_VIEWS = 2_000;
 
 // NOTE: process-wide on purpose. A notification reaches this process a moment after the commit, so a
 // request that follows a write here could still find the old row; until then the policyholder's reads
@@ -35,28 +37,52 @@ interface Entry<T> {
   readonly at: number;
 }
 
+interface ViewEntry<V> extends Entry<V> {
+  /** The policy row the view was built from, as a string: a view of any other row state is not it. */
+  readonly row: string;
+}
+
+/** Where a read started: what it finds in memory must be as new as the writes answered before it. */
+export interface PolicyRead {
+  readonly generation: number;
+  /** performance.now() at the start. */
+  readonly startedAtMs: number;
+}
+
 /**
- * The policy rows that reads start from (a policyholder's policies; a policy by reference), kept in
- * memory and dropped when PostgreSQL says their owner's policies changed: reads then cost no query. Used
- * only while the change feed is live; otherwise every read goes to the database, as without it.
+ * The policy rows that reads start from (a policyholder's policies; a policy by reference), and the
+ * policy views built from them, kept in memory and dropped when PostgreSQL says their owner's policies
+ * changed: reads then cost no query. Every table a view draws on notifies (migrations 0010 and 0040:
+ * policies, policy_versions, payments, the account's reference), so no write, whatever wrote it, leaves
+ * a view behind. Used only while the change feed is live; otherwise every read goes to the database.
  */
-export function createPolicyRowCache(feed: ChangeFeed | undefined) {
+export function createPolicyRowCache<View>(feed: ChangeFeed | undefined) {
   const holders = new Map<string, Entry<PolicyRecord[]>>();
   const references = new Map<string, Entry<PolicyRecord>>();
   const referenceKeysOf = new Map<string, Set<string>>();
+  // Views by policy id, and the policies of each owner that have one (so a notification finds them).
+  const views = new Map<string, ViewEntry<View>>();
+  const viewKeysOf = new Map<string, Set<string>>();
   // Bumped by every drop, so a read that loaded rows before a drop does not store them after it.
   let generation = 0;
+  // performance.now() when the latest call to feed.caughtUp() that answered true was made: every
+  // notification committed before then has been applied.
+  let caughtUpFromMs = Number.NEGATIVE_INFINITY;
 
   const clear = () => {
     generation++;
     holders.clear();
     references.clear();
     referenceKeysOf.clear();
+    views.clear();
+    viewKeysOf.clear();
   };
   const drop = (userId: string) => {
     holders.delete(userId);
     for (const key of referenceKeysOf.get(userId) ?? []) references.delete(key);
     referenceKeysOf.delete(userId);
+    for (const id of viewKeysOf.get(userId) ?? []) views.delete(id);
+    viewKeysOf.delete(userId);
   };
   feed?.subscribe(POLICY_CHANGES_CHANNEL, {
     onChange(payload) {
@@ -72,10 +98,20 @@ export function createPolicyRowCache(feed: ChangeFeed | undefined) {
 
   const usable = <T>(entry: Entry<T> | undefined, now: number): entry is Entry<T> =>
     entry !== undefined && now - entry.at < ENTRY_TTL_MS && !writtenJustNow(entry.userId, now);
+  const caughtUp = async (): Promise<boolean> => {
+    const calledAtMs = performance.now();
+    if (feed === undefined || !(await feed.caughtUp())) return false;
+    caughtUpFromMs = Math.max(caughtUpFromMs, calledAtMs);
+    return true;
+  };
   // A write answered by another process a moment ago may not have been notified here yet: the entry
-  // stands once the feed has caught up and no notification dropped it meanwhile.
-  const fresh = async <T>(hit: Entry<T>, current: () => Entry<T> | undefined): Promise<boolean> =>
-    feed !== undefined && (await feed.caughtUp()) && current() === hit;
+  // stands once the feed has caught up and no notification dropped it meanwhile. A catch-up asked for
+  // since the read started (for its row, say) covers every write answered before it: no second trip.
+  const fresh = async <T>(
+    hit: Entry<T>,
+    current: () => Entry<T> | undefined,
+    sinceMs = Number.POSITIVE_INFINITY,
+  ): Promise<boolean> => (caughtUpFromMs >= sinceMs || (await caughtUp())) && current() === hit;
   const canStore = (userId: string, since: number, now: number) =>
     feed?.live === true && since === generation && !writtenJustNow(userId, now);
   const bounded = <V>(map: Map<string, V>) => {
@@ -84,7 +120,54 @@ export function createPolicyRowCache(feed: ChangeFeed | undefined) {
   const inTenant = (tenant: Tenant, row: PolicyRecord) =>
     row.companyId === tenant.companyId && row.environment === tenant.environment;
 
+  const forget = (id: string, userId: string) => {
+    views.delete(id);
+    const keys = viewKeysOf.get(userId);
+    keys?.delete(id);
+    if (keys?.size === 0) viewKeysOf.delete(userId);
+  };
+
   return {
+    /** Marks the start of a read: pass it to `view`. */
+    startRead(): PolicyRead {
+      return { generation, startedAtMs: performance.now() };
+    },
+
+    /**
+     * The view of `row` (built with its versions, payments and account), from memory or from `build`.
+     * A kept view serves only the same row state, while `stillShown` says its term is the one shown.
+     */
+    async view(
+      read: PolicyRead,
+      row: PolicyRecord,
+      stillShown: (view: View) => boolean,
+      build: () => Promise<View>,
+    ): Promise<View> {
+      const now = Date.now();
+      const state = JSON.stringify(row);
+      const hit = feed?.live === true ? views.get(row.id) : undefined;
+      if (
+        usable(hit, now) &&
+        hit.row === state &&
+        stillShown(hit.value) &&
+        (await fresh(hit, () => views.get(row.id), read.startedAtMs))
+      )
+        return hit.value;
+      const value = await build();
+      if (canStore(row.userId, read.generation, Date.now())) {
+        forget(row.id, views.get(row.id)?.userId ?? row.userId);
+        if (views.size >= MAX_VIEWS) {
+          const [oldId, oldest] = views.entries().next().value as [string, ViewEntry<View>];
+          forget(oldId, oldest.userId);
+        }
+        views.set(row.id, { value, userId: row.userId, at: Date.now(), row: state });
+        let keys = viewKeysOf.get(row.userId);
+        if (keys === undefined) viewKeysOf.set(row.userId, (keys = new Set()));
+        keys.add(row.id);
+      }
+      return value;
+    },
+
     /** A policyholder's policies, oldest first, from memory or from `load`. */
     async ofHolder(
       tenant: Tenant,

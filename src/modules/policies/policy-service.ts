@@ -19,7 +19,7 @@ import {
 } from '../notifications/index.ts';
 import { noPaymentHooks, type PolicyPaymentHooks } from './payment-hooks.ts';
 import { generatePolicyReference } from './policy-reference.ts';
-import { createPolicyRowCache } from './policy-row-cache.ts';
+import { createPolicyRowCache, type PolicyRead } from './policy-row-cache.ts';
 import type { ProductSummary } from '../products/index.ts';
 import {
   appendVersion,
@@ -53,8 +53,6 @@ import {
 type Db = Executor;
 
 export const END_TERMS_QUEUE = 'policies.end-terms';
-/** Policy views kept per process for reads (oldest evicted first); a few MB at most. */
-const VIEW_CACHE_SIZE = 2_000;
 
 export interface CancelInput {
   readonly effective_date?: number | undefined;
@@ -105,6 +103,17 @@ function renewalView(
     automatic: true,
     pricing: terms.pricing,
   };
+}
+
+/**
+ * A policy object built for reads, with the times over which the term it shows is the one in force
+ * and whether the cover goes on past the term's end (for its status, worked out at each read).
+ */
+interface Built {
+  readonly view: PolicyResponse;
+  readonly shownFromMs: number;
+  readonly changesAtMs: number;
+  readonly continues: boolean;
 }
 
 function invalid(errors: FieldError[]): AppError {
@@ -158,7 +167,7 @@ export function createPolicyService(deps: {
     ...view,
     product: await describeProduct(trx, tenant, view.policy.product_reference, clock.now()),
   });
-  const rows = createPolicyRowCache(deps.changes);
+  const rows = createPolicyRowCache<Built>(deps.changes);
   jobs.define({ name: END_TERMS_QUEUE, options: { retryLimit: 3, retryDelay: 60, expireInSeconds: 3600 } });
 
   /**
@@ -171,7 +180,7 @@ export function createPolicyService(deps: {
     tenant: Tenant,
     policy: PolicyRecord,
     versions?: VersionRecord[],
-  ): Promise<{ view: PolicyResponse; shownFromMs: number; changesAtMs: number; continues: boolean }> {
+  ): Promise<Built> {
     // Independent reads, issued together: one round trip on PostgreSQL's pool (PGlite runs them in turn).
     const [all, account, paymentRecords] = await Promise.all([
       versions ?? listVersions(trx, policy.id),
@@ -216,29 +225,28 @@ export function createPolicyService(deps: {
   }
 
   /**
-   * Reads outside a transaction reuse the view built for the same policy row state: versions only
-   * change with `version_count` and payment records with `payments_revision`, both on the row just
-   * read, so a cached view is current by construction (in every process) for as long as the term it
-   * shows is the one in force (until a stored renewal starts). Only the status is worked out afresh.
+   * Reads outside a transaction reuse the view built for the same policy row state (every column of
+   * the row read), kept in the row cache: it is dropped, in every process, by the notification of any
+   * write to the tables it was built from (the policy row, its versions, its payments, the account), and
+   * serves for as long as the term it shows is the one in force (until a stored renewal starts). Only
+   * the status is worked out afresh.
    */
-  const views = new Map<
-    string,
-    { key: string; view: PolicyResponse; shownFromMs: number; changesAtMs: number; continues: boolean }
-  >();
-  async function currentView(tenant: Tenant, policy: PolicyRecord): Promise<PolicyResponse> {
-    const key = `${String(policy.versionCount)}:${String(policy.paymentsRevision)}:${policy.status}`;
-    const cached = views.get(policy.id);
+  async function currentView(
+    read: PolicyRead,
+    tenant: Tenant,
+    policy: PolicyRecord,
+  ): Promise<PolicyResponse> {
     const now = clock.now();
-    if (cached?.key === key && cached.shownFromMs <= now.getTime() && now.getTime() < cached.changesAtMs) {
-      return withProduct(db, tenant, {
-        ...cached.view,
-        status: statusAt(policy.status, cached.view.policy, now, cached.continues),
-      });
-    }
-    const fresh = await build(db, tenant, policy);
-    if (views.size >= VIEW_CACHE_SIZE) views.delete(views.keys().next().value ?? '');
-    views.set(policy.id, { key, ...fresh });
-    return withProduct(db, tenant, fresh.view);
+    const built = await rows.view(
+      read,
+      policy,
+      (kept) => kept.shownFromMs <= now.getTime() && now.getTime() < kept.changesAtMs,
+      () => build(db, tenant, policy),
+    );
+    return withProduct(db, tenant, {
+      ...built.view,
+      status: statusAt(policy.status, built.view.policy, now, built.continues),
+    });
   }
 
   /**
@@ -482,9 +490,10 @@ export function createPolicyService(deps: {
     },
 
     async get(tenant: Tenant, reference: string): Promise<PolicyResponse> {
+      const read = rows.startRead();
       const policy = await rows.byReference(tenant, reference, () => findPolicy(db, tenant, reference));
       if (policy === undefined) throw notFound('policy');
-      return currentView(tenant, policy);
+      return currentView(read, tenant, policy);
     },
 
     /**
@@ -492,13 +501,14 @@ export function createPolicyService(deps: {
      * latest). Another policyholder's policy is "not found", never "forbidden".
      */
     async getForPolicyholder(tenant: Tenant, userId: string, reference?: string): Promise<PolicyResponse> {
+      const read = rows.startRead();
       const mine = await rows.ofHolder(tenant, userId, () => listPoliciesOfUser(db, tenant, userId));
       const chosen =
         reference === undefined
           ? (mine.filter((p) => p.status === 'active').at(-1) ?? mine.at(-1))
           : mine.find((p) => p.policyReference === reference);
       if (chosen === undefined) throw notFound('policy');
-      return currentView(tenant, chosen);
+      return currentView(read, tenant, chosen);
     },
 
     /**

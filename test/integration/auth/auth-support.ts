@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
+import { sql } from 'kysely';
+import { hashToken } from '../../../src/platform/crypto.ts';
 import type { Clock } from '../../../src/platform/clock.ts';
 import { createTestApp, type TestApp } from '../../support/app.ts';
 import { examplePolicyInput } from '../../support/policy-arbitraries.ts';
@@ -125,6 +127,19 @@ export function assertProblem(response: LightMyRequestResponse, status: number, 
   assert.equal(response.statusCode, status, response.body);
   assert.match(String(response.headers['content-type']), /application\/problem\+json/);
   assert.equal(response.json<{ code: string }>().code, code, response.body);
+}
+
+/**
+ * Moves a spent refresh token's rotation `ms` further into the past, as if that long had passed on the
+ * database's clock (the one the reuse grace is measured on), without waiting for it.
+ */
+export async function backdateRotation(t: TestApp, refreshToken: string, ms: number): Promise<void> {
+  const result = await sql`
+    update auth_refresh_tokens set rotated_at = rotated_at - ${ms}::int * interval '1 millisecond'
+    where token_hash = ${hashToken(refreshToken)} and rotated_at is not null`.execute(
+    t.container.database.db,
+  );
+  assert.equal(Number(result.numAffectedRows), 1, 'one rotated token');
 }
 
 /** An app with workers on `clock`, a real SMTP server for its emails, and an auth client over both. */

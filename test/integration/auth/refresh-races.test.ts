@@ -2,15 +2,21 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { fixedClock } from '../../../src/platform/clock.ts';
 import { createCompany, type TestApp } from '../../support/app.ts';
-import { assertProblem, startAuthApp, type createAuthClient, type DoneBody } from './auth-support.ts';
+import {
+  assertProblem,
+  backdateRotation,
+  startAuthApp,
+  type createAuthClient,
+  type DoneBody,
+} from './auth-support.ts';
 
 const clock = fixedClock('2025-06-01T12:00:00Z');
 let acme: Awaited<ReturnType<typeof createCompany>>;
 let client: ReturnType<typeof createAuthClient>;
 let close: () => Promise<void>;
+let t: TestApp;
 
 before(async () => {
-  let t: TestApp;
   ({ t, client, close } = await startAuthApp(clock));
   acme = await createCompany(t.app, 'Acme');
 });
@@ -52,7 +58,9 @@ test('a spent refresh token presented after the grace window ends the login: its
   assert.equal(first.statusCode, 200);
   const current = first.json<DoneBody>();
   assert.equal((await client.get('/policys/details', bearer(current.access_token))).statusCode, 200);
+  // 11,000 ms later on both clocks: the grace is measured on the database's.
   clock.advance(11_000);
+  await backdateRotation(t, tokens.refresh_token, 11_000);
   const replayed = await client.token(acme.sandbox, {
     type: 'REFRESH_TOKEN',
     refresh_token: tokens.refresh_token,
