@@ -68,7 +68,8 @@ async function setUpCustomers(gateway: PaymentGateway, count: number, counters: 
 const sandbox = await startStripeSandbox({ latencyMs: LATENCY_MS, rateLimitPerSecond: RATE_LIMIT });
 try {
   const gateway = createStripeGateway({
-    secretKey: 'sk_test_bench',
+    // The sandbox accepts only keys it issued: the one it made with its store.
+    secretKey: sandbox.secretKey ?? '',
     apiBase: sandbox.apiBase,
     webhookSecret: 'whsec_bench',
     timeoutMs: 10_000,

@@ -3,11 +3,11 @@ import { AppError } from '../../platform/errors.ts';
 import { randomToken } from '../../platform/crypto.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { PaymentEvent, PaymentGateway } from './gateway.ts';
-import { createStripeGateway } from './stripe-gateway.ts';
+import { createStripeGateway, createWebhookVerifier } from './stripe-gateway.ts';
 
 /**
- * A key for the sandbox when no company is concerned (verifying its webhooks). Every `sk_test_` key is
- * an account of its own in the sandbox; companies charge with theirs (`companies.stripe_sandbox_key`).
+ * The default sandbox key of `forEnvironment`, naming no account: the sandbox refuses keys it did not
+ * issue (401), so sandbox payments always go with a company's own key (`companies.stripe_sandbox_key`).
  */
 export const SANDBOX_SECRET_KEY = 'sk_test_milepost_sandbox';
 
@@ -30,8 +30,17 @@ export function createGateways(settings: GatewaySettings) {
   const sandboxWebhookSecret = randomToken('whsec_', 24);
   let listeningUrl: string | undefined;
   let production: PaymentGateway | undefined;
-  let sandbox: PaymentGateway | undefined;
   const sandboxAccounts = new Map<string, PaymentGateway>();
+  type Verifier = ReturnType<typeof createWebhookVerifier>;
+  const verifiers: Array<readonly [DataEnvironment, Verifier]> = [];
+  if (settings.stripeWebhookSecret !== undefined) {
+    const webhookSecret = settings.stripeWebhookSecret;
+    verifiers.push(['production', createWebhookVerifier({ webhookSecret, clock: settings.clock })]);
+  }
+  verifiers.push([
+    'sandbox',
+    createWebhookVerifier({ webhookSecret: sandboxWebhookSecret, clock: settings.clock }),
+  ]);
 
   const sandboxBase = (): string => {
     const base =
@@ -87,35 +96,34 @@ export function createGateways(settings: GatewaySettings) {
       }
       return account;
     },
-    /** A webhook verifies against production's secret or the sandbox's; which one says the environment. */
+    /**
+     * A webhook verifies against production's secret (STRIPE_WEBHOOK_SECRET) or the sandbox's; which one
+     * says the environment. Verifying needs only the signing secret, so a process without
+     * STRIPE_SECRET_KEY still accepts Stripe's events.
+     */
     verifyWebhook(
-      rawBody: string,
+      rawBody: string | Uint8Array,
       signature: string | undefined,
     ): { environment: DataEnvironment; event: PaymentEvent } {
-      const candidates: DataEnvironment[] =
-        settings.stripeWebhookSecret === undefined ? ['sandbox'] : ['production', 'sandbox'];
-      let lastError: unknown;
-      for (const environment of candidates) {
+      const failures: AppError[] = [];
+      for (const [environment, verify] of verifiers) {
         try {
-          const gateway =
-            environment === 'production'
-              ? this.forEnvironment('production')
-              : (sandbox ??
-                createStripeGateway({
-                  secretKey: SANDBOX_SECRET_KEY,
-                  webhookSecret: sandboxWebhookSecret,
-                  timeoutMs: 20_000,
-                  maxNetworkRetries: 0,
-                  clock: settings.clock,
-                }));
-          return { environment, event: gateway.constructWebhookEvent(rawBody, signature) };
+          return { environment, event: verify(rawBody, signature) };
         } catch (error) {
-          lastError = error;
+          failures.push(
+            error instanceof AppError
+              ? error
+              : new AppError('UNAUTHENTICATED', 'The webhook signature does not verify', { cause: error }),
+          );
         }
       }
-      throw lastError instanceof AppError
-        ? lastError
-        : new AppError('UNAUTHENTICATED', 'The webhook signature does not verify');
+      // NOTE: the SDK compares signatures before the timestamp, so a failure other than "no signature
+      // matches" (a stale timestamp) comes from the secret that did sign it, and says what is wrong.
+      throw (
+        failures.find((f) => !f.message.includes('No signatures found matching')) ??
+        failures[0] ??
+        new AppError('UNAUTHENTICATED', 'The webhook signature does not verify')
+      );
     },
   };
 }

@@ -27,6 +27,7 @@ export {
 export { stripeSignatureHeader, type SandboxWebhookTarget } from './sandbox/webhooks.ts';
 export {
   createMemorySandboxStore,
+  type MemorySandboxStore,
   type IdempotencyRecord,
   type ObjectMatch,
   type SandboxObject,

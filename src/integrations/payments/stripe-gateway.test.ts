@@ -2,14 +2,21 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import Stripe from 'stripe';
+import { fixedClock } from '../../platform/clock.ts';
 import { AppError } from '../../platform/errors.ts';
 import { IDEMPOTENCY_METADATA_KEY, type PaymentGateway } from './gateway.ts';
 import { startStripeSandbox, type RunningSandbox } from './sandbox/sandbox-server.ts';
 import type { StripeSandboxOptions } from './sandbox/sandbox-plugin.ts';
+import { createMemorySandboxStore } from './sandbox/store.ts';
 import { createStripeGateway, type StripeGatewayOptions } from './stripe-gateway.ts';
 
 const SECRET_KEY = 'sk_test_milepost_gateway_tests';
 const WEBHOOK_SECRET = 'whsec_milepost_gateway_tests';
+
+/** A sandbox of its own whose one account is SECRET_KEY's. */
+const startSandbox = (options: StripeSandboxOptions = {}): Promise<RunningSandbox> =>
+  startStripeSandbox({ store: createMemorySandboxStore({ secretKeys: [SECRET_KEY] }), ...options });
 
 function gatewayFor(sandbox: RunningSandbox, overrides: Partial<StripeGatewayOptions> = {}): PaymentGateway {
   return createStripeGateway({
@@ -83,7 +90,7 @@ describe('Stripe gateway against the sandbox, through the stripe SDK', () => {
   let sandbox: RunningSandbox;
   let gateway: PaymentGateway;
   before(async () => {
-    sandbox = await startStripeSandbox();
+    sandbox = await startSandbox();
     gateway = gatewayFor(sandbox);
   });
   after(() => sandbox.close());
@@ -329,7 +336,7 @@ describe('Stripe gateway against the sandbox, through the stripe SDK', () => {
 describe('ambiguous failures: timeouts, 5xx, rate limits', () => {
   const sandboxes: RunningSandbox[] = [];
   const start = async (options: StripeSandboxOptions) => {
-    const sandbox = await startStripeSandbox(options);
+    const sandbox = await startSandbox(options);
     sandboxes.push(sandbox);
     return sandbox;
   };
@@ -443,7 +450,7 @@ describe('webhooks', () => {
   before(async () => {
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     const { port } = receiver.address() as { port: number };
-    sandbox = await startStripeSandbox({
+    sandbox = await startSandbox({
       webhook: { url: `http://127.0.0.1:${port}/webhooks/stripe`, secret: WEBHOOK_SECRET },
       webhookRetryDelaysMs: [50, 50],
     });
@@ -489,6 +496,39 @@ describe('webhooks', () => {
     });
     assert.throws(
       () => otherSecret.constructWebhookEvent(succeeded.body, succeeded.signature),
+      (e) => e instanceof AppError && e.code === 'UNAUTHENTICATED',
+    );
+  });
+
+  test('a signature older than the tolerance (300 s) is refused, measured on the gateway’s clock', () => {
+    const payload = JSON.stringify({
+      id: 'evt_tolerance',
+      object: 'event',
+      type: 'customer.created',
+      created: 1_800_000_000,
+      data: { object: { id: 'cus_1', object: 'customer' } },
+    });
+    const signedAt = 1_800_000_000;
+    const header = Stripe.webhooks.generateTestHeaderString({
+      payload,
+      secret: WEBHOOK_SECRET,
+      timestamp: signedAt,
+    });
+    const receivedAfter = (seconds: number) =>
+      createStripeGateway({
+        secretKey: SECRET_KEY,
+        webhookSecret: WEBHOOK_SECRET,
+        timeoutMs: 1_000,
+        maxNetworkRetries: 0,
+        clock: fixedClock(new Date((signedAt + seconds) * 1000)),
+      });
+    assert.equal(receivedAfter(300).constructWebhookEvent(payload, header).id, 'evt_tolerance');
+    assert.throws(
+      () => receivedAfter(301).constructWebhookEvent(payload, header),
+      (e) => e instanceof AppError && e.code === 'UNAUTHENTICATED' && /tolerance/.test(e.message),
+    );
+    assert.throws(
+      () => receivedAfter(86_400).constructWebhookEvent(payload, header),
       (e) => e instanceof AppError && e.code === 'UNAUTHENTICATED',
     );
   });

@@ -554,3 +554,41 @@ export async function recordAttemptOutcome(
   await bumpRevisionOfPayment(db, id);
   return true;
 }
+
+/** The states of a charge that the processor may still collect: in progress, declined, or waiting for authentication. */
+const OPEN_CHARGE: readonly PaymentStatus[] = ['pending', 'failed', 'requires_action'];
+
+/**
+ * Records that the processor collected the charge `id` through its intent `providerPaymentId` (its
+ * webhook said so): succeeded, no retry left. Only a charge still open and of that intent changes, so a
+ * late or repeated event, or one about an intent the charge no longer uses, changes nothing. Returns
+ * whether this call recorded it (the caller then announces it, once).
+ */
+export async function recordProcessorSuccess(
+  db: Executor,
+  id: string,
+  providerPaymentId: string,
+  paymentMethodId: string | null,
+  at: Date,
+): Promise<boolean> {
+  const updated = await db
+    .updateTable('payments')
+    .set({
+      status: 'succeeded',
+      next_attempt_at: null,
+      awaiting_new_card: false,
+      decline_code: null,
+      error_message: null,
+      ...(paymentMethodId === null ? {} : { payment_method_id: paymentMethodId }),
+      updated_at: at,
+    })
+    .where('id', '=', id)
+    .where('kind', '=', 'charge')
+    .where('provider_payment_id', '=', providerPaymentId)
+    .where('status', 'in', [...OPEN_CHARGE])
+    .returning('id')
+    .executeTakeFirst();
+  if (updated === undefined) return false;
+  await bumpRevisionOfPayment(db, id);
+  return true;
+}

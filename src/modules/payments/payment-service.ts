@@ -45,6 +45,7 @@ import {
   customersOf,
   insertPendingCharges,
   recordAttemptOutcome,
+  recordProcessorSuccess,
   type PaymentRecord,
 } from './payment-repository.ts';
 
@@ -72,7 +73,7 @@ export interface PaymentGateways {
   forEnvironment(environment: DataEnvironment, sandboxKey?: string): PaymentGateway;
   /** Verifies a processor webhook against each environment's signing secret. */
   verifyWebhook(
-    rawBody: string,
+    rawBody: string | Uint8Array,
     signature: string | undefined,
   ): { environment: DataEnvironment; event: PaymentEvent };
 }
@@ -476,6 +477,38 @@ export function createPaymentService(deps: {
     if (payment?.status !== 'pending') return;
     if (payment.kind === 'refund') await executeRefund(payment);
     else await attemptCharge(payment, payment.attempts + 1);
+  }
+
+  /**
+   * The processor collected `intent`: its charge (in the environment whose secret signed the event)
+   * becomes succeeded and `payment.succeeded` is announced, once. Intents made for a new policy's
+   * payment block are recorded when the policy binds them, not here.
+   */
+  async function recordIntentSucceeded(
+    trx: Executor,
+    environment: DataEnvironment,
+    intent: PaymentIntent,
+    now: Date,
+  ): Promise<void> {
+    const payment = await findPaymentByProviderIdAnyTenant(trx, PROVIDER, intent.id);
+    // NOTE: the sandbox signs events about any company's sandbox objects; they never touch production.
+    if (payment === undefined || payment.environment !== environment || payment.purpose === 'intent') return;
+    if (intent.amountReceivedPence !== payment.amountPence) {
+      logger.warn(
+        { payment: payment.id, intent: intent.id, receivedPence: intent.amountReceivedPence },
+        'processor reports another amount collected than the payment’s; left as it is',
+      );
+      return;
+    }
+    const recorded = await recordProcessorSuccess(trx, payment.id, intent.id, intent.paymentMethodId, now);
+    if (!recorded) return;
+    await recordEvent(
+      trx,
+      { companyId: payment.companyId, environment: payment.environment },
+      'payment.succeeded',
+      { ...(await eventBase(trx, payment)), provider_payment_reference: intent.id },
+      now,
+    );
   }
 
   const hooks: PolicyPaymentHooks = {
@@ -993,36 +1026,22 @@ export function createPaymentService(deps: {
       return claimed.length;
     },
 
-    /** A processor webhook: verified, acted on once per event id. */
-    async handleWebhook(rawBody: string, signature: string | undefined): Promise<{ duplicate: boolean }> {
-      const { event } = gateways.verifyWebhook(rawBody, signature);
+    /**
+     * A processor webhook: verified against the raw body, acted on once per event id (the processed
+     * event's primary key, in the same transaction as its effect). `payment_intent.succeeded` settles
+     * the charge of that intent at once, whether it was in progress, declined or waiting for the
+     * customer's 3-D Secure; events about a charge already settled change nothing.
+     */
+    async handleWebhook(
+      rawBody: string | Uint8Array,
+      signature: string | undefined,
+    ): Promise<{ duplicate: boolean }> {
+      const { environment, event } = gateways.verifyWebhook(rawBody, signature);
       const now = clock.now();
       return inTransaction(db, async (trx) => {
         if (!(await markEventProcessed(trx, PROVIDER, event.id, event.type, now))) return { duplicate: true };
-        if (event.kind === 'payment_intent') {
-          const payment = await findPaymentByProviderIdAnyTenant(trx, PROVIDER, event.paymentIntent.id);
-          if (
-            payment?.status === 'pending' &&
-            event.type === 'payment_intent.succeeded' &&
-            payment.purpose !== 'intent'
-          ) {
-            const recorded = await recordAttemptOutcome(
-              trx,
-              payment.id,
-              payment.attempts + 1,
-              { status: 'succeeded', nextAttemptAt: null, errorMessage: null },
-              now,
-            );
-            if (recorded)
-              await recordEvent(
-                trx,
-                { companyId: payment.companyId, environment: payment.environment },
-                'payment.succeeded',
-                { ...(await eventBase(trx, payment)), provider_payment_reference: event.paymentIntent.id },
-                now,
-              );
-          }
-        }
+        if (event.kind === 'payment_intent' && event.type === 'payment_intent.succeeded')
+          await recordIntentSucceeded(trx, environment, event.paymentIntent, now);
         return { duplicate: false };
       });
     },

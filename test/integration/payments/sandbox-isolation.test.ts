@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import Stripe from 'stripe';
 import { createCompany, createTestApp, type TestApp } from '../../support/app.ts';
 
 type Company = Awaited<ReturnType<typeof createCompany>>;
@@ -67,7 +68,7 @@ test('each company has its own sandbox account: another key cannot list, read, c
   );
   assert.ok((ownSearch.body['data'] as Array<{ id: string }>).some((p) => p.id === pi));
 
-  for (const key of [other.stripe_sandbox_secret_key, 'sk_test_an_attacker_of_their_own']) {
+  for (const key of [other.stripe_sandbox_secret_key]) {
     const read = await stripe(key, 'GET', `/payment_intents/${pi}`);
     assert.equal(read.status, 404, JSON.stringify(read.body));
     assert.equal((read.body['error'] as { code: string }).code, 'resource_missing');
@@ -101,4 +102,109 @@ test('each company has its own sandbox account: another key cannot list, read, c
   const after = await stripe(own, 'GET', `/customers/${customer}`);
   assert.notEqual(after.body['email'], 'stolen@example.com');
   assert.equal((await stripe(own, 'GET', `/payment_intents/${pi}`)).body['amount_refunded'] ?? 0, 0);
+});
+
+/** The official SDK against the service's sandboxed Stripe (`…/sandbox/stripe/v1/…`). */
+function sdk(key: string): Stripe {
+  const url = new URL(base);
+  const prefix = url.pathname.replace(/\/v1$/, '');
+  return new Stripe(key, {
+    host: url.hostname,
+    port: Number(url.port),
+    protocol: 'http',
+    maxNetworkRetries: 0,
+    httpClient: Stripe.createFetchHttpClient((input, init) => {
+      const target = new URL(input instanceof Request ? input.url : input);
+      target.pathname = `${prefix}${target.pathname}`;
+      return fetch(target, init);
+    }),
+  });
+}
+
+const INVALID_KEY = {
+  error: {
+    type: 'invalid_request_error',
+    code: 'invalid_api_key',
+    message: 'Invalid API Key provided: sk_test_****1234',
+  },
+};
+
+test('a secret key the sandbox never issued is 401 invalid_api_key on every route, as on Stripe; an issued one works', async () => {
+  const madeUp = 'sk_test_abcd1234';
+  const before = await t.container.database.db
+    .selectFrom('stripe_sandbox_objects')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+
+  // Through the SDK, as an integration holding a wrong key would call it.
+  const intruder = sdk(madeUp);
+  for (const call of [
+    () => intruder.paymentIntents.search({ query: "status:'succeeded'" }),
+    () => intruder.customers.create({ email: 'nobody@example.com' }),
+    () => intruder.paymentIntents.create({ amount: 1_000, currency: 'gbp' }),
+  ]) {
+    await assert.rejects(call(), (error: unknown) => {
+      assert.ok(error instanceof Stripe.errors.StripeAuthenticationError, String(error));
+      assert.equal(error.statusCode, 401);
+      assert.equal(error.code, 'invalid_api_key');
+      assert.equal(error.message, 'Invalid API Key provided: sk_test_****1234');
+      return true;
+    });
+  }
+
+  // Over HTTP: known routes, an unknown one, a malformed body, Basic auth and the browser's `key` field.
+  const raw = async (path: string, init: RequestInit) => {
+    const response = await fetch(`${base}${path}`, init);
+    return { status: response.status, body: await response.json() };
+  };
+  const bearer = { authorization: `Bearer ${madeUp}` };
+  const form = { 'content-type': 'application/x-www-form-urlencoded' };
+  const answers = [
+    await raw('/customers', {
+      method: 'POST',
+      headers: { ...bearer, ...form },
+      body: 'email=a%40example.com',
+    }),
+    await raw('/customers/cus_nope', { headers: bearer }),
+    await raw(`/payment_intents/search?query=${encodeURIComponent("status:'succeeded'")}`, {
+      headers: bearer,
+    }),
+    await raw('/refunds', {
+      method: 'POST',
+      headers: { ...bearer, ...form },
+      body: 'payment_intent=pi_nope',
+    }),
+    await raw('/balance', { headers: bearer }),
+    await raw('/customers', {
+      method: 'POST',
+      headers: { ...bearer, ...form },
+      body: 'metadata[a]=1&metadata=2',
+    }),
+    await raw('/customers', {
+      method: 'POST',
+      headers: { authorization: `Basic ${Buffer.from(`${madeUp}:`).toString('base64')}`, ...form },
+      body: 'email=b%40example.com',
+    }),
+    await raw('/payment_intents/pi_nope/confirm', {
+      method: 'POST',
+      headers: form,
+      body: `key=${madeUp}&payment_method=pm_card_visa`,
+    }),
+  ];
+  for (const answer of answers) {
+    assert.equal(answer.status, 401, JSON.stringify(answer.body));
+    assert.deepEqual(answer.body, INVALID_KEY);
+  }
+  const after = await t.container.database.db
+    .selectFrom('stripe_sandbox_objects')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  assert.equal(after.n, before.n, 'no account was opened, nothing was made');
+
+  // The keys the sandbox issued (one per company) keep working through the same SDK.
+  const own = sdk(acme.stripe_sandbox_secret_key);
+  const customer = await own.customers.create({ email: 'issued@example.com' });
+  assert.match(customer.id, /^cus_/);
+  const found = await own.paymentIntents.search({ query: "status:'succeeded'" });
+  assert.ok(Array.isArray(found.data));
 });

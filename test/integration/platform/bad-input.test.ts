@@ -262,7 +262,10 @@ describe('text and numbers that cannot be stored answer 422 naming the field', (
     const r = await t.app.inject({
       method: 'POST',
       url: '/sandbox/stripe/v1/customers',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: 'Bearer sk_test_x' },
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: `Bearer ${acme.stripe_sandbox_secret_key}`,
+      },
       payload: 'email=a%00b%40example.com',
     });
     assert.equal(r.statusCode, 400, r.body);

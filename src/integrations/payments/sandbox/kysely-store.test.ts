@@ -127,7 +127,10 @@ storeContract('Kysely (PGlite)', async () => createKyselySandboxStore((await ope
 describe('the sandbox on the Kysely store, through the SDK', () => {
   test('a charge, its idempotent replay and a refund persist in the tables', async () => {
     const handle = await openMigrated();
-    const store = createKyselySandboxStore(handle.db);
+    // This database holds only the sandbox's tables (no companies): its one account is named here.
+    const store = createKyselySandboxStore(handle.db, {
+      isIssuedKey: async (secretKey) => secretKey === 'sk_test_kysely',
+    });
     const sandbox = await startStripeSandbox({ store });
     try {
       const gateway = createStripeGateway({

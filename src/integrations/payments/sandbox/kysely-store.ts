@@ -23,8 +23,27 @@ export interface SandboxTables {
 
 const newestFirst = sql`(data->>'created')::bigint desc nulls last, id desc`;
 
-/** The sandbox store over the service's database (PGlite or PostgreSQL). */
-export function createKyselySandboxStore(db: Kysely<SandboxTables>): SandboxStore {
+/**
+ * The keys the service issued: one per company, for its sandbox environment (`companies.stripe_sandbox_key`,
+ * unique, so this is an index lookup), shown with the company's credentials.
+ */
+const companyKeyLookup =
+  (db: Kysely<SandboxTables>) =>
+  async (secretKey: string): Promise<boolean> => {
+    const { rows } = await sql<{ issued: number }>`
+      select 1 as issued from companies where stripe_sandbox_key = ${secretKey}`.execute(db);
+    return rows.length > 0;
+  };
+
+/**
+ * The sandbox store over the service's database (PGlite or PostgreSQL). Its accounts are the companies'
+ * sandbox keys unless `isIssuedKey` says otherwise (a database holding only the sandbox's tables).
+ */
+export function createKyselySandboxStore(
+  db: Kysely<SandboxTables>,
+  options: { isIssuedKey?: (secretKey: string) => Promise<boolean> } = {},
+): SandboxStore {
+  const isIssuedKey = options.isIssuedKey ?? companyKeyLookup(db);
   const objects = () => db.selectFrom('stripe_sandbox_objects');
   const contains = (match: Readonly<Record<string, unknown>> | undefined) =>
     match === undefined ? sql<boolean>`true` : sql<boolean>`data @> ${JSON.stringify(match)}::jsonb`;
@@ -124,5 +143,6 @@ export function createKyselySandboxStore(db: Kysely<SandboxTables>): SandboxStor
         .where('key', '=', key)
         .execute();
     },
+    isIssuedKey,
   };
 }

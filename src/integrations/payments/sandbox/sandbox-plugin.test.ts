@@ -61,14 +61,17 @@ describe('the sandbox over HTTP (Stripe shapes)', () => {
 
   before(async () => {
     app = Fastify({ logger: false });
-    await app.register(stripeSandboxPlugin({ store: createMemorySandboxStore() }), {
+    const store = createMemorySandboxStore({
+      secretKeys: ['sk_test_shapes', 'sk_test_other', 'sk_test_someone_else'],
+    });
+    await app.register(stripeSandboxPlugin({ store }), {
       prefix: '/sandbox/stripe',
     });
     await app.ready();
   });
   after(() => app.close());
 
-  test('authentication: a test secret key is required; live keys are refused', async () => {
+  test('authentication: a test secret key the sandbox issued is required; made-up and live keys are refused', async () => {
     const none = await app.inject({
       method: 'POST',
       url: '/sandbox/stripe/v1/customers',
@@ -82,6 +85,17 @@ describe('the sandbox over HTTP (Stripe shapes)', () => {
     });
     assert.equal(live.statusCode, 401);
     assert.doesNotMatch(live.body, /abcdefghijkl/);
+    const madeUp = await post('/v1/customers', 'email=a@example.com', {
+      authorization: 'Bearer sk_test_never_issued_9876',
+    });
+    assert.equal(madeUp.statusCode, 401);
+    assert.deepEqual(madeUp.json(), {
+      error: {
+        type: 'invalid_request_error',
+        code: 'invalid_api_key',
+        message: 'Invalid API Key provided: sk_test_*************9876',
+      },
+    });
   });
 
   test('objects carry Stripe ids and shapes; unknown parameters and JSON bodies are 400', async () => {

@@ -14,6 +14,8 @@ import { createWebhookDeliverer, type SandboxWebhookTarget } from './webhooks.ts
 /** The API version the sandbox speaks: the one `stripe` 23.1.0 pins. */
 export const SANDBOX_API_VERSION = '2026-10-28.endive';
 const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+/** How long a key found issued is accepted before the store is asked again. */
+const ISSUED_KEY_TRUST_MS = 60_000;
 const MAX_KEY_LENGTH = 255;
 
 export interface StripeSandboxOptions {
@@ -71,10 +73,28 @@ function createRateLimiter(perSecond: number): () => boolean {
 
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 
+/** Stripe's masking of a key in its errors: the prefix (`sk_test_`), the rest as stars but its last four. */
 function redactKey(key: string): string {
-  return key.length <= 12
-    ? `${key.slice(0, 3)}****`
-    : `${key.slice(0, 8)}${'*'.repeat(Math.min(20, key.length - 12))}${key.slice(-4)}`;
+  const prefix = /^[a-z]{2}_(?:test|live)_/.exec(key)?.[0] ?? '';
+  const rest = key.slice(prefix.length);
+  return rest.length <= 4 ? `${prefix}****` : `${prefix}${'*'.repeat(rest.length - 4)}${rest.slice(-4)}`;
+}
+
+/** Stripe's answer to a key that names no account: 401, whatever the route. */
+const invalidApiKey = (key: string): StripeApiError =>
+  new StripeApiError(401, {
+    type: 'invalid_request_error',
+    code: 'invalid_api_key',
+    message: `Invalid API Key provided: ${redactKey(key)}`,
+  });
+
+/** The key in the Authorization header: Bearer, or Basic with the key as the user name (as Stripe reads it). */
+function headerKey(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization;
+  if (header?.startsWith('Bearer ') === true) return header.slice(7).trim();
+  if (header?.startsWith('Basic ') === true)
+    return Buffer.from(header.slice(6), 'base64').toString('utf8').split(':')[0];
+  return undefined;
 }
 
 /** The `key` a browser sends in the form or the query, as Stripe.js sends its publishable key. */
@@ -85,18 +105,22 @@ function keyParameter(request: FastifyRequest): string | undefined {
   return typeof key === 'string' ? key : undefined;
 }
 
+const isTestSecretKey = (key: string): boolean =>
+  key.startsWith('sk_test_') && key.length > 'sk_test_'.length;
+
 /**
- * Secret keys (`sk_test_…`) may do anything; a browser (no key, or `pk_test_…`, in the Authorization
- * header or as Stripe.js sends it, a `key` parameter) only what its client secret allows, and create cards.
+ * Secret keys the sandbox issued (`sk_test_…`, one account each) may do anything; a browser (no key, or
+ * `pk_test_…`, in the Authorization header or as Stripe.js sends it, a `key` parameter) only what its
+ * client secret allows, and create cards. Any other key, a made-up `sk_test_…` among them, is refused.
  */
-function authenticate(request: FastifyRequest, access: Access): { caller: Caller; account: string } {
-  const header = request.headers.authorization;
-  let key: string | undefined;
-  if (header?.startsWith('Bearer ') === true) key = header.slice(7).trim();
-  else if (header?.startsWith('Basic ') === true)
-    key = Buffer.from(header.slice(6), 'base64').toString('utf8').split(':')[0];
+async function authenticate(
+  request: FastifyRequest,
+  access: Access,
+  isIssued: (secretKey: string) => Promise<boolean>,
+): Promise<{ caller: Caller; account: string }> {
+  let key = headerKey(request);
   if (key === undefined && access !== 'secret') key = keyParameter(request);
-  if (key !== undefined && key.startsWith('sk_test_') && key.length > 'sk_test_'.length) {
+  if (key !== undefined && isTestSecretKey(key) && (await isIssued(key))) {
     return { caller: { kind: 'secret' }, account: `acct_${sha256(key).slice(0, 16)}` };
   }
   if (access !== 'secret' && (key === undefined || key === '' || key.startsWith('pk_test_'))) {
@@ -109,10 +133,7 @@ function authenticate(request: FastifyRequest, access: Access): { caller: Caller
         "You did not provide an API key. You need to provide your API key in the Authorization header, using Bearer auth (e.g. 'Authorization: Bearer YOUR_SECRET_KEY').",
     });
   }
-  throw new StripeApiError(401, {
-    type: 'invalid_request_error',
-    message: `Invalid API Key provided: ${redactKey(key)}. The sandbox accepts test secret keys (sk_test_…).`,
-  });
+  throw invalidApiKey(key);
 }
 
 /** Card details are never kept, not even hashed (a card number's hash can be reversed by trying them all). */
@@ -186,6 +207,26 @@ export function stripeSandboxPlugin(options: StripeSandboxOptions = {}): Fastify
     const owners = ownedStore(store);
     const engine = createSandboxEngine({ store: owners.store, clock, emit });
 
+    // NOTE: keys are never withdrawn, so a key found issued is trusted for a while without asking the
+    // store again (each API call would otherwise cost a lookup); one not found is looked up every time,
+    // since it may have been issued since (a company created in another process).
+    const issuedUntilMs = new Map<string, number>();
+    const isIssued = async (secretKey: string): Promise<boolean> => {
+      const nowMs = performance.now();
+      if ((issuedUntilMs.get(secretKey) ?? 0) > nowMs) return true;
+      const issued = await store.isIssuedKey(secretKey);
+      if (issued) issuedUntilMs.set(secretKey, nowMs + ISSUED_KEY_TRUST_MS);
+      return issued;
+    };
+
+    // Before the body is parsed and before routing, as on Stripe: a key in the Authorization header
+    // that names no account is 401 on every route, known or not, whatever the body.
+    app.addHook('onRequest', async (request) => {
+      const key = headerKey(request);
+      if (key === undefined || key === '' || key.startsWith('pk_test_')) return;
+      if (!isTestSecretKey(key) || !(await isIssued(key))) throw invalidApiKey(key);
+    });
+
     // Stripe speaks form encoding only; this plugin's scope drops the app's JSON parser.
     app.removeAllContentTypeParsers();
     app.addContentTypeParser(
@@ -250,16 +291,7 @@ export function stripeSandboxPlugin(options: StripeSandboxOptions = {}): Fastify
 
     /** An endpoint whose objects are those of the caller's account (a secret key's); see ownedStore. */
     function endpoint(access: Access, handler: (ctx: Context) => Promise<unknown>) {
-      const serve = answer(access, handler);
-      return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
-        const { caller, account } = authenticate(request, access);
-        if (access === 'publishable' && caller.kind === 'publishable')
-          return owners.runUnclaimed(() => serve(request, reply));
-        return owners.run(caller.kind === 'secret' ? account : undefined, () => serve(request, reply));
-      };
-    }
-
-    function answer(access: Access, handler: (ctx: Context) => Promise<unknown>) {
+      const serve = answer(handler);
       return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
         const requestId = `req_${randomId(14)}`;
         const version = request.headers['stripe-version'];
@@ -267,7 +299,21 @@ export function stripeSandboxPlugin(options: StripeSandboxOptions = {}): Fastify
           'request-id': requestId,
           'stripe-version': typeof version === 'string' ? version : SANDBOX_API_VERSION,
         });
-        const { caller, account } = authenticate(request, access);
+        const authenticated = await authenticate(request, access, isIssued);
+        const run = () => serve(request, reply, requestId, authenticated);
+        if (access === 'publishable' && authenticated.caller.kind === 'publishable')
+          return owners.runUnclaimed(run);
+        return owners.run(authenticated.caller.kind === 'secret' ? authenticated.account : undefined, run);
+      };
+    }
+
+    function answer(handler: (ctx: Context) => Promise<unknown>) {
+      return async (
+        request: FastifyRequest,
+        reply: FastifyReply,
+        requestId: string,
+        { caller, account }: { caller: Caller; account: string },
+      ): Promise<FastifyReply> => {
         if (!takeToken()) {
           throw new StripeApiError(
             429,

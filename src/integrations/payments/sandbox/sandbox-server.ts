@@ -8,6 +8,11 @@ export interface RunningSandbox {
   /** `http://127.0.0.1:<port>/sandbox/stripe`: the adapter's `apiBase`. */
   readonly apiBase: string;
   readonly store: SandboxStore;
+  /**
+   * A secret key of an account of this sandbox, issued at start when the sandbox made its own store;
+   * undefined with a store of the caller's, whose keys the caller knows.
+   */
+  readonly secretKey: string | undefined;
   close(): Promise<void>;
 }
 
@@ -19,7 +24,13 @@ export async function startStripeSandbox(
   options: StripeSandboxOptions & { readonly host?: string; readonly port?: number } = {},
 ): Promise<RunningSandbox> {
   const { host = '127.0.0.1', port = 0, ...sandboxOptions } = options;
-  const store = sandboxOptions.store ?? createMemorySandboxStore();
+  let secretKey: string | undefined;
+  let store = sandboxOptions.store;
+  if (store === undefined) {
+    const own = createMemorySandboxStore();
+    secretKey = own.issueSecretKey();
+    store = own;
+  }
   const app = Fastify({ logger: false });
   await app.register(stripeSandboxPlugin({ ...sandboxOptions, store }), { prefix: SANDBOX_PREFIX });
   await app.listen({ host, port });
@@ -28,6 +39,7 @@ export async function startStripeSandbox(
   return {
     apiBase: `http://${host}:${address.port}${SANDBOX_PREFIX}`,
     store,
+    secretKey,
     close: () => app.close(),
   };
 }

@@ -1,3 +1,5 @@
+import { randomId } from './objects.ts';
+
 /** A Stripe object as stored and served by the sandbox: JSON with an `id` and an `object` type. */
 export interface SandboxObject {
   readonly id: string;
@@ -43,6 +45,11 @@ export interface SandboxStore {
   completeIdempotencyKey(account: string, key: string, response: StoredResponse): Promise<void>;
   /** Forgets a key, so that a retry runs again (used when no endpoint began executing). */
   releaseIdempotencyKey(account: string, key: string): Promise<void>;
+  /**
+   * Whether the sandbox issued this secret key (`sk_test_…`): as on Stripe, a key that names no account
+   * is refused (401 `invalid_api_key`) instead of opening an empty account of its own.
+   */
+  isIssuedKey(secretKey: string): Promise<boolean>;
 }
 
 /** jsonb `@>` semantics on plain JSON: objects match by subset, arrays by containment, scalars by equality. */
@@ -64,8 +71,20 @@ export function newestFirst(a: SandboxObject, b: SandboxObject): number {
   return createdOf(b) - createdOf(a) || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
 }
 
-/** The in-memory store: for tests, benchmarks and throwaway sandboxes. Values are copied in and out. */
-export function createMemorySandboxStore(): SandboxStore {
+/** A store that issues its own secret keys (the in-memory one). */
+export interface MemorySandboxStore extends SandboxStore {
+  /** A new account: a random `sk_test_…` key that the sandbox accepts from now on. */
+  issueSecretKey(): string;
+}
+
+/**
+ * The in-memory store: for tests, benchmarks and throwaway sandboxes. Values are copied in and out.
+ * Its accounts are `secretKeys` and those it issues (`issueSecretKey`).
+ */
+export function createMemorySandboxStore(
+  options: { secretKeys?: Iterable<string> } = {},
+): MemorySandboxStore {
+  const issued = new Set(options.secretKeys);
   const objects = new Map<string, SandboxObject>();
   const byType = new Map<string, Set<string>>();
   const keys = new Map<string, IdempotencyRecord>();
@@ -116,6 +135,12 @@ export function createMemorySandboxStore(): SandboxStore {
     },
     releaseIdempotencyKey: async (account, key) => {
       keys.delete(keyOf(account, key));
+    },
+    isIssuedKey: async (secretKey) => issued.has(secretKey),
+    issueSecretKey: () => {
+      const secretKey = `sk_test_${randomId(32)}`;
+      issued.add(secretKey);
+      return secretKey;
     },
   };
 }
