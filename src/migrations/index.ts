@@ -36,6 +36,7 @@ import * as m0034 from './0034-policy-references.ts';
 import * as m0035 from './0035-journey-partitions.ts';
 import * as m0036 from './0036-due-pages.ts';
 import * as m0040 from './0040-policy-feed-sources.ts';
+import * as m0043 from './0043-no-company-currency.ts';
 
 /** Every migration, in order. Forward-only; add new files at the end. */
 export const migrations: Record<string, Migration> = {
@@ -76,4 +77,5 @@ export const migrations: Record<string, Migration> = {
   '0035-journey-partitions': m0035,
   '0036-due-pages': m0036,
   '0040-policy-feed-sources': m0040,
+  '0043-no-company-currency': m0043,
 };

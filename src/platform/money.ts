@@ -1,6 +1,13 @@
 import { Decimal } from 'decimal.js';
 
 /**
+ * The one currency Milepost bills in: pounds sterling. It insures UK motor policies (IPT, the certificate
+ * of motor insurance, Bacs Direct Debit are British), so statements, charges, emails, reports and the web
+ * apps all speak GBP, and every amount inside is integer pence.
+ */
+export const BILLING_CURRENCY = 'GBP';
+
+/**
  * Money in the API is a number of pounds with at most 2 decimals; inside it is integer pence.
  * Conversions go through the number's shortest decimal string, never through binary arithmetic.
  */

@@ -9,7 +9,6 @@ export interface CompanyTables {
     client_id: string;
     production_secret_hash: Buffer;
     sandbox_secret_hash: Buffer;
-    currency: Generated<string>;
     created_at: Generated<Date>;
     updated_at: Generated<Date>;
     secrets_rotated_at: Date | null;
@@ -27,7 +26,6 @@ export interface CompanyRecord {
   readonly clientId: string;
   readonly productionSecretHash: Uint8Array;
   readonly sandboxSecretHash: Uint8Array;
-  readonly currency: string;
   readonly createdAt: Date;
   readonly secretsRotatedAt: Date | null;
   readonly contactEmail: string | null;
@@ -41,7 +39,6 @@ const columns = [
   'client_id',
   'production_secret_hash',
   'sandbox_secret_hash',
-  'currency',
   'created_at',
   'secrets_rotated_at',
   'contact_email',
@@ -55,7 +52,6 @@ function toRecord(row: {
   client_id: string;
   production_secret_hash: Buffer;
   sandbox_secret_hash: Buffer;
-  currency: string;
   created_at: Date;
   secrets_rotated_at: Date | null;
   contact_email: string | null;
@@ -68,7 +64,6 @@ function toRecord(row: {
     clientId: row.client_id,
     productionSecretHash: row.production_secret_hash,
     sandboxSecretHash: row.sandbox_secret_hash,
-    currency: row.currency.trim(),
     createdAt: row.created_at,
     secretsRotatedAt: row.secrets_rotated_at,
     contactEmail: row.contact_email,

@@ -45,7 +45,6 @@ export const CompanySummarySchema = Type.Object(
     company_reference: Type.String(),
     name: Type.String(),
     client_id: Type.String(),
-    currency: Type.String({ examples: ['GBP'] }),
     created_at: Type.String({ format: 'date-time' }),
     secrets_rotated_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
     contact_email: Type.Union([Type.String(), Type.Null()]),

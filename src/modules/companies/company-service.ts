@@ -26,7 +26,6 @@ export interface CompanySummary {
   company_reference: string;
   name: string;
   client_id: string;
-  currency: string;
   created_at: string;
   secrets_rotated_at: string | null;
   contact_email: string | null;
@@ -46,7 +45,6 @@ const summary = (c: CompanyRecord): CompanySummary => ({
   company_reference: c.companyReference,
   name: c.name,
   client_id: c.clientId,
-  currency: c.currency,
   created_at: c.createdAt.toISOString(),
   secrets_rotated_at: c.secretsRotatedAt?.toISOString() ?? null,
   contact_email: c.contactEmail,
