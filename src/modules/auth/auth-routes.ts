@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
-import secureJson from 'secure-json-parse';
 import { Type } from 'typebox';
 import type { Clock } from '../../platform/clock.ts';
 import { AppError, notFound, type FieldError } from '../../platform/errors.ts';
-import { problemResponses } from '../../platform/http/problem.ts';
+import { jsonBodyLimitsOf } from '../../platform/http/body-limits.ts';
+import { parseJsonBody, problemResponses } from '../../platform/http/problem.ts';
 import { ClientHeadersSchema, tenantOf, type ClientAuth } from '../companies/index.ts';
 import { PolicyResponseSchema } from '../policies/index.ts';
 import {
@@ -110,24 +110,14 @@ export function authRoutes(deps: {
     // such as the string "[object Object]"; no content type; an unknown one). Only in this plugin's
     // scope, and only for mock requests: everywhere else a bad body stays 422 and an unknown type 415.
     app.removeContentTypeParser('application/json');
-    app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-      const text = typeof body === 'string' ? body : body.toString('utf8');
-      if (text.trim() === '') {
-        done(null, undefined);
-        return;
-      }
+    app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
       try {
-        done(null, secureJson.parse(text, { protoAction: 'error', constructorAction: 'error' }));
+        done(null, parseJsonBody(body, jsonBodyLimitsOf(request)));
       } catch (error) {
-        if (mock(request)) done(null, text);
-        else
-          done(
-            new AppError(
-              'MALFORMED_BODY',
-              `The body is not valid JSON: ${error instanceof Error ? error.message : 'parse error'}`,
-            ),
-            undefined,
-          );
+        // A body beyond the limits on its shape is refused in mock too.
+        if (mock(request) && error instanceof AppError && error.code === 'MALFORMED_BODY')
+          done(null, body.toString('utf8'));
+        else done(error as AppError, undefined);
       }
     });
     app.addContentTypeParser('*', { parseAs: 'string' }, (request, body, done) => {

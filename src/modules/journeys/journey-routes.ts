@@ -2,9 +2,12 @@ import AjvCompiler from '@fastify/ajv-compiler';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import { AppError } from '../../platform/errors.ts';
+import type { JsonBodyLimits } from '../../platform/http/body-limits.ts';
 import { fieldErrors, problemResponses } from '../../platform/http/problem.ts';
 import { ClientHeadersSchema, tenantOf, type ClientAuth, type Tenant } from '../companies/index.ts';
+import { ROUTE_MAX_CHARACTERS } from './journey-rules.ts';
 import {
+  BATCH_MAX_JOURNEYS,
   BatchInputSchema,
   BatchResultSchema,
   JourneyInputSchema,
@@ -33,6 +36,19 @@ export interface PolicyholderAuth {
 const JOURNEY_BODY_LIMIT_BYTES = 1_280_000;
 /** The body limit of a batch: a day of a busy device's journeys (it bounds a batch's work to well under a second). */
 const BATCH_BODY_LIMIT_BYTES = 16 * 1024 * 1024;
+/** A journey's values and keys: the object and a key and a value for each field. */
+const JOURNEY_TOKENS = 1 + 2 * Object.keys(JourneyInputSchema.properties).length;
+/**
+ * Beyond the default limits on a body's shape, twice what these routes take, so that a body just over
+ * (1,001 journeys) is still answered by validation, naming the field: a route's characters, and for a
+ * batch its journeys and their values.
+ */
+const JOURNEY_JSON_LIMITS: Partial<JsonBodyLimits> = { stringCharacters: 2 * ROUTE_MAX_CHARACTERS };
+const BATCH_JSON_LIMITS: Partial<JsonBodyLimits> = {
+  stringCharacters: 2 * ROUTE_MAX_CHARACTERS,
+  itemsPerArray: 2 * BATCH_MAX_JOURNEYS,
+  tokens: 2 * (2 + BATCH_MAX_JOURNEYS * JOURNEY_TOKENS),
+};
 
 /**
  * Batch items are validated one by one with the same Ajv settings as request bodies (no coercion,
@@ -110,6 +126,7 @@ export function journeyRoutes(deps: {
       {
         preHandler: clientOnly,
         bodyLimit: JOURNEY_BODY_LIMIT_BYTES,
+        config: { jsonBodyLimits: JOURNEY_JSON_LIMITS },
         schema: {
           operationId: 'journeys.create',
           tags,
@@ -143,6 +160,7 @@ export function journeyRoutes(deps: {
       {
         preHandler: clientOnly,
         bodyLimit: BATCH_BODY_LIMIT_BYTES,
+        config: { jsonBodyLimits: BATCH_JSON_LIMITS },
         schema: {
           operationId: 'journeys.createBatch',
           tags,

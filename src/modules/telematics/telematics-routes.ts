@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import { Type } from 'typebox';
 import { AppError, notFound } from '../../platform/errors.ts';
+import { jsonBodyLimitsOf, type JsonBodyLimits } from '../../platform/http/body-limits.ts';
 import { parseJsonBody, problemResponses } from '../../platform/http/problem.ts';
 import { ClientHeadersSchema, tenantOf, type ClientAuth, type Tenant } from '../companies/index.ts';
 import {
@@ -15,6 +16,7 @@ import {
   MAX_POSITIONS_PER_REQUEST,
   PositionBatchResultSchema,
   PositionBatchSchema,
+  PositionInputSchema,
   PositionListSchema,
   PositionUploadQuerySchema,
   TrackGeoJsonSchema,
@@ -35,6 +37,15 @@ const securityEither = [...security, { policyholderToken: [] }];
 const tags = ['telematics'];
 /** Room for 10,000 positions with every field (~200 bytes each). */
 const POSITIONS_BODY_LIMIT_BYTES = 4 * 1024 * 1024;
+/**
+ * Beyond the default limits on a body's shape, twice what a batch of positions holds, so that one just
+ * over (10,001 positions) is still answered by validation: its positions (or a track's coordinates), and
+ * their values and keys, each position an object with a key and a value for each field.
+ */
+const POSITIONS_JSON_LIMITS: Partial<JsonBodyLimits> = {
+  itemsPerArray: 2 * MAX_POSITIONS_PER_REQUEST,
+  tokens: 2 * MAX_POSITIONS_PER_REQUEST * (1 + 2 * Object.keys(PositionInputSchema.properties).length),
+};
 const JSON_TYPE = 'application/json';
 const GPX_TYPE = 'application/gpx+xml';
 const GEOJSON_TYPE = 'application/geo+json';
@@ -238,10 +249,10 @@ export function telematicsRoutes(deps: {
       uploads.removeAllContentTypeParsers();
       uploads.addContentTypeParser(
         [JSON_TYPE, GEOJSON_TYPE],
-        { parseAs: 'string' },
-        (_request, body, done) => {
+        { parseAs: 'buffer' },
+        (request, body, done) => {
           try {
-            done(null, parseJsonBody(typeof body === 'string' ? body : body.toString('utf8')));
+            done(null, parseJsonBody(body, jsonBodyLimitsOf(request)));
           } catch (error) {
             done(error as AppError, undefined);
           }
@@ -256,6 +267,7 @@ export function telematicsRoutes(deps: {
         {
           preHandler,
           bodyLimit: POSITIONS_BODY_LIMIT_BYTES,
+          config: { jsonBodyLimits: POSITIONS_JSON_LIMITS },
           schema: {
             operationId: 'telematics.positions.create',
             tags,

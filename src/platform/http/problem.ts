@@ -5,6 +5,12 @@ import secureJson from 'secure-json-parse';
 import { Type, type Static } from 'typebox';
 import { isDatabaseUnavailable } from '../db/database.ts';
 import { AppError, ERROR_STATUS, type ErrorCode, type FieldError } from '../errors.ts';
+import {
+  findFormLimitBreach,
+  findJsonLimitBreach,
+  jsonBodyLimitsOf,
+  type JsonBodyLimits,
+} from './body-limits.ts';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
@@ -86,11 +92,22 @@ interface AjvError {
   params: Record<string, unknown>;
 }
 
-/** Ajv's errors as `{path, message}` with JSON pointers rooted at the request part that failed. */
+/**
+ * The most field errors one answer lists. Validation reports every failing value, and a body of a few
+ * megabytes within its limits can fail in a hundred thousand places: listed whole (twice, in `errors`
+ * and `detail`), 2 MB of bad positions would make a 30 MB answer and hold the event loop for seconds.
+ */
+export const MAX_LISTED_FIELD_ERRORS = 1000;
+
+/**
+ * Ajv's errors as `{path, message}` with JSON pointers rooted at the request part that failed: the
+ * first `MAX_LISTED_FIELD_ERRORS` distinct ones.
+ */
 export function fieldErrors(validation: readonly AjvError[], context: string): FieldError[] {
   const seen = new Set<string>();
   const out: FieldError[] = [];
   for (const e of validation) {
+    if (out.length === MAX_LISTED_FIELD_ERRORS) break;
     let path = `/${context}${e.instancePath}`;
     let message = e.message ?? 'is invalid';
     if (e.keyword === 'additionalProperties' && typeof e.params['additionalProperty'] === 'string') {
@@ -123,10 +140,23 @@ const FASTIFY_CODES: Record<string, ErrorCode> = {
 };
 
 /**
- * A JSON body as the service reads it: an empty body is no body (many clients send the JSON content type
- * on bodiless requests), and prototype-poisoning keys are refused. Throws MALFORMED_BODY.
+ * A JSON body as the service reads it: its shape checked against `limits` (a route's: `jsonBodyLimitsOf`)
+ * on the raw bytes before it is parsed (PAYLOAD_TOO_LARGE, naming where), an empty body is no body (many
+ * clients send the JSON content type on bodiless requests), and prototype-poisoning keys are refused
+ * (MALFORMED_BODY).
  */
-export function parseJsonBody(text: string): unknown {
+export function parseJsonBody(body: Buffer | string, limits?: JsonBodyLimits): unknown {
+  const breach =
+    limits === undefined
+      ? undefined
+      : findJsonLimitBreach(typeof body === 'string' ? Buffer.from(body) : body, limits);
+  if (breach !== undefined)
+    throw new AppError(
+      'PAYLOAD_TOO_LARGE',
+      `The body holds more than this route takes: ${breach.path} ${breach.message}`,
+      { errors: [breach] },
+    );
+  const text = typeof body === 'string' ? body : body.toString('utf8');
   if (text.trim() === '') return undefined;
   try {
     return secureJson.parse(text, { protoAction: 'error', constructorAction: 'error' });
@@ -138,14 +168,59 @@ export function parseJsonBody(text: string): unknown {
   }
 }
 
+interface Exhaustion {
+  readonly detail: string;
+  readonly retryAfterSeconds: number;
+}
+const STORAGE_FULL: Exhaustion = {
+  detail: 'The service has run out of storage space; try again later',
+  retryAfterSeconds: 60,
+};
+const DATABASE_RESOURCES: Exhaustion = {
+  detail: 'The database has run out of a resource it needs; try again later',
+  retryAfterSeconds: 30,
+};
+/**
+ * PostgreSQL's class 53 (insufficient resources; its own writes to a full disk, PGlite's included, fail
+ * as 53100) and the file system's "no space left" (Node's ENOSPC, EDQUOT for a quota): the request did
+ * nothing wrong, and the same request can work once space or connections are freed, so it is a 503
+ * with when to try again.
+ */
+const EXHAUSTED: Readonly<Record<string, Exhaustion>> = {
+  '53000': DATABASE_RESOURCES,
+  '53100': STORAGE_FULL,
+  '53200': { detail: 'The database is out of memory; try again in a moment', retryAfterSeconds: 10 },
+  '53300': {
+    detail: 'The database has no connection free; try again in a moment',
+    retryAfterSeconds: 5,
+  },
+  '53400': DATABASE_RESOURCES,
+  ENOSPC: STORAGE_FULL,
+  EDQUOT: STORAGE_FULL,
+};
+
+/** The resource an error says is exhausted (its own code or one of its causes'), or undefined. */
+export function resourceExhaustion(error: unknown): Exhaustion | undefined {
+  let at = error;
+  for (let hops = 0; hops < 5 && typeof at === 'object' && at !== null; hops++) {
+    const { code, cause } = at as { code?: unknown; cause?: unknown };
+    if (typeof code === 'string') {
+      const found = EXHAUSTED[code] ?? (/^53[0-9A-Z]{3}$/.test(code) ? DATABASE_RESOURCES : undefined);
+      if (found !== undefined) return found;
+    }
+    at = cause;
+  }
+  return undefined;
+}
+
 /** One error handler for the whole service; every error leaves as problem+json. */
 export function installProblemHandling(app: FastifyInstance): void {
   app.addSchema(FieldErrorSchema);
   app.addSchema(ProblemSchema);
 
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
     try {
-      done(null, parseJsonBody(typeof body === 'string' ? body : body.toString('utf8')));
+      done(null, parseJsonBody(body, jsonBodyLimitsOf(request)));
     } catch (error) {
       done(error as AppError, undefined);
     }
@@ -157,8 +232,22 @@ export function installProblemHandling(app: FastifyInstance): void {
   app.addContentTypeParser(
     'application/x-www-form-urlencoded',
     { parseAs: 'string' },
-    (_request, body, done) => {
+    (request, body, done) => {
       const text = typeof body === 'string' ? body : body.toString('utf8');
+      // One field is one key of the object it becomes: bounded as a JSON object's keys are.
+      const breach = findFormLimitBreach(text, {
+        fields: jsonBodyLimitsOf(request).keysPerObject,
+        brackets: Number.POSITIVE_INFINITY,
+      });
+      if (breach !== undefined) {
+        done(
+          new AppError('PAYLOAD_TOO_LARGE', `The body holds more than this route takes: ${breach.message}`, {
+            errors: [breach],
+          }),
+          undefined,
+        );
+        return;
+      }
       // fromEntries defines own properties: a `__proto__` field cannot reach the prototype.
       done(null, Object.fromEntries(new URLSearchParams(text)));
     },
@@ -168,13 +257,26 @@ export function installProblemHandling(app: FastifyInstance): void {
   });
 
   app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
+    const exhausted = error instanceof AppError && error.status < 500 ? undefined : resourceExhaustion(error);
+    if (exhausted !== undefined) {
+      // An operator must free space or connections: logged as an error, not a client's fault.
+      request.log.error({ err: error }, 'a resource is exhausted');
+      return sendProblem(
+        reply,
+        'SERVICE_UNAVAILABLE',
+        exhausted.detail,
+        undefined,
+        exhausted.retryAfterSeconds,
+      );
+    }
     if (error instanceof AppError) {
       if (error.status >= 500) request.log.error({ err: error }, error.message);
       return sendProblem(reply, error.code, error.message, error.errors, error.retryAfterSeconds);
     }
     if (error.validation !== undefined) {
       const errors = fieldErrors(error.validation, error.validationContext ?? 'body');
-      const detail = `The request is invalid: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`;
+      const more = errors.length === MAX_LISTED_FIELD_ERRORS ? '; and more' : '';
+      const detail = `The request is invalid: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}${more}`;
       return sendProblem(reply, 'VALIDATION_FAILED', detail, errors);
     }
     const mapped = FASTIFY_CODES[error.code];

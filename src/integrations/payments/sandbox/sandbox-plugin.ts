@@ -5,6 +5,7 @@ import { systemClock, type Clock } from '../../../platform/clock.ts';
 import { createSandboxEngine, type Caller, type Emit, type RequestInfo } from './engine.ts';
 import { StripeApiError, type StripeErrorBody } from './errors.ts';
 import { AppError } from '../../../platform/errors.ts';
+import { findFormLimitBreach } from '../../../platform/http/body-limits.ts';
 import { FormError, parseForm, type FormObject } from './form.ts';
 import { newId, randomId, type EventObject } from './objects.ts';
 import { ownedStore } from './owned-store.ts';
@@ -234,6 +235,12 @@ export function stripeSandboxPlugin(options: StripeSandboxOptions = {}): Fastify
       { parseAs: 'string' },
       (_request, body, done) => {
         const raw = typeof body === 'string' ? body : body.toString('utf8');
+        // Far more fields, or names nested far deeper, than any request of Stripe's: refused unparsed.
+        const breach = findFormLimitBreach(raw, { fields: 1000, brackets: 16 });
+        if (breach !== undefined) {
+          done(new FormError(`Invalid request: the body ${breach.message}.`), undefined);
+          return;
+        }
         try {
           done(null, { raw, params: parseForm(raw) } satisfies FormBody);
         } catch (error) {
