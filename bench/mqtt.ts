@@ -88,7 +88,8 @@ interface Outcome {
 async function startWorker(env: Record<string, string>, args: readonly string[] = [MAIN]) {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'milepost-bench-mqtt-'));
   const child: ChildProcess = spawn(process.execPath, args, {
-    env: { ...process.env, ROLE: 'worker', DATA_DIR: dataDir, LOG_LEVEL: 'debug', ...env },
+    // PORT 0: the worker's metrics on any free port, beside whatever else listens on this machine.
+    env: { ...process.env, ROLE: 'worker', PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'debug', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const outcomes: Outcome[] = [];

@@ -150,6 +150,33 @@ function webAppOrigins(app: AppSettings): NonNullable<WebAppOptions['allow']> {
 const tileOrigin = (template: string): string =>
   (/^https?:\/\/[^/]+/.exec(template)?.[0] ?? template).replace(/\{[a-z]+\}/g, '*');
 
+/**
+ * A worker's HTTP server (ROLE=worker): `/healthz`, `/readyz` and `/metrics` on its PORT, and a 404
+ * problem for anything else. The MQTT consumer, the job queues and the billing runs record their metrics
+ * in the worker's own registry, which only the worker itself can serve.
+ */
+export async function buildWorkerApp(container: Container): Promise<FastifyInstance> {
+  const logger: FastifyBaseLogger = container.logger;
+  const app = Fastify({
+    loggerInstance: logger,
+    genReqId: (req) => {
+      const incoming = req.headers['x-request-id'];
+      return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : nextRequestId();
+    },
+    return503OnClosing: true,
+    clientErrorHandler: createClientErrorHandler(nextRequestId, EXPOSED_HEADERS),
+  });
+  installProblemHandling(app);
+  installRequestIdHeader(app);
+  installRequestMetrics(app, container.metrics);
+  installObservability(app, {
+    ping: () => container.database.ping(),
+    jobCounts: () => container.jobs.counts(),
+    registry: container.metrics,
+  });
+  return app;
+}
+
 /** The HTTP application: platform plugins, then every module's routes. No listening here. */
 export async function buildApp(container: Container): Promise<FastifyInstance> {
   const { config } = container;

@@ -1,18 +1,11 @@
 import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from './config.ts';
-import { createContainer } from './container.ts';
-import { migrations } from './migrations/index.ts';
-import { createCompanyService } from './modules/companies/index.ts';
-import { createStaffService, isStaffRole } from './modules/staff/index.ts';
-import { seedPolicies } from './seed.ts';
-import { readOutbox } from './modules/notifications/index.ts';
-import { systemClock } from './platform/clock.ts';
-import { withAuditActor } from './platform/db/audit-context.ts';
-import { openDatabase } from './platform/db/database.ts';
+import { ConfigError, loadConfig, type Config } from './config.ts';
 import { DataDirInUseError } from './platform/db/data-dir-lock.ts';
-import { migrateToLatest } from './platform/db/migrate.ts';
 import type { Database } from './schema.ts';
+// The pure list of roles, not the staff module's index: the index loads the whole module (1.4 s),
+// and a mistyped command is answered before anything heavy is loaded.
+import { isStaffRole, type StaffRole } from './modules/staff/rules/roles.ts';
 
 const USAGE = `usage: npm run cli -- <command>
 
@@ -35,96 +28,89 @@ commands:
 The database is the service's: DATABASE_URL, or embedded PGlite in DATA_DIR (default ./data).
 `;
 
-/** Operator commands that work straight on the database, without the HTTP service. */
-async function main(argv: string[]): Promise<number> {
-  const { positionals, values } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      name: { type: 'string' },
-      email: { type: 'string' },
-      role: { type: 'string' },
-      policies: { type: 'string' },
-      journeys: { type: 'string' },
-      company: { type: 'string' },
-      environment: { type: 'string' },
-      to: { type: 'string' },
-      limit: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
-  const [group, action] = positionals;
-  if (values.help === true || group === undefined) {
-    process.stdout.write(USAGE);
-    return group === undefined && values.help !== true ? 64 : 0;
-  }
-  const config = loadConfig(process.env);
-  if (group === 'migrate') {
-    // The service's own migration step: schema migrations, then every job queue, and nothing served.
-    const container = await createContainer(loadConfig({ ...process.env, ROLE: 'api' }));
-    await container.close();
-    process.stdout.write('migrations and job queues are in place\n');
-    return 0;
-  }
-  const database = await openDatabase<Database>(
-    config.databaseUrl === undefined
-      ? { dataDir: `${config.dataDir}/pglite` }
-      : { connectionString: config.databaseUrl },
-  );
+/** A command line that names no command, or breaks one's rules: answered with exit code 2. */
+class UsageError extends Error {}
+
+/** What to do, read from the command line alone (no database opened yet). */
+type Command =
+  | { readonly kind: 'company create'; readonly name: string }
+  | { readonly kind: 'company list' }
+  | { readonly kind: 'staff create'; readonly email: string; readonly role: StaffRole }
+  | { readonly kind: 'staff list' }
+  | {
+      readonly kind: 'seed';
+      readonly policies: number;
+      readonly journeys: number;
+      readonly environment: 'sandbox' | 'production';
+      readonly company: string | undefined;
+    }
+  | { readonly kind: 'emails'; readonly to: string | undefined; readonly limit: number }
+  | { readonly kind: 'migrate' };
+
+/** Each command and the flags it takes; any other flag is a mistake. */
+const FLAGS: Readonly<Record<Command['kind'], readonly string[]>> = {
+  'company create': ['name'],
+  'company list': [],
+  'staff create': ['email', 'role'],
+  'staff list': [],
+  seed: ['policies', 'journeys', 'company', 'environment'],
+  emails: ['to', 'limit'],
+  migrate: [],
+};
+const isCommandName = (name: string): name is Command['kind'] => Object.hasOwn(FLAGS, name);
+
+/** The command line as a command, or `help`; throws UsageError for anything else. */
+function parseCommand(argv: readonly string[]): Command | 'help' {
+  let parsed;
   try {
-    await migrateToLatest(database.db as never, migrations);
-    const companies = createCompanyService({ db: database.db, clock: systemClock });
-    if (group === 'company' && action === 'create') {
-      const name = values.name?.trim();
-      if (name === undefined || name === '' || name.length > 200) {
-        process.stderr.write('company create needs --name NAME (1 to 200 characters)\n');
-        return 64;
-      }
-      process.stdout.write(`${JSON.stringify(await companies.create(name), null, 2)}\n`);
-      return 0;
+    parsed = parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      options: {
+        name: { type: 'string' },
+        email: { type: 'string' },
+        role: { type: 'string' },
+        policies: { type: 'string' },
+        journeys: { type: 'string' },
+        company: { type: 'string' },
+        environment: { type: 'string' },
+        to: { type: 'string' },
+        limit: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (error) {
+    // Unknown options and options without their value, in parseArgs' own words.
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  const { positionals, values } = parsed;
+  if (values.help === true) return 'help';
+  if (positionals.length === 0) throw new UsageError('');
+  // Commands are one word (`seed`) or two (`company create`); nothing may follow them.
+  const kind = [positionals.slice(0, 2).join(' '), positionals[0] ?? ''].find(
+    (candidate) => isCommandName(candidate) && candidate.split(' ').length === positionals.length,
+  );
+  if (kind === undefined || !isCommandName(kind))
+    throw new UsageError(`unknown command "${positionals.join(' ')}"`);
+  const given = Object.keys(values).filter((flag) => values[flag as keyof typeof values] !== undefined);
+  const stray = given.find((flag) => !FLAGS[kind].includes(flag));
+  if (stray !== undefined) throw new UsageError(`${kind} does not take --${stray}`);
+
+  switch (kind) {
+    case 'company create': {
+      const name = values.name?.trim() ?? '';
+      if (name === '' || name.length > 200)
+        throw new UsageError('company create needs --name NAME (1 to 200 characters)');
+      return { kind, name };
     }
-    if (group === 'company' && action === 'list') {
-      process.stdout.write(`${JSON.stringify((await companies.list({ limit: 500 })).companies, null, 2)}\n`);
-      return 0;
-    }
-    if (group === 'staff') {
-      const staff = createStaffService({
-        db: database.db,
-        clock: systemClock,
-        settings: { sessionIdleHours: config.staffSessionIdleHours, issuer: config.app.brandName },
-      });
-      if (action === 'list') {
-        process.stdout.write(`${JSON.stringify(await staff.list(), null, 2)}\n`);
-        return 0;
-      }
+    case 'staff create': {
       const email = values.email?.trim() ?? '';
-      if (action !== 'create' || !/^[^\s@]+@[^\s@]+$/.test(email) || !isStaffRole(values.role)) {
-        process.stderr.write('staff create needs --email EMAIL and --role admin, operations or viewer\n');
-        return 64;
-      }
       const role = values.role;
-      // Attributed like a staff action, to whoever ran the command on this machine.
-      const created = await withAuditActor(
-        {
-          actor: `cli:${userInfo().username}`,
-          staff_id: null,
-          role: null,
-          action: 'staff.create',
-          resource: `email:${email}`,
-          company_id: null,
-          environment: null,
-          request_id: `cli-${String(process.pid)}-${String(Date.now())}`,
-          source_address: 'cli',
-          at: new Date().toISOString(),
-        },
-        () => staff.create(email, role),
-      );
-      process.stdout.write(
-        `${JSON.stringify({ ...created.staff, one_time_password: created.oneTimePassword }, null, 2)}\n`,
-      );
-      return 0;
+      if (!/^[^\s@]+@[^\s@]+$/.test(email) || !isStaffRole(role))
+        throw new UsageError('staff create needs --email EMAIL and --role admin, operations or viewer');
+      return { kind, email, role };
     }
-    if (group === 'seed') {
+    case 'seed': {
       const policies = Number(values.policies ?? '1000');
       const journeys = Number(values.journeys ?? '0');
       const environment = values.environment ?? 'sandbox';
@@ -136,42 +122,150 @@ async function main(argv: string[]): Promise<number> {
         journeys < 0 ||
         journeys > 10_000 ||
         (environment !== 'sandbox' && environment !== 'production')
-      ) {
-        process.stderr.write(
-          'seed needs --policies N (1 to 10,000,000), and optionally --journeys J (0 to 10,000), --company REF and --environment sandbox|production\n',
+      )
+        throw new UsageError(
+          'seed needs --policies N (1 to 10,000,000), and optionally --journeys J (0 to 10,000), --company REF and --environment sandbox|production',
         );
-        return 64;
-      }
-      const result = await seedPolicies(database.db, {
-        policies,
-        journeys,
-        environment,
-        ...(values.company === undefined ? {} : { companyReference: values.company }),
-        onProgress: (done) => process.stderr.write(`seeded ${String(done)} of ${String(policies)}\n`),
-      });
-      process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-      return 0;
+      return { kind, policies, journeys, environment, company: values.company };
     }
-    if (group === 'emails') {
+    case 'emails': {
       const limit = Number(values.limit ?? 20);
-      if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
-        process.stderr.write('emails --limit takes a whole number from 1 to 1000\n');
-        return 64;
-      }
-      const emails = await readOutbox(database.db, { recipient: values.to, limit });
-      for (const email of emails.reverse()) {
-        process.stdout.write(
-          `--- ${email.createdAt.toISOString()} ${email.status} to ${email.recipient}\nSubject: ${email.subject ?? ''}\n\n${email.text ?? '(body not kept: sent by SMTP)'}\n\n`,
-        );
-      }
-      if (emails.length === 0) process.stdout.write('no emails\n');
-      return 0;
+      if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
+        throw new UsageError('emails --limit takes a whole number from 1 to 1000');
+      return { kind, to: values.to, limit };
     }
-    process.stderr.write(USAGE);
-    return 64;
+    case 'company list':
+    case 'staff list':
+    case 'migrate':
+      return { kind };
+  }
+}
+
+/** Runs a command that has passed `parseCommand`: only now is the database side loaded and opened. */
+async function run(command: Command, config: Config): Promise<void> {
+  const [{ createContainer }, { migrations }, { openDatabase }, { migrateToLatest }] = await Promise.all([
+    import('./container.ts'),
+    import('./migrations/index.ts'),
+    import('./platform/db/database.ts'),
+    import('./platform/db/migrate.ts'),
+  ]);
+  if (command.kind === 'migrate') {
+    // The service's own migration step: schema migrations, then every job queue, and nothing served.
+    const container = await createContainer(loadConfig({ ...process.env, ROLE: 'api' }));
+    await container.close();
+    process.stdout.write('migrations and job queues are in place\n');
+    return;
+  }
+  const [
+    companiesModule,
+    staffModule,
+    { seedPolicies },
+    { readOutbox },
+    { systemClock },
+    { withAuditActor },
+  ] = await Promise.all([
+    import('./modules/companies/index.ts'),
+    import('./modules/staff/index.ts'),
+    import('./seed.ts'),
+    import('./modules/notifications/index.ts'),
+    import('./platform/clock.ts'),
+    import('./platform/db/audit-context.ts'),
+  ]);
+  const database = await openDatabase<Database>(
+    config.databaseUrl === undefined
+      ? { dataDir: `${config.dataDir}/pglite` }
+      : { connectionString: config.databaseUrl },
+  );
+  try {
+    await migrateToLatest(database.db as never, migrations);
+    const companies = companiesModule.createCompanyService({ db: database.db, clock: systemClock });
+    const staff = () =>
+      staffModule.createStaffService({
+        db: database.db,
+        clock: systemClock,
+        settings: { sessionIdleHours: config.staffSessionIdleHours, issuer: config.app.brandName },
+      });
+    const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+    switch (command.kind) {
+      case 'company create':
+        print(await companies.create(command.name));
+        return;
+      case 'company list':
+        print((await companies.list({ limit: 500 })).companies);
+        return;
+      case 'staff list':
+        print(await staff().list());
+        return;
+      case 'staff create': {
+        const { email, role } = command;
+        // Attributed like a staff action, to whoever ran the command on this machine.
+        const created = await withAuditActor(
+          {
+            actor: `cli:${userInfo().username}`,
+            staff_id: null,
+            role: null,
+            action: 'staff.create',
+            resource: `email:${email}`,
+            company_id: null,
+            environment: null,
+            request_id: `cli-${String(process.pid)}-${String(Date.now())}`,
+            source_address: 'cli',
+            at: new Date().toISOString(),
+          },
+          () => staff().create(email, role),
+        );
+        print({ ...created.staff, one_time_password: created.oneTimePassword });
+        return;
+      }
+      case 'seed': {
+        const { policies } = command;
+        print(
+          await seedPolicies(database.db, {
+            policies,
+            journeys: command.journeys,
+            environment: command.environment,
+            ...(command.company === undefined ? {} : { companyReference: command.company }),
+            onProgress: (done) => process.stderr.write(`seeded ${String(done)} of ${String(policies)}\n`),
+          }),
+        );
+        return;
+      }
+      case 'emails': {
+        const emails = await readOutbox(database.db, { recipient: command.to, limit: command.limit });
+        for (const email of emails.reverse()) {
+          process.stdout.write(
+            `--- ${email.createdAt.toISOString()} ${email.status} to ${email.recipient}\nSubject: ${email.subject ?? ''}\n\n${email.text ?? '(body not kept: sent by SMTP)'}\n\n`,
+          );
+        }
+        if (emails.length === 0) process.stdout.write('no emails\n');
+        return;
+      }
+    }
   } finally {
     await database.close();
   }
+}
+
+/**
+ * Operator commands that work straight on the database, without the HTTP service. The command line is
+ * checked first, so a mistake is named at once (exit code 2) whatever the database's state: held by a
+ * running server, not reachable, not created yet.
+ */
+async function main(argv: readonly string[]): Promise<number> {
+  let command;
+  try {
+    command = parseCommand(argv);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`${error.message === '' ? '' : `milepost: ${error.message}\n\n`}${USAGE}`);
+    return 2;
+  }
+  if (command === 'help') {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  await run(command, loadConfig(process.env));
+  return 0;
 }
 
 main(process.argv.slice(2)).then(

@@ -1,8 +1,15 @@
-import type { FastifyInstance } from 'fastify';
-import { buildApp } from './app.ts';
+import { buildApp, buildWorkerApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { createContainer } from './container.ts';
 import { DataDirInUseError } from './platform/db/data-dir-lock.ts';
+
+/** Another process listens on PORT (an API and a worker on one host need a PORT each). */
+class PortInUseError extends Error {
+  constructor(port: number) {
+    super(`port ${String(port)} is in use: set PORT`);
+    this.name = 'PortInUseError';
+  }
+}
 
 /** Starts the service: HTTP API and worker in one process, or one side with ROLE=api|worker. */
 async function main(): Promise<void> {
@@ -18,21 +25,22 @@ async function main(): Promise<void> {
   }
   const container = await createContainer(config);
   const { logger } = container;
-  let app: FastifyInstance | undefined;
-  if (config.role !== 'worker') {
-    app = await buildApp(container);
-    const address = await app.listen({ port: config.port, host: config.host });
-    container.setListeningUrl(address);
+  // Every process serves /healthz, /readyz and /metrics on PORT; a worker serves nothing else.
+  const app = config.role === 'worker' ? await buildWorkerApp(container) : await buildApp(container);
+  let address: string;
+  try {
+    address = await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    // Nothing has started yet: the database (and the embedded one's lock) is let go before exiting.
+    await app.close();
+    await container.close();
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new PortInUseError(config.port);
+    throw error;
   }
+  // The sandbox gateway calls the built-in processor sandbox, which only the API side serves.
+  if (config.role !== 'worker') container.setListeningUrl(address);
   await container.start();
-  logger.info(
-    {
-      role: config.role,
-      database: container.database.kind,
-      ...(app === undefined ? {} : { url: `http://${config.host}:${config.port}` }),
-    },
-    'milepost started',
-  );
+  logger.info({ role: config.role, database: container.database.kind, url: address }, 'milepost started');
 
   let stopping = false;
   const shutdown = async (signal: string): Promise<void> => {
@@ -45,7 +53,7 @@ async function main(): Promise<void> {
     }, config.shutdownTimeoutMs + 5_000);
     timer.unref();
     try {
-      await app?.close();
+      await app.close();
       await container.close();
       logger.info('stopped');
       process.exit(0);
@@ -59,6 +67,10 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
+  if (error instanceof PortInUseError) {
+    process.stderr.write(`milepost: ${error.message}\n`);
+    process.exit(78); // EX_CONFIG: PORT names a port another process holds
+  }
   if (error instanceof DataDirInUseError) {
     process.stderr.write(`milepost: ${error.message}\n`);
     process.exit(75); // EX_TEMPFAIL: try again once the other process has stopped

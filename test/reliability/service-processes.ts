@@ -288,6 +288,8 @@ export async function startBillingWorker(databaseUrl: string, sandboxBase: strin
     env: {
       PATH: process.env['PATH'] ?? '',
       ROLE: 'worker',
+      // Each worker serves its metrics on a port of its own (several run at once).
+      PORT: String(await freePort()),
       DATABASE_URL: databaseUrl,
       SANDBOX_STRIPE_API_BASE: `${sandboxBase}/sandbox/stripe`,
       ADMIN_API_KEY: TEST_ADMIN_KEY,

@@ -186,12 +186,15 @@ export async function erasePositionsAndDevices(trx: Executor, policyIds: readonl
 }
 
 /**
- * Emails to them: the recipient becomes the pseudonym, bodies and template data go, the subject is
- * scrubbed; one not yet sent never will be.
+ * Emails to them (by address, by the account they were queued for, or naming their policies): the
+ * recipient becomes the pseudonym, bodies and template data go, the subject is scrubbed; one not yet sent
+ * never will be (the email job finds it failed). One queued for the account after this transaction
+ * began is refused when queued or when its job runs (notifications: `user_id` of an erased account).
  */
 export async function eraseEmails(
   trx: Executor,
   input: {
+    userId: string;
     recipients: readonly string[];
     references: readonly string[];
     pseudonym: string;
@@ -204,6 +207,7 @@ export async function eraseEmails(
   const rows = await sql<{ id: string; subject: string | null; status: string }>`
     select id, subject, status from outbox_emails
     where lower(recipient) in (${sql.join(lowered.length > 0 ? lowered : [''])})
+       or user_id = ${input.userId}
        ${references.length > 0 ? sql`or data::text like any(${references}::text[])` : sql``}`.execute(trx);
   for (const row of rows.rows) {
     const subject = row.subject === null ? '[erased]' : scrubText(row.subject, input.matcher);

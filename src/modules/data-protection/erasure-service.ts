@@ -133,6 +133,7 @@ export function createErasureService(deps: ErasureDeps) {
         const journeysErased = await eraseJourneys(trx, policyIds);
         const positionsDeleted = await erasePositionsAndDevices(trx, policyIds);
         const emailsErased = await eraseEmails(trx, {
+          userId: subject.id,
           recipients: [subject.email, ...emails],
           references: [subject.userReference, ...references],
           pseudonym,

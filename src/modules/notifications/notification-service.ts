@@ -13,6 +13,7 @@ import {
   type OutboxEntry,
   markEmailAttemptFailed,
   markEmailDelivered,
+  withdrawEmail,
 } from './outbox-repository.ts';
 
 export const SEND_EMAIL_QUEUE = 'notifications.send-email';
@@ -78,6 +79,11 @@ export function createNotificationService(deps: { db: Executor; clock: Clock; jo
     await inTransaction(db, async (trx) => {
       const email = await findEmailForDelivery(trx, emailId);
       if (email === undefined || email.status !== 'pending') return;
+      // Queued while its account was being erased (the erasure could not see it yet): never sent.
+      if (email.erasedAs !== null) {
+        await withdrawEmail(trx, emailId, email.erasedAs);
+        return;
+      }
       let later: RenderedEmail | undefined;
       try {
         later = renderedLater(email);
@@ -123,12 +129,13 @@ export function createNotificationService(deps: { db: Executor; clock: Clock; jo
 
   /**
    * Emails rendered now (`email`), or values (`data`) of a `LATER_TEMPLATES` template, rendered when
-   * each is sent.
+   * each is sent. `userId`: the account an email is for; an email for an erased account is neither
+   * queued nor, should the erasure commit after it was queued, sent.
    */
   async function queueEmails(
     trx: Executor,
     emails: ReadonlyArray<
-      { scope: { companyId: string; environment: string } | null; to: string } & (
+      { scope: { companyId: string; environment: string } | null; to: string; userId?: string } & (
         { template: string; email: RenderedEmail } | { template: LaterTemplate; data: object }
       )
     >,
@@ -144,6 +151,7 @@ export function createNotificationService(deps: { db: Executor; clock: Clock; jo
         environment: queued.scope?.environment ?? null,
         template: queued.template,
         recipient: queued.to,
+        userId: queued.userId,
         content: 'email' in queued ? queued.email : { data: queued.data },
         at,
       })),

@@ -21,6 +21,8 @@ export interface OutboxTables {
     last_error: string | null;
     created_at: Date;
     sent_at: Date | null;
+    /** The account the email is for, when its sender named it (migration 0042). */
+    user_id: string | null;
   };
 }
 
@@ -42,24 +44,27 @@ export interface NewEmail {
   readonly environment: string | null;
   readonly template: string;
   readonly recipient: string;
+  /** The account the email is for: no email is stored, or sent, for an account that has been erased. */
+  readonly userId?: string | undefined;
   /** Rendered now, or `data` for the template to render when it is sent. */
   readonly content: { subject: string; text: string; html: string } | { data: object };
   readonly at: Date;
 }
 
 /**
- * Pending emails in one statement; their ids in the order given. One JSON parameter however many rows (a
- * billing chunk queues a thousand; platform/db/json-rows.ts), which PostgreSQL binds far faster than a
- * VALUES list.
+ * Pending emails in one statement; the ids of those stored, in the order given. One JSON parameter however
+ * many rows (a billing chunk queues a thousand; platform/db/json-rows.ts), which PostgreSQL binds far
+ * faster than a VALUES list. An email for an account that has been erased is not stored: its sender read
+ * the address before the erasure committed (a transaction that waited for the erasure's locks).
  */
 export async function insertEmails(db: Executor, emails: readonly NewEmail[]): Promise<string[]> {
   if (emails.length === 0) return [];
   const ids = emails.map(() => newId());
-  await sql`
+  const stored = await sql<{ id: string }>`
     insert into outbox_emails (id, company_id, environment, template, recipient, subject, text_body,
-      html_body, data, status, created_at)
+      html_body, data, status, created_at, user_id)
     select id, company_id, environment, template, recipient, subject, text_body, html_body, data, 'pending',
-      to_timestamp(created_ms / 1000)
+      to_timestamp(created_ms / 1000), user_id
     from json_to_recordset(${jsonRows(
       emails.map((e, i) => {
         const rendered = 'subject' in e.content ? e.content : undefined;
@@ -74,11 +79,16 @@ export async function insertEmails(db: Executor, emails: readonly NewEmail[]): P
           html_body: rendered?.html ?? null,
           data: 'data' in e.content ? e.content.data : null,
           created_ms: e.at.getTime(),
+          user_id: e.userId ?? null,
         };
       }),
     )}::json) as e(id uuid, company_id uuid, environment text, template text, recipient text, subject text,
-      text_body text, html_body text, data jsonb, created_ms float8)`.execute(db);
-  return ids;
+      text_body text, html_body text, data jsonb, created_ms float8, user_id uuid)
+    where not exists (select 1 from users u where u.id = e.user_id and u.erased_at is not null)
+    returning id`.execute(db);
+  if (stored.rows.length === ids.length) return ids;
+  const kept = new Set(stored.rows.map((row) => row.id));
+  return ids.filter((id) => kept.has(id));
 }
 
 const emailColumns = [
@@ -107,15 +117,47 @@ const toEmail = (
   attempts: row.attempts,
 });
 
-/** Locks the row so that two workers never send the same email at once. */
-export async function findEmailForDelivery(db: Executor, id: string): Promise<OutboxEmail | undefined> {
+/**
+ * Locks the row so that two workers never send the same email at once. `erasedAs`: the pseudonym of the
+ * account the email is for, once that account has been erased (null otherwise).
+ */
+export async function findEmailForDelivery(
+  db: Executor,
+  id: string,
+): Promise<(OutboxEmail & { readonly erasedAs: string | null }) | undefined> {
   const row = await db
     .selectFrom('outbox_emails')
     .select(emailColumns)
+    // users.erased_at is not in the accounts module's table type (migration 0029).
+    .select(
+      sql<string | null>`(select u.email from users u
+        where u.id = outbox_emails.user_id and u.erased_at is not null)`.as('erased_as'),
+    )
     .where('id', '=', id)
     .forUpdate()
     .executeTakeFirst();
-  return row === undefined ? undefined : toEmail(row);
+  return row === undefined ? undefined : { ...toEmail(row), erasedAs: row.erased_as };
+}
+
+/**
+ * An email not to be sent because its account was erased after it was queued: it keeps nothing of the
+ * person (the recipient becomes the account's pseudonym; subject, bodies and values go), as the erasure
+ * leaves the emails it finds.
+ */
+export async function withdrawEmail(db: Executor, id: string, pseudonym: string): Promise<void> {
+  await db
+    .updateTable('outbox_emails')
+    .set({
+      recipient: pseudonym,
+      subject: '[erased]',
+      text_body: null,
+      html_body: null,
+      data: null,
+      status: 'failed',
+      last_error: 'not sent: the recipient was erased',
+    })
+    .where('id', '=', id)
+    .execute();
 }
 
 /**

@@ -592,6 +592,9 @@ export function createStatementService(deps: {
           scope: { companyId: state.companyId, environment: state.environment },
           template: 'statement-issued' as const,
           to: account.email,
+          // NOTE: the address was read as the policy's lock was waited for, so it may be one an erasure
+          // has since replaced: the account lets notifications refuse it (never sent to an erased person).
+          userId: state.userId,
           // Rendered when sent (notifications' LATER_TEMPLATES): a chunk queues a thousand.
           data: {
             firstNames: account.firstNames,

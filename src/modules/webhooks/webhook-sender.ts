@@ -39,6 +39,15 @@ function refusal(addresses: ReadonlyArray<{ address: string }>, policy: UrlPolic
   return undefined;
 }
 
+/**
+ * Whether a failed lookup says that the name has no address (NXDOMAIN, or no A or AAAA record), rather
+ * than that the resolver could not answer for now (`EAI_AGAIN`, a timeout).
+ */
+export function isUnknownName(error: unknown): boolean {
+  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+  return code === 'ENOTFOUND' || code === 'ENODATA';
+}
+
 /** Resolves `hostname` and checks every address it has; for registration, before any connection. */
 export async function checkResolvedHost(
   hostname: string,

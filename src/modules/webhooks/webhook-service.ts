@@ -48,6 +48,7 @@ import {
 import {
   checkResolvedHost,
   DELIVERY_TIMEOUT_MS,
+  isUnknownName,
   sendWebhook,
   systemResolver,
   type AttemptOutcome,
@@ -190,13 +191,19 @@ export function createWebhookService(deps: {
     if (!check.ok) throw invalid('/body/url', check.reason);
     const host = check.url.hostname.replace(/^\[|\]$/g, '');
     if (!policy.allowPrivate && classifyAddress(host) === undefined) {
-      // NOTE: a name that does not resolve yet is accepted (DNS may be set up after registration);
-      // every delivery checks the addresses it connects to, so this only catches mistakes early.
+      // Every delivery checks the addresses it connects to again; this catches mistakes early.
       const resolved = await withTimeout(
-        checkResolvedHost(host, policy, resolve).catch(() => ({ ok: true }) as const),
+        checkResolvedHost(host, policy, resolve).catch((error: unknown) =>
+          isUnknownName(error) ? ('unknown' as const) : ('unavailable' as const),
+        ),
         REGISTRATION_DNS_TIMEOUT_MS,
       );
-      if (resolved !== 'timeout' && !resolved.ok) throw invalid('/body/url', resolved.reason);
+      // NOTE: a production endpoint whose name DNS does not know would only fail every delivery until it
+      // was disabled: refused now. The sandbox keeps accepting a name whose DNS is not set up yet. A
+      // resolver that does not answer (in time) says nothing about the URL: accepted in both.
+      if (resolved === 'unknown' && tenant.environment === 'production')
+        throw invalid('/body/url', `names a host that does not resolve (${host}: DNS has no address for it)`);
+      if (typeof resolved === 'object' && !resolved.ok) throw invalid('/body/url', resolved.reason);
     }
     return check.url.href;
   }

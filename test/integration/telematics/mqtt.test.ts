@@ -318,6 +318,8 @@ async function startWorker(
     env: {
       PATH: process.env['PATH'] ?? '',
       ROLE: 'worker',
+      // A free port of its own for its metrics: several workers run at once.
+      PORT: '0',
       ADMIN_API_KEY: TEST_ADMIN_KEY,
       DATA_DIR: dataDir,
       // Debug: each message's outcome is logged.

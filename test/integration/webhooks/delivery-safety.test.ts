@@ -4,7 +4,9 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { createWebhookService } from '../../../src/modules/webhooks/index.ts';
 import { STRICT_URL_POLICY, urlPolicyFor } from '../../../src/modules/webhooks/rules/url-safety.ts';
-import { sendWebhook, type Resolver } from '../../../src/modules/webhooks/webhook-sender.ts';
+import { sendWebhook, systemResolver, type Resolver } from '../../../src/modules/webhooks/webhook-sender.ts';
+import { asTenant, type DataEnvironment } from '../../../src/modules/companies/index.ts';
+import type { AppError } from '../../../src/platform/errors.ts';
 import { createCompany, createTestApp, type TestApp } from '../../support/app.ts';
 
 const LOCAL = urlPolicyFor('sandbox', true);
@@ -140,16 +142,81 @@ describe('the delivery worker in production', () => {
   });
   after(() => t.close());
 
+  /** The container's webhook service, with DNS that answers `resolve` (there is no internet here). */
+  const withDns = (resolve: Resolver, allowPrivate = false) =>
+    createWebhookService({
+      db: t.container.database.db,
+      clock: t.container.clock,
+      notifications: t.container.services.notifications,
+      allowPrivate,
+      retryScheduleMs: [60_000],
+      pollIntervalMs: 1_000,
+      resolve,
+    });
+  const tenantOf = async (company: Awaited<ReturnType<typeof createCompany>>, environment: DataEnvironment) =>
+    asTenant(
+      (
+        await t.container.database.db
+          .selectFrom('companies')
+          .select('id')
+          .where('client_id', '=', company.client_id)
+          .executeTakeFirstOrThrow()
+      ).id,
+      environment,
+    );
+  const lookupFails =
+    (code: string): Resolver =>
+    () =>
+      Promise.reject(Object.assign(new Error(`getaddrinfo ${code}`), { code }));
+
+  test('registration resolves a production name: unknown to DNS or private, 422 naming the URL; public, or DNS silent, accepted', async () => {
+    const company = await createCompany(t.app);
+    const production = await tenantOf(company, 'production');
+    const url = 'https://hooks.insurer.example/milepost';
+    const refused = async (resolve: Resolver, message: RegExp) =>
+      assert.rejects(withDns(resolve).create(production, { url }), (error: AppError) => {
+        assert.equal(error.code, 'VALIDATION_FAILED');
+        const [field] = error.errors;
+        assert.equal(field?.path, '/body/url');
+        assert.match(field.message, message);
+        return true;
+      });
+    await refused(lookupFails('ENOTFOUND'), /names a host that does not resolve \(hooks\.insurer\.example:/);
+    await refused(lookupFails('ENODATA'), /does not resolve/);
+    await refused(resolvesTo('93.184.216.34', '10.0.0.7'), /resolves to a private address \(10\.0\.0\.7\)/);
+    // The system's own resolver: `.invalid` never resolves (RFC 2606), with or without the internet.
+    await assert.rejects(
+      withDns(systemResolver).create(production, { url: 'https://hooks.insurer.invalid/x' }),
+      /names a host that does not resolve/,
+    );
+    // A resolver that cannot answer now says nothing about the URL; deliveries resolve it again.
+    for (const resolve of [resolvesTo('93.184.216.34'), lookupFails('EAI_AGAIN')])
+      assert.equal((await withDns(resolve).create(production, { url })).url, url);
+  });
+
+  test('a sandbox that refuses private addresses (WEBHOOKS_ALLOW_PRIVATE=false) still takes a name DNS does not know yet', async () => {
+    const company = await createCompany(t.app);
+    const sandbox = await tenantOf(company, 'sandbox');
+    const created = await withDns(lookupFails('ENOTFOUND')).create(sandbox, {
+      url: 'https://hooks.insurer.example/later',
+    });
+    assert.equal(created.url, 'https://hooks.insurer.example/later');
+    await assert.rejects(
+      withDns(resolvesTo('127.0.0.1')).create(sandbox, { url: 'https://hooks.insurer.example/local' }),
+      /resolves to a loopback address/,
+    );
+  });
+
   test('an endpoint whose name later resolves to a private address gets nothing: the attempt fails and is logged', async () => {
     const company = await createCompany(t.app);
-    const created = await t.app.inject({
-      method: 'POST',
-      url: '/webhooks',
-      headers: company.production,
-      payload: { url: 'https://hooks.rebind.example/milepost' },
-    });
-    assert.equal(created.statusCode, 201, created.body);
-    const endpoint = created.json<{ id: string }>();
+    // Registered while its name pointed at a public address.
+    const registered = await withDns(resolvesTo('93.184.216.34')).create(
+      await tenantOf(company, 'production'),
+      {
+        url: 'https://hooks.rebind.example/milepost',
+      },
+    );
+    const endpoint = { id: registered.id };
     const sent = await t.app.inject({
       method: 'POST',
       url: `/webhooks/${endpoint.id}/test`,
@@ -157,15 +224,7 @@ describe('the delivery worker in production', () => {
     });
     assert.equal(sent.statusCode, 202, sent.body);
     // The same service as the container's, but its DNS now answers with an internal address.
-    const rebound = createWebhookService({
-      db: t.container.database.db,
-      clock: t.container.clock,
-      notifications: t.container.services.notifications,
-      allowPrivate: true,
-      retryScheduleMs: [60_000],
-      pollIntervalMs: 1_000,
-      resolve: resolvesTo('10.0.0.7'),
-    });
+    const rebound = withDns(resolvesTo('10.0.0.7'), true);
     assert.equal(await rebound.deliverDue(), 1);
     const [delivery] = (
       await t.app.inject({ url: `/webhooks/${endpoint.id}/deliveries`, headers: company.production })

@@ -183,12 +183,33 @@ describe('endpoints', () => {
       assert.equal(r.statusCode, 422, `${url}: ${r.body}`);
       assert.equal(r.json<Problem>().errors?.[0]?.path, '/body/url');
     }
-    // A public name is accepted (it is checked again at every delivery); this one need not resolve.
+    // A public address is accepted (it is checked again at every delivery).
     const ok = await inject('POST', '/webhooks', acme.production, {
-      url: 'https://hooks.example.com/milepost',
+      url: 'https://93.184.216.34/milepost',
     });
     assert.equal(ok.statusCode, 201, ok.body);
-    assert.equal(ok.json<Endpoint>().url, 'https://hooks.example.com/milepost');
+    assert.equal(ok.json<Endpoint>().url, 'https://93.184.216.34/milepost');
+  });
+
+  test('production refuses a host that does not resolve (`.invalid` never does: RFC 2606); sandbox takes it', async () => {
+    for (const url of ['https://hooks.acme.invalid/milepost', 'https://HOOKS.acme.invalid.:8443/x']) {
+      const r = await inject('POST', '/webhooks', acme.production, { url });
+      assert.equal(r.statusCode, 422, `${url}: ${r.body}`);
+      assert.match(r.headers['content-type'] ?? '', /^application\/problem\+json/);
+      const problem = r.json<Problem & { detail: string }>();
+      assert.equal(problem.code, 'VALIDATION_FAILED');
+      assert.deepEqual(
+        problem.errors?.map((e) => e.path),
+        ['/body/url'],
+      );
+      assert.match(problem.errors[0]?.message ?? '', /does not resolve \(hooks\.acme\.invalid\.?:/i);
+    }
+    const listed = await inject('GET', '/webhooks', acme.production);
+    assert.ok(!listed.body.includes('acme.invalid'), 'nothing was registered');
+    // The sandbox lets integrators register a name before its DNS exists (and local receivers).
+    const sandbox = await inject('POST', '/webhooks', acme.sandbox, { url: 'https://hooks.acme.invalid/x' });
+    assert.equal(sandbox.statusCode, 201, sandbox.body);
+    await inject('DELETE', `/webhooks/${sandbox.json<Endpoint>().id}`, acme.sandbox);
   });
 
   test('another company or environment gets 404 on every endpoint route', async () => {

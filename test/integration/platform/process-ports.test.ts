@@ -1,0 +1,154 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import fs from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { DatabaseHandle } from '../../../src/platform/db/database.ts';
+import type { Database } from '../../../src/schema.ts';
+import { TEST_ADMIN_KEY } from '../../support/app.ts';
+import { createTestDatabase, onPostgres } from '../../support/database.ts';
+import { freePort } from '../../support/free-port.ts';
+
+// The real entry point (`node src/main.ts`) in a process of its own, as an operator starts it: on a
+// fresh PostgreSQL database, or on an embedded one in a directory of its own (both processes below use
+// it in turn, so the second start finds it migrated).
+const MAIN = path.resolve(import.meta.dirname, '../../../src/main.ts');
+const STARTUP_MS = 120_000;
+
+let database: DatabaseHandle<Database> | undefined;
+let dataDir: string;
+
+before(async () => {
+  dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'milepost-ports-'));
+  if (onPostgres) database = await createTestDatabase();
+});
+after(async () => {
+  await database?.close();
+  await fs.rm(dataDir, { recursive: true, force: true });
+});
+
+/** `node src/main.ts` with `env`; `started` resolves at its "milepost started" log line, `exited` with its exit. */
+function startMain(env: Record<string, string>) {
+  const child = spawn(process.execPath, [MAIN], {
+    env: {
+      PATH: process.env['PATH'] ?? '',
+      HOST: '127.0.0.1',
+      ADMIN_API_KEY: TEST_ADMIN_KEY,
+      LOG_LEVEL: 'info',
+      DATA_DIR: dataDir,
+      DATABASE_URL: database?.connectionString ?? '',
+      // Its own daily billing run stays out of the way.
+      BILLING_RUN_AT: '23:59',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const exited = once(child, 'exit').then(([code]) => code as number | null);
+  const started = new Promise<void>((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      if (stdout.includes('milepost started')) resolve();
+    });
+    void exited.then((code) => {
+      reject(new Error(`exited with ${String(code)} before it started: ${stderr.slice(-2000)}`));
+    });
+  });
+  started.catch(() => undefined);
+  return {
+    started,
+    exited,
+    stderr: () => stderr,
+    async stop(): Promise<void> {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/** `work`, or a failure naming `what` once `ms` have passed (a process left running is stopped by the caller). */
+async function within<T>(work: Promise<T>, ms: number, what: () => string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      work,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          reject(new Error(`${what()} after ${String(ms)} ms`));
+        }, ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+describe('every process serves its health and metrics on PORT', { timeout: 4 * STARTUP_MS }, () => {
+  test('a worker (ROLE=worker) answers /healthz, /readyz and /metrics, and 404 for anything else', async () => {
+    const port = await freePort();
+    const worker = startMain({ ROLE: 'worker', PORT: String(port) });
+    try {
+      await within(worker.started, STARTUP_MS, () => `the worker did not start: ${worker.stderr()}`);
+      const base = `http://127.0.0.1:${String(port)}`;
+
+      const health = await fetch(`${base}/healthz`);
+      assert.equal(health.status, 200);
+      assert.deepEqual(await health.json(), { status: 'ok' });
+      const ready = await fetch(`${base}/readyz`);
+      assert.equal(ready.status, 200);
+      assert.deepEqual(await ready.json(), { status: 'ready', database: 'ok' });
+
+      const metrics = await fetch(`${base}/metrics`);
+      assert.equal(metrics.status, 200);
+      assert.match(metrics.headers.get('content-type') ?? '', /^text\/plain/);
+      const text = await metrics.text();
+      // What only the worker knows: its job queues, its billing runs, its own process.
+      assert.match(text, /^jobs\{queue="statements\.bill-chunk",state="queued"\} \d+$/m);
+      assert.match(text, /^# TYPE billing_run_policies_total counter$/m);
+      assert.match(text, /^process_resident_memory_bytes \d+/m);
+      // Its own requests are counted too, as on an API process.
+      assert.match(
+        text,
+        /^http_request_duration_seconds_count\{method="GET",route="\/healthz",status_code="200"\} 1$/m,
+      );
+
+      for (const url of ['/', '/policys', '/docs', '/openapi.json', '/admin/companies', '/app/']) {
+        const other = await fetch(`${base}${url}`);
+        assert.equal(other.status, 404, url);
+        assert.equal(other.headers.get('content-type'), 'application/problem+json; charset=utf-8', url);
+        assert.equal(((await other.json()) as { code: string }).code, 'ROUTE_NOT_FOUND', url);
+      }
+    } finally {
+      await worker.stop();
+    }
+  });
+
+  for (const role of ['all', 'worker'] as const) {
+    test(`a PORT already taken (ROLE=${role}): one line naming the port, a non-zero exit, no stack trace`, async () => {
+      const holder = net.createServer();
+      holder.listen(0, '127.0.0.1');
+      await once(holder, 'listening');
+      const { port } = holder.address() as net.AddressInfo;
+      try {
+        const service = startMain({ ROLE: role, PORT: String(port) });
+        try {
+          const code = await within(service.exited, STARTUP_MS, () => `still running: ${service.stderr()}`);
+          assert.equal(code, 78, service.stderr());
+          assert.equal(service.stderr(), `milepost: port ${String(port)} is in use: set PORT\n`);
+        } finally {
+          await service.stop();
+        }
+      } finally {
+        holder.close();
+      }
+    });
+  }
+});
