@@ -5,7 +5,8 @@ import { startConsoleRig, unexpected, type ConsoleRig } from './console-support.
 
 // An operations user at work in the console: finds a policy by its vehicle and by its postcode, opens
 // it, voids a journey and grants a credit (each confirmed in a dialog), sees both in the policy's audit
-// trail, then resends the welcome email and cancels the policy.
+// trail, then resends the welcome email and cancels the policy: the trail lists all four, each with
+// every row it changed.
 
 // The page's globals, as far as the functions run in it use them (the root tsconfig has no DOM lib).
 declare const document: {
@@ -146,6 +147,37 @@ test(
       'a cancelled policy stays so',
     );
     await audit.getByTestId('audit-group').filter({ hasText: 'policies.cancel' }).waitFor();
+
+    // Every record of each action is the policy's, and the panel shows each action with all of its
+    // rows: the account and email of the welcome email, the events of each action included.
+    const trail = await rig.t.app.inject({
+      url: `/admin/audit?actor=${encodeURIComponent(`staff:${email}`)}&limit=500`,
+      headers: rig.t.adminHeaders,
+    });
+    assert.equal(trail.statusCode, 200, trail.body);
+    const records = trail
+      .json<{ data: Array<{ action: string; table: string | null; policy_reference: string | null }> }>()
+      .data.filter((r) => r.action !== 'staff.signIn');
+    const actions = ['journeys.void', 'statements.grantCredit', 'policies.resendWelcome', 'policies.cancel'];
+    assert.deepEqual([...new Set(records.map((r) => r.action))].sort(), [...actions].sort());
+    for (const action of actions) {
+      const rows = records.filter((r) => r.action === action && r.table !== null).length;
+      const group = audit.getByTestId('audit-group').filter({ hasText: action });
+      await group.waitFor();
+      assert.equal(await group.count(), 1, action);
+      assert.match(
+        await group.innerText(),
+        new RegExp(`\\b${String(rows)} ${rows === 1 ? 'row' : 'rows'} changed\\b`),
+        `${action}: the panel lists its ${String(rows)} rows`,
+      );
+    }
+    assert.deepEqual(
+      records
+        .filter((r) => r.policy_reference !== policy.reference)
+        .map((r) => `${r.action} ${String(r.table)}`),
+      [],
+      'every record names the policy',
+    );
 
     await assertAccessible(page, 'console policy after actions');
     await page.setViewportSize({ width: 360, height: 740 });

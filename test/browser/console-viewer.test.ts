@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { assertAccessible, shoot, skipWithoutChromium as skip } from './browser-support.ts';
+import { livePolicyInput } from '../support/policy-arbitraries.ts';
 import { startConsoleRig, unexpected, type ConsoleRig } from './console-support.ts';
 
 // A viewer reads but does not act: the policy page's action buttons are disabled (with the reason
 // beside them), the admin pages are not offered, and an action forced past the page (the page misled
-// about the role) is refused by the service with a 403 whose detail the dialog shows.
+// about the role) is refused by the service with a 403 whose detail the dialog shows. The policy's
+// address is shown whole: every line it has, none it lacks.
 
 let rig: ConsoleRig;
 before(async () => {
@@ -38,6 +40,11 @@ test(
       assert.ok(await button.isDisabled(), `${name} is disabled for a viewer`);
     }
     await page.getByText('Your role can read this policy but not act on it.').waitFor();
+    // The whole address, as the policy gives it (the example's three lines and town).
+    assert.equal(
+      await page.getByTestId('policy-address').innerText(),
+      `Flat 3, 12 Station Road, Clerkenwell, London, ${policy.postcode}`,
+    );
     // The adjustment's version shows what it changed against the one before.
     const diff = page.getByRole('region', { name: 'What the adjustment changed' });
     assert.match(await diff.innerText(), new RegExp(`Vehicle\\s+${policy.reg}\\s+LR71 KXT`));
@@ -78,6 +85,24 @@ test(
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     await dialog.waitFor({ state: 'hidden' });
     assert.match(await page.getByTestId('credit-balance').innerText(), /£0\.00/, 'nothing was granted');
+
+    // An address of one line: no empty parts.
+    const oneLine = await rig.t.app.inject({
+      method: 'POST',
+      url: '/policys',
+      headers: rig.acme.sandbox,
+      payload: livePolicyInput({
+        proposer: { email: `one-line.${String(process.pid)}@example.com` },
+        policy: { address: { line_2: undefined, line_3: undefined } },
+      }),
+    });
+    assert.equal(oneLine.statusCode, 201, oneLine.body);
+    const oneLineReference = oneLine.json<{ policy_reference: string }>().policy_reference;
+    await page.goto(
+      `${rig.baseUrl}/console/policies/${rig.acme.company_reference}/sandbox/${oneLineReference}`,
+    );
+    await page.getByRole('heading', { name: `Policy ${oneLineReference}`, level: 1 }).waitFor();
+    assert.equal(await page.getByTestId('policy-address').innerText(), 'Flat 3, London, EC1A 1BB');
     assert.deepEqual(unexpected(problems), []);
     await context.close();
   },

@@ -7,7 +7,7 @@ import { withAuditActor, type AuditActor } from '../../platform/db/audit-context
 import { AppError } from '../../platform/errors.ts';
 import '../../platform/http/actor.ts';
 import { staffMay } from './rules/roles.ts';
-import { hasAuditRecords, insertAuditRecord } from './staff-repository.ts';
+import { findAuditedPolicy, hasAuditRecords, insertAuditRecord } from './staff-repository.ts';
 import type { StaffService, StaffSession } from './staff-service.ts';
 
 /** The session cookie: httpOnly, SameSite=Strict, Secure over https. */
@@ -66,6 +66,18 @@ function resourceOf(request: FastifyRequest): string | null {
   return null;
 }
 
+/** The policy a request names in its path or body (`policy_reference`), whatever else it names first. */
+function policyReferenceOf(request: FastifyRequest): string | null {
+  for (const part of [request.params, request.body]) {
+    const value =
+      typeof part === 'object' && part !== null
+        ? (part as Record<string, unknown>)['policy_reference']
+        : undefined;
+    if (typeof value === 'string') return value;
+  }
+  return null;
+}
+
 /**
  * Staff sessions on the API, and the audit trail of staff and admin-key requests:
  * - a preValidation hook on every route whose security names the admin key or client credentials:
@@ -92,6 +104,7 @@ export function installStaffAccess(
       action:
         request.routeOptions.schema?.operationId ?? `${request.method} ${request.routeOptions.url ?? ''}`,
       resource: resourceOf(request),
+      policy_reference: policyReferenceOf(request),
       company_id: request.tenant?.companyId ?? null,
       environment: request.tenant?.environment ?? null,
       request_id: request.id,
@@ -101,6 +114,15 @@ export function installStaffAccess(
   };
 
   const recordRequest = async (audit: AuditActor, outcome: 'ok' | 'denied', after?: unknown) => {
+    // A request that acted on a policy and changed no row of it is still the policy's; a refusal
+    // changed nothing of the policy and stays the request's alone.
+    const policy =
+      outcome === 'ok' && audit.policy_reference != null
+        ? await findAuditedPolicy(db, audit.policy_reference, {
+            companyId: audit.company_id,
+            environment: audit.environment,
+          })
+        : undefined;
     await insertAuditRecord(db, {
       occurred_at: new Date(audit.at),
       request_id: audit.request_id,
@@ -109,9 +131,9 @@ export function installStaffAccess(
       role: audit.role,
       action: audit.action,
       resource: audit.resource,
-      company_id: audit.company_id,
-      environment: audit.environment,
-      policy_id: null,
+      company_id: audit.company_id ?? policy?.company_id ?? null,
+      environment: audit.environment ?? policy?.environment ?? null,
+      policy_id: policy?.id ?? null,
       source_address: audit.source_address,
       outcome,
       after,

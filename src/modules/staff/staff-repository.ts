@@ -216,6 +216,25 @@ export async function insertAuditRecord(
     .execute();
 }
 
+/**
+ * The policy a request named, if it is of the request's company and environment. An admin route has
+ * neither (it names its company in the body): the reference, unique across companies, is enough there.
+ */
+export async function findAuditedPolicy(
+  db: Executor,
+  policyReference: string,
+  tenant: { companyId: string | null; environment: string | null },
+): Promise<{ id: string; company_id: string; environment: string } | undefined> {
+  let query = db
+    .selectFrom('policy_references as r')
+    .innerJoin('policies as p', 'p.id', 'r.policy_id')
+    .select(['p.id', 'p.company_id', 'p.environment'])
+    .where('r.policy_reference', '=', policyReference);
+  if (tenant.companyId !== null) query = query.where('p.company_id', '=', tenant.companyId);
+  if (tenant.environment !== null) query = query.where('p.environment', '=', tenant.environment);
+  return query.executeTakeFirst();
+}
+
 export async function hasAuditRecords(db: Executor, requestId: string): Promise<boolean> {
   const row = await db
     .selectFrom('audit_records')
@@ -268,9 +287,12 @@ export async function listAuditRecords(db: Executor, filter: AuditFilter) {
     .orderBy('a.id', 'desc')
     .limit(filter.limit);
   if (filter.actor !== undefined) query = query.where('a.actor', '=', filter.actor);
-  if (filter.companyId !== undefined) query = query.where('a.company_id', '=', filter.companyId);
-  if (filter.environment !== undefined) query = query.where('a.environment', '=', filter.environment);
+  // The policy was found in the company and environment asked for: its id is the whole filter.
   if (filter.policyId !== undefined) query = query.where('a.policy_id', '=', filter.policyId);
+  else {
+    if (filter.companyId !== undefined) query = query.where('a.company_id', '=', filter.companyId);
+    if (filter.environment !== undefined) query = query.where('a.environment', '=', filter.environment);
+  }
   if (filter.requestId !== undefined) query = query.where('a.request_id', '=', filter.requestId);
   if (filter.resource !== undefined) query = query.where('a.resource', '=', filter.resource);
   if (filter.from !== undefined) query = query.where('a.occurred_at', '>=', filter.from);

@@ -22,6 +22,11 @@ export interface AuditActor {
   readonly action: string;
   /** What the request named, e.g. `journey:J-1234`. */
   readonly resource: string | null;
+  /**
+   * The policy the request named in its path or body, if any: the triggers record the rows that name
+   * no policy of their own (an account, a device, an email) against it.
+   */
+  readonly policy_reference?: string | null;
   readonly company_id: string | null;
   readonly environment: string | null;
   readonly request_id: string;

@@ -261,8 +261,16 @@ function PolicyView({ tenant, policyReference }: { tenant: Tenant; policyReferen
               <span className="reg">{vehicle.reg}</span>
             </dd>
             <dt>Address</dt>
-            <dd>
-              {[cover.address.line_1, cover.address.city, cover.address.postcode].filter(Boolean).join(', ')}
+            <dd data-testid="policy-address">
+              {[
+                cover.address.line_1,
+                cover.address.line_2,
+                cover.address.line_3,
+                cover.address.city,
+                cover.address.postcode,
+              ]
+                .filter(Boolean)
+                .join(', ')}
             </dd>
             <dt>Term</dt>
             <dd>
