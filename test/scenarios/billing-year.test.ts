@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { billingDateIn, londonMidnight } from '../../src/modules/statements/statement-period.ts';
 import { fixedClock } from '../../src/platform/clock.ts';
-import { encodePolyline } from '../../src/platform/geo/index.ts';
 import { createCompany, createTestApp, type TestApp } from '../support/app.ts';
-import { examplePolicyInput } from '../support/policy-arbitraries.ts';
+import { make, type JourneyOptions } from '../support/factories.ts';
+import type { PolicyOverrides } from '../support/policy-arbitraries.ts';
 
 // Thirteen months of one policy on billing day 31 and one on 29, from January 2024 (a leap year) to
 // February 2025 (a common year), through both clock changes, every billing day run twice.
@@ -19,41 +19,21 @@ before(async () => {
 });
 after(() => t.close());
 
-async function createPolicy(billingDay: number, email: string): Promise<string> {
-  const input = examplePolicyInput({
-    proposer: { email },
-    policy: {
-      start_date: unix('2024-01-15T00:00:00Z'),
-      end_date: unix('2025-03-15T00:00:00Z'),
-      billing_day_date: billingDay,
-      inception_date: undefined,
-    },
-    pricing: { usage_rate: 0.045, subscription_premium: 10, subscription_installments: 12 },
-  });
-  const r = await t.app.inject({ method: 'POST', url: '/policys', headers: company.sandbox, payload: input });
-  assert.equal(r.statusCode, 201, r.body);
-  return r.json<{ policy_reference: string }>().policy_reference;
-}
-
-async function postJourney(
-  reference: string,
-  startIso: string,
-): Promise<{ journey_reference: string; usage_premium: number }> {
-  const route = encodePolyline([51.5, -0.12, 51.52, -0.1, 51.55, -0.09], 5);
-  const r = await t.app.inject({
-    method: 'POST',
-    url: '/journeys',
-    headers: company.sandbox,
-    payload: {
-      policy_reference: reference,
-      route,
-      start_time: unix(startIso),
-      end_time: unix(startIso) + 900,
-    },
-  });
-  assert.equal(r.statusCode, 201, r.body);
-  return r.json();
-}
+/** From 15 January 2024 to 15 March 2025 at 4.5p a mile, 12 installments of £10, billed on `billingDay`. */
+const scenarioPolicy = (billingDay: number, email: string): PolicyOverrides => ({
+  proposer: { email },
+  policy: {
+    start_date: unix('2024-01-15T00:00:00Z'),
+    end_date: unix('2025-03-15T00:00:00Z'),
+    billing_day_date: billingDay,
+    inception_date: undefined,
+  },
+  pricing: { usage_rate: 0.045, subscription_premium: 10, subscription_installments: 12 },
+});
+/** A quarter of an hour through north London. */
+const DRIVE: JourneyOptions = { points: [51.5, -0.12, 51.52, -0.1, 51.55, -0.09], durationSeconds: 900 };
+const postJourney = (reference: string, startIso: string) =>
+  make.journey(t.app, company, reference, startIso, DRIVE);
 
 /** A policy's journeys as clients read them, with the statement that billed each. */
 async function journeysOf(reference: string) {
@@ -73,8 +53,9 @@ async function journeysOf(reference: string) {
 }
 
 test('13 months: every billing day billed once, periods continuous, every journey billed exactly once, totals to the penny', async () => {
-  const day31 = await createPolicy(31, 'scenario31@example.com');
-  const day29 = await createPolicy(29, 'scenario29@example.com');
+  const policy31 = await make.policy(t.app, company, scenarioPolicy(31, 'scenario31@example.com'));
+  const day31 = policy31.reference;
+  const day29 = (await make.policy(t.app, company, scenarioPolicy(29, 'scenario29@example.com'))).reference;
   const premiums = new Map<string, number>();
   let voidedBilled: string | undefined;
 
@@ -91,22 +72,7 @@ test('13 months: every billing day billed once, periods continuous, every journe
     if (m === 5) {
       // Mid-period adjustment on 20 June 2024: the rate doubles from then on.
       clock.set('2024-06-20T12:00:00Z');
-      const adjusted = examplePolicyInput({
-        proposer: { email: 'scenario31@example.com' },
-        policy: {
-          policy_reference: day31,
-          start_date: unix('2024-01-15T00:00:00Z'),
-          end_date: unix('2025-03-15T00:00:00Z'),
-          billing_day_date: 31,
-          inception_date: undefined,
-        },
-        pricing: { usage_rate: 0.09, subscription_premium: 10, subscription_installments: 12 },
-      });
-      assert.equal(
-        (await t.app.inject({ method: 'POST', url: '/policys', headers: company.sandbox, payload: adjusted }))
-          .statusCode,
-        200,
-      );
+      await make.adjustment(t.app, company, policy31, { pricing: { usage_rate: 0.09 } });
       clock.set('2024-06-25T12:00:00Z');
       const after = await postJourney(day31, '2024-06-25T08:00:00Z');
       premiums.set(after.journey_reference, Math.round(after.usage_premium * 100));

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { createCompany, createTestApp, type TestApp } from '../../support/app.ts';
-import { encodePolyline } from '../../../src/platform/geo/index.ts';
-import { livePolicyInput } from '../../support/policy-arbitraries.ts';
+import { make } from '../../support/factories.ts';
 
 // A card typed into the web app's sandbox form: created in the built-in sandbox over HTTP as Stripe.js
 // would (publishable key, form encoding), then given to the service with ADD_NEW_PAYMENT_METHOD.
@@ -32,20 +31,6 @@ async function browserCard(card: Record<string, string>) {
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
-async function newPolicy(): Promise<string> {
-  const input = livePolicyInput({
-    proposer: { email: `browser-card.${Math.random().toString(36).slice(2)}@example.com` },
-  });
-  const created = await t.app.inject({
-    method: 'POST',
-    url: '/policys',
-    headers: acme.sandbox,
-    payload: input,
-  });
-  assert.equal(created.statusCode, 201, created.body);
-  return created.json<{ policy_reference: string }>().policy_reference;
-}
-
 const payments = (company: Company, body: Record<string, unknown>) =>
   t.app.inject({
     method: 'POST',
@@ -67,7 +52,7 @@ test('a card made in the browser becomes the policy’s default card; the servic
   assert.match(id, /^pm_/);
   assert.doesNotMatch(JSON.stringify(made.body), /4242424242424242|4242 4242/, 'the number is not kept');
 
-  const reference = await newPolicy();
+  const { reference } = await make.livePolicy(t.app, acme);
   const added = await payments(acme, {
     type: 'ADD_NEW_PAYMENT_METHOD',
     policy_reference: reference,
@@ -88,7 +73,7 @@ test('a card made in the browser becomes the policy’s default card; the servic
     headers: { authorization: `Bearer ${other.stripe_sandbox_secret_key}` },
   });
   assert.equal(read.status, 404);
-  const otherReference = await newPolicy();
+  const { reference: otherReference } = await make.livePolicy(t.app, acme);
   const stolen = await payments(other, {
     type: 'ADD_NEW_PAYMENT_METHOD',
     policy_reference: otherReference,
@@ -106,7 +91,7 @@ test('the typed number decides how charges go: 4000 0000 0000 9995 is declined f
   });
   assert.equal(made.status, 200, JSON.stringify(made.body));
   assert.partialDeepStrictEqual(made.body, { card: { brand: 'visa', last4: '9995', exp_year: 2049 } });
-  const reference = await newPolicy();
+  const { reference } = await make.livePolicy(t.app, acme);
   assert.equal(
     (
       await payments(acme, {
@@ -119,29 +104,11 @@ test('the typed number decides how charges go: 4000 0000 0000 9995 is declined f
   );
   // London to Manchester two days ago: enough usage premium to be charged (over the 30p minimum).
   const startSeconds = Math.floor(Date.now() / 1000) - 2 * 86_400;
-  const journey = await t.app.inject({
-    method: 'POST',
-    url: '/journeys',
-    headers: acme.sandbox,
-    payload: {
-      policy_reference: reference,
-      route: encodePolyline([51.5074, -0.1278, 52.4862, -1.8904, 53.4808, -2.2426], 5),
-      start_time: startSeconds,
-      end_time: startSeconds + 4 * 3600,
-    },
+  await make.journey(t.app, acme, reference, startSeconds, {
+    points: [51.5074, -0.1278, 52.4862, -1.8904, 53.4808, -2.2426],
+    durationSeconds: 4 * 3600,
   });
-  assert.equal(journey.statusCode, 201, journey.body);
-  const statement = await t.app.inject({
-    method: 'POST',
-    url: '/statements',
-    headers: acme.sandbox,
-    payload: { policy_reference: reference },
-  });
-  assert.equal(statement.statusCode, 201, statement.body);
-  const body = statement.json<{
-    billed_premium: number;
-    payment?: { payment_amount: number | null; error_message?: string };
-  }>();
+  const body = await make.statement(t.app, acme, reference);
   assert.ok(body.billed_premium >= 0.3, `billed ${body.billed_premium}`);
   assert.equal(body.payment?.payment_amount, null);
   assert.match(body.payment.error_message ?? '', /insufficient funds/i);

@@ -3,11 +3,11 @@ import { after, before, describe, test } from 'node:test';
 import { parse } from 'csv-parse/sync';
 import { sql } from 'kysely';
 import { fixedClock } from '../../../src/platform/clock.ts';
-import { encodePolyline } from '../../../src/platform/geo/index.ts';
 import { BORDEREAU_BATCH_ROWS } from '../../../src/modules/reports/bordereau-routes.ts';
 import { seedPolicies } from '../../../src/seed.ts';
 import { createCompany, createTestApp, type TestApp } from '../../support/app.ts';
-import { examplePolicyInput } from '../../support/policy-arbitraries.ts';
+import { make, type Tenant } from '../../support/factories.ts';
+import { examplePolicyInput, type PolicyOverrides } from '../../support/policy-arbitraries.ts';
 import { signInStaff, type SignedInStaff } from '../staff/staff-support.ts';
 
 /*
@@ -52,47 +52,15 @@ let viewer: SignedInStaff;
 const refs: Record<string, string> = {};
 
 let n = 0;
-async function newPolicy(
-  headers: Record<string, string>,
-  overrides: Parameters<typeof examplePolicyInput>[0] = {},
-) {
-  const r = await t.app.inject({
-    method: 'POST',
-    url: '/policys',
-    headers,
-    payload: examplePolicyInput({
-      proposer: { email: `bdx${String(++n)}@example.com`, last_names: `Surname${String(n)}` },
-      ...overrides,
-    }),
+/** A policy of `tenant`, its holder numbered in the order made (bdx1@example.com, Surname1, …). */
+const newPolicy = (tenant: Tenant, overrides: PolicyOverrides = {}) =>
+  make.policy(t.app, tenant, {
+    proposer: { email: `bdx${String(++n)}@example.com`, last_names: `Surname${String(n)}` },
+    ...overrides,
   });
-  assert.equal(r.statusCode, 201, r.body);
-  return r.json<{ policy_reference: string }>().policy_reference;
-}
-
-async function journey(reference: string, startIso: string) {
-  const r = await t.app.inject({
-    method: 'POST',
-    url: '/journeys',
-    headers: acme.sandbox,
-    payload: {
-      policy_reference: reference,
-      route: encodePolyline([51.5074, -0.1278, 51.5101, -0.134, 51.5155, -0.1419], 5),
-      start_time: unix(startIso),
-      end_time: unix(startIso) + 600,
-    },
-  });
-  assert.ok(r.statusCode === 201 || r.statusCode === 200, r.body);
-}
-
-async function statement(reference: string, effectiveIso: string) {
-  const r = await t.app.inject({
-    method: 'POST',
-    url: '/statements',
-    headers: acme.sandbox,
-    payload: { policy_reference: reference, effective_date: unix(effectiveIso) },
-  });
-  assert.equal(r.statusCode, 201, r.body);
-}
+const journey = (reference: string, startIso: string) => make.journey(t.app, acme, reference, startIso);
+const statement = (reference: string, effectiveIso: string) =>
+  make.statement(t.app, acme, reference, effectiveIso);
 
 const url = (query: Record<string, string>) =>
   `/admin/reports/bordereau?${new URLSearchParams(query).toString()}`;
@@ -126,9 +94,11 @@ before(async () => {
   assert.equal(plainProduct.statusCode, 201, plainProduct.body);
   const mayStart = unix('2025-04-30T23:00:00Z');
   const mayEnd = unix('2025-05-31T22:59:59Z');
-  refs['renewed'] = await newPolicy(acme.sandbox, {
-    policy: { start_date: mayStart, inception_date: mayStart, end_date: mayEnd, auto_renew: false },
-  });
+  refs['renewed'] = (
+    await newPolicy(acme, {
+      policy: { start_date: mayStart, inception_date: mayStart, end_date: mayEnd, auto_renew: false },
+    })
+  ).reference;
   const renewal = await t.app.inject({
     method: 'POST',
     url: `/policys/${refs['renewed']}/renewals`,
@@ -141,26 +111,21 @@ before(async () => {
   // Staff sessions expire: signed in at the time the tests run.
   ops = await signInStaff(t, 'olive.ops@insurer.example', 'operations');
   viewer = await signInStaff(t, 'victor.viewer@insurer.example', 'viewer');
-  refs['plain'] = await newPolicy(acme.sandbox);
-  refs['capped'] = await newPolicy(acme.sandbox, { policy: { product_reference: 'ppm-capped' } });
-  refs['adjusted'] = await newPolicy(acme.sandbox);
-  refs['cancelled'] = await newPolicy(acme.sandbox, { pricing: { ipt_rate: 9.5, commission_rate: 12.5 } });
-  refs['production'] = await newPolicy(acme.production);
-  refs['other'] = await newPolicy(other.sandbox);
+  refs['plain'] = (await newPolicy(acme)).reference;
+  refs['capped'] = (await newPolicy(acme, { policy: { product_reference: 'ppm-capped' } })).reference;
+  const adjusted = await newPolicy(acme);
+  refs['adjusted'] = adjusted.reference;
+  refs['cancelled'] = (
+    await newPolicy(acme, { pricing: { ipt_rate: 9.5, commission_rate: 12.5 } })
+  ).reference;
+  refs['production'] = (await newPolicy(acme.production)).reference;
+  refs['other'] = (await newPolicy(other)).reference;
 
   // An adjustment from 15 June London: upfront 95.50 → 120.00.
-  const adjusted = examplePolicyInput({
-    proposer: { email: 'bdx3@example.com', last_names: 'Surname3' },
-    policy: { policy_reference: refs['adjusted'] },
+  await make.adjustment(t.app, acme, adjusted, {
     pricing: { upfront_premium: 120 },
+    effective_date: unix('2025-06-14T23:00:00Z'),
   });
-  const mta = await t.app.inject({
-    method: 'POST',
-    url: '/policys',
-    headers: acme.sandbox,
-    payload: { ...adjusted, effective_date: unix('2025-06-14T23:00:00Z') },
-  });
-  assert.equal(mta.statusCode, 200, mta.body);
   const cancel = await t.app.inject({
     method: 'DELETE',
     url: `/policys/${refs['cancelled']}`,

@@ -9,8 +9,8 @@ import {
   type Tokens,
 } from '../../../sdk/src/index.ts';
 import { createCompany, createTestApp, type TestApp } from '../../support/app.ts';
-import { livePolicyInput } from '../../support/policy-arbitraries.ts';
-import { emailLine, strongPassword, uniqueEmail } from '../auth/auth-support.ts';
+import { make } from '../../support/factories.ts';
+import { emailLine, strongPassword } from '../auth/auth-support.ts';
 
 // The SDK against the service over real HTTP: the login flow, silent refresh and sign-out.
 let t: TestApp;
@@ -24,25 +24,6 @@ before(async () => {
 });
 after(() => t.close());
 
-/** A policy for a new email, and the welcome email's username and temporary password. */
-async function newPolicyholder() {
-  const email = uniqueEmail('sdk');
-  const r = await t.app.inject({
-    method: 'POST',
-    url: '/policys',
-    headers: acme.sandbox,
-    payload: livePolicyInput({ proposer: { email } }),
-  });
-  assert.equal(r.statusCode, 201, r.body);
-  const [welcome] = await t.container.services.notifications.emailsTo(email);
-  return {
-    email,
-    policyReference: r.json<{ policy_reference: string }>().policy_reference,
-    username: emailLine(welcome?.text ?? '', 'Username')!,
-    temporaryPassword: emailLine(welcome?.text ?? '', 'Temporary password')!,
-  };
-}
-
 /** fetch, counting the requests to each path. */
 function countingFetch() {
   const calls: string[] = [];
@@ -55,7 +36,7 @@ function countingFetch() {
 
 /** A signed-in session of a new policyholder (first login: temporary password, then a personal one). */
 async function signedIn(extra: { onExpired?: () => void; send?: Fetch } = {}) {
-  const holder = await newPolicyholder();
+  const holder = await make.policyholder(t, acme, {}, { live: true });
   const store = memoryTokenStore();
   const session = createSession({ baseUrl, clientId: acme.client_id, store, ...extra, fetch: extra.send });
   const first = await session.signIn(holder.username, holder.temporaryPassword);
@@ -73,12 +54,12 @@ describe('the SDK session', () => {
     assert.ok(session.isSignedIn());
     assert.equal(store.load()?.username, holder.username);
     const policy = await unwrap(session.client.GET('/policys/details'));
-    assert.equal(policy.policy_reference, holder.policyReference);
+    assert.equal(policy.policy_reference, holder.reference);
     assert.ok(policy.versions.length >= 1);
   });
 
   test('a wrong password is a MilepostError with a human sentence, not a body', async () => {
-    const holder = await newPolicyholder();
+    const holder = await make.policyholder(t, acme, {}, { live: true });
     const session = createSession({ baseUrl, clientId: acme.client_id });
     await assert.rejects(session.signIn(holder.username, 'not-the-password'), (error: unknown) => {
       assert.ok(error instanceof MilepostError);

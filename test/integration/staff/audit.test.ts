@@ -2,14 +2,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { fixedClock } from '../../../src/platform/clock.ts';
-import { encodePolyline } from '../../../src/platform/geo/index.ts';
 import { createCompany, createTestApp, type TestApp } from '../../support/app.ts';
-import { examplePolicyInput } from '../../support/policy-arbitraries.ts';
+import { make } from '../../support/factories.ts';
 import { signInStaff, type SignedInStaff } from './staff-support.ts';
 
 // The example policy's term: 2025-06-01 to 2026-05-31 (London), billing day 1.
 const clock = fixedClock('2025-07-20T12:00:00Z');
-const unix = (iso: string) => Date.parse(iso) / 1000;
 
 interface AuditRecord {
   id: string;
@@ -46,44 +44,19 @@ before(async () => {
 after(() => t.close());
 
 let n = 0;
+/** A policy garaged at `postcode` for `reg`, its holder's surname its own. */
 async function newPolicy(postcode: string, reg: string): Promise<string> {
-  const r = await t.app.inject({
-    method: 'POST',
-    url: '/policys',
-    headers: acme.sandbox,
-    payload: examplePolicyInput({
-      proposer: { email: `holder${String(++n)}@example.com`, last_names: `Fairweather${String(n)}` },
-      policy: { address: { postcode } },
-      vehicle: { reg },
-    }),
+  const policy = await make.policy(t.app, acme, {
+    proposer: { last_names: `Fairweather${String(++n)}` },
+    policy: { address: { postcode } },
+    vehicle: { reg },
   });
-  assert.equal(r.statusCode, 201, r.body);
-  return r.json<{ policy_reference: string }>().policy_reference;
+  return policy.reference;
 }
 
-async function journey(reference: string, startIso: string) {
-  const r = await t.app.inject({
-    method: 'POST',
-    url: '/journeys',
-    headers: acme.sandbox,
-    payload: {
-      policy_reference: reference,
-      route: encodePolyline([51.5074, -0.1278, 51.5101, -0.134, 51.5155, -0.1419], 5),
-      start_time: unix(startIso),
-      end_time: unix(startIso) + 600,
-    },
-  });
-  assert.equal(r.statusCode, 201, r.body);
-  return r.json<{ journey_reference: string }>();
-}
-
+const journey = (reference: string, startIso: string) => make.journey(t.app, acme, reference, startIso);
 const statement = (reference: string, effectiveIso: string) =>
-  t.app.inject({
-    method: 'POST',
-    url: '/statements',
-    headers: acme.sandbox,
-    payload: { policy_reference: reference, effective_date: unix(effectiveIso) },
-  });
+  make.statement(t.app, acme, reference, effectiveIso);
 
 /** The console's view of a company: the staff cookie, and the company named by its client id. */
 const asStaff = (who: SignedInStaff) => ({
@@ -103,7 +76,7 @@ describe('the back office, end to end', () => {
     const reference = await newPolicy('KY16 9AJ', 'SK19 ABC');
     await newPolicy('KY16 8QF', 'SK20 XYZ');
     await journey(reference, '2025-06-10T08:00:00Z');
-    assert.equal((await statement(reference, '2025-06-30T22:59:59Z')).statusCode, 201);
+    await statement(reference, '2025-06-30T22:59:59Z');
 
     const found = await t.app.inject({ url: '/admin/policies?q=ky16%209a', headers: { cookie: ops.cookie } });
     assert.equal(found.statusCode, 200, found.body);
@@ -145,7 +118,7 @@ describe('the back office, end to end', () => {
     // A twin policy without the credit bills the same journeys at full price.
     const twin = await newPolicy('KY16 7AA', 'SK21 DEF');
     await journey(twin, '2025-06-10T08:00:00Z');
-    assert.equal((await statement(twin, '2025-06-30T22:59:59Z')).statusCode, 201);
+    await statement(twin, '2025-06-30T22:59:59Z');
 
     const granted = await t.app.inject({
       method: 'POST',
@@ -170,15 +143,8 @@ describe('the back office, end to end', () => {
 
     await journey(reference, '2025-07-05T08:00:00Z');
     await journey(twin, '2025-07-05T08:00:00Z');
-    const next = (await statement(reference, '2025-07-15T12:00:00Z')).json<{
-      billed_premium: number;
-      credits_used: number;
-      total_premium: number;
-    }>();
-    const twinNext = (await statement(twin, '2025-07-15T12:00:00Z')).json<{
-      billed_premium: number;
-      total_premium: number;
-    }>();
+    const next = await statement(reference, '2025-07-15T12:00:00Z');
+    const twinNext = await statement(twin, '2025-07-15T12:00:00Z');
     assert.equal(next.total_premium, twinNext.total_premium);
     assert.equal(next.credits_used, 7.5);
     assert.equal(

@@ -3,10 +3,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import { after, before, describe, test } from 'node:test';
 import { fixedClock } from '../../../src/platform/clock.ts';
-import { encodePolyline } from '../../../src/platform/geo/index.ts';
 import { createCompany, createTestApp, type TestApp } from '../../support/app.ts';
 import { onPostgres } from '../../support/database.ts';
-import { examplePolicyInput } from '../../support/policy-arbitraries.ts';
+import { make } from '../../support/factories.ts';
 import { dueForBilling } from '../../../src/modules/statements/statement-repository.ts';
 
 type Company = Awaited<ReturnType<typeof createCompany>>;
@@ -41,40 +40,6 @@ before(async () => {
 });
 after(() => t.close());
 
-let n = 0;
-async function newPolicy(overrides: Parameters<typeof examplePolicyInput>[0] = {}): Promise<string> {
-  const r = await t.app.inject({
-    method: 'POST',
-    url: '/policys',
-    headers: acme.sandbox,
-    payload: examplePolicyInput({
-      proposer: { email: `st${String(++n)}.${String(Date.now())}@example.com` },
-      ...overrides,
-    }),
-  });
-  assert.equal(r.statusCode, 201, r.body);
-  return r.json<{ policy_reference: string }>().policy_reference;
-}
-
-/** A journey of about 1.4 km through central London, starting at `startIso`, lasting 10 minutes. */
-async function journey(reference: string, startIso: string, provider?: string) {
-  const route = encodePolyline([51.5074, -0.1278, 51.5101, -0.134, 51.5155, -0.1419], 5);
-  const r = await t.app.inject({
-    method: 'POST',
-    url: '/journeys',
-    headers: acme.sandbox,
-    payload: {
-      policy_reference: reference,
-      route,
-      start_time: unix(startIso),
-      end_time: unix(startIso) + 600,
-      ...(provider === undefined ? {} : { provider_reference: provider }),
-    },
-  });
-  assert.ok(r.statusCode === 201 || r.statusCode === 200, r.body);
-  return r.json<{ journey_reference: string; usage_premium: number }>();
-}
-
 const statement = (
   reference: string,
   effectiveIso?: string,
@@ -94,9 +59,9 @@ const pence = (pounds: number) => Math.round(pounds * 100);
 
 describe('POST /statements', () => {
   test('a statement bills the period’s journeys and installments; periods are continuous; late journeys go to the next', async () => {
-    const reference = await newPolicy();
-    const a = await journey(reference, '2025-06-03T08:00:00Z');
-    const b = await journey(reference, '2025-06-20T17:30:00Z');
+    const { reference } = await make.policy(t.app, acme);
+    const a = await make.journey(t.app, acme, reference, '2025-06-03T08:00:00Z');
+    const b = await make.journey(t.app, acme, reference, '2025-06-20T17:30:00Z');
     const r = await statement(reference, '2025-06-30T22:59:59Z');
     assert.equal(r.statusCode, 201, r.body);
     const first = r.json<Statement>();
@@ -123,8 +88,8 @@ describe('POST /statements', () => {
     const again = await statement(reference, '2025-06-30T22:59:59Z');
     assert.equal(again.statusCode, 409);
     assert.equal(again.json<{ code: string }>().code, 'STATEMENT_PERIOD_CONFLICT');
-    const late = await journey(reference, '2025-06-25T09:00:00Z');
-    const july = await journey(reference, '2025-07-05T09:00:00Z');
+    const late = await make.journey(t.app, acme, reference, '2025-06-25T09:00:00Z');
+    const july = await make.journey(t.app, acme, reference, '2025-07-05T09:00:00Z');
     const second = (await statement(reference, '2025-07-15T12:00:00Z')).json<Statement>();
     assert.equal(second.statement_start_date, '2025-06-30T23:00:00.000Z', 'previous end + 1 s');
     assert.deepEqual(
@@ -166,8 +131,8 @@ describe('POST /statements', () => {
   });
 
   test('a voided billed journey becomes a credit; goodwill credits too; billed never goes negative', async () => {
-    const reference = await newPolicy();
-    const j = await journey(reference, '2025-06-10T08:00:00Z');
+    const { reference } = await make.policy(t.app, acme);
+    const j = await make.journey(t.app, acme, reference, '2025-06-10T08:00:00Z');
     await statement(reference, '2025-06-30T22:59:59Z');
     const voided = await t.app.inject({
       method: 'POST',
@@ -202,7 +167,7 @@ describe('POST /statements', () => {
   });
 
   test('validation, authorisation and reads', async () => {
-    const reference = await newPolicy();
+    const { reference } = await make.policy(t.app, acme);
     assert.equal(
       (
         await t.app.inject({
@@ -254,9 +219,9 @@ describe('POST /statements', () => {
 
 describe('billing runs and final statements', () => {
   test('a policy that breaks its chunk is billed alone and fails; the rest of the chunk is billed', async () => {
-    const good = await newPolicy({ policy: { billing_day_date: 20 } });
-    const broken = await newPolicy({ policy: { billing_day_date: 20 } });
-    await journey(good, '2025-06-05T08:00:00Z');
+    const { reference: good } = await make.policy(t.app, acme, { policy: { billing_day_date: 20 } });
+    const { reference: broken } = await make.policy(t.app, acme, { policy: { billing_day_date: 20 } });
+    await make.journey(t.app, acme, good, '2025-06-05T08:00:00Z');
     // Broken data: the row's version count is behind its versions, so the statement's version collides
     // with one already stored (a unique key) inside the chunk's transaction.
     await sql`
@@ -278,9 +243,9 @@ describe('billing runs and final statements', () => {
   });
 
   test('a billing day bills every due policy once, however often it runs', async () => {
-    const due = await newPolicy({ policy: { billing_day_date: 31 } });
-    const notDue = await newPolicy({ policy: { billing_day_date: 15 } });
-    await journey(due, '2025-06-12T08:00:00Z');
+    const { reference: due } = await make.policy(t.app, acme, { policy: { billing_day_date: 31 } });
+    const { reference: notDue } = await make.policy(t.app, acme, { policy: { billing_day_date: 15 } });
+    await make.journey(t.app, acme, due, '2025-06-12T08:00:00Z');
     // 2025-06-30 is the last day of June: billing day 31 falls on it.
     const run = await t.app.inject({
       method: 'POST',
@@ -335,11 +300,13 @@ describe('billing runs and final statements', () => {
   });
 
   test('the due policies are read a page at a time, each once, in order within each billing day', async () => {
+    const newPolicy = async (billingDay: number) =>
+      (await make.policy(t.app, acme, { policy: { billing_day_date: billingDay } })).reference;
     const created = [
-      ...(await Promise.all([30, 30, 30].map((day) => newPolicy({ policy: { billing_day_date: day } })))),
-      ...(await Promise.all([31, 31].map((day) => newPolicy({ policy: { billing_day_date: day } })))),
+      ...(await Promise.all([30, 30, 30].map((day) => newPolicy(day)))),
+      ...(await Promise.all([31, 31].map((day) => newPolicy(day)))),
     ];
-    await newPolicy({ policy: { billing_day_date: 15 } });
+    await newPolicy(15);
     const db = t.container.database.db;
     // 2025-06-30, the last day of June: billing days 30 and 31 are due on it.
     const due = {
@@ -375,7 +342,7 @@ describe('billing runs and final statements', () => {
   });
 
   test("a first statement ending before the policy's start: 409 naming the start_date", async () => {
-    const reference = await newPolicy();
+    const { reference } = await make.policy(t.app, acme);
     const r = await t.app.inject({
       method: 'POST',
       url: '/statements',
@@ -389,7 +356,7 @@ describe('billing runs and final statements', () => {
   });
 
   test('a billing run for a day after today (Europe/London) is refused and bills nothing', async () => {
-    const reference = await newPolicy({ policy: { billing_day_date: 25 } });
+    const { reference } = await make.policy(t.app, acme, { policy: { billing_day_date: 25 } });
     // The clock stands at 2025-07-20: the 21st has not begun in London.
     const future = await t.app.inject({
       method: 'POST',
@@ -415,8 +382,8 @@ describe('billing runs and final statements', () => {
   });
 
   test('a cancellation issues the final statement up to its effective date', async () => {
-    const reference = await newPolicy();
-    await journey(reference, '2025-07-02T08:00:00Z');
+    const { reference } = await make.policy(t.app, acme);
+    await make.journey(t.app, acme, reference, '2025-07-02T08:00:00Z');
     const cancelled = await t.app.inject({
       method: 'DELETE',
       url: `/policys/${reference}`,
@@ -441,8 +408,9 @@ describe('billing runs and final statements', () => {
     'concurrent statements for one policy never overlap nor bill a journey twice',
     { skip: !onPostgres && 'row locks are exercised on PostgreSQL' },
     async () => {
-      const reference = await newPolicy();
-      for (let d = 1; d <= 6; d++) await journey(reference, `2025-06-0${String(d)}T08:00:00Z`);
+      const { reference } = await make.policy(t.app, acme);
+      for (let d = 1; d <= 6; d++)
+        await make.journey(t.app, acme, reference, `2025-06-0${String(d)}T08:00:00Z`);
       const results = await Promise.all([
         statement(reference, '2025-06-30T22:59:59Z'),
         statement(reference, '2025-06-30T22:59:59Z'),
@@ -474,12 +442,15 @@ describe('billing runs and final statements', () => {
     'journeys stored and voided while statements are written are billed exactly once, or credited',
     { skip: !onPostgres && 'row locks are exercised on PostgreSQL' },
     async () => {
-      const reference = await newPolicy();
+      const { reference } = await make.policy(t.app, acme);
       const early = [];
-      for (let d = 1; d <= 8; d++) early.push(await journey(reference, `2025-06-0${String(d)}T08:00:00Z`));
+      for (let d = 1; d <= 8; d++)
+        early.push(await make.journey(t.app, acme, reference, `2025-06-0${String(d)}T08:00:00Z`));
       // Uploads, voids and two statements all at once; which statement wins a race is up to the database.
       const racing = await Promise.all([
-        ...Array.from({ length: 12 }, (_, i) => journey(reference, `2025-06-${String(10 + i)}T09:00:00Z`)),
+        ...Array.from({ length: 12 }, (_, i) =>
+          make.journey(t.app, acme, reference, `2025-06-${String(10 + i)}T09:00:00Z`),
+        ),
         statement(reference, '2025-06-15T00:00:00Z'),
         ...early.map((j) =>
           t.app.inject({
@@ -555,7 +526,7 @@ describe('payment collection', () => {
           }),
         },
       );
-      const reference = await newPolicy({
+      const { reference } = await make.policy(t.app, acme, {
         payment: {
           provider_payment_reference: intent['payment_provider_transaction_ref']!,
           provider_customer_reference: intent['payment_provider_customer_ref']!,
@@ -580,7 +551,7 @@ describe('payment collection', () => {
       return reference;
     };
     const good = await pay('pm_card_visa');
-    await journey(good, '2025-06-10T08:00:00Z');
+    await make.journey(t.app, acme, good, '2025-06-10T08:00:00Z');
     const paid = (await statement(good, '2025-06-30T22:59:59Z')).json<Statement>();
     assert.deepEqual(paid.payment, { payment_amount: paid.billed_premium });
 

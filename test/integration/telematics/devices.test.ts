@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { fixedClock } from '../../../src/platform/clock.ts';
 import { createCompany, createTestApp, type TestApp } from '../../support/app.ts';
-import { caller, eventsOfType, newPolicy, type DeviceBody, type Problem } from './telematics-support.ts';
+import { make } from '../../support/factories.ts';
+import { caller, eventsOfType, type DeviceBody, type Problem } from './telematics-support.ts';
 
 type Company = Awaited<ReturnType<typeof createCompany>>;
 
@@ -23,7 +24,7 @@ after(async () => {
 
 describe('devices', () => {
   test('bind: 201 with the binding, Location and device.bound; the same binding again is 200 and changes nothing', async () => {
-    const policy = await newPolicy(t, acme.sandbox);
+    const { reference: policy } = await make.policy(t.app, acme);
     const bound = await call('POST', '/devices', acme.sandbox, {
       device_id: 'obd-1',
       policy_reference: policy,
@@ -60,8 +61,8 @@ describe('devices', () => {
   });
 
   test('rebinding keeps history: one active device per policy and one policy per device', async () => {
-    const first = await newPolicy(t, acme.sandbox);
-    const second = await newPolicy(t, acme.sandbox);
+    const { reference: first } = await make.policy(t.app, acme);
+    const { reference: second } = await make.policy(t.app, acme);
     const unboundBefore = (await eventsOfType(t, 'device.unbound')).length;
     assert.equal(
       (await call('POST', '/devices', acme.sandbox, { device_id: 'a', policy_reference: first, kind: 'obd' }))
@@ -122,12 +123,8 @@ describe('devices', () => {
   });
 
   test('DELETE unbinds now (device.unbound); again it answers the device unchanged', async () => {
-    const policy = await newPolicy(t, acme.sandbox);
-    await call('POST', '/devices', acme.sandbox, {
-      device_id: 'c',
-      policy_reference: policy,
-      kind: 'connected_car',
-    });
+    const { reference: policy } = await make.policy(t.app, acme);
+    await make.device(t.app, acme, policy, { deviceId: 'c', kind: 'connected_car' });
     clock.advance(60_000);
     const removed = await call('DELETE', '/devices/c', acme.sandbox);
     assert.equal(removed.statusCode, 200, removed.body);
@@ -149,12 +146,8 @@ describe('devices', () => {
   });
 
   test('another company’s or environment’s device and policy are 404; a cancelled policy is 409', async () => {
-    const policy = await newPolicy(t, acme.sandbox);
-    await call('POST', '/devices', acme.sandbox, {
-      device_id: 'mine',
-      policy_reference: policy,
-      kind: 'obd',
-    });
+    const { reference: policy } = await make.policy(t.app, acme);
+    await make.device(t.app, acme, policy, { deviceId: 'mine' });
     for (const headers of [other.sandbox, acme.production]) {
       assert.equal((await call('GET', '/devices/mine', headers)).statusCode, 404);
       assert.equal((await call('DELETE', '/devices/mine', headers)).statusCode, 404);
@@ -171,7 +164,7 @@ describe('devices', () => {
       (await call('GET', '/devices', other.sandbox)).json<{ devices: unknown[] }>().devices,
       [],
     );
-    const cancelled = await newPolicy(t, acme.sandbox);
+    const { reference: cancelled } = await make.policy(t.app, acme);
     const cancel = await call('DELETE', `/policys/${cancelled}`, acme.sandbox, { reason: 'sold the car' });
     assert.equal(cancel.statusCode, 200, cancel.body);
     const refused = await call('POST', '/devices', acme.sandbox, {
@@ -185,7 +178,7 @@ describe('devices', () => {
   });
 
   test('validation: unknown fields, a bad kind or device id, and no credentials', async () => {
-    const policy = await newPolicy(t, acme.sandbox);
+    const { reference: policy } = await make.policy(t.app, acme);
     const bad = await call('POST', '/devices', acme.sandbox, {
       device_id: 'has space',
       policy_reference: policy,

@@ -5,7 +5,8 @@ import { loadConfig } from '../../../src/config.ts';
 import { listPositionPartitions } from '../../../src/modules/telematics/index.ts';
 import { fixedClock } from '../../../src/platform/clock.ts';
 import { createCompany, createTestApp, type TestApp } from '../../support/app.ts';
-import { caller, newPolicy, type BatchResult } from './telematics-support.ts';
+import { make } from '../../support/factories.ts';
+import { caller, type BatchResult } from './telematics-support.ts';
 
 // A time far from today's partitions (made by the migration), so the months here start out missing.
 const clock = fixedClock('2031-03-10T12:00:00Z');
@@ -42,12 +43,8 @@ test('without a monthly partition, positions land in DEFAULT; maintenance create
   // The example policy's term is 2025: bind while it is active, then send positions dated 2031.
   clock.set('2025-06-10T12:00:00Z');
   const company = await createCompany(t.app, 'Partitions');
-  const policy = await newPolicy(t, company.sandbox);
-  await call('POST', '/devices', company.sandbox, {
-    device_id: 'p-1',
-    policy_reference: policy,
-    kind: 'obd',
-  });
+  const { reference: policy } = await make.policy(t.app, company);
+  await make.device(t.app, company, policy, { deviceId: 'p-1' });
   clock.set('2031-03-10T12:00:00Z');
   assert.deepEqual(await ours(), []);
   const sent = await call('POST', '/telematics/positions', company.sandbox, {

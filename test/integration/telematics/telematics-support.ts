@@ -1,5 +1,5 @@
 import type { TestApp } from '../../support/app.ts';
-import { examplePolicyInput } from '../../support/policy-arbitraries.ts';
+import { make } from '../../support/factories.ts';
 
 export interface DeviceBody {
   device_id: string;
@@ -30,17 +30,9 @@ export function caller(t: () => TestApp) {
     t().app.inject({ method, url, headers, ...(payload === undefined ? {} : { payload }) });
 }
 
-let emails = 0;
 /** A new policy of the tenant on the example's term (2025); returns its reference. */
 export async function newPolicy(t: TestApp, headers: Record<string, string>): Promise<string> {
-  const response = await t.app.inject({
-    method: 'POST',
-    url: '/policys',
-    headers,
-    payload: examplePolicyInput({ proposer: { email: `telematics.${process.pid}.${++emails}@example.com` } }),
-  });
-  if (response.statusCode !== 201) throw new Error(`policy create failed: ${response.body}`);
-  return response.json<{ policy_reference: string }>().policy_reference;
+  return (await make.policy(t.app, headers)).reference;
 }
 
 export async function eventsOfType(t: TestApp, type: string) {

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { fixedClock } from '../../../src/platform/clock.ts';
 import { createCompany, createTestApp, type TestApp } from '../../support/app.ts';
-import { caller, eventsOfType, newPolicy, type BatchResult } from './telematics-support.ts';
+import { make } from '../../support/factories.ts';
+import { caller, eventsOfType, type BatchResult } from './telematics-support.ts';
 
 type Company = Awaited<ReturnType<typeof createCompany>>;
 interface JourneyBody {
@@ -70,15 +71,6 @@ async function journeysOf(policy: string): Promise<JourneyBody[]> {
 
 const cut = () => t.container.services.telematics.cutPendingTrips(clock.now());
 
-async function bind(deviceId: string, policy: string): Promise<void> {
-  const r = await call('POST', '/devices', acme.sandbox, {
-    device_id: deviceId,
-    policy_reference: policy,
-    kind: 'obd',
-  });
-  assert.equal(r.statusCode, 201, r.body);
-}
-
 before(async () => {
   t = await createTestApp({ overrides: { clock } });
   acme = await createCompany(t.app, 'Acme');
@@ -89,8 +81,8 @@ after(async () => {
 
 describe('trips cut from positions become journeys', () => {
   test('a drive ended by the ignition is one journey through the journey path; cutting again changes nothing', async () => {
-    const policy = await newPolicy(t, acme.sandbox);
-    await bind('trip-1', policy);
+    const { reference: policy } = await make.policy(t.app, acme);
+    await make.device(t.app, acme, policy, { deviceId: 'trip-1' });
     const startS = unix('2025-06-10T07:00:00Z');
     clock.set('2025-06-10T07:11:00Z');
     const body = await send('trip-1', [...drive(startS, 0, 599), parked(startS, 600, 51.5 + 599 * 0.00009)]);
@@ -125,8 +117,8 @@ describe('trips cut from positions become journeys', () => {
   });
 
   test('a trip still in progress waits; once the device has been still for the idle time it is stored', async () => {
-    const policy = await newPolicy(t, acme.sandbox);
-    await bind('trip-2', policy);
+    const { reference: policy } = await make.policy(t.app, acme);
+    await make.device(t.app, acme, policy, { deviceId: 'trip-2' });
     const startS = unix('2025-06-10T08:00:00Z');
     clock.set('2025-06-10T08:05:01Z');
     await send('trip-2', drive(startS, 0, 300));
@@ -147,8 +139,8 @@ describe('trips cut from positions become journeys', () => {
   });
 
   test('a device streaming while it drives is cut at most every 30 s, not at every batch', async () => {
-    const policy = await newPolicy(t, acme.sandbox);
-    await bind('trip-6', policy);
+    const { reference: policy } = await make.policy(t.app, acme);
+    await make.device(t.app, acme, policy, { deviceId: 'trip-6' });
     const startS = unix('2025-06-10T08:30:00Z');
     clock.set('2025-06-10T08:31:00Z');
     await send('trip-6', drive(startS, 0, 59));
@@ -167,8 +159,8 @@ describe('trips cut from positions become journeys', () => {
   });
 
   test('a gap while moving is bridged and reported; the positions arriving late re-cut the trip (voided and replaced)', async () => {
-    const policy = await newPolicy(t, acme.sandbox);
-    await bind('trip-3', policy);
+    const { reference: policy } = await make.policy(t.app, acme);
+    await make.device(t.app, acme, policy, { deviceId: 'trip-3' });
     const startS = unix('2025-06-10T09:00:00Z');
     const end = parked(startS, 600, 51.5 + 599 * 0.00009);
     clock.set('2025-06-10T09:11:00Z');
@@ -199,8 +191,8 @@ describe('trips cut from positions become journeys', () => {
   });
 
   test('two drives apart by more than the idle time are two journeys; a re-cut of a billed trip is credited', async () => {
-    const policy = await newPolicy(t, acme.sandbox);
-    await bind('trip-4', policy);
+    const { reference: policy } = await make.policy(t.app, acme);
+    await make.device(t.app, acme, policy, { deviceId: 'trip-4' });
     const a = unix('2025-06-11T07:00:00Z');
     const b = unix('2025-06-11T07:20:00Z');
     clock.set('2025-06-11T08:00:00Z');
@@ -248,8 +240,8 @@ describe('trips cut from positions become journeys', () => {
   });
 
   test('a trip that overlaps a journey a client posted is left out (logged), and the device is not stuck', async () => {
-    const policy = await newPolicy(t, acme.sandbox);
-    await bind('trip-5', policy);
+    const { reference: policy } = await make.policy(t.app, acme);
+    await make.device(t.app, acme, policy, { deviceId: 'trip-5' });
     const startS = unix('2025-06-12T09:00:00Z');
     clock.set('2025-06-12T10:00:00Z');
     const posted = await call('POST', '/journeys', acme.sandbox, {

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { fixedClock } from '../../../src/platform/clock.ts';
 import { createCompany, createTestApp, type TestApp } from '../../support/app.ts';
-import { caller, newPolicy, type BatchResult, type Problem } from './telematics-support.ts';
+import { make } from '../../support/factories.ts';
+import { caller, type BatchResult, type Problem } from './telematics-support.ts';
 
 type Company = Awaited<ReturnType<typeof createCompany>>;
 interface PositionPage {
@@ -63,13 +64,8 @@ const feature = (coordinates: number[][], coordTimes: string[]) => ({
 before(async () => {
   t = await createTestApp({ overrides: { clock } });
   acme = await createCompany(t.app, 'Acme');
-  policy = await newPolicy(t, acme.sandbox);
-  const bound = await call('POST', '/devices', acme.sandbox, {
-    device_id: 'car-1',
-    policy_reference: policy,
-    kind: 'phone',
-  });
-  assert.equal(bound.statusCode, 201, bound.body);
+  policy = (await make.policy(t.app, acme)).reference;
+  await make.device(t.app, acme, policy, { deviceId: 'car-1', kind: 'phone' });
   clock.set('2025-06-10T13:00:00Z');
 });
 after(async () => {
