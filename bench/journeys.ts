@@ -223,7 +223,7 @@ await withScratchDatabase(BENCH_POSTGRES_URL, async (DATABASE_URL) => {
     const nextOurs = bodies(references, 'milepost');
     const bareReferences = Array.from({ length: policyCount }, () => randomUUID());
     const nextBare = bodies(bareReferences, 'bare');
-    // Warm-up: the JIT's optimised code, every pooled connection with its prepared statement.
+    // Warm-up: the JIT's optimised code, every pooled connection opened and its function plans cached.
     await run(ours.url, headers, nextOurs, 5);
     await run(bare.url, {}, nextBare, 5);
     for (const turn of ['bare', 'ours', 'ours', 'bare', 'bare', 'ours'] as const) {

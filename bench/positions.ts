@@ -154,7 +154,7 @@ async function main(): Promise<void> {
     const barePhases: LoadResult[] = [];
     try {
       await new Promise((resolve) => setTimeout(resolve, 1000)); // the geocoder loads in the background
-      // Warm-up: the JIT's optimised code, every pooled connection with its prepared statement.
+      // Warm-up: the JIT's optimised code, every pooled connection opened and its function plans cached.
       await run(ours.url, headers, oursBodies.next, oursAck, 4);
       await run(bare.url, {}, bareBodies.next, bareAck, 4);
       for (const turn of ['bare', 'ours', 'ours', 'bare', 'bare', 'ours'] as const) {
