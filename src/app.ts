@@ -31,13 +31,8 @@ import {
 } from './modules/companies/index.ts';
 import { policyRoutes, policySearchRoutes } from './modules/policies/index.ts';
 import { statementRoutes } from './modules/statements/index.ts';
-import {
-  authRoutes,
-  clientOrPolicyholder,
-  createPolicyholderAuth,
-  installMockPages,
-  policyholderOf,
-} from './modules/auth/index.ts';
+import { authRoutes, clientOrPolicyholder, createPolicyholderAuth, policyholderOf } from './modules/auth/index.ts';
+import { installMockPages } from './modules/demo/index.ts';
 import { productRoutes } from './modules/products/index.ts';
 import { reportRoutes } from './modules/reports/index.ts';
 import { erasureRoutes, subjectAccessRoutes } from './modules/data-protection/index.ts';
@@ -45,6 +40,7 @@ import { installStaffAccess, SESSION_COOKIE, staffRoutes } from './modules/staff
 import { openApiWebhooks, webhookRoutes } from './modules/webhooks/index.ts';
 import { notificationRoutes } from './modules/notifications/index.ts';
 import { journeyRoutes } from './modules/journeys/index.ts';
+import { placeRoutes } from './integrations/geocoding/index.ts';
 import { usageRoutes } from './modules/usage/index.ts';
 import { telematicsRoutes } from './modules/telematics/index.ts';
 import { paymentRoutes, stripeWebhookRoutes } from './modules/payments/index.ts';
@@ -363,6 +359,8 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
       policyholderAuth: { authenticate: policyholderAuth(), policyholderOf },
     }),
   );
+  // Open data for maps: no credentials (see the route's description).
+  await app.register(placeRoutes({ gazetteer: container.gazetteer }));
   await app.register(
     telematicsRoutes({ telematics: container.services.telematics, clientAuth, readers: policyholders }),
   );

@@ -19,7 +19,11 @@ import { createWebhookService } from './modules/webhooks/index.ts';
 import { createJourneyService, maintainJourneyPartitions } from './modules/journeys/index.ts';
 import { createUsageService } from './modules/usage/index.ts';
 import { createMqttPositionConsumer, createTelematicsService } from './modules/telematics/index.ts';
-import { createOfflineGeocoder, type ReverseGeocoder } from './integrations/geocoding/index.ts';
+import {
+  createOfflineGeocoder,
+  type Gazetteer,
+  type ReverseGeocoder,
+} from './integrations/geocoding/index.ts';
 import { createGateways, type Gateways } from './integrations/payments/index.ts';
 import { systemClock, type Clock } from './platform/clock.ts';
 import { randomToken } from './platform/crypto.ts';
@@ -56,6 +60,8 @@ export interface Container {
   readonly adminApiKey: string;
   readonly services: ReturnType<typeof buildServices>;
   readonly gateways: Gateways;
+  /** The offline geocoder's towns and localities, for maps (GET /places). */
+  readonly gazetteer: Gazetteer;
   /** Tells the container where this process listens (the sandbox gateway calls it over HTTP). */
   setListeningUrl(url: string): void;
   /**
@@ -346,6 +352,7 @@ export async function createContainer(
     adminApiKey,
     services,
     gateways,
+    gazetteer: geocoder,
     setListeningUrl: (url) => {
       gateways.setListeningUrl(url);
     },

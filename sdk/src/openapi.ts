@@ -856,6 +856,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/places": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Named places in a box
+         * @description The towns and localities of the offline gazetteer (GeoNames, the one that names journeys’ ends) inside a box, the most prominent first: what a map of a journey labels along its route, without a tile server. Open data and no tenant’s: it takes no credentials, and answers may be cached for a day. The policyholder app asks for a box rounded out to a grid of 0.05°, so a request shows no more of where someone drove than the area around it. Great Britain, Northern Ireland, the Isle of Man and the Channel Islands; elsewhere the list is empty.
+         */
+        get: operations["places.list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/devices": {
         parameters: {
             query?: never;
@@ -1833,7 +1853,6 @@ export interface components {
             company_reference: string;
             name: string;
             client_id: string;
-            currency: string;
             /** Format: date-time */
             created_at: string;
             secrets_rotated_at: string | null;
@@ -2039,7 +2058,7 @@ export interface components {
             start_at: number;
             /** @description UNIX seconds. */
             end_at: number;
-            /** @description Town or place at the start, from the offline reverse geocoder (GeoNames); null where none is near (abroad, at sea). */
+            /** @description Town or place at the start, from the offline reverse geocoder (GeoNames); null where none is near (abroad, at sea). When both ends are in the same town, an end named by the town itself is named by the part of the town it is in, where the gazetteer has one ("St Pancras → Westminster", not "London → London"; "Camden Town → Westminster", not "Camden Town → London"). */
             start_name: string | null;
             /** @description Town or place at the end; null where none is near. */
             end_name: string | null;
@@ -2067,6 +2086,21 @@ export interface components {
             is_estimated: boolean;
             /** @description Milepost extension: the part of distance_in_metres bridged in a straight line across gaps in a device’s data while moving; 0 otherwise. */
             gap_distance_in_metres: number;
+        };
+        PlaceList: {
+            /** @description The most prominent first: towns by population, largest first, then localities nearest the box’s centre first. A name appears once within 5 km. */
+            places: {
+                /** @description The place’s name, as GeoNames gives it. */
+                name: string;
+                /** @description Degrees (WGS84). */
+                lat: number;
+                /** @description Degrees (WGS84). */
+                lng: number;
+                /** @description `town`: a populated place (a city, town or large village); `locality`: a village, or a part of a town ("Soho"). */
+                kind: "town" | "locality";
+            }[];
+            /** @description The credit a map showing these names must carry. */
+            attribution: string;
         };
         Device: {
             device_id: string;
@@ -10165,7 +10199,7 @@ export interface operations {
                                 start_at: number;
                                 /** @description UNIX seconds. */
                                 end_at: number;
-                                /** @description Town or place at the start, from the offline reverse geocoder (GeoNames); null where none is near (abroad, at sea). */
+                                /** @description Town or place at the start, from the offline reverse geocoder (GeoNames); null where none is near (abroad, at sea). When both ends are in the same town, an end named by the town itself is named by the part of the town it is in, where the gazetteer has one ("St Pancras → Westminster", not "London → London"; "Camden Town → Westminster", not "Camden Town → London"). */
                                 start_name: string | null;
                                 /** @description Town or place at the end; null where none is near. */
                                 end_name: string | null;
@@ -10335,6 +10369,55 @@ export interface operations {
             };
             /** @description Unprocessable Entity */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "places.list": {
+        parameters: {
+            query: {
+                /** @description Western edge of the box: degrees of longitude (WGS84). */
+                west: number;
+                /** @description Southern edge: degrees of latitude; not north of `north`. */
+                south: number;
+                /** @description Eastern edge: degrees of longitude; not west of `west`. */
+                east: number;
+                /** @description Northern edge: degrees of latitude. */
+                north: number;
+                /** @description The most places to answer. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlaceList"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -18,7 +18,8 @@ import {
 
 // The Journeys page in Chromium: journeys posted through the API for a new policyholder, listed by
 // day with distance and cost, a void one marked, and a route drawn offline in SVG over the outline of
-// Great Britain; then, with MAP_TILE_URL set, over tiles from a tile server (a local one here).
+// Great Britain with the places it passes and a scale; then, with MAP_TILE_URL set, over tiles from a
+// tile server (a local one here).
 
 interface PostedJourney {
   journey_reference: string;
@@ -77,7 +78,7 @@ async function drive(policyReference: string, start: number, via: Array<[number,
 }
 
 test(
-  'journeys by day with distance and cost, a void one marked, a route drawn in SVG',
+  'journeys by day with distance and cost, a void one marked, a route drawn in SVG with places and a scale',
   { skip, timeout: 60_000 },
   async () => {
     const { holder, page, problems } = await rig.signedIn('journeys');
@@ -119,8 +120,21 @@ test(
     const d = await page.getByTestId('route-path').getAttribute('d');
     assert.ok(d !== null && /^M[\d.]+ [\d.]+(L[\d.-]+ [\d.-]+)+$/.test(d), `a drawn route path (d=${d})`);
     await page.locator('.route-map path.land').first().waitFor();
-    const labels = await map.locator('text').allTextContents();
-    assert.deepEqual(labels, [morning.start_name, morning.end_name], 'the start and end named on the map');
+    // The places the route passes near, from the service's gazetteer (GET /places), beside the ends.
+    const near = map.getByTestId('near-place');
+    await near.first().waitFor();
+    const nearNames = await near.locator('text').allTextContents();
+    assert.ok(nearNames.length >= 2, `places along the coast: ${nearNames.join(', ')}`);
+    assert.ok(
+      nearNames.every((name) => name !== morning.start_name && name !== morning.end_name),
+      'the ends are not named twice',
+    );
+    const ends = await map.locator('text.place').allTextContents();
+    assert.deepEqual(ends, [morning.start_name, morning.end_name], 'the start and end named on the map');
+    assert.match((await map.getAttribute('aria-label')) ?? '', /, passing .+/);
+    // A scale bar in the policy's unit, and the names' credit.
+    assert.match((await map.getByTestId('scale-bar').textContent()) ?? '', /^\d+(\.\d+)? miles?$/);
+    assert.match(await page.locator('.map-note').first().innerText(), /GeoNames/);
     assert.equal(
       await page.locator('li.journey:not(.journey-void) button').getAttribute('aria-expanded'),
       'true',
@@ -187,6 +201,8 @@ test(
         .getByText(journey.start_name ?? '', { exact: true })
         .first()
         .waitFor();
+      // Leaflet's scale, in miles (the policy's unit).
+      assert.match(await page.locator('.leaflet-control-scale-line').first().innerText(), /\d+ (mi|ft)/);
       await assertAccessible(page, 'journey tile map');
       await shoot(page, 'journey-tile-map');
       assert.deepEqual(problems, []);

@@ -115,6 +115,19 @@ test('a failed statement payment fixed by adding a card and paying', { skip, tim
   assert.match(text, /Billed\s*£\d/);
   await statement.locator('summary').click();
   assert.match(await statement.locator('.journey-lines').innerText(), /miles, £\d/, 'the journey');
+  // One date style on the card: its period's dates, and the journey's date with its time.
+  const MONTH = '(January|February|March|April|May|June|July|August|September|October|November|December)';
+  assert.match(
+    await statement.locator('h2').innerText(),
+    new RegExp(`^\\d{1,2} ${MONTH} \\d{4} to \\d{1,2} ${MONTH} \\d{4}$`),
+  );
+  assert.match(
+    await statement.locator('.journey-lines .when').first().innerText(),
+    new RegExp(`^\\d{1,2} ${MONTH} \\d{4} at \\d{2}:\\d{2}$`),
+  );
+  const dates = (await statement.innerText()).match(/\d{1,2} [A-Z][a-z]+ \d{4}/g) ?? [];
+  assert.ok(dates.length >= 3);
+  for (const date of dates) assert.match(date, new RegExp(`^\\d{1,2} ${MONTH} \\d{4}$`), 'no short month');
   await assertFits(page, 360);
   await assertAccessible(page, 'statements with a failed payment');
   await shoot(page, 'statement-failed');

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { encodePolyline } from '../../src/platform/geo/index.ts';
 import { createProduct, drive, type Place } from '../support/driving.ts';
 import {
   assertAccessible,
@@ -120,6 +121,50 @@ test(
   },
 );
 
+test(
+  'usage: a short drive’s axis ticks at round steps, each label once (0.0, 0.5, 1.0, 1.5 mi)',
+  { skip, timeout: 60_000 },
+  async () => {
+    const { holder, page, problems } = await rig.signedIn('usage-axis', 360);
+    // 2,100 m due north (about 1.3 miles), yesterday.
+    const startS = Math.floor(Date.now() / 1000) - 86_400;
+    const posted = await rig.t.app.inject({
+      method: 'POST',
+      url: '/journeys',
+      headers: rig.acme.sandbox,
+      payload: {
+        policy_reference: holder.reference,
+        route: encodePolyline([51.5, -0.12, 51.5094, -0.12, 51.5189, -0.12], 5),
+        start_time: startS,
+        end_time: startS + 900,
+      },
+    });
+    assert.equal(posted.statusCode, 201, posted.body);
+    assert.ok(Math.abs(posted.json<{ total_miles: number }>().total_miles - 1.3) < 0.05, posted.body);
+    await page.goto(`${rig.baseUrl}/app/usage`);
+    await page.getByTestId('period-distance').filter({ hasText: '1.3 miles' }).waitFor();
+    for (const chart of [0, 1]) {
+      const labels = await page.locator('svg.chart-axis').nth(chart).locator('text').allTextContents();
+      assert.deepEqual(labels, ['0.0 mi', '0.5 mi', '1.0 mi', '1.5 mi'], `chart ${chart}'s axis`);
+    }
+    // In pounds: pence, each label once.
+    await page.getByRole('radio', { name: 'Cost' }).check();
+    const pounds = await page.locator('svg.chart-axis').first().locator('text').allTextContents();
+    assert.equal(new Set(pounds).size, pounds.length, pounds.join(', '));
+    assert.ok(
+      pounds.every((label) => /^£\d+\.\d\d$/.test(label)),
+      pounds.join(', '),
+    );
+    await assertFits(page, 360);
+    await shoot(page, 'usage-short-drive');
+    assert.deepEqual(
+      problems.filter((problem) => !problem.includes('404')),
+      [],
+      'nothing logged but the budget’s 404',
+    );
+  },
+);
+
 test('device: none linked, then the bound device with its status', { skip, timeout: 60_000 }, async () => {
   const { holder, page, problems } = signedIn;
   const logged = problems.length;
@@ -145,7 +190,7 @@ test('device: none linked, then the bound device with its status', { skip, timeo
   );
   const text = await page.locator('main').innerText();
   assert.match(text, /obd-usage-device-1/);
-  assert.match(text, /Linked since\s+\d{1,2} \w+ \d{4}/);
+  assert.match(text, /Linked since\s+\d{1,2} [A-Z][a-z]{2,} \d{4}\n/);
   assert.match(text, /Nothing received yet/);
 
   // A position now: last seen as an en-GB date-time and how long ago.
@@ -163,9 +208,10 @@ test('device: none linked, then the bound device with its status', { skip, timeo
   assert.equal(sent.json<{ accepted: number }>().accepted, 1, sent.body);
   await page.reload();
   await page.getByTestId('last-seen').filter({ hasText: /\(/ }).waitFor();
+  // The app's one date style, with the time: "28 November 2026 at 17:11".
   assert.match(
     await page.getByTestId('last-seen').innerText(),
-    /\d{1,2} \w{3} \d{4}, \d{2}:\d{2} \((just now|1 minute ago)\)/,
+    /^\d{1,2} (January|February|March|April|May|June|July|August|September|October|November|December) \d{4} at \d{2}:\d{2} \((just now|1 minute ago)\)$/,
   );
 
   await assertFits(page, 360);

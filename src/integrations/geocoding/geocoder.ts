@@ -8,6 +8,16 @@ export interface Place {
   readonly postcode: string | null;
   /** The town, city or locality a person would name ("London", "Glasgow", "Belfast"), or null. */
   readonly name: string | null;
+  /**
+   * Where `name` is a town: the part of it the point is in ("Camden Town", "Westminster"), or null. A geocoder
+   * that cannot tell leaves it out.
+   */
+  readonly locality?: string | null;
+  /**
+   * The largest town the point is part of ("London" for Camden Town as for Westminster), or null where it is
+   * in none. A geocoder that cannot tell leaves it out.
+   */
+  readonly town?: string | null;
 }
 
 export interface ReverseGeocoder {
@@ -20,4 +30,30 @@ export interface ReverseGeocoder {
   warm?(): Promise<void>;
 }
 
-export const UNKNOWN_PLACE: Place = Object.freeze({ postcode: null, name: null });
+export const UNKNOWN_PLACE: Place = Object.freeze({ postcode: null, name: null, locality: null, town: null });
+
+/** A box in WGS84 degrees, west ≤ east and south ≤ north. */
+export interface Box {
+  readonly west: number;
+  readonly south: number;
+  readonly east: number;
+  readonly north: number;
+}
+
+/** A named place, as a map labels it. */
+export interface GazetteerPlace {
+  readonly name: string;
+  readonly lat: number;
+  readonly lng: number;
+  /** A town (a populated place) or a locality (a village, or a part of a town). */
+  readonly kind: 'town' | 'locality';
+}
+
+/** The gazetteer port: the named places in an area, for drawing on maps. */
+export interface Gazetteer {
+  /**
+   * At most `limit` places inside the box, in the order a map should label them (the most prominent first).
+   * It fails only when the gazetteer itself is unavailable (AppError UPSTREAM_UNAVAILABLE, retryable).
+   */
+  placesWithin(box: Box, limit: number): Promise<GazetteerPlace[]> | GazetteerPlace[];
+}

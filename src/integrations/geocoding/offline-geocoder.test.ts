@@ -39,7 +39,12 @@ describe('offline reverse geocoder', () => {
   });
 
   test('Belfast: no postcode (BT positions are not open data), named Belfast', async () => {
-    assert.deepEqual(await lookup(54.5973, -5.9301), { postcode: null, name: 'Belfast' });
+    assert.deepEqual(await lookup(54.5973, -5.9301), {
+      postcode: null,
+      name: 'Belfast',
+      locality: null,
+      town: 'Belfast',
+    });
   });
 
   test('Paris and the open sea: no postcode and no name', async () => {
@@ -52,6 +57,50 @@ describe('offline reverse geocoder', () => {
     assert.equal((await lookup(54.9527, -1.6034)).name, 'Gateshead');
     assert.equal((await lookup(51.3762, -0.0982)).name, 'Croydon');
     assert.equal((await lookup(52.2137, 0.4652)).name, 'Cheveley');
+  });
+
+  test('inside a city, the locality and the city; at its centre and in a small town, no locality', async () => {
+    assert.deepEqual(await lookup(51.5345, -0.139), {
+      postcode: 'NW1 2JA',
+      name: 'London',
+      locality: 'St Pancras',
+      town: 'London',
+    });
+    // Camden Town is a town of its own, within London's extent.
+    const camden = await lookup(51.5406, -0.1433);
+    assert.deepEqual([camden.name, camden.town], ['Camden Town', 'London']);
+    const parliament = await lookup(51.4995, -0.1248);
+    assert.deepEqual([parliament.name, parliament.locality], ['London', 'Westminster']);
+    // Trafalgar Square is London's centre in GeoNames: nothing there is finer than "London".
+    assert.equal((await lookup(51.5076, -0.1279)).locality, null);
+    // Henley's centre: Remenham, across the river, is beyond the town's extent.
+    assert.deepEqual(await lookup(51.536, -0.905), {
+      postcode: 'RG9 1RY',
+      name: 'Henley-on-Thames',
+      locality: null,
+      town: 'Henley-on-Thames',
+    });
+    // A village (rule 2) is its own finest name, and in no town.
+    const village = await lookup(52.2137, 0.4652);
+    assert.deepEqual([village.name, village.locality, village.town], ['Cheveley', null, null]);
+  });
+
+  test('places in a box: the largest towns first, then localities, each name once nearby', async () => {
+    const central = await geocoder.placesWithin({ west: -0.2, south: 51.45, east: -0.05, north: 51.55 }, 500);
+    assert.deepEqual([central[0]?.name, central[0]?.kind], ['London', 'town']);
+    const names = central.map((place) => place.name);
+    assert.ok(names.includes('Soho') && names.includes('Westminster'), names.join(', '));
+    assert.equal(names.filter((name) => name === 'London').length, 1, 'GeoNames’ City "London"s are one');
+    const firstLocality = central.findIndex((place) => place.kind === 'locality');
+    assert.ok(central.slice(firstLocality).every((place) => place.kind === 'locality'));
+    for (const place of central) {
+      assert.ok(place.lat >= 51.45 && place.lat <= 51.55 && place.lng >= -0.2 && place.lng <= -0.05);
+    }
+    // Great Britain in ten names: its largest cities.
+    const country = await geocoder.placesWithin({ west: -8, south: 49.8, east: 2, north: 61 }, 10);
+    assert.deepEqual(country.map((place) => place.name).slice(0, 3), ['London', 'Birmingham', 'Liverpool']);
+    assert.equal(country.length, 10);
+    assert.deepEqual(await geocoder.placesWithin({ west: 2, south: 48, east: 3, north: 49 }, 10), []);
   });
 
   test('coordinates out of range answer with nulls', async () => {

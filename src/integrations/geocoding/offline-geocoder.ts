@@ -12,7 +12,9 @@
  *   open data, and the field holds full postcodes only.
  * - Name: the rule in place-names.ts ("London", "Glasgow", "Belfast", else a village within 3 km, else a
  *   town or village within 15 km, else null). It applies to Northern Ireland as to Great Britain, and names
- *   the Isle of Man and the Channel Islands too where GeoNames lists their places.
+ *   the Isle of Man and the Channel Islands too where GeoNames lists their places. Inside a town, the
+ *   locality too ("Camden Town" in London).
+ * - Places in a box, for maps (`placesWithin`): the same towns and localities, the most prominent first.
  *
  * Loading is lazy: the first lookup (or `warm()`, which the service may call at start without awaiting)
  * reads the data in; nothing is sorted, the postcode file being already in spatial-index order. Lookups
@@ -34,7 +36,14 @@ import { fileURLToPath } from 'node:url';
 import { around } from 'geokdbush';
 import { AppError } from '../../platform/errors.ts';
 import { createCoverage, type Coverage } from './coverage.ts';
-import { UNKNOWN_PLACE, type Place, type ReverseGeocoder } from './geocoder.ts';
+import {
+  UNKNOWN_PLACE,
+  type Box,
+  type Gazetteer,
+  type GazetteerPlace,
+  type Place,
+  type ReverseGeocoder,
+} from './geocoder.ts';
 import { createPlaceNamer, type PlaceNamer } from './place-names.ts';
 import { PostcodeFileReader, postcodeText, type PostcodeIndex } from './postcode-file.ts';
 
@@ -47,9 +56,11 @@ export interface OfflineGeocoderOptions {
   readonly maxPostcodeMetres?: number;
 }
 
-export interface OfflineGeocoder extends ReverseGeocoder {
+export interface OfflineGeocoder extends ReverseGeocoder, Gazetteer {
   /** Answers synchronously once loaded; before that, a promise that settles when loading has finished. */
   lookup(lat: number, lng: number): Promise<Place> | Place;
+  /** Answers synchronously once loaded, like `lookup`. */
+  placesWithin(box: Box, limit: number): Promise<GazetteerPlace[]> | GazetteerPlace[];
   /** Starts loading (once) and resolves when lookups can answer synchronously. */
   warm(): Promise<void>;
   /** Whether the data is loaded. */
@@ -131,7 +142,7 @@ export function createOfflineGeocoder(options: OfflineGeocoderOptions = {}): Off
       : [];
     return {
       postcode: packed === undefined ? null : postcodeText(postcodes.outwardCodes, packed),
-      name: namer.nameAt(lat, lng),
+      ...namer.namesAt(lat, lng),
     };
   };
 
@@ -143,6 +154,10 @@ export function createOfflineGeocoder(options: OfflineGeocoderOptions = {}): Off
       if (!(Math.abs(lat) <= 90 && Math.abs(lng) <= 180)) return UNKNOWN_PLACE;
       if (loaded !== undefined) return answer(loaded, lat, lng);
       return ensureLoaded().then((data) => answer(data, lat, lng));
+    },
+    placesWithin(box, limit) {
+      if (loaded !== undefined) return loaded.namer.placesWithin(box, limit);
+      return ensureLoaded().then((data) => data.namer.placesWithin(box, limit));
     },
     async warm() {
       await ensureLoaded();

@@ -21,10 +21,20 @@
  * 4. Otherwise null: at sea, abroad (Calais and Dublin are beyond 15 km of any place listed), or in the
  *    emptiest uplands. The postal places include the Isle of Man and the Channel Islands, so
  *    Douglas or St Helier are named although they have no GB postcode.
+ *
+ * A point named by rule 1 also gets a finer name, its locality: the nearest locality within 3 km that is
+ * nearer the point than the town's centre, lies inside the town's extent, and is not called as the town
+ * itself (in London: "Camden Town", "Westminster", "Soho"; near a town's centre, or in a small town without
+ * localities of its own, none, rather than a suburb or a village beyond it). Two ends of a journey in one
+ * town are told apart by it. A point named by rules 2–4 has none: its name is already the finest there is.
+ *
+ * The same places answer "which places are in this box" for maps (`placesWithin`): towns, largest first,
+ * then localities, nearest the box's centre first, each name once in its neighbourhood.
  */
 import KDBush from 'kdbush';
 import { around } from 'geokdbush';
 import { eachCsvRecord, parseCsvRecords } from './csv.ts';
+import type { Box, GazetteerPlace } from './geocoder.ts';
 
 const METRES_PER_ROOT_PERSON = 9;
 const MINIMUM_POPULATION = 1000;
@@ -32,10 +42,38 @@ const LOCALITY_KILOMETRES = 3;
 const NEAR_METRES = 15_000;
 /** Places with a smaller extent than this (population ≤ 111,000) are searched in a box this size. */
 const SMALL_TOWN_METRES = 3000;
+/**
+ * A name met again within this distance of a place already listed in a box is the same place (GeoNames
+ * lists "London" at a dozen City postcodes, "Hackney" both as a town and as a locality).
+ */
+const SAME_PLACE_METRES = 5000;
+
+/** A point's names: the one a person would give, and where that is a town, the locality within it. */
+export interface PlaceNames {
+  /** The town, city or locality (rules 1–4), or null where no place is near. */
+  readonly name: string | null;
+  /**
+   * Inside a town's extent: the nearest locality within 3 km that is nearer than the town's centre, lies
+   * inside that extent and is not called as the town; otherwise null.
+   */
+  readonly locality: string | null;
+  /**
+   * Inside a town's extent: the largest town whose extent holds the point, the town it is part of ("London"
+   * for Camden Town as for Westminster); otherwise null.
+   */
+  readonly town: string | null;
+}
 
 export interface PlaceNamer {
   /** The human name for a point (degrees), or null where no place is near. */
   nameAt(lat: number, lng: number): string | null;
+  /** The name and, inside a town, the locality of a point (degrees). */
+  namesAt(lat: number, lng: number): PlaceNames;
+  /**
+   * At most `limit` places inside the box, in the order a map should label them: towns by size (population),
+   * largest first, then localities nearest the box's centre first; a name is listed once within 5 km.
+   */
+  placesWithin(box: Box, limit: number): GazetteerPlace[];
   readonly townCount: number;
   readonly localityCount: number;
 }
@@ -160,36 +198,133 @@ export function createPlaceNamer(townsCsv: string, localitiesCsv: string): Place
     return id === undefined ? undefined : localities.name(id);
   };
 
+  /**
+   * The locality of a point inside a town: the nearest one within 3 km that is nearer the point than the
+   * town's centre is (in the centre itself, the town's name is the finest), lies inside the town's extent
+   * (not a village beyond a small town's edge), and is not called as the town.
+   */
+  const localityInside = (
+    lat: number,
+    lng: number,
+    scale: { readonly kx: number; readonly ky: number },
+    towns: PlaceSet,
+    town: number,
+  ): string | undefined => {
+    const townLat = towns.lat[town] ?? NaN;
+    const townLng = towns.lng[town] ?? NaN;
+    const radiusMetres = towns.radiusMetres[town] ?? 0;
+    let bestMetres = Math.min(
+      LOCALITY_KILOMETRES * 1000,
+      Math.hypot((townLng - lng) * scale.kx, (townLat - lat) * scale.ky),
+    );
+    const dLng = bestMetres / scale.kx;
+    const dLat = bestMetres / scale.ky;
+    let best: number | undefined;
+    // NOTE: a box search and plane distances, as for towns: geokdbush's `around` costs ~15 µs a call, and
+    // this runs for every point in a town (most journeys' ends).
+    for (const id of localities.index.range(lng - dLng, lat - dLat, lng + dLng, lat + dLat)) {
+      const placeLat = localities.lat[id] ?? NaN;
+      const placeLng = localities.lng[id] ?? NaN;
+      const metres = Math.hypot((placeLng - lng) * scale.kx, (placeLat - lat) * scale.ky);
+      if (!(metres < bestMetres)) continue;
+      const fromCentre = Math.hypot((placeLng - townLng) * scale.kx, (placeLat - townLat) * scale.ky);
+      if (fromCentre > radiusMetres || localities.name(id) === towns.name(town)) continue;
+      best = id;
+      bestMetres = metres;
+    }
+    return best === undefined ? undefined : localities.name(best);
+  };
+
+  const namesAt = (lat: number, lng: number): PlaceNames => {
+    const scale = localScale(lat);
+    const inside = relativelyClosest(
+      relativelyClosest(undefined, small, scale, lng, lat, SMALL_TOWN_METRES, 1),
+      large,
+      scale,
+      lng,
+      lat,
+      largeMetres,
+      1,
+    );
+    if (inside !== undefined) {
+      const largest =
+        largestContaining(large, scale, lng, lat, largeMetres) ??
+        largestContaining(small, scale, lng, lat, SMALL_TOWN_METRES);
+      return {
+        name: inside.towns.name(inside.id),
+        locality: localityInside(lat, lng, scale, inside.towns, inside.id) ?? null,
+        town: largest === undefined ? inside.towns.name(inside.id) : largest.towns.name(largest.id),
+      };
+    }
+
+    const locality = nearestLocality(lat, lng, LOCALITY_KILOMETRES);
+    if (locality !== undefined) return { name: locality, locality: null, town: null };
+
+    const near = relativelyClosest(
+      relativelyClosest(undefined, small, scale, lng, lat, NEAR_METRES, Infinity),
+      large,
+      scale,
+      lng,
+      lat,
+      NEAR_METRES,
+      Infinity,
+    );
+    if (near !== undefined) return { name: near.towns.name(near.id), locality: null, town: null };
+    return { name: nearestLocality(lat, lng, NEAR_METRES / 1000) ?? null, locality: null, town: null };
+  };
+
   return {
     townCount: small.count + large.count,
     localityCount: localities.count,
-    nameAt(lat, lng) {
-      const scale = localScale(lat);
-      const inside = relativelyClosest(
-        relativelyClosest(undefined, small, scale, lng, lat, SMALL_TOWN_METRES, 1),
-        large,
-        scale,
-        lng,
-        lat,
-        largeMetres,
-        1,
-      );
-      if (inside !== undefined) return inside.towns.name(inside.id);
+    nameAt: (lat, lng) => namesAt(lat, lng).name,
+    namesAt,
+    placesWithin(box, limit) {
+      const inBox = (places: PlaceSet) =>
+        places.count === 0 ? [] : places.index.range(box.west, box.south, box.east, box.north);
+      const centreLat = (box.south + box.north) / 2;
+      const centreLng = (box.west + box.east) / 2;
+      const scale = localScale(centreLat);
+      const chosen: GazetteerPlace[] = [];
+      const seen = new Map<string, GazetteerPlace[]>();
+      const offer = (places: PlaceSet, id: number, kind: GazetteerPlace['kind']) => {
+        const place = { name: places.name(id), lat: places.lat[id] ?? NaN, lng: places.lng[id] ?? NaN, kind };
+        const key = place.name.toLowerCase();
+        const same = seen.get(key) ?? [];
+        const metres = (other: GazetteerPlace) =>
+          Math.hypot((other.lng - place.lng) * scale.kx, (other.lat - place.lat) * scale.ky);
+        if (same.some((other) => metres(other) < SAME_PLACE_METRES)) return;
+        same.push(place);
+        seen.set(key, same);
+        chosen.push(place);
+      };
 
-      const locality = nearestLocality(lat, lng, LOCALITY_KILOMETRES);
-      if (locality !== undefined) return locality;
+      // Larger first (the extent grows with the population); equal ones by name, so the order never varies.
+      const towns = [
+        ...inBox(large).map((id) => ({ places: large, id, radius: large.radiusMetres[id] ?? 0 })),
+        ...inBox(small).map((id) => ({ places: small, id, radius: small.radiusMetres[id] ?? 0 })),
+      ].sort((a, b) => {
+        if (a.radius !== b.radius) return b.radius - a.radius;
+        const [nameA, nameB] = [a.places.name(a.id), b.places.name(b.id)];
+        return nameA < nameB ? -1 : nameA > nameB ? 1 : 0;
+      });
+      for (const { places, id } of towns) {
+        if (chosen.length >= limit) return chosen;
+        offer(places, id, 'town');
+      }
 
-      const near = relativelyClosest(
-        relativelyClosest(undefined, small, scale, lng, lat, NEAR_METRES, Infinity),
-        large,
-        scale,
-        lng,
-        lat,
-        NEAR_METRES,
-        Infinity,
-      );
-      if (near !== undefined) return near.towns.name(near.id);
-      return nearestLocality(lat, lng, NEAR_METRES / 1000) ?? null;
+      const metresFromCentre = (id: number) =>
+        Math.hypot(
+          ((localities.lng[id] ?? NaN) - centreLng) * scale.kx,
+          ((localities.lat[id] ?? NaN) - centreLat) * scale.ky,
+        );
+      const nearby = inBox(localities)
+        .map((id) => ({ id, metres: metresFromCentre(id) }))
+        .sort((a, b) => a.metres - b.metres || a.id - b.id);
+      for (const { id } of nearby) {
+        if (chosen.length >= limit) break;
+        offer(localities, id, 'locality');
+      }
+      return chosen;
     },
   };
 }
@@ -211,6 +346,29 @@ interface Candidate {
   readonly id: number;
   /** Distance ÷ the town's extent radius. */
   readonly ratio: number;
+}
+
+/** The largest town (by extent) among those within `metres` whose extent holds the point. */
+function largestContaining(
+  towns: PlaceSet,
+  scale: { readonly kx: number; readonly ky: number },
+  lng: number,
+  lat: number,
+  metres: number,
+): { readonly towns: PlaceSet; readonly id: number } | undefined {
+  if (towns.count === 0) return undefined;
+  const dLng = Math.min(360, metres / scale.kx);
+  const dLat = metres / scale.ky;
+  let best: number | undefined;
+  for (const id of towns.index.range(lng - dLng, lat - dLat, lng + dLng, lat + dLat)) {
+    const radius = towns.radiusMetres[id] ?? 0;
+    const distance = Math.hypot(
+      ((towns.lng[id] ?? NaN) - lng) * scale.kx,
+      ((towns.lat[id] ?? NaN) - lat) * scale.ky,
+    );
+    if (distance <= radius && (best === undefined || radius > (towns.radiusMetres[best] ?? 0))) best = id;
+  }
+  return best === undefined ? undefined : { towns, id: best };
 }
 
 /**

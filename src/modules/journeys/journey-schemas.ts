@@ -102,7 +102,7 @@ export const JourneySchema = Type.Object(
     start_at: Type.Integer({ description: 'UNIX seconds.' }),
     end_at: Type.Integer({ description: 'UNIX seconds.' }),
     start_name: nullableString(
-      'Town or place at the start, from the offline reverse geocoder (GeoNames); null where none is near (abroad, at sea).',
+      'Town or place at the start, from the offline reverse geocoder (GeoNames); null where none is near (abroad, at sea). When both ends are in the same town, an end named by the town itself is named by the part of the town it is in, where the gazetteer has one ("St Pancras → Westminster", not "London → London"; "Camden Town → Westminster", not "Camden Town → London").',
     ),
     end_name: nullableString('Town or place at the end; null where none is near.'),
     start_postcode: nullableString(

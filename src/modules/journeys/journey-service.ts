@@ -25,6 +25,7 @@ import {
   markJourneyVoid,
   type JourneyRecord,
 } from './journey-repository.ts';
+import { endNames } from './end-names.ts';
 import { checkJourneyTimes, coverFor, measureRoute } from './journey-rules.ts';
 import type { BatchJourney, Journey, JourneyInput, ListJourneysQuery } from './journey-schemas.ts';
 import { distanceUnitsLabel, totalKilometres, totalMiles, usagePremiumPence } from './rating.ts';
@@ -235,6 +236,7 @@ export function createJourneyService(deps: {
       geocoder.lookup(route.start.lat, route.start.lng),
       geocoder.lookup(route.end.lat, route.end.lng),
     ]);
+    const names = endNames(startPlace, endPlace);
     const startAt = new Date(input.start_time * 1000);
     const endAt = new Date(input.end_time * 1000);
     const providerReference = input.provider_reference ?? null;
@@ -282,8 +284,8 @@ export function createJourneyService(deps: {
           distanceUnit: version.usageUnit,
           usageRate: version.usageRate,
           usagePremiumPence: usagePremium,
-          start: { ...route.start, name: startPlace.name, postcode: startPlace.postcode },
-          end: { ...route.end, name: endPlace.name, postcode: endPlace.postcode },
+          start: { ...route.start, name: names.start, postcode: startPlace.postcode },
+          end: { ...route.end, name: names.end, postcode: endPlace.postcode },
           createdAt: now,
           source: 'api',
           deviceId: null,
@@ -448,11 +450,12 @@ export function createJourneyService(deps: {
         geocoder.lookup(route.start.lat, route.start.lng),
         geocoder.lookup(route.end.lat, route.end.lng),
       ]);
+      const names = endNames(startPlace, endPlace);
       measured = {
         distanceMetres: route.distanceMetres,
         pointCount: route.pointCount,
-        start: { ...route.start, name: startPlace.name, postcode: startPlace.postcode },
-        end: { ...route.end, name: endPlace.name, postcode: endPlace.postcode },
+        start: { ...route.start, name: names.start, postcode: startPlace.postcode },
+        end: { ...route.end, name: names.end, postcode: endPlace.postcode },
       };
     }
     const { version } = cover;

@@ -160,8 +160,9 @@ describe('POST /journeys', () => {
     assert.equal(j.start_at, body.start_time);
     assert.equal(j.end_at, body.end_time);
     assert.equal(j['duration_in_seconds'], 1200);
-    assert.equal(j.start_name, 'London');
-    assert.equal(j.end_name, 'London');
+    // Both ends in London: each named by its part of the town.
+    assert.equal(j.start_name, 'Victoria');
+    assert.equal(j.end_name, 'Covent Garden');
     assert.match(j.start_postcode ?? '', /^SW1/);
     assert.match(j.end_postcode ?? '', /^WC2/);
     assert.equal(j.is_void, false);
@@ -194,7 +195,7 @@ describe('POST /journeys', () => {
     );
   });
 
-  test('Glasgow: a G postcode and the name Glasgow; precision 6 is read as such', async () => {
+  test('Glasgow: G postcodes and Glasgow’s names; precision 6 is read as such', async () => {
     const policy = await createPolicy(acme);
     const r = await postJourney(
       acme.sandbox,
@@ -207,8 +208,9 @@ describe('POST /journeys', () => {
     const j = r.json<JourneyBody>();
     assert.match(j.start_postcode ?? '', /^G\d/);
     assert.match(j.end_postcode ?? '', /^G\d/);
+    // In one city: the centre has nothing finer than "Glasgow"; the West End is Partick.
     assert.equal(j.start_name, 'Glasgow');
-    assert.equal(j.end_name, 'Glasgow');
+    assert.equal(j.end_name, 'Partick');
     assert.equal(j['precision'], 6);
     assert.equal(j.start_lat, GLASGOW_CENTRAL[0]);
   });
@@ -706,7 +708,7 @@ describe('GET /journeys and GET /journeys/:journey_reference', () => {
     const j = r.json<JourneyBody>();
     assert.equal(j.journey_reference, refs[0]);
     assert.equal(j.policy_reference, policy.policy_reference);
-    assert.equal(j.start_name, 'London');
+    assert.equal(j.start_name, 'Victoria');
   });
 
   test('validation: no policy_reference, a bad cursor, a bad limit → 422', async () => {
@@ -910,7 +912,7 @@ describe('POST /journeys/batch', () => {
       result.results[0]!.journey?.journey_reference,
     );
     assert.equal(result.results[0]!.journey?.route, undefined, 'no route echoed');
-    assert.equal(result.results[0]!.journey?.start_name, 'London');
+    assert.equal(result.results[0]!.journey?.start_name, 'Victoria');
     assert.equal(result.results[3]!.error?.code, 'JOURNEY_OVERLAP');
     assert.equal(result.results[4]!.error?.code, 'VALIDATION_FAILED');
     const invalidItem = result.results[4]!.error;

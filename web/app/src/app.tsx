@@ -165,10 +165,13 @@ function SignedInPage({ route, ...props }: PageProps & { route: Exclude<Route, '
   return <Page {...props} />;
 }
 
-/** The pages, as links (a click routes in the page; a new tab or a copied link works too). */
+/**
+ * The pages, as links (a click routes in the page; a new tab or a copied link works too). On a phone they
+ * wrap into a grid, so every page and the current one are in sight without scrolling sideways.
+ */
 function Navigation({ route }: { route: Route }) {
   return (
-    <nav className="tabs" aria-label="Pages">
+    <nav className="app-tabs" aria-label="Pages">
       <ul>
         {PAGES.map((page) => (
           <li key={page.route}>

@@ -3,6 +3,7 @@ import { MilepostError, unwrap, type PolicyDetails, type Session } from '../../.
 import { CardForm } from './card-form.tsx';
 import { PageMessages } from './messages.tsx';
 import { humanError } from './errors.ts';
+import { cardBrandLabel } from './labels.ts';
 import type { PageProps } from './page-props.ts';
 import { usePolicy } from './policy-context.tsx';
 
@@ -14,19 +15,9 @@ export interface SavedCard {
   readonly expYear: number | null;
 }
 
-const BRANDS: Readonly<Record<string, string>> = {
-  visa: 'Visa',
-  mastercard: 'Mastercard',
-  amex: 'American Express',
-  discover: 'Discover',
-  diners: 'Diners Club',
-  jcb: 'JCB',
-  unionpay: 'UnionPay',
-};
-
 /** "Visa •••• 4242". */
 export function describeCard(card: SavedCard): string {
-  const brand = card.brand === null ? 'Card' : (BRANDS[card.brand] ?? card.brand);
+  const brand = cardBrandLabel(card.brand);
   return card.last4 === null ? brand : `${brand} •••• ${card.last4}`;
 }
 

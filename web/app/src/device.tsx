@@ -3,16 +3,11 @@ import { unwrap, type components, type PolicyDetails } from '../../../sdk/src/in
 import { LoadFailed } from './messages.tsx';
 import { humanError } from './errors.ts';
 import { formatDate, formatDateTime, formatDistance } from './format.ts';
+import { DEVICE_KIND_LABELS } from './labels.ts';
 import type { PageProps } from './page-props.ts';
 import { usePolicy } from './policy-context.tsx';
 
 type Device = components['schemas']['Device'];
-
-const KIND_NAMES: Readonly<Record<Device['kind'], string>> = {
-  obd: 'OBD dongle',
-  connected_car: 'Connected car',
-  phone: 'Phone app',
-};
 
 /** What to try when a device of this kind goes quiet. */
 const KIND_ADVICE: Readonly<Record<Device['kind'], string>> = {
@@ -118,7 +113,7 @@ function DeviceCard({ device, policy, nowMs }: { device: Device; policy: PolicyD
   return (
     <>
       <section aria-labelledby="device-title" className="card">
-        <h2 id="device-title">{KIND_NAMES[device.kind]}</h2>
+        <h2 id="device-title">{DEVICE_KIND_LABELS[device.kind]}</h2>
         <p className="lead">
           <span className={`status status-${device.status}`} data-testid="device-status">
             {offline ? 'Offline' : 'Online'}
@@ -128,7 +123,7 @@ function DeviceCard({ device, policy, nowMs }: { device: Device; policy: PolicyD
           <dt>Device</dt>
           <dd className="device-id">{device.device_id}</dd>
           <dt>Kind</dt>
-          <dd>{KIND_NAMES[device.kind]}</dd>
+          <dd>{DEVICE_KIND_LABELS[device.kind]}</dd>
           {device.vin === null ? null : (
             <>
               <dt>Car (VIN)</dt>

@@ -6,11 +6,27 @@ const rate = new Intl.NumberFormat('en-GB', {
   minimumFractionDigits: 2,
   maximumFractionDigits: 4,
 });
-const date = new Intl.DateTimeFormat('en-GB', { dateStyle: 'long', timeZone: 'Europe/London' });
-const dateTime = new Intl.DateTimeFormat('en-GB', {
-  dateStyle: 'medium',
-  timeStyle: 'short',
-  timeZone: 'Europe/London',
+// NOTE: one date style for the whole app, "28 November 2026": dates alone, with a weekday, with a time and
+// times alone are all written by the helpers below, so a card never mixes "28 Nov" with "28 November".
+const LONDON = 'Europe/London';
+const date = new Intl.DateTimeFormat('en-GB', {
+  day: 'numeric',
+  month: 'long',
+  year: 'numeric',
+  timeZone: LONDON,
+});
+const day = new Intl.DateTimeFormat('en-GB', {
+  weekday: 'long',
+  day: 'numeric',
+  month: 'long',
+  year: 'numeric',
+  timeZone: LONDON,
+});
+const time = new Intl.DateTimeFormat('en-GB', {
+  hour: '2-digit',
+  minute: '2-digit',
+  hourCycle: 'h23',
+  timeZone: LONDON,
 });
 const number = new Intl.NumberFormat('en-GB', { maximumFractionDigits: 1 });
 
@@ -22,11 +38,17 @@ export const formatRate = (pounds: number, unit: 'mile' | 'km'): string =>
 export const formatDistance = (value: number, unit: 'mile' | 'km'): string =>
   `${number.format(value)} ${unit === 'km' ? (value === 1 ? 'kilometre' : 'kilometres') : value === 1 ? 'mile' : 'miles'}`;
 
-const asDate = (value: number | string): Date =>
-  typeof value === 'number' ? new Date(value * 1000) : new Date(value);
-/** UNIX seconds or an ISO string, as 1 June 2025 (London). */
-export const formatDate = (value: number | string): string => date.format(asDate(value));
-export const formatDateTime = (value: number | string): string => dateTime.format(asDate(value));
+const asDate = (value: number | string | Date): Date =>
+  value instanceof Date ? value : typeof value === 'number' ? new Date(value * 1000) : new Date(value);
+/** UNIX seconds, an ISO string or a date (`YYYY-MM-DD`), as the date in London: 1 June 2025. */
+export const formatDate = (value: number | string | Date): string => date.format(asDate(value));
+/** The same with its weekday, for a day's heading: Sunday 1 June 2025. */
+export const formatDay = (value: number | string | Date): string => day.format(asDate(value));
+/** The time of day in London, 24-hour: 17:05. */
+export const formatTime = (value: number | string | Date): string => time.format(asDate(value));
+/** An instant as its London date and time: 1 June 2025 at 17:05. */
+export const formatDateTime = (value: number | string | Date): string =>
+  `${formatDate(value)} at ${formatTime(value)}`;
 
 /** A wait in seconds as words: "45 seconds", "2 minutes 5 seconds". */
 export function formatWait(seconds: number): string {

@@ -2,9 +2,10 @@ import { useEffect, useMemo, useState } from 'react';
 import { unwrap, type components, type Session } from '../../../sdk/src/index.ts';
 import { decodePolyline } from '../../../src/platform/geo/polyline.ts';
 import { humanError } from './errors.ts';
-import { formatDistance, formatMoney } from './format.ts';
+import { formatDay, formatDistance, formatMoney, formatTime } from './format.ts';
 import type { PageProps } from './page-props.ts';
 import { usePolicy } from './policy-context.tsx';
+import { loadPlaces } from './places.ts';
 import { RouteMap } from './route-map.tsx';
 
 type Journey = components['schemas']['Journey'];
@@ -27,15 +28,6 @@ const dayParts = new Intl.DateTimeFormat('en-GB', {
   hour: '2-digit',
   hourCycle: 'h23',
 });
-const dayName = new Intl.DateTimeFormat('en-GB', {
-  timeZone: LONDON,
-  weekday: 'long',
-  day: 'numeric',
-  month: 'long',
-  year: 'numeric',
-});
-const clockTime = new Intl.DateTimeFormat('en-GB', { timeZone: LONDON, hour: '2-digit', minute: '2-digit' });
-
 /** The London calendar day of an instant, as `YYYY-MM-DD` (the form of a statement's `capped_days[].date`), and its hour. */
 function londonDay(unixSeconds: number): { date: string; hour: number } {
   const part = (type: Intl.DateTimeFormatPartTypes) =>
@@ -293,7 +285,7 @@ function DayCard({
   const count = day.journeys.length;
   return (
     <section className="card journey-day" aria-labelledby={titleId}>
-      <h2 id={titleId}>{dayName.format(Date.parse(`${day.date}T12:00:00Z`))}</h2>
+      <h2 id={titleId}>{formatDay(`${day.date}T12:00:00Z`)}</h2>
       <p className="day-total">
         {count} {count === 1 ? 'journey' : 'journeys'}
         {count > counted.length ? `, ${count - counted.length} void` : ''} ·{' '}
@@ -326,7 +318,7 @@ function JourneyItem({ journey, unit, tileUrl }: { journey: Journey; unit: Unit;
   }, [journey.route, journey.precision]);
   const start = placeName(journey.start_name, journey.start_postcode);
   const end = placeName(journey.end_name, journey.end_postcode);
-  const time = clockTime.format(journey.start_at * 1000);
+  const time = formatTime(journey.start_at);
   const named = journey.start_name !== null || journey.end_name !== null || points !== undefined;
   const mapId = `route-${journey.journey_reference}`;
   return (
@@ -377,7 +369,16 @@ function JourneyItem({ journey, unit, tileUrl }: { journey: Journey; unit: Unit;
             </span>
           </button>
           <div id={mapId} hidden={!open}>
-            {open ? <RouteMap points={points} startName={start} endName={end} tileUrl={tileUrl} /> : null}
+            {open ? (
+              <RouteMap
+                points={points}
+                startName={start}
+                endName={end}
+                tileUrl={tileUrl}
+                unit={unit}
+                places={loadPlaces}
+              />
+            ) : null}
           </div>
         </>
       )}

@@ -1,25 +1,10 @@
 import type { PolicyDetails } from '../../../sdk/src/index.ts';
 import { formatDate, formatDistance, formatMoney, formatRate } from './format.ts';
+import { codeLabel, POLICY_STATUS_LABELS, VERSION_TYPE_LABELS } from './labels.ts';
 import type { PageProps } from './page-props.ts';
 import { usePolicy } from './policy-context.tsx';
 
 type Version = PolicyDetails['versions'][number];
-
-const VERSION_NAMES: Readonly<Record<Version['version_type'], string>> = {
-  nb: 'New policy',
-  mta: 'Change to the policy',
-  st: 'Statement',
-  cn: 'Cancellation',
-  rn: 'Renewal',
-  ls: 'Lapsed',
-};
-
-const STATUS_NAMES: Readonly<Record<PolicyDetails['status'], string>> = {
-  pending: 'Starts soon',
-  active: 'Active',
-  cancelled: 'Cancelled',
-  lapsed: 'Lapsed',
-};
 
 /** What a version changed against the one before it, in words. */
 function changes(version: Version, previous: Version | undefined, unit: 'mile' | 'km'): string[] {
@@ -27,6 +12,8 @@ function changes(version: Version, previous: Version | undefined, unit: 'mile' |
   const out: string[] = [];
   const was = (key: keyof Version) => version[key] !== previous[key];
   if (was('vehicle_reg')) out.push(`Car ${previous.vehicle_reg} → ${version.vehicle_reg}`);
+  if (was('usage'))
+    out.push(`Use ${codeLabel('usage', previous.usage)} → ${codeLabel('usage', version.usage)}`);
   if (was('address_postcode'))
     out.push(`Postcode ${previous.address_postcode} → ${version.address_postcode}`);
   if (was('email')) out.push(`Email ${previous.email} → ${version.email}`);
@@ -91,18 +78,32 @@ export function PolicyPage(_props: PageProps) {
         <span className="reference" data-testid="policy-reference">
           {policy.policy_reference}
         </span>{' '}
-        <span className={`status status-${policy.status}`}>{STATUS_NAMES[policy.status]}</span>
+        <span className={`status status-${policy.status}`}>{POLICY_STATUS_LABELS[policy.status]}</span>
       </p>
       <section aria-labelledby="cover-title" className="card">
         <h2 id="cover-title">Your cover</h2>
         <dl className="facts">
           <dt>Cover</dt>
-          <dd>{cover.cover}</dd>
+          <dd>{codeLabel('cover', cover.cover)}</dd>
+          <dt>Use</dt>
+          <dd>{codeLabel('usage', cover.usage)}</dd>
           <dt>Car</dt>
           <dd>
-            {[vehicle.make, vehicle.model, vehicle.colour].filter(Boolean).join(' ')}{' '}
+            {[vehicle.make, vehicle.model].filter(Boolean).join(' ')}{' '}
             <span className="reg">{vehicle.reg}</span>
           </dd>
+          {vehicle.colour === undefined || vehicle.colour === '' ? null : (
+            <>
+              <dt>Colour</dt>
+              <dd>{codeLabel('colour', vehicle.colour)}</dd>
+            </>
+          )}
+          {vehicle.fuel === undefined || vehicle.fuel === '' ? null : (
+            <>
+              <dt>Fuel</dt>
+              <dd>{codeLabel('fuel', vehicle.fuel)}</dd>
+            </>
+          )}
           <dt>Name</dt>
           <dd>
             {proposer.first_names} {proposer.last_names}
@@ -169,7 +170,7 @@ export function PolicyPage(_props: PageProps) {
             return (
               <li key={version.policy_version_reference}>
                 <span className="when">{formatDate(version.effective_date)}</span>{' '}
-                <strong>{VERSION_NAMES[version.version_type]}</strong>
+                <strong>{VERSION_TYPE_LABELS[version.version_type]}</strong>
                 {changed.length > 0 ? (
                   <ul>
                     {changed.map((line) => (

@@ -8,6 +8,8 @@ export interface TileMapProps {
   readonly endName: string;
   /** A raster tile template with {z}, {x} and {y} (MAP_TILE_URL). */
   readonly tileUrl: string;
+  /** The scale bar's unit (the policy's); miles when not given. */
+  readonly unit?: 'mile' | 'km' | undefined;
 }
 
 /** Leaflet and its stylesheet, loaded the first time a tiled map opens: the default bundle carries neither. */
@@ -17,8 +19,8 @@ async function loadLeaflet(): Promise<typeof Leaflet> {
   return (module as { default?: typeof Leaflet }).default ?? module;
 }
 
-/** The route over the tile server's base map (Leaflet), fitted to the route, with named start and end. */
-export function TileMap({ points, startName, endName, tileUrl }: TileMapProps) {
+/** The route over the tile server's base map (Leaflet), fitted to the route, with named start and end and a scale. */
+export function TileMap({ points, startName, endName, tileUrl, unit = 'mile' }: TileMapProps) {
   const box = useRef<HTMLDivElement>(null);
   const [failed, setFailed] = useState(false);
   useEffect(() => {
@@ -36,6 +38,9 @@ export function TileMap({ points, startName, endName, tileUrl }: TileMapProps) {
         // NOTE: no scroll-wheel zoom, so scrolling the list past a map keeps scrolling the page.
         map = L.map(element, { scrollWheelZoom: false });
         L.tileLayer(tileUrl, { maxZoom: 19 }).addTo(map);
+        L.control
+          .scale({ imperial: unit === 'mile', metric: unit === 'km', position: 'bottomleft' })
+          .addTo(map);
         const line = L.polyline(route, { color: '#ffffff', weight: 7, opacity: 0.9 }).addTo(map);
         L.polyline(route, { color: '#1d4f91', weight: 4 }).addTo(map);
         const place = (at: Leaflet.LatLngTuple, name: string, colour: string, direction: 'top' | 'bottom') =>
@@ -54,7 +59,7 @@ export function TileMap({ points, startName, endName, tileUrl }: TileMapProps) {
       live = false;
       map?.remove();
     };
-  }, [points, startName, endName, tileUrl]);
+  }, [points, startName, endName, tileUrl, unit]);
 
   if (failed)
     return (

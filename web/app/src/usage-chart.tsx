@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
+import { axisLabels, MIN_STEP, niceAxis, type AxisUnit } from './axis-ticks.ts';
 
 /** One bar of a chart: a day or a month. */
 export interface ChartBar {
@@ -18,19 +19,14 @@ export interface ChartBar {
 const HEIGHT_PX = 220;
 const TOP_PX = 12;
 const BOTTOM_PX = 40;
-const AXIS_PX = 52;
+/** The axis's least width; longer labels ("£1,000.00") widen it. */
+const AXIS_MIN_PX = 52;
+/** About the width of a character of an 11 px axis label (digits are the widest). */
+const AXIS_CHAR_PX = 6.5;
 /** Below this a bar is too thin to point at; the chart scrolls in its box instead. */
 const MIN_SLOT_PX = 16;
 /** Labels are skipped to keep them this far apart. */
 const LABEL_SPACING_PX = 22;
-
-/** A round step for about `count` grid lines up to `max`: 1, 2 or 5 times a power of ten. */
-function niceStep(max: number, count: number): number {
-  const raw = max / count;
-  const power = 10 ** Math.floor(Math.log10(raw));
-  const fraction = raw / power;
-  return (fraction <= 1 ? 1 : fraction <= 2 ? 2 : fraction <= 5 ? 5 : 10) * power;
-}
 
 /** The width of the box the chart sits in, followed as the window changes. */
 function useWidth(fallbackPx: number) {
@@ -61,10 +57,12 @@ export function BarChart(props: {
   readonly title: string;
   readonly summary: string;
   readonly bars: readonly ChartBar[];
-  /** A value on the axis and in tooltips, e.g. "12 mi" or "£1.20". */
+  /** What the values count: the axis's labels read "1.5 mi", "20 km" or "£0.50". */
+  readonly unit: AxisUnit;
+  /** A bar's value in its tooltip, e.g. "12.3 miles" or "£1.20". */
   readonly format: (value: number) => string;
 }) {
-  const { title, summary, bars, format } = props;
+  const { title, summary, bars, unit, format } = props;
   const { ref, widthPx } = useWidth(300);
   // The axis stays put on the left; the plot beside it scrolls when its bars need more room than the box.
   const chartWidthPx = Math.max(widthPx, bars.length * MIN_SLOT_PX + 8);
@@ -72,10 +70,13 @@ export function BarChart(props: {
   const plotPx = HEIGHT_PX - TOP_PX - BOTTOM_PX;
 
   const highest = Math.max(0, ...bars.map((b) => Math.max(b.value, b.budget ?? 0)));
-  const step = highest > 0 ? niceStep(highest, 4) : 1;
-  const top = highest > 0 ? Math.ceil(highest / step) * step : 4;
-  const ticks = Array.from({ length: Math.round(top / step) + 1 }, (_, i) => i * step);
-  const y = (value: number) => TOP_PX + plotPx - (value / top) * plotPx;
+  const axis = niceAxis(highest, 4, MIN_STEP[unit]);
+  const labels = axisLabels(axis, unit);
+  const axisPx = Math.max(
+    AXIS_MIN_PX,
+    Math.ceil(10 + AXIS_CHAR_PX * Math.max(...labels.map((label) => label.length))),
+  );
+  const y = (value: number) => TOP_PX + plotPx - (value / axis.top) * plotPx;
   const x = (index: number) => index * slotPx;
   const labelEvery = Math.max(1, Math.ceil(LABEL_SPACING_PX / slotPx));
 
@@ -95,10 +96,10 @@ export function BarChart(props: {
 
   return (
     <div className="chart-frame">
-      <svg aria-hidden="true" width={AXIS_PX} height={HEIGHT_PX} className="chart-axis">
-        {ticks.map((tick) => (
-          <text key={tick} className="axis" x={AXIS_PX - 6} y={y(tick) + 4} textAnchor="end">
-            {format(tick)}
+      <svg aria-hidden="true" width={axisPx} height={HEIGHT_PX} className="chart-axis">
+        {axis.ticks.map((tick, index) => (
+          <text key={tick} className="axis" x={axisPx - 6} y={y(tick) + 4} textAnchor="end">
+            {labels[index]}
           </text>
         ))}
       </svg>
@@ -117,7 +118,7 @@ export function BarChart(props: {
           viewBox={`0 0 ${chartWidthPx} ${HEIGHT_PX}`}
           className="chart"
         >
-          {ticks.map((tick) => (
+          {axis.ticks.map((tick) => (
             <line key={tick} className="grid" x1={0} x2={chartWidthPx} y1={y(tick)} y2={y(tick)} />
           ))}
           {bars.map((bar, index) =>

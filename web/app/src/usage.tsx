@@ -60,8 +60,6 @@ const daysInMonth = (month: string): number => {
   return new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 0)).getUTCDate();
 };
 const shortMonth = new Intl.DateTimeFormat('en-GB', { month: 'short', timeZone: 'UTC' });
-/** Table rows: "3 Jun 2025", short enough for a phone. */
-const rowDate = new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeZone: 'UTC' });
 const longMonth = new Intl.DateTimeFormat('en-GB', { month: 'long', year: 'numeric', timeZone: 'UTC' });
 
 // ── Sums ──────────────────────────────────────────────────────────────────────────────────────────
@@ -285,10 +283,7 @@ function Usage({ session, policy }: { session: Session; policy: PolicyDetails })
       };
     });
 
-    const axis = (n: number) =>
-      measure === 'cost'
-        ? formatMoney(n)
-        : `${Math.round(n).toLocaleString('en-GB')} ${unit === 'km' ? 'km' : 'mi'}`;
+    const axisUnit = measure === 'cost' ? 'GBP' : unit;
     const tooltip = (n: number) => (measure === 'cost' ? formatMoney(n) : formatDistance(n, unit));
     const busiest = (bars: ChartBar[]) =>
       bars.reduce<ChartBar | undefined>(
@@ -349,7 +344,8 @@ function Usage({ session, policy }: { session: Session; policy: PolicyDetails })
             title={`${measureName} per day`}
             summary={describe(dayBars, periodTotals, `${measureName} per day`, periodWords, 'day')}
             bars={dayBars}
-            format={axis}
+            unit={axisUnit}
+            format={tooltip}
           />
           <ChartLegend
             bar={`${measureName} per day`}
@@ -367,7 +363,7 @@ function Usage({ session, policy }: { session: Session; policy: PolicyDetails })
               return {
                 key: day,
                 cells: [
-                  rowDate.format(utcOf(day)),
+                  formatDate(day),
                   formatDistance(inUnit(t?.distanceMetres ?? 0), unit),
                   formatMoney((t?.premiumPence ?? 0) / 100),
                 ],
@@ -390,7 +386,8 @@ function Usage({ session, policy }: { session: Session; policy: PolicyDetails })
             title={`${measureName} per month`}
             summary={describe(monthBars, yearSums, `${measureName} per month`, yearWords, 'month')}
             bars={monthBars}
-            format={axis}
+            unit={axisUnit}
+            format={tooltip}
           />
           <ChartLegend
             bar={`${measureName} per month`}
