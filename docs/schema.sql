@@ -414,6 +414,7 @@ CREATE TABLE public.devices (
     open_trip_from timestamp with time zone,
     offline_since timestamp with time zone,
     estimated_through date,
+    trips_lease_id uuid,
     CONSTRAINT devices_environment_check CHECK ((environment = ANY (ARRAY['sandbox'::text, 'production'::text]))),
     CONSTRAINT devices_kind CHECK ((kind = ANY (ARRAY['obd'::text, 'connected_car'::text, 'phone'::text])))
 );
@@ -861,7 +862,8 @@ CREATE TABLE public.positions (
     accuracy_m real,
     ignition boolean,
     odometer_metres bigint,
-    received_at timestamp with time zone NOT NULL
+    received_at timestamp with time zone NOT NULL,
+    attributes jsonb
 )
 PARTITION BY RANGE ("time");
 
@@ -880,7 +882,8 @@ CREATE TABLE public.positions_default (
     accuracy_m real,
     ignition boolean,
     odometer_metres bigint,
-    received_at timestamp with time zone NOT NULL
+    received_at timestamp with time zone NOT NULL,
+    attributes jsonb
 );
 
 --

@@ -10692,7 +10692,7 @@ export interface operations {
                 "application/json": {
                     /** @description Your name for the device (IMEI, serial, app install id): letters, digits, `.`, `_`, `:`, `-`. */
                     device_id: string;
-                    positions: {
+                    positions: ({
                         /** @description UNIX seconds (an integer) or an ISO 8601 date-time with an offset (`2025-06-14T08:00:00Z`); kept to the whole second. */
                         time: number | string;
                         /** @description Degrees, WGS84, −90 to 90. */
@@ -10708,7 +10708,9 @@ export interface operations {
                         ignition?: boolean;
                         /** @description The vehicle’s odometer, whole metres. */
                         odometer_metres?: number;
-                    }[];
+                    } & {
+                        [key: string]: number | string | boolean;
+                    })[];
                 };
                 "application/gpx+xml": string;
                 "application/geo+json": {
@@ -10988,6 +10990,10 @@ export interface operations {
                             accuracy_m: number | null;
                             ignition: boolean | null;
                             odometer_metres: number | null;
+                            /** @description The other fields the device sent with the position, as they came (`{}` when none); the order of their names is not kept. */
+                            attributes: {
+                                [key: string]: number | string | boolean;
+                            };
                             /** @description The policy the device was bound to at `time`. */
                             policy_reference: string;
                             /**

@@ -3,8 +3,9 @@
  * nothing for its product's `device_offline.after_hours` goes offline (`device.offline`, and an email when
  * the product has the rule); while it stays silent, each whole London day after the grace days gets an
  * estimated journey of the product's `estimated_distance_per_day`, rated and billed as any journey; it
- * goes online again (`device.online`) when it reports. The estimate of a day whose data arrives later is
- * voided by the trip cutting.
+ * goes online again (`device.online`) as soon as it reports: in the transaction that stores its positions
+ * (`comeOnlineIfReporting`), or at the next check if that missed it. The estimate of a day whose data
+ * arrives later is voided by the trip cutting.
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../../platform/clock.ts';
@@ -21,6 +22,9 @@ import { capMetres, findProducts, productVersionAt, type ProductRules } from '..
 import { planSilentDevice } from './rules/silent-devices.ts';
 import {
   lastPositionBefore,
+  lockReportingDevice,
+  markDeviceOffline,
+  markDeviceOnline,
   updateDeviceSilence,
   silentCandidates,
   type SilentCandidate,
@@ -40,6 +44,11 @@ export interface SilentDevicesPass {
 }
 
 type OfflineRule = NonNullable<ProductRules['device_offline']>;
+/** What a pass or a report needs of a device to record a change of its status. */
+type DeviceInBinding = Pick<
+  SilentCandidate,
+  'id' | 'companyId' | 'environment' | 'deviceId' | 'lastSeenAt' | 'boundAt' | 'policyReference'
+>;
 
 export function createSilentDevices(deps: {
   db: Executor;
@@ -74,14 +83,16 @@ export function createSilentDevices(deps: {
     return (c: SilentCandidate) => byKey.get(`${c.companyId}/${c.environment}/${c.productReference ?? ''}`);
   }
 
+  /** Records the device offline, unless it reported since the pass read it; whether it did. */
   async function goOffline(
     c: SilentCandidate,
     rule: { rule: OfflineRule; unit: 'mile' | 'km' } | undefined,
     now: Date,
-  ) {
+  ): Promise<boolean> {
     const tenant = asTenant(c.companyId, c.environment as DataEnvironment);
-    await inTransaction(db, async (trx) => {
-      await updateDeviceSilence(trx, c.id, { offlineSince: now });
+    return inTransaction(db, async (trx) => {
+      // NOTE: a batch stored since the pass read the device moved its last_seen_at: it is not silent.
+      if (!(await markDeviceOffline(trx, c.id, { at: now, lastSeenAt: c.lastSeenAt }))) return false;
       await recordEvent(
         trx,
         tenant,
@@ -94,9 +105,9 @@ export function createSilentDevices(deps: {
         },
         now,
       );
-      if (rule === undefined) return;
+      if (rule === undefined) return true;
       const contact = await findPolicyholderContact(trx, c.userId);
-      if (contact === undefined) return;
+      if (contact === undefined) return true;
       await deps.notifications.queueEmail(
         trx,
         tenant,
@@ -116,24 +127,52 @@ export function createSilentDevices(deps: {
           graceDays: rule.rule.grace_days,
         }),
       );
+      return true;
     });
   }
 
-  async function comeOnline(c: SilentCandidate, now: Date) {
-    await inTransaction(db, async (trx) => {
-      await updateDeviceSilence(trx, c.id, { offlineSince: null });
-      await recordEvent(
-        trx,
-        asTenant(c.companyId, c.environment as DataEnvironment),
-        'device.online',
-        {
-          device_id: c.deviceId,
-          policy_reference: c.policyReference,
-          last_seen_at: (c.lastSeenAt ?? c.boundAt).toISOString(),
-        },
-        now,
-      );
+  /** Records the device online in `trx`, unless it is not offline (any more); whether it did. */
+  async function comeOnline(trx: Executor, c: DeviceInBinding, now: Date): Promise<boolean> {
+    if (!(await markDeviceOnline(trx, c.id))) return false;
+    await recordEvent(
+      trx,
+      asTenant(c.companyId, c.environment as DataEnvironment),
+      'device.online',
+      {
+        device_id: c.deviceId,
+        policy_reference: c.policyReference,
+        last_seen_at: (c.lastSeenAt ?? c.boundAt).toISOString(),
+      },
+      now,
+    );
+    return true;
+  }
+
+  /**
+   * In the transaction that has just stored a device's positions: the device is online again, with its
+   * `device.online` event, when it was offline and its positions end its silence by the same rule as the
+   * minute's check (the product's `after_hours` as in force `now`; data from days ago does not). Whether
+   * it came online.
+   */
+  async function comeOnlineIfReporting(trx: Executor, deviceRowId: string, now: Date): Promise<boolean> {
+    const device = await lockReportingDevice(trx, deviceRowId);
+    if (device === undefined || device.offlineSince === null) return false;
+    let rule: OfflineRule | undefined;
+    if (device.productReference !== null) {
+      const tenant = asTenant(device.companyId, device.environment as DataEnvironment);
+      const [product] = await findProducts(trx, tenant, [device.productReference]);
+      rule =
+        product === undefined ? undefined : productVersionAt(product.versions, now)?.rules.device_offline;
+    }
+    const plan = planSilentDevice({
+      boundAt: device.boundAt,
+      lastSeenAt: device.lastSeenAt,
+      offlineSince: device.offlineSince,
+      estimatedThrough: device.estimatedThrough,
+      rule: rule === undefined ? null : { afterHours: rule.after_hours, graceDays: rule.grace_days },
+      now,
     });
+    return plan.transition === 'online' && comeOnline(trx, device, now);
   }
 
   /** Stores the estimates of `dates` (each its own name, so a repeat stores nothing) and records how far. */
@@ -196,11 +235,9 @@ export function createSilentDevices(deps: {
             now,
           });
           if (plan.transition === 'offline') {
-            await goOffline(c, rule, now);
-            pass.wentOffline++;
+            if (await goOffline(c, rule, now)) pass.wentOffline++;
           } else if (plan.transition === 'online') {
-            await comeOnline(c, now);
-            pass.cameOnline++;
+            if (await inTransaction(db, (trx) => comeOnline(trx, c, now))) pass.cameOnline++;
           }
           if (rule !== undefined) pass.estimates += await estimate(c, rule, plan.estimateDates);
         } catch (error) {
@@ -214,6 +251,7 @@ export function createSilentDevices(deps: {
 
   return {
     runOnce,
+    comeOnlineIfReporting,
     async registerWorkers(): Promise<void> {
       await deps.jobs.work(SILENT_DEVICES_QUEUE, async () => {
         await runOnce();

@@ -8,6 +8,7 @@ import { AppError } from '../../platform/errors.ts';
 import { findUnsafeInput } from '../../platform/http/input-safety.ts';
 import { fieldErrors, parseJsonBody } from '../../platform/http/problem.ts';
 import type { DataEnvironment, Tenant } from '../companies/index.ts';
+import { attributeFieldError } from './rules/position-attributes.ts';
 import { PositionBatchSchema, type PositionBatch, type PositionBatchResult } from './telematics-schemas.ts';
 
 /**
@@ -213,6 +214,10 @@ export function createMqttPositionConsumer(deps: MqttPositionConsumerDeps) {
         return { outcome: 'bad_topic', reason: `the device_id level ${topicError.message}` };
       return { outcome: 'bad_payload', reason: errors.map((e) => `${e.path} ${e.message}`).join('; ') };
     }
+    // The service checks them too, but names the HTTP body: the reason here names the payload.
+    const attributes = attributeFieldError((batch as PositionBatch).positions, '/payload');
+    if (attributes !== undefined)
+      return { outcome: 'bad_payload', reason: `${attributes.path} ${attributes.message}` };
     try {
       const tenant = await deps.resolveTenant(parts.clientId, parts.environment);
       const result = await deps.ingest(tenant, batch as PositionBatch);

@@ -2,6 +2,7 @@ import { sql, type Generated } from 'kysely';
 import { jsonArrayFrom } from 'kysely/helpers/postgres';
 import type { Executor } from '../../schema.ts';
 import type { Tenant } from '../companies/index.ts';
+import type { PositionAttributes } from './rules/position-attributes.ts';
 import type { PositionRow } from './rules/positions.ts';
 
 export type DeviceKind = 'obd' | 'connected_car' | 'phone';
@@ -20,6 +21,8 @@ export interface TelematicsTables {
     trips_pending_from: Date | null;
     position_batches: Generated<number>;
     trips_lease_until: Date | null;
+    /** The pass holding the trip-cutting lease (migration 0039). */
+    trips_lease_id: string | null;
     trips_cut_at: Date | null;
     open_trip_from: Date | null;
     offline_since: Date | null;
@@ -58,6 +61,8 @@ export interface TelematicsTables {
     ignition: boolean | null;
     odometer_metres: number | null;
     received_at: Date;
+    /** The position's other fields (migration 0039); null when it sent none. */
+    attributes: PositionAttributes | null;
   };
 }
 
@@ -268,7 +273,8 @@ export async function deviceIdsOf(db: Executor, rowIds: readonly string[]): Prom
 /**
  * Stores a batch of a device's positions in one statement (arrays through unnest, so a batch binds the
  * same dozen parameters however many rows) and moves the device's `last_seen_at` forward. A position
- * whose device and second are stored already is skipped. Returns how many were new.
+ * whose device and second are stored already is skipped. Returns how many were new, and whether the
+ * device, as its row stood when this statement updated it, was marked offline (only when some were new).
  */
 export async function insertPositions(
   db: Executor,
@@ -276,22 +282,26 @@ export async function insertPositions(
   rows: readonly PositionRow[],
   latestTimeS: number,
   receivedAt: Date,
-): Promise<number> {
-  if (rows.length === 0) return 0;
+): Promise<{ accepted: number; offline: boolean }> {
+  if (rows.length === 0) return { accepted: 0, offline: false };
   const column = <K extends keyof PositionRow>(key: K) => rows.map((row) => row[key]);
+  // jsonb through text: a JS array of objects is not a PostgreSQL array to pg (STACK-NOTES).
+  const attributes = rows.map((row) => (row.attributes === null ? null : JSON.stringify(row.attributes)));
   const latest = new Date(latestTimeS * 1000);
   // Data-modifying CTEs run to completion whether or not the outer query reads them: one round trip.
   // The device row is touched only when something new was stored: it records what the trip cutting has
   // still to read (from the earliest new time) and that a batch came (which a cut running meanwhile sees).
-  const result = await sql<{ accepted: number }>`
+  const result = await sql<{ accepted: number; offline: boolean }>`
     with inserted as (
       insert into positions (device_id, time, policy_id, lat, lon, speed_kmh, heading, accuracy_m, ignition,
-        odometer_metres, received_at)
-      select ${deviceRowId}::uuid, to_timestamp(t), p, la, lo, s, h, a, i, o, ${receivedAt}::timestamptz
+        odometer_metres, received_at, attributes)
+      select ${deviceRowId}::uuid, to_timestamp(t), p, la, lo, s, h, a, i, o, ${receivedAt}::timestamptz,
+        x::jsonb
       from unnest(${column('timeS')}::bigint[], ${column('policyId')}::uuid[], ${column('lat')}::float8[],
         ${column('lon')}::float8[], ${column('speedKmh')}::float4[], ${column('heading')}::float4[],
-        ${column('accuracyM')}::float4[], ${column('ignition')}::boolean[], ${column('odometerMetres')}::bigint[])
-        as u (t, p, la, lo, s, h, a, i, o)
+        ${column('accuracyM')}::float4[], ${column('ignition')}::boolean[], ${column('odometerMetres')}::bigint[],
+        ${attributes}::text[])
+        as u (t, p, la, lo, s, h, a, i, o, x)
       on conflict do nothing
       returning time
     ), seen as (
@@ -300,10 +310,12 @@ export async function insertPositions(
         trips_pending_from = least(trips_pending_from, (select min(time) from inserted)),
         position_batches = position_batches + 1
       where id = ${deviceRowId}::uuid and exists (select 1 from inserted)
-      returning 1
+      returning offline_since
     )
-    select (select count(*) from inserted)::int as accepted`.execute(db);
-  return result.rows[0]?.accepted ?? 0;
+    select (select count(*) from inserted)::int as accepted,
+      exists (select 1 from seen where offline_since is not null) as offline`.execute(db);
+  const row = result.rows[0];
+  return { accepted: row?.accepted ?? 0, offline: row?.offline ?? false };
 }
 
 /** A position as stored: as it was assigned, its time as an instant, and when it was received. */
@@ -312,15 +324,20 @@ export interface StoredPosition extends Omit<PositionRow, 'timeS'> {
   readonly receivedAt: Date;
 }
 
-/** A device's positions with `from` ≤ time ≤ `to`, time order, at most `limit`. */
+/**
+ * A device's positions with `from` ≤ time ≤ `to`, time order, at most `limit`; their attributes only
+ * when asked for (`attributes` is null otherwise: the trip cutting reads up to a week of positions and
+ * needs none of them).
+ */
 export async function listPositions(
   db: Executor,
   deviceRowId: string,
-  range: { from: Date; to: Date; limit: number },
+  range: { from: Date; to: Date; limit: number; attributes?: boolean },
 ): Promise<StoredPosition[]> {
   const rows = await db
     .selectFrom('positions')
     .select([
+      range.attributes === true ? 'attributes' : sql<PositionAttributes | null>`null`.as('attributes'),
       'time',
       'policy_id',
       'lat',
@@ -348,6 +365,7 @@ export async function listPositions(
     accuracyM: r.accuracy_m,
     ignition: r.ignition,
     odometerMetres: r.odometer_metres,
+    attributes: r.attributes,
     receivedAt: r.received_at,
   }));
 }
@@ -366,8 +384,9 @@ export interface PendingDevice {
 }
 
 /**
- * Leases up to `limit` devices whose trips need cutting, so that one worker cuts a device at a time (a
- * lease a crashed worker held runs out after `leaseMs`): those with new positions, unless they were cut
+ * Leases up to `limit` devices whose trips need cutting to the pass `leaseId` until `leaseUntil`, so that
+ * one worker cuts a device at a time (the pass renews its lease while it works; one a killed worker held
+ * runs out at its `leaseUntil`): those with new positions, unless they were cut
  * less than `recutS` ago and are still reporting (a device streaming while it drives would otherwise be
  * cut again at every batch, rereading its trip so far each time); and those with a trip in progress whose
  * device has been still for `idleS`.
@@ -375,7 +394,7 @@ export interface PendingDevice {
 export async function leasePendingDevices(
   db: Executor,
   now: Date,
-  options: { idleS: number; recutS: number; leaseMs: number; limit: number },
+  options: { idleS: number; recutS: number; leaseId: string; leaseUntil: Date; limit: number },
 ): Promise<PendingDevice[]> {
   const idleBefore = new Date(now.getTime() - options.idleS * 1000);
   const cutBefore = new Date(now.getTime() - options.recutS * 1000);
@@ -388,7 +407,7 @@ export async function leasePendingDevices(
     position_batches: number;
     open_trip_from: Date | null;
   }>`
-    update devices set trips_lease_until = ${new Date(now.getTime() + options.leaseMs)}
+    update devices set trips_lease_until = ${options.leaseUntil}, trips_lease_id = ${options.leaseId}
     where id in (
       select id from devices
       where ((trips_pending_from is not null
@@ -413,12 +432,35 @@ export async function leasePendingDevices(
 }
 
 /**
- * Ends a device's lease after a cut: its pending positions are done unless more batches came meanwhile
- * (then they wait for the next pass, from the same time or earlier).
+ * The heartbeat of the pass `leaseId`: moves the end of its leases on `deviceRowIds` to `leaseUntil`.
+ * Returns the devices it still holds (a lease that lapsed and was taken by another pass is not renewed).
+ */
+export async function renewTripLeases(
+  db: Executor,
+  leaseId: string,
+  deviceRowIds: readonly string[],
+  leaseUntil: Date,
+): Promise<Set<string>> {
+  if (deviceRowIds.length === 0) return new Set();
+  const rows = await db
+    .updateTable('devices')
+    .set({ trips_lease_until: leaseUntil })
+    .where('id', 'in', [...deviceRowIds])
+    .where('trips_lease_id', '=', leaseId)
+    .returning('id')
+    .execute();
+  return new Set(rows.map((r) => r.id));
+}
+
+/**
+ * Ends the pass's lease on a device after a cut: its pending positions are done unless more batches
+ * came meanwhile (then they wait for the next pass, from the same time or earlier). Nothing changes when
+ * the lease is no longer the pass's (it lapsed and another pass took the device: that one decides).
  */
 export async function finishTripCut(
   db: Executor,
   device: PendingDevice,
+  leaseId: string,
   openTripFrom: Date | null,
   at: Date,
 ): Promise<void> {
@@ -428,13 +470,24 @@ export async function finishTripCut(
       trips_pending_from = case when position_batches = ${device.positionBatches} then null
         else trips_pending_from end,
       open_trip_from = ${openTripFrom},
-      trips_lease_until = null
-    where id = ${device.id}`.execute(db);
+      trips_lease_until = null,
+      trips_lease_id = null
+    where id = ${device.id} and trips_lease_id = ${leaseId}`.execute(db);
 }
 
-/** Gives a device's lease back after a failed cut, so the next pass tries it again. */
-export async function releaseTripLease(db: Executor, deviceRowId: string): Promise<void> {
-  await db.updateTable('devices').set({ trips_lease_until: null }).where('id', '=', deviceRowId).execute();
+/** Gives the pass's leases back (a failed cut, a pass stopped early), so the next pass tries them again. */
+export async function releaseTripLeases(
+  db: Executor,
+  leaseId: string,
+  deviceRowIds: readonly string[],
+): Promise<void> {
+  if (deviceRowIds.length === 0) return;
+  await db
+    .updateTable('devices')
+    .set({ trips_lease_until: null, trips_lease_id: null })
+    .where('id', 'in', [...deviceRowIds])
+    .where('trips_lease_id', '=', leaseId)
+    .execute();
 }
 
 /** The device's trip journeys (not void) from `from` on: those starting then or later, or ending after. */
@@ -563,6 +616,81 @@ export async function updateDeviceSilence(
     })
     .where('id', '=', deviceRowId)
     .execute();
+}
+
+/**
+ * Marks a device offline from `at`, unless it was meanwhile: marked so already, or seen since the pass
+ * read it (`lastSeenAt`, as read). Returns whether it did.
+ */
+export async function markDeviceOffline(
+  db: Executor,
+  deviceRowId: string,
+  values: { at: Date; lastSeenAt: Date | null },
+): Promise<boolean> {
+  const rows = await sql`
+    update devices set offline_since = ${values.at}
+    where id = ${deviceRowId} and offline_since is null
+      and last_seen_at is not distinct from ${values.lastSeenAt}::timestamptz
+    returning id`.execute(db);
+  return rows.rows.length > 0;
+}
+
+/** Marks an offline device online; false when it was not offline (another pass or a report did it). */
+export async function markDeviceOnline(db: Executor, deviceRowId: string): Promise<boolean> {
+  const row = await db
+    .updateTable('devices')
+    .set({ offline_since: null })
+    .where('id', '=', deviceRowId)
+    .where('offline_since', 'is not', null)
+    .returning('id')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * A device that has just stored positions, with its open binding and that binding's policy, its row
+ * locked until the caller's transaction ends; undefined when it has no open binding.
+ */
+export async function lockReportingDevice(
+  db: Executor,
+  deviceRowId: string,
+): Promise<Omit<SilentCandidate, 'userId'> | undefined> {
+  const result = await sql<{
+    id: string;
+    company_id: string;
+    environment: string;
+    device_id: string;
+    last_seen_at: Date | null;
+    offline_since: Date | null;
+    estimated_through: string | null;
+    bound_at: Date;
+    policy_id: string;
+    policy_reference: string;
+    product_reference: string | null;
+  }>`
+    select d.id, d.company_id, d.environment, d.device_id, d.last_seen_at, d.offline_since,
+      d.estimated_through, b.bound_at, p.id as policy_id, p.policy_reference, p.product_reference
+    from devices d
+    join device_bindings b on b.device_id = d.id and b.unbound_at is null
+    join policies p on p.id = b.policy_id
+    where d.id = ${deviceRowId}
+    for update of d`.execute(db);
+  const r = result.rows[0];
+  return r === undefined
+    ? undefined
+    : {
+        id: r.id,
+        companyId: r.company_id,
+        environment: r.environment,
+        deviceId: r.device_id,
+        lastSeenAt: r.last_seen_at,
+        offlineSince: r.offline_since,
+        estimatedThrough: r.estimated_through,
+        boundAt: r.bound_at,
+        policyId: r.policy_id,
+        policyReference: r.policy_reference,
+        productReference: r.product_reference,
+      };
 }
 
 /** The device's latest position at or before `at` (where an estimate says the vehicle was). */

@@ -30,6 +30,7 @@ import {
   OdometerReadingSchema,
 } from './telematics-schemas.ts';
 import type { TelematicsService } from './telematics-service.ts';
+import { MAX_ATTRIBUTES_PER_POSITION } from './rules/position-attributes.ts';
 import { positionsFromGeoJson, positionsFromGpx } from './rules/position-uploads.ts';
 
 const security = [{ clientId: [], clientSecret: [] }];
@@ -40,11 +41,15 @@ const POSITIONS_BODY_LIMIT_BYTES = 4 * 1024 * 1024;
 /**
  * Beyond the default limits on a body's shape, twice what a batch of positions holds, so that one just
  * over (10,001 positions) is still answered by validation: its positions (or a track's coordinates), and
- * their values and keys, each position an object with a key and a value for each field.
+ * their values and keys, each position an object with a key and a value for each field and for each
+ * other attribute it may carry.
  */
 const POSITIONS_JSON_LIMITS: Partial<JsonBodyLimits> = {
   itemsPerArray: 2 * MAX_POSITIONS_PER_REQUEST,
-  tokens: 2 * MAX_POSITIONS_PER_REQUEST * (1 + 2 * Object.keys(PositionInputSchema.properties).length),
+  tokens:
+    2 *
+    MAX_POSITIONS_PER_REQUEST *
+    (1 + 2 * (Object.keys(PositionInputSchema.properties).length + MAX_ATTRIBUTES_PER_POSITION)),
 };
 const JSON_TYPE = 'application/json';
 const GPX_TYPE = 'application/gpx+xml';

@@ -1,4 +1,10 @@
 import { Type, type Static } from 'typebox';
+import {
+  ATTRIBUTE_NAME_PATTERN,
+  MAX_ATTRIBUTE_NAME_CHARS,
+  MAX_ATTRIBUTE_TEXT_CHARS,
+  MAX_ATTRIBUTES_PER_POSITION,
+} from './rules/position-attributes.ts';
 
 /** Most positions in one request. */
 export const MAX_POSITIONS_PER_REQUEST = 10_000;
@@ -98,6 +104,14 @@ export const DeviceListSchema = Type.Object({
 
 const optionalNumber = (description: string) => Type.Optional(Type.Number({ description }));
 
+/** What a position's other attribute may hold (the bounds on names and numbers are checked by the service). */
+const attributeValue = Type.Union([
+  Type.Number(),
+  Type.String({ maxLength: MAX_ATTRIBUTE_TEXT_CHARS }),
+  Type.Boolean(),
+]);
+const attributesNote = `at most ${String(MAX_ATTRIBUTES_PER_POSITION)} a position, each named by at most ${String(MAX_ATTRIBUTE_NAME_CHARS)} characters matching \`${ATTRIBUTE_NAME_PATTERN}\` and holding a number, a boolean or a string of at most ${String(MAX_ATTRIBUTE_TEXT_CHARS)} characters`;
+
 export const PositionInputSchema = Type.Object(
   {
     time: Type.Union([Type.Integer(), Type.String({ maxLength: 40 })], {
@@ -113,7 +127,10 @@ export const PositionInputSchema = Type.Object(
     ignition: Type.Optional(Type.Boolean()),
     odometer_metres: Type.Optional(Type.Number({ description: 'The vehicle’s odometer, whole metres.' })),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: attributeValue,
+    description: `A fix. Any other field the device sends (altitude, satellites, hdop, battery, rssi, its own I/O values) is kept as one of the position’s \`attributes\`: ${attributesNote}. Beyond that the request is 422 naming the position.`,
+  },
 );
 
 export const PositionBatchSchema = Type.Object(
@@ -235,6 +252,10 @@ export const PositionListSchema = Type.Object({
       accuracy_m: nullableNumber,
       ignition: Type.Union([Type.Boolean(), Type.Null()]),
       odometer_metres: Type.Union([Type.Integer(), Type.Null()]),
+      attributes: Type.Record(Type.String(), attributeValue, {
+        description:
+          'The other fields the device sent with the position, as they came (`{}` when none); the order of their names is not kept.',
+      }),
       policy_reference: Type.String({ description: 'The policy the device was bound to at `time`.' }),
       received_at: isoInstant('When Milepost stored it.'),
     }),

@@ -14,6 +14,7 @@ import type { Tenant } from '../companies/index.ts';
 import { findPolicy, lockPolicy } from '../policies/index.ts';
 import { maintainPositionPartitions, type PartitionMaintenance } from './position-partitions.ts';
 import { assignPositions } from './rules/positions.ts';
+import { attributeFieldError } from './rules/position-attributes.ts';
 import { deviceStatus } from './rules/silent-devices.ts';
 import { bindingAt, monotonicAmong, parseReading } from './rules/odometer-readings.ts';
 import {
@@ -244,16 +245,39 @@ export function createTelematicsService(deps: {
 
     /**
      * Stores a batch of a device's positions: each checked on its own and given the policy of the binding
-     * at its time; one INSERT for the batch; a device and second stored already is a duplicate.
+     * at its time, its other attributes kept; one INSERT for the batch; a device and second stored already
+     * is a duplicate. An offline device that reports is online again (`device.online`) when the batch
+     * commits. Attributes out of bounds refuse the whole batch (422 naming the position).
      */
     async ingest(tenant: Tenant, batch: PositionBatch): Promise<PositionBatchResult> {
       const now = clock.now();
+      const problem = attributeFieldError(batch.positions, '/body');
+      if (problem !== undefined)
+        throw new AppError(
+          'VALIDATION_FAILED',
+          `The request is invalid: ${problem.path} ${problem.message}`,
+          {
+            errors: [problem],
+          },
+        );
       const device = await getDevice(db, tenant, batch.device_id);
       const assigned = assignPositions(batch.positions, device.bindings, now);
-      const accepted =
-        assigned.latestTimeS === undefined
-          ? 0
-          : await insertPositions(db, device.id, assigned.rows, assigned.latestTimeS, now);
+      const latestTimeS = assigned.latestTimeS;
+      let accepted = 0;
+      if (latestTimeS !== undefined && device.offlineSince === null) {
+        // The common case, one statement and no transaction: it reports whether the device was found
+        // offline meanwhile (the minute's check ran in between), and then it comes online just after.
+        const stored = await insertPositions(db, device.id, assigned.rows, latestTimeS, now);
+        accepted = stored.accepted;
+        if (stored.offline)
+          await inTransaction(db, (trx) => silent.comeOnlineIfReporting(trx, device.id, now));
+      } else if (latestTimeS !== undefined) {
+        accepted = await inTransaction(db, async (trx) => {
+          const stored = await insertPositions(trx, device.id, assigned.rows, latestTimeS, now);
+          if (stored.accepted > 0) await silent.comeOnlineIfReporting(trx, device.id, now);
+          return stored.accepted;
+        });
+      }
       return {
         accepted,
         duplicates: assigned.rows.length - accepted + assigned.duplicatesInRequest,
@@ -269,6 +293,7 @@ export function createTelematicsService(deps: {
         from: new Date((query.from ?? 0) * 1000),
         to: query.to === undefined ? UNIX_END : new Date(query.to * 1000),
         limit,
+        attributes: true,
       });
       const references = new Map(device.bindings.map((b) => [b.policyId, b.policyReference]));
       const last = rows.at(-1);
@@ -283,6 +308,7 @@ export function createTelematicsService(deps: {
           accuracy_m: r.accuracyM,
           ignition: r.ignition,
           odometer_metres: r.odometerMetres,
+          attributes: r.attributes ?? {},
           policy_reference: references.get(r.policyId) ?? '',
           received_at: r.receivedAt.toISOString(),
         })),
@@ -393,7 +419,7 @@ export function createTelematicsService(deps: {
         intervalMs: DEVICE_POLL_INTERVAL_MS,
         run: async (signal) => {
           while (!signal.aborted) {
-            const pass = await trips.cutPendingTrips();
+            const pass = await trips.cutPendingTrips(clock.now(), signal);
             if (pass.devices === 0 || pass.failed === pass.devices) break;
           }
         },

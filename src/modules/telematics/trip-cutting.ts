@@ -5,6 +5,7 @@
  * touch (the old journeys voided, credited when billed; the new ones stored, in one transaction per policy),
  * and a day's estimate is voided when positions of that day arrive.
  */
+import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Clock } from '../../platform/clock.ts';
 import { londonDate } from '../../platform/london-calendar.ts';
@@ -19,7 +20,8 @@ import {
   findDevice,
   leasePendingDevices,
   listPositions,
-  releaseTripLease,
+  releaseTripLeases,
+  renewTripLeases,
   tripJourneysFrom,
   type PendingDevice,
 } from './telematics-repository.ts';
@@ -28,8 +30,12 @@ import {
 const DEVICES_PER_PASS = 20;
 /** A device still reporting is cut again at most this often (a trip in progress is reread each time). */
 export const TRIP_RECUT_SECONDS = 30;
-/** A worker that died mid-cut holds its devices this long. */
-const LEASE_MS = 120_000;
+/**
+ * How long a pass's lease on its devices lasts past its last heartbeat. The pass renews it every quarter
+ * of this while it works, however long a cut takes, so it can be short: the devices of a worker that was
+ * killed (or froze) are taken up by another within this, plus up to one poll interval.
+ */
+export const TRIP_LEASE_MS = 20_000;
 /** The most positions one cut reads (a week at one a second): a device's backlog beyond it waits. */
 export const MAX_CUT_POSITIONS = 600_000;
 const FAR_FUTURE = new Date(4_102_444_800_000);
@@ -53,12 +59,15 @@ export function createTripCutting(deps: {
   clock: Clock;
   journeys: Pick<JourneyService, 'replace'>;
   tripEndIdleMinutes: number;
+  /** TRIP_LEASE_MS unless a test shortens it to watch the heartbeat. */
+  leaseMs?: number;
   logger?: Pick<Logger, 'warn' | 'error'>;
 }) {
   const { db, clock, journeys } = deps;
   const idleS = deps.tripEndIdleMinutes * 60;
+  const leaseMs = deps.leaseMs ?? TRIP_LEASE_MS;
 
-  async function cutDevice(device: PendingDevice, now: Date) {
+  async function cutDevice(device: PendingDevice, leaseId: string, now: Date) {
     const tenant = asTenant(device.companyId, device.environment as DataEnvironment);
     // Read from far enough back that a trip the new positions continue (or join) is cut whole.
     const lookbackMs = (idleS + GAP_SECONDS) * 1000;
@@ -146,6 +155,7 @@ export function createTripCutting(deps: {
     await finishTripCut(
       db,
       device,
+      leaseId,
       plan.openTripFromS === null ? null : new Date(plan.openTripFromS * 1000),
       now,
     );
@@ -167,28 +177,70 @@ export function createTripCutting(deps: {
 
   return {
     /**
-     * One pass: leases devices with something to cut and cuts each; a device whose cut failed is tried
-     * again by the next pass. Returns what it did.
+     * One pass: leases devices with something to cut and cuts each, renewing the leases of those not yet
+     * cut every quarter of the lease; a device whose cut failed is tried again by the next pass, and one
+     * whose lease was lost meanwhile (the heartbeat could not renew it in time and another pass took it)
+     * is left to that pass. When `signal` aborts (shutdown), the devices not yet begun are given back.
+     * Returns what it did.
      */
-    async cutPendingTrips(now: Date = clock.now()): Promise<TripCutPass> {
+    async cutPendingTrips(now: Date = clock.now(), signal?: AbortSignal): Promise<TripCutPass> {
+      const leaseId = randomUUID();
+      // The pass's time moves on with the real time it has run (`now` may be a test's fixed instant).
+      const startedMs = performance.now();
+      const leaseUntil = () => new Date(now.getTime() + (performance.now() - startedMs) + leaseMs);
       const devices = await leasePendingDevices(db, now, {
         idleS,
         recutS: TRIP_RECUT_SECONDS,
-        leaseMs: LEASE_MS,
+        leaseId,
+        leaseUntil: leaseUntil(),
         limit: DEVICES_PER_PASS,
       });
       const pass = { devices: devices.length, stored: 0, voided: 0, refused: 0, failed: 0 };
-      for (const device of devices) {
-        try {
-          const done = await cutDevice(device, now);
-          pass.stored += done.stored;
-          pass.voided += done.voided;
-          pass.refused += done.refused;
-        } catch (error) {
-          pass.failed++;
-          deps.logger?.error({ err: error, device_id: device.deviceId }, 'cutting a device’s trips failed');
-          await releaseTripLease(db, device.id).catch(() => undefined);
+      if (devices.length === 0) return pass;
+      const held = new Set(devices.map((d) => d.id));
+      const lost = new Set<string>();
+      let renewing: Promise<void> | undefined;
+      const heartbeat = setInterval(() => {
+        if (renewing !== undefined) return;
+        renewing = renewTripLeases(db, leaseId, [...held], leaseUntil())
+          .then((still) => {
+            for (const id of held) if (!still.has(id)) lost.add(id);
+          })
+          .catch((error: unknown) => {
+            // Tried again at the next beat; the lease outlasts three missed ones.
+            deps.logger?.warn({ err: error }, 'renewing trip-cutting leases failed');
+          })
+          .finally(() => {
+            renewing = undefined;
+          });
+      }, leaseMs / 4);
+      heartbeat.unref();
+      try {
+        for (const device of devices) {
+          if (signal?.aborted === true) break;
+          if (lost.has(device.id)) {
+            held.delete(device.id);
+            deps.logger?.warn({ device_id: device.deviceId }, 'a trip-cutting lease was lost before its cut');
+            continue;
+          }
+          try {
+            const done = await cutDevice(device, leaseId, now);
+            pass.stored += done.stored;
+            pass.voided += done.voided;
+            pass.refused += done.refused;
+          } catch (error) {
+            pass.failed++;
+            deps.logger?.error({ err: error, device_id: device.deviceId }, 'cutting a device’s trips failed');
+            await releaseTripLeases(db, leaseId, [device.id]).catch(() => undefined);
+          } finally {
+            held.delete(device.id);
+          }
         }
+      } finally {
+        clearInterval(heartbeat);
+        await renewing;
+        // Left by a stop: another worker (or this one's next start) takes them up at once.
+        await releaseTripLeases(db, leaseId, [...held]).catch(() => undefined);
       }
       return pass;
     },

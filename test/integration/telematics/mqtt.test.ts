@@ -289,6 +289,32 @@ describe('positions over MQTT, consumed in process', { skip: noBroker }, () => {
       );
   });
 
+  test('a tracker’s own fields are kept as over HTTP; beyond the bounds the message is a bad payload naming the position', async () => {
+    const topic = topicOf(acme.client_id, 'car-1');
+    const at = unix('2025-06-10T12:45:00Z');
+    const tracker = { altitude: 31.5, satellites: 11, hdop: 0.9, battery: 87, rssi: -71, ign_src: 'io' };
+    await publish(topic, { positions: [{ time: at, lat: 51.5, lon: -0.14, heading: 90, ...tracker }] });
+    await storedReaches('car-1', 261);
+    const response = await call(
+      'GET',
+      `/devices/car-1/positions?from=${String(at)}&to=${String(at)}`,
+      acme.sandbox,
+    );
+    const [position] = response.json<{ positions: Array<{ heading: number; attributes: object }> }>()
+      .positions;
+    assert.deepEqual([position?.heading, position?.attributes], [90, tracker]);
+
+    const tooMany = Object.fromEntries(Array.from({ length: 33 }, (_, i) => [`io_${String(i)}`, i]));
+    await publish(topic, { positions: [{ time: at + 1, lat: 51.5, lon: -0.14, ...tooMany }] });
+    const line = await until('the message refused', async () =>
+      lines.find(
+        (l) => l.topic === topic && l.outcome === 'bad_payload' && /attributes/.test(l.reason ?? ''),
+      ),
+    );
+    assert.match(line.reason ?? '', /^\/payload\/positions\/0 has 33 other attributes; at most 32/);
+    assert.equal(await stored('car-1'), 261);
+  });
+
   test('a restarted consumer gets what was published while it was down, and nothing it had acknowledged', async () => {
     await t.close();
     running = false;

@@ -117,6 +117,7 @@ describe('POST /telematics/positions', () => {
         accuracy_m: 3,
         ignition: false,
         odometer_metres: 123_456_789,
+        attributes: {},
         policy_reference: policy,
         received_at: '2025-06-10T13:00:00.000Z',
       },
@@ -228,7 +229,9 @@ describe('POST /telematics/positions', () => {
     for (const body of [
       { device_id: 'car-1', positions: [] },
       { device_id: 'car-1', positions: [{ time: 1, lat: '51.5', lon: 0 }] },
-      { device_id: 'car-1', positions: [{ time: 1, lat: 51.5, lon: 0, colour: 'red' }] },
+      // A field of its own may be a number, a string or a boolean, not an object.
+      { device_id: 'car-1', positions: [{ time: 1, lat: 51.5, lon: 0, colour: { name: 'red' } }] },
+      { device_id: 'car-1', positions: [{ time: 1, lat: 51.5, lon: 0 }], colour: 'red' },
       { device_id: 'car-1' },
     ]) {
       const response = await call('POST', '/telematics/positions', acme.sandbox, body);

@@ -124,6 +124,9 @@ describe('silent devices', () => {
       positions: [{ time: unix('2025-06-06T10:00:00Z'), lat: 51.5, lon: -0.14, speed_kmh: 0 }],
     });
     assert.equal(late.statusCode, 202, late.body);
+    // Data of two days ago does not end a silence of a day's worth: still offline, no event.
+    assert.equal((await device('quiet-1')).status, 'offline');
+    assert.equal((await eventsOfType(t, 'device.online')).length, 0);
     await t.container.services.telematics.cutPendingTrips(clock.now());
     const after = await journeysOf(policy);
     const friday = after.find((j) => j.provider_reference === 'estimate:quiet-1:2025-06-06');
@@ -140,10 +143,15 @@ describe('silent devices', () => {
       positions: [{ time: unix('2025-06-08T09:00:30Z'), lat: 51.5, lon: -0.14, speed_kmh: 0 }],
     });
     assert.equal(now.statusCode, 202, now.body);
-    assert.equal((await check()).cameOnline, 1);
+    // Online at once, with its event committed with the positions: not at the next minute's check.
     assert.equal((await device('quiet-1')).status, 'online');
     const online = (await eventsOfType(t, 'device.online')).map((e) => e.data as Record<string, unknown>);
-    assert.equal(online.at(-1)?.['last_seen_at'], '2025-06-08T09:00:30.000Z');
+    assert.equal(online.length, 1);
+    assert.equal(online[0]?.['device_id'], 'quiet-1');
+    assert.equal(online[0]['policy_reference'], policy);
+    assert.equal(online[0]['last_seen_at'], '2025-06-08T09:00:30.000Z');
+    assert.equal((await check()).cameOnline, 0);
+    assert.equal((await eventsOfType(t, 'device.online')).length, 1);
   });
 
   test('without the product rule a device goes offline after 24 hours, with no email and no estimate', async () => {
@@ -170,5 +178,19 @@ describe('silent devices', () => {
     assert.equal((await journeysOf(policy)).length, 0);
     const emails = await t.container.services.notifications.emailsTo(email);
     assert.equal(emails.filter((e) => e.template === 'device-offline').length, 0);
+
+    // It reports again: online as the positions are stored.
+    const before = (await eventsOfType(t, 'device.online')).length;
+    const sent = await call('POST', '/telematics/positions', acme.sandbox, {
+      device_id: 'quiet-2',
+      positions: [{ time: unix('2025-06-14T07:59:00Z'), lat: 51.5, lon: -0.14 }],
+    });
+    assert.equal(sent.statusCode, 202, sent.body);
+    assert.equal((await device('quiet-2')).status, 'online');
+    const online = (await eventsOfType(t, 'device.online')).slice(before);
+    assert.deepEqual(
+      online.map((e) => (e.data as Record<string, unknown>)['device_id']),
+      ['quiet-2'],
+    );
   });
 });

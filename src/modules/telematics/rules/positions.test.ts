@@ -90,7 +90,16 @@ describe('assignPositions', () => {
       accuracyM: 4,
       ignition: true,
       odometerMetres: 10,
+      attributes: null,
     });
+  });
+
+  test('fields beyond the known ones go with their row as its attributes', () => {
+    const t = s('2025-06-08T00:00:00Z');
+    const result = assignPositions([fix(t, { speed_kmh: 20, altitude: 31.5, sat: 9 })], bindings, now);
+    const [row] = result.rows;
+    assert.equal(row?.speedKmh, 20);
+    assert.deepEqual({ ...row.attributes }, { altitude: 31.5, sat: 9 });
   });
 
   test('a second repeated in the request is kept once (the first) and counted', () => {

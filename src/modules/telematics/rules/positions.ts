@@ -3,6 +3,8 @@
  * ones refused with their reason. Pure: `now` is a parameter.
  */
 
+import { otherAttributes, type PositionAttributes } from './position-attributes.ts';
+
 /** A device's clock may run ahead of ours by this much before its positions count as in the future. */
 export const CLOCK_SKEW_ALLOWANCE_SECONDS = 300;
 
@@ -16,6 +18,8 @@ export interface IncomingPosition {
   readonly accuracy_m?: number | undefined;
   readonly ignition?: boolean | undefined;
   readonly odometer_metres?: number | undefined;
+  /** Any other field is one of the position's attributes (bounded by position-attributes.ts). */
+  readonly [attribute: string]: unknown;
 }
 
 export interface BindingPeriod {
@@ -45,6 +49,8 @@ export interface PositionRow {
   readonly accuracyM: number | null;
   readonly ignition: boolean | null;
   readonly odometerMetres: number | null;
+  /** The position's other fields, or null when it sent none. */
+  readonly attributes: PositionAttributes | null;
 }
 
 export interface AssignedPositions {
@@ -166,6 +172,7 @@ export function assignPositions(
       accuracyM: p.accuracy_m ?? null,
       ignition: p.ignition ?? null,
       odometerMetres: p.odometer_metres ?? null,
+      attributes: otherAttributes(p),
     });
   });
   return { rows, duplicatesInRequest, rejected, latestTimeS };
