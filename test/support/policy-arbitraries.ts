@@ -7,7 +7,7 @@ import {
   type PolicyInput,
   type Proposer,
 } from '../../src/modules/policies/policy-schemas.ts';
-import { londonDateOf, validatePolicyInput } from '../../src/modules/policies/policy-validation.ts';
+import { londonDateOf, validatePolicyInput } from '../../src/modules/policies/rules/policy-validation.ts';
 import type { FieldError } from '../../src/platform/errors.ts';
 import { fieldErrors } from '../../src/platform/http/problem.ts';
 

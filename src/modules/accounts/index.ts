@@ -15,3 +15,4 @@ export {
   generateTemporaryPassword,
   setPasswordHashingConcurrency,
 } from './passwords.ts';
+export { userReferences } from './account-references.ts';

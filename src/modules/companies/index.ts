@@ -11,3 +11,4 @@ export {
   type ClientAuthOptions,
 } from './client-auth.ts';
 export { asTenant, forTenant, type Tenant, type DataEnvironment, type Environment } from './tenant.ts';
+export { companyIdOfReference, companyLabels } from './company-labels.ts';

@@ -2,7 +2,7 @@ export type { PolicyTables, PolicyRecord } from './policy-repository.ts';
 export { notePolicyWrites } from './policy-row-cache.ts';
 export { createPolicyService, type PolicyService, END_TERMS_QUEUE } from './policy-service.ts';
 export { policyRoutes } from './policy-routes.ts';
-export { setsTerm, termsAt, type PolicySnapshot, type Term, type VersionRecord } from './policy-versions.ts';
+export { setsTerm, termsAt, type PolicySnapshot, type Term, type VersionRecord } from './rules/index.ts';
 export {
   noPaymentHooks,
   type PolicyPaymentHooks,

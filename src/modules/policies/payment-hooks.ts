@@ -1,7 +1,7 @@
 import type { Executor } from '../../schema.ts';
 import type { Tenant } from '../companies/index.ts';
 import type { PaymentBlock, PaymentRecordView } from './policy-schemas.ts';
-import type { PolicySnapshot } from './policy-versions.ts';
+import type { PolicySnapshot } from './rules/policy-versions.ts';
 
 /** A payment checked with the processor before a policy is bound; opaque to the policies module. */
 export type BindingPayment = { readonly __binding: true } & object;

@@ -11,7 +11,7 @@ import {
   type PolicyUsageRow,
 } from './policy-repository.ts';
 import { USAGE_UNITS, type UsageUnit, type VersionType } from './policy-schemas.ts';
-import type { StoredStatus } from './policy-versions.ts';
+import type { StoredStatus } from './rules/policy-versions.ts';
 
 export type { StoredStatus, UsageUnit, VersionType };
 

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Generated } from 'kysely';
 import { toPence } from '../../platform/money.ts';
-import type { Tenant } from '../companies/index.ts';
+import { forTenant, type Tenant } from '../companies/index.ts';
 import type { VersionType } from './policy-schemas.ts';
-import type { PolicySnapshot, RenewalTerms, StoredStatus, VersionRecord } from './policy-versions.ts';
+import type { PolicySnapshot, RenewalTerms, StoredStatus, VersionRecord } from './rules/policy-versions.ts';
 import type { Executor } from '../../schema.ts';
 import { notePolicyWrites } from './policy-row-cache.ts';
 import { jsonRows } from '../../platform/db/json-rows.ts';
@@ -129,11 +129,7 @@ const toPolicy = (row: PolicyRow): PolicyRecord => ({
 });
 
 /** The tenant's policies: every read of policies by a client or policyholder starts here. */
-const tenantPolicies = (db: Executor, tenant: Tenant) =>
-  db
-    .selectFrom('policies')
-    .where('company_id', '=', tenant.companyId)
-    .where('environment', '=', tenant.environment);
+const tenantPolicies = (db: Executor, tenant: Tenant) => db.selectFrom('policies').where(forTenant(tenant));
 
 /**
  * Inserts a policy under `reference`; undefined when that reference is taken (the caller draws another).

@@ -44,6 +44,169 @@ const CancelByBody = Type.Object(
 const security = [{ clientId: [], clientSecret: [] }];
 const tags = ['policies'];
 
+const cancelDescription =
+  'Writes a `cn` version effective at `effective_date` (default now; a date before the start cancels from inception; after the end answers 422) and marks the policy cancelled. A `policy.cancelled` event is recorded for the final statement and the refund.';
+
+type App = Parameters<FastifyPluginAsyncTypebox>[0];
+type PreHandler = ReturnType<ClientAuth>;
+
+/** POST /policys: a new policy, or an adjustment of one. */
+function registerSubmission(app: App, policies: PolicyService, preHandler: PreHandler): void {
+  app.post(
+    '/policys',
+    {
+      preHandler,
+      schema: {
+        operationId: 'policies.submit',
+        tags,
+        summary: 'Create a policy, or adjust one',
+        description: [
+          'Without `policy.policy_reference`: creates the policy (201) with a first `nb` version, and the policyholder’s account in the same transaction. The welcome email (username and temporary password) is sent after commit; when the email already has an account in this company and environment, the policy joins it and a “policy added” email is sent instead.',
+          'With `policy.policy_reference` naming an existing policy: a mid-term adjustment (200) writing an `mta` version with the whole new snapshot, effective at `effective_date` (default now). Adjusting a cancelled or lapsed policy answers 409.',
+        ].join('\n\n'),
+        security,
+        headers: ClientHeadersSchema,
+        body: PolicyInputSchema,
+        response: {
+          200: PolicyResponseSchema,
+          201: PolicyResponseSchema,
+          ...problemResponses(401, 404, 409, 422),
+        },
+      },
+    },
+    async (request, reply) => {
+      const result = await policies.submit(tenantOf(request), request.body);
+      if (result.created) void reply.header('location', policyLocation(result.policy.policy_reference));
+      return reply.code(result.created ? 201 : 200).send(result.policy);
+    },
+  );
+}
+
+/** GET /policys/:policy_reference. */
+function registerPolicyReads(app: App, policies: PolicyService, preHandler: PreHandler): void {
+  app.get(
+    '/policys/:policy_reference',
+    {
+      preHandler,
+      schema: {
+        operationId: 'policies.get',
+        tags,
+        summary: 'Read a policy',
+        description:
+          'The latest snapshot with every version, oldest first (including `st` statement versions). Another company’s or environment’s policy answers 404.',
+        security,
+        headers: ClientHeadersSchema,
+        params: ReferenceParams,
+        response: { 200: PolicyResponseSchema, ...problemResponses(401, 404) },
+      },
+    },
+    async (request) => policies.get(tenantOf(request), request.params.policy_reference),
+  );
+}
+
+/** POST /policys/:policy_reference/welcome-email. */
+function registerWelcomeEmail(app: App, policies: PolicyService, preHandler: PreHandler): void {
+  app.post(
+    '/policys/:policy_reference/welcome-email',
+    {
+      preHandler,
+      schema: {
+        operationId: 'policies.resendWelcome',
+        tags: ['policies'],
+        summary: 'Send the welcome email again, with a new temporary password',
+        description:
+          'For a policyholder who has not signed in yet (lost or expired temporary password): the previous temporary password stops working. 409 once they have chosen their own password (they use "Forgot password").',
+        security,
+        headers: ClientHeadersSchema,
+        params: ReferenceParams,
+        response: {
+          202: Type.Object({ sent_to: Type.String({ description: 'The address the email goes to.' }) }),
+          ...problemResponses(401, 403, 404, 409, 422),
+        },
+      },
+    },
+    async (request, reply) =>
+      reply.code(202).send(await policies.resendWelcome(tenantOf(request), request.params.policy_reference)),
+  );
+}
+
+/** DELETE /policys/:policy_reference and DELETE /policys (the reference in the body). */
+function registerCancellations(app: App, policies: PolicyService, preHandler: PreHandler): void {
+  app.delete(
+    '/policys/:policy_reference',
+    {
+      preHandler,
+      schema: {
+        operationId: 'policies.cancel',
+        tags,
+        summary: 'Cancel a policy',
+        description: cancelDescription,
+        security,
+        headers: ClientHeadersSchema,
+        params: ReferenceParams,
+        body: Type.Union([CancelBody, Type.Null()], { description: 'Optional.' }),
+        response: { 200: PolicyResponseSchema, ...problemResponses(401, 404, 409, 422) },
+      },
+    },
+    async (request) =>
+      policies.cancel(tenantOf(request), request.params.policy_reference, request.body ?? {}),
+  );
+
+  app.delete(
+    '/policys',
+    {
+      preHandler,
+      schema: {
+        operationId: 'policies.cancelByBody',
+        tags,
+        summary: 'Cancel a policy named in the body',
+        description: `The original service’s form: \`{policy_reference, effective_date?, reason?}\` in the body. ${cancelDescription}`,
+        security,
+        headers: ClientHeadersSchema,
+        body: CancelByBody,
+        response: { 200: PolicyResponseSchema, ...problemResponses(401, 404, 409, 422) },
+      },
+    },
+    async (request) => {
+      const { policy_reference: reference, ...rest } = request.body;
+      return policies.cancel(tenantOf(request), reference, rest);
+    },
+  );
+}
+
+/** POST /policys/:policy_reference/renewals. */
+function registerRenewals(app: App, policies: PolicyService, preHandler: PreHandler): void {
+  app.post(
+    '/policys/:policy_reference/renewals',
+    {
+      preHandler,
+      schema: {
+        operationId: 'policies.renew',
+        tags,
+        summary: 'Renew a policy for a new term',
+        description:
+          'Writes an `rn` version now (201) for the new term: the body is the policy object of POST /policys, every block optional but `pricing` (blocks sent replace the current ones, the rest carry over; `policy.start_date`/`end_date` set the term, by default 1 s after the current end to the same Europe/London anniversary; `policy_year` defaults to the current + 1). The older body `{pricing, start_date?, end_date?}` still works. Written before its term starts, the renewal waits: the policy reads as the current term with the renewal under `renewal`; a second renewal replaces the first (kept, `superseded`). For a policy with `auto_renew` whose term has not ended, the terms are kept instead (202) and the daily job renews at `end_date`; a `payment` block (the renewal premium, checked with the processor as at binding) writes the renewal at once. A live policy whose term ends without stored terms lapses (`ls`). A lapsed policy is renewed only from the end of its last term (the lapse is superseded); otherwise, and for cancelled policies, 409.',
+        security,
+        headers: ClientHeadersSchema,
+        params: ReferenceParams,
+        body: RenewalInputSchema,
+        response: {
+          201: PolicyResponseSchema,
+          202: PolicyResponseSchema,
+          ...problemResponses(401, 404, 409, 422),
+        },
+      },
+    },
+    async (request, reply) => {
+      const result = await policies.renew(tenantOf(request), request.params.policy_reference, request.body);
+      return reply
+        .code(result.scheduled ? 202 : 201)
+        .header('location', policyLocation(result.policy.policy_reference))
+        .send(result.policy);
+    },
+  );
+}
+
 /** POST /policys, GET /policys/:policy_reference, DELETE /policys[/:policy_reference], POST /policys/:policy_reference/renewals. */
 export function policyRoutes(deps: {
   policies: PolicyService;
@@ -52,151 +215,10 @@ export function policyRoutes(deps: {
   const { policies, clientAuth } = deps;
   return async (app) => {
     const preHandler = clientAuth();
-
-    app.post(
-      '/policys',
-      {
-        preHandler,
-        schema: {
-          operationId: 'policies.submit',
-          tags,
-          summary: 'Create a policy, or adjust one',
-          description: [
-            'Without `policy.policy_reference`: creates the policy (201) with a first `nb` version, and the policyholder’s account in the same transaction. The welcome email (username and temporary password) is sent after commit; when the email already has an account in this company and environment, the policy joins it and a “policy added” email is sent instead.',
-            'With `policy.policy_reference` naming an existing policy: a mid-term adjustment (200) writing an `mta` version with the whole new snapshot, effective at `effective_date` (default now). Adjusting a cancelled or lapsed policy answers 409.',
-          ].join('\n\n'),
-          security,
-          headers: ClientHeadersSchema,
-          body: PolicyInputSchema,
-          response: {
-            200: PolicyResponseSchema,
-            201: PolicyResponseSchema,
-            ...problemResponses(401, 404, 409, 422),
-          },
-        },
-      },
-      async (request, reply) => {
-        const result = await policies.submit(tenantOf(request), request.body);
-        if (result.created) void reply.header('location', policyLocation(result.policy.policy_reference));
-        return reply.code(result.created ? 201 : 200).send(result.policy);
-      },
-    );
-
-    app.get(
-      '/policys/:policy_reference',
-      {
-        preHandler,
-        schema: {
-          operationId: 'policies.get',
-          tags,
-          summary: 'Read a policy',
-          description:
-            'The latest snapshot with every version, oldest first (including `st` statement versions). Another company’s or environment’s policy answers 404.',
-          security,
-          headers: ClientHeadersSchema,
-          params: ReferenceParams,
-          response: { 200: PolicyResponseSchema, ...problemResponses(401, 404) },
-        },
-      },
-      async (request) => policies.get(tenantOf(request), request.params.policy_reference),
-    );
-
-    const cancelDescription =
-      'Writes a `cn` version effective at `effective_date` (default now; a date before the start cancels from inception; after the end answers 422) and marks the policy cancelled. A `policy.cancelled` event is recorded for the final statement and the refund.';
-    app.post(
-      '/policys/:policy_reference/welcome-email',
-      {
-        preHandler: clientAuth(),
-        schema: {
-          operationId: 'policies.resendWelcome',
-          tags: ['policies'],
-          summary: 'Send the welcome email again, with a new temporary password',
-          description:
-            'For a policyholder who has not signed in yet (lost or expired temporary password): the previous temporary password stops working. 409 once they have chosen their own password (they use "Forgot password").',
-          security,
-          headers: ClientHeadersSchema,
-          params: ReferenceParams,
-          response: {
-            202: Type.Object({ sent_to: Type.String({ description: 'The address the email goes to.' }) }),
-            ...problemResponses(401, 403, 404, 409, 422),
-          },
-        },
-      },
-      async (request, reply) =>
-        reply
-          .code(202)
-          .send(await policies.resendWelcome(tenantOf(request), request.params.policy_reference)),
-    );
-
-    app.delete(
-      '/policys/:policy_reference',
-      {
-        preHandler,
-        schema: {
-          operationId: 'policies.cancel',
-          tags,
-          summary: 'Cancel a policy',
-          description: cancelDescription,
-          security,
-          headers: ClientHeadersSchema,
-          params: ReferenceParams,
-          body: Type.Union([CancelBody, Type.Null()], { description: 'Optional.' }),
-          response: { 200: PolicyResponseSchema, ...problemResponses(401, 404, 409, 422) },
-        },
-      },
-      async (request) =>
-        policies.cancel(tenantOf(request), request.params.policy_reference, request.body ?? {}),
-    );
-
-    app.delete(
-      '/policys',
-      {
-        preHandler,
-        schema: {
-          operationId: 'policies.cancelByBody',
-          tags,
-          summary: 'Cancel a policy named in the body',
-          description: `The original service’s form: \`{policy_reference, effective_date?, reason?}\` in the body. ${cancelDescription}`,
-          security,
-          headers: ClientHeadersSchema,
-          body: CancelByBody,
-          response: { 200: PolicyResponseSchema, ...problemResponses(401, 404, 409, 422) },
-        },
-      },
-      async (request) => {
-        const { policy_reference: reference, ...rest } = request.body;
-        return policies.cancel(tenantOf(request), reference, rest);
-      },
-    );
-
-    app.post(
-      '/policys/:policy_reference/renewals',
-      {
-        preHandler,
-        schema: {
-          operationId: 'policies.renew',
-          tags,
-          summary: 'Renew a policy for a new term',
-          description:
-            'Writes an `rn` version now (201) for the new term: the body is the policy object of POST /policys, every block optional but `pricing` (blocks sent replace the current ones, the rest carry over; `policy.start_date`/`end_date` set the term, by default 1 s after the current end to the same Europe/London anniversary; `policy_year` defaults to the current + 1). The older body `{pricing, start_date?, end_date?}` still works. Written before its term starts, the renewal waits: the policy reads as the current term with the renewal under `renewal`; a second renewal replaces the first (kept, `superseded`). For a policy with `auto_renew` whose term has not ended, the terms are kept instead (202) and the daily job renews at `end_date`; a `payment` block (the renewal premium, checked with the processor as at binding) writes the renewal at once. A live policy whose term ends without stored terms lapses (`ls`). A lapsed policy is renewed only from the end of its last term (the lapse is superseded); otherwise, and for cancelled policies, 409.',
-          security,
-          headers: ClientHeadersSchema,
-          params: ReferenceParams,
-          body: RenewalInputSchema,
-          response: {
-            201: PolicyResponseSchema,
-            202: PolicyResponseSchema,
-            ...problemResponses(401, 404, 409, 422),
-          },
-        },
-      },
-      async (request, reply) => {
-        const result = await policies.renew(tenantOf(request), request.params.policy_reference, request.body);
-        return reply
-          .code(result.scheduled ? 202 : 201)
-          .header('location', policyLocation(result.policy.policy_reference))
-          .send(result.policy);
-      },
-    );
+    registerSubmission(app, policies, preHandler);
+    registerPolicyReads(app, policies, preHandler);
+    registerWelcomeEmail(app, policies, clientAuth());
+    registerCancellations(app, policies, preHandler);
+    registerRenewals(app, policies, preHandler);
   };
 }

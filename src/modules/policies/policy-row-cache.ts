@@ -49,6 +49,63 @@ export interface PolicyRead {
   readonly startedAtMs: number;
 }
 
+const usable = <T>(entry: Entry<T> | undefined, now: number): entry is Entry<T> =>
+  entry !== undefined && now - entry.at < ENTRY_TTL_MS && !writtenJustNow(entry.userId, now);
+const bounded = <V>(map: Map<string, V>) => {
+  if (map.size >= MAX_ENTRIES) map.delete(map.keys().next().value as string);
+};
+const inTenant = (tenant: Tenant, row: PolicyRecord) =>
+  row.companyId === tenant.companyId && row.environment === tenant.environment;
+
+/** Keys of a map grouped by the policyholder their entries belong to, so a notification finds them. */
+function keysByOwner() {
+  const keysOf = new Map<string, Set<string>>();
+  return {
+    add(userId: string, key: string): void {
+      let keys = keysOf.get(userId);
+      if (keys === undefined) keysOf.set(userId, (keys = new Set()));
+      keys.add(key);
+    },
+    remove(userId: string, key: string): void {
+      const keys = keysOf.get(userId);
+      keys?.delete(key);
+      if (keys?.size === 0) keysOf.delete(userId);
+    },
+    /** Forgets the owner's keys and returns them. */
+    take(userId: string): Iterable<string> {
+      const keys = keysOf.get(userId) ?? [];
+      keysOf.delete(userId);
+      return keys;
+    },
+    clear(): void {
+      keysOf.clear();
+    },
+  };
+}
+
+/**
+ * Whether an entry found in memory still stands. A write answered by another process a moment ago may
+ * not have been notified here yet: the entry stands once the feed has caught up and no notification
+ * dropped it meanwhile. A catch-up asked for since the read started (for its row, say) covers every
+ * write answered before it: no second trip.
+ */
+function feedFreshness(feed: ChangeFeed | undefined) {
+  // performance.now() when the latest call to feed.caughtUp() that answered true was made: every
+  // notification committed before then has been applied.
+  let caughtUpFromMs = Number.NEGATIVE_INFINITY;
+  const caughtUp = async (): Promise<boolean> => {
+    const calledAtMs = performance.now();
+    if (feed === undefined || !(await feed.caughtUp())) return false;
+    caughtUpFromMs = Math.max(caughtUpFromMs, calledAtMs);
+    return true;
+  };
+  return async <T>(
+    hit: Entry<T>,
+    current: () => Entry<T> | undefined,
+    sinceMs = Number.POSITIVE_INFINITY,
+  ): Promise<boolean> => (caughtUpFromMs >= sinceMs || (await caughtUp())) && current() === hit;
+}
+
 /**
  * The policy rows that reads start from (a policyholder's policies; a policy by reference), and the
  * policy views built from them, kept in memory and dropped when PostgreSQL says their owner's policies
@@ -59,30 +116,26 @@ export interface PolicyRead {
 export function createPolicyRowCache<View>(feed: ChangeFeed | undefined) {
   const holders = new Map<string, Entry<PolicyRecord[]>>();
   const references = new Map<string, Entry<PolicyRecord>>();
-  const referenceKeysOf = new Map<string, Set<string>>();
+  const referenceKeys = keysByOwner();
   // Views by policy id, and the policies of each owner that have one (so a notification finds them).
   const views = new Map<string, ViewEntry<View>>();
-  const viewKeysOf = new Map<string, Set<string>>();
+  const viewKeys = keysByOwner();
   // Bumped by every drop, so a read that loaded rows before a drop does not store them after it.
   let generation = 0;
-  // performance.now() when the latest call to feed.caughtUp() that answered true was made: every
-  // notification committed before then has been applied.
-  let caughtUpFromMs = Number.NEGATIVE_INFINITY;
+  const fresh = feedFreshness(feed);
 
   const clear = () => {
     generation++;
     holders.clear();
     references.clear();
-    referenceKeysOf.clear();
+    referenceKeys.clear();
     views.clear();
-    viewKeysOf.clear();
+    viewKeys.clear();
   };
   const drop = (userId: string) => {
     holders.delete(userId);
-    for (const key of referenceKeysOf.get(userId) ?? []) references.delete(key);
-    referenceKeysOf.delete(userId);
-    for (const id of viewKeysOf.get(userId) ?? []) views.delete(id);
-    viewKeysOf.delete(userId);
+    for (const key of referenceKeys.take(userId)) references.delete(key);
+    for (const id of viewKeys.take(userId)) views.delete(id);
   };
   feed?.subscribe(POLICY_CHANGES_CHANNEL, {
     onChange(payload) {
@@ -96,35 +149,11 @@ export function createPolicyRowCache<View>(feed: ChangeFeed | undefined) {
     onReset: clear,
   });
 
-  const usable = <T>(entry: Entry<T> | undefined, now: number): entry is Entry<T> =>
-    entry !== undefined && now - entry.at < ENTRY_TTL_MS && !writtenJustNow(entry.userId, now);
-  const caughtUp = async (): Promise<boolean> => {
-    const calledAtMs = performance.now();
-    if (feed === undefined || !(await feed.caughtUp())) return false;
-    caughtUpFromMs = Math.max(caughtUpFromMs, calledAtMs);
-    return true;
-  };
-  // A write answered by another process a moment ago may not have been notified here yet: the entry
-  // stands once the feed has caught up and no notification dropped it meanwhile. A catch-up asked for
-  // since the read started (for its row, say) covers every write answered before it: no second trip.
-  const fresh = async <T>(
-    hit: Entry<T>,
-    current: () => Entry<T> | undefined,
-    sinceMs = Number.POSITIVE_INFINITY,
-  ): Promise<boolean> => (caughtUpFromMs >= sinceMs || (await caughtUp())) && current() === hit;
   const canStore = (userId: string, since: number, now: number) =>
     feed?.live === true && since === generation && !writtenJustNow(userId, now);
-  const bounded = <V>(map: Map<string, V>) => {
-    if (map.size >= MAX_ENTRIES) map.delete(map.keys().next().value as string);
-  };
-  const inTenant = (tenant: Tenant, row: PolicyRecord) =>
-    row.companyId === tenant.companyId && row.environment === tenant.environment;
-
   const forget = (id: string, userId: string) => {
     views.delete(id);
-    const keys = viewKeysOf.get(userId);
-    keys?.delete(id);
-    if (keys?.size === 0) viewKeysOf.delete(userId);
+    viewKeys.remove(userId, id);
   };
 
   return {
@@ -161,9 +190,7 @@ export function createPolicyRowCache<View>(feed: ChangeFeed | undefined) {
           forget(oldId, oldest.userId);
         }
         views.set(row.id, { value, userId: row.userId, at: Date.now(), row: state });
-        let keys = viewKeysOf.get(row.userId);
-        if (keys === undefined) viewKeysOf.set(row.userId, (keys = new Set()));
-        keys.add(row.id);
+        viewKeys.add(row.userId, row.id);
       }
       return value;
     },
@@ -208,18 +235,14 @@ export function createPolicyRowCache<View>(feed: ChangeFeed | undefined) {
           // The oldest entry goes, and its owner's index with it, so the index stays as small as the map.
           const [oldKey, oldest] = references.entries().next().value as [string, Entry<PolicyRecord>];
           references.delete(oldKey);
-          const keys = referenceKeysOf.get(oldest.userId);
-          keys?.delete(oldKey);
-          if (keys?.size === 0) referenceKeysOf.delete(oldest.userId);
+          referenceKeys.remove(oldest.userId, oldKey);
         }
         references.set(key, { value: row, userId: row.userId, at: Date.now() });
-        let keys = referenceKeysOf.get(row.userId);
-        if (keys === undefined) referenceKeysOf.set(row.userId, (keys = new Set()));
-        keys.add(key);
+        referenceKeys.add(row.userId, key);
       }
       return row;
     },
   };
 }
 
-export type PolicyRowCache = ReturnType<typeof createPolicyRowCache>;
+export type PolicyRowCache<View> = ReturnType<typeof createPolicyRowCache<View>>;

@@ -17,7 +17,7 @@ import {
   type PolicyResponse,
   type PolicyVersion,
 } from './policy-schemas.ts';
-import { normalisePolicyInput, validatePolicyInput } from './policy-validation.ts';
+import { normalisePolicyInput, validatePolicyInput } from './rules/policy-validation.ts';
 
 /** The subset of JSON Schema these schemas use, for walking them. */
 interface JsonSchema {

@@ -4,6 +4,8 @@ import { sql, type SelectQueryBuilder } from 'kysely';
 import { Type, type Static } from 'typebox';
 import type { Database, Executor } from '../../schema.ts';
 import { problemResponses } from '../../platform/http/problem.ts';
+import { userReferences } from '../accounts/index.ts';
+import { companyIdOfReference, companyLabels } from '../companies/index.ts';
 
 export const PolicySearchQuerySchema = Type.Object(
   {
@@ -62,9 +64,7 @@ export async function searchPolicies(db: Executor, query: Static<typeof PolicySe
     let out = q;
     if (query.environment !== undefined) out = out.where('policies.environment', '=', query.environment) as Q;
     if (company !== undefined)
-      out = out.where('policies.company_id', '=', (eb) =>
-        eb.selectFrom('companies').select('companies.id').where('companies.company_reference', '=', company),
-      ) as Q;
+      out = out.where('policies.company_id', '=', companyIdOfReference(db, company)) as Q;
     return out;
   };
   // NOTE: the exact reference is looked up apart from the partial matches, and those are ordered by
@@ -105,8 +105,8 @@ export async function searchPolicies(db: Executor, query: Static<typeof PolicySe
     .with('matched', () => matches)
     .selectFrom('matched as m')
     .innerJoin('policies as p', 'p.id', 'm.id')
-    .innerJoin('companies as c', 'c.id', 'p.company_id')
-    .leftJoin('users as u', 'u.id', 'p.user_id')
+    .innerJoin(companyLabels(db).as('c'), 'c.id', 'p.company_id')
+    .leftJoin(userReferences(db).as('u'), 'u.id', 'p.user_id')
     .innerJoinLateral(
       (eb) =>
         eb

@@ -7,6 +7,5 @@ export {
   type ProductSummary,
   type ProductView,
 } from './product-schemas.ts';
-export { productVersionAt } from './rules/product-versions.ts';
 export { findProducts, type ProductRecord, type ProductVersionRecord } from './product-repository.ts';
-export { capMetres, freeMetres, METRES_PER, type DistanceUnit } from './rules/distances.ts';
+export { capMetres, freeMetres, METRES_PER, productVersionAt, type DistanceUnit } from './rules/index.ts';

@@ -43,36 +43,38 @@ function checkRules(rules: ProductRules): void {
 const PRODUCT_SUMMARY_TTL_MS = 5000;
 const SUMMARY_CACHE_SIZE = 10_000;
 
+/** A product as the API shows it, with the rules in force at `now`. */
+function view(product: ProductRecord, now: Date): ProductView {
+  const current = productVersionAt(product.versions, now);
+  if (current === undefined) throw new AppError('INTERNAL', `product ${product.reference} has no versions`);
+  return {
+    product_reference: product.reference,
+    name: current.name,
+    usage_unit: product.usageUnit,
+    rules: current.rules,
+    versions: product.versions.map((v) => ({
+      name: v.name,
+      rules: v.rules,
+      effective_from: v.effectiveFrom.toISOString(),
+      created_at: v.createdAt.toISOString(),
+    })),
+    created_at: product.createdAt.toISOString(),
+  };
+}
+
+/** The tenant's product under `reference` (its row locked with `lock`); 404 when there is none. */
+async function get(db: Executor, tenant: Tenant, reference: string, lock = false): Promise<ProductRecord> {
+  const [product] = await findProducts(db, tenant, [reference], lock);
+  if (product === undefined) throw notFound('product');
+  return product;
+}
+
 /** Products and their rule versions, per company and environment. */
 export function createProductService(deps: { db: Executor; clock: Clock }) {
   const { db, clock } = deps;
   const summaries = new Map<string, { product: ProductRecord | null; readAtMs: number }>();
   const forget = (tenant: Tenant, reference: string) =>
     summaries.delete(`${tenant.companyId}/${tenant.environment}/${reference}`);
-
-  function view(product: ProductRecord, now: Date): ProductView {
-    const current = productVersionAt(product.versions, now);
-    if (current === undefined) throw new AppError('INTERNAL', `product ${product.reference} has no versions`);
-    return {
-      product_reference: product.reference,
-      name: current.name,
-      usage_unit: product.usageUnit,
-      rules: current.rules,
-      versions: product.versions.map((v) => ({
-        name: v.name,
-        rules: v.rules,
-        effective_from: v.effectiveFrom.toISOString(),
-        created_at: v.createdAt.toISOString(),
-      })),
-      created_at: product.createdAt.toISOString(),
-    };
-  }
-
-  async function get(db: Executor, tenant: Tenant, reference: string, lock = false): Promise<ProductRecord> {
-    const [product] = await findProducts(db, tenant, [reference], lock);
-    if (product === undefined) throw notFound('product');
-    return product;
-  }
 
   return {
     async create(tenant: Tenant, input: CreateProductInput): Promise<ProductView> {

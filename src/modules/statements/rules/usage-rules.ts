@@ -13,7 +13,7 @@
  * 4. Minimum: a usage premium left below the minimum is topped up to it.
  */
 import { usagePremiumPence } from '../../journeys/index.ts';
-import type { UsageUnit } from '../../policies/index.ts';
+import type { UsageUnit } from '../../policies/rules/index.ts';
 import { londonDate } from '../statement-period.ts';
 
 export interface RuleJourney {

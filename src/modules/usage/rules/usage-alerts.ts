@@ -6,7 +6,7 @@
 import { addDays, londonDate, londonMidnight } from '../../../platform/london-calendar.ts';
 
 /** A product's unit of distance. */
-export type { DistanceUnit as UsageUnit } from '../../products/index.ts';
+export type { DistanceUnit as UsageUnit } from '../../products/rules/index.ts';
 export type UsageAlertKind = 'budget_exceeded' | 'daily_cap_reached' | 'annual_cap_reached';
 
 /** A policy's limits for the periods of one journey; null where no such limit applies. */

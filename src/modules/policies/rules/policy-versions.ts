@@ -1,4 +1,4 @@
-import type { PolicyInput, PolicyStatus, PolicyVersion, VersionType } from './policy-schemas.ts';
+import type { PolicyInput, PolicyStatus, PolicyVersion, VersionType } from './policy-object-schemas.ts';
 
 /** The stored snapshot of a version: the normalised policy object with its reference filled in. */
 export type PolicySnapshot = Omit<PolicyInput, 'effective_date' | 'policy'> & {

@@ -10,8 +10,8 @@ import {
   ukPostcode,
   validPolicyInput,
   type PolicyOverrides,
-} from '../../../test/support/policy-arbitraries.ts';
-import { POLICY_INPUT_EXAMPLE, type PolicyInput } from './policy-schemas.ts';
+} from '../../../../test/support/policy-arbitraries.ts';
+import { POLICY_INPUT_EXAMPLE, type PolicyInput } from './policy-object-schemas.ts';
 import {
   ISO_3166_ALPHA2,
   ageOn,
@@ -156,10 +156,14 @@ test('the country list is ISO 3166-1 alpha-2: 249 codes, no reserved ones', () =
 
 test(
   'every live GB postcode in the ONS data is accepted',
-  { skip: !existsSync(new URL('../../../../shared/data/uk-postcodes/gb-postcodes.csv.gz', import.meta.url)) },
+  {
+    skip: !existsSync(
+      new URL('../../../../../shared/data/uk-postcodes/gb-postcodes.csv.gz', import.meta.url),
+    ),
+  },
   () => {
     const csv = gunzipSync(
-      readFileSync(new URL('../../../../shared/data/uk-postcodes/gb-postcodes.csv.gz', import.meta.url)),
+      readFileSync(new URL('../../../../../shared/data/uk-postcodes/gb-postcodes.csv.gz', import.meta.url)),
     ).toString('latin1');
     let count = 0;
     const rejected: string[] = [];

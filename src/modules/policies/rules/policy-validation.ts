@@ -1,5 +1,9 @@
-import type { FieldError } from '../../platform/errors.ts';
-import { CUSTOM_KEY_MAX_LENGTH, MONEY_DECIMALS, RATE_DECIMALS, type PolicyInput } from './policy-schemas.ts';
+import {
+  CUSTOM_KEY_MAX_LENGTH,
+  MONEY_DECIMALS,
+  RATE_DECIMALS,
+  type PolicyInput,
+} from './policy-object-schemas.ts';
 
 /*
  * The checks on a policy object that JSON Schema cannot express. Pure: no I/O, no clock (the policy's
@@ -149,6 +153,79 @@ const REQUIRED_TEXT = {
   vehicle: ['reg', 'make', 'model'],
 } as const;
 
+/** A failing field: a JSON pointer into the request and what is wrong (platform/errors.ts's FieldError). */
+export interface FieldError {
+  readonly path: string;
+  readonly message: string;
+}
+
+/** The checks shared by every block, each adding its errors through `add`. */
+function fieldChecks(add: (path: string, message: string) => void) {
+  return {
+    checkDecimals: (block: Json | undefined, path: string, fields: readonly string[], places: number) => {
+      for (const field of fields) {
+        const value = asNumber(block?.[field]);
+        if (value !== undefined && decimalPlaces(value) > places)
+          add(`${path}/${field}`, `must have at most ${places} decimal places`);
+      }
+    },
+    checkNotBlank: (block: Json | undefined, path: string, fields: readonly string[]) => {
+      for (const field of fields) {
+        const value = asString(block?.[field]);
+        if (value !== undefined && value.length > 0 && value.trim() === '')
+          add(`${path}/${field}`, 'must not be blank');
+      }
+    },
+    /** The date at `block[field]` when it has the right shape and exists; reports one that does not exist. */
+    dateAt: (block: Json | undefined, path: string, field: string): string | undefined => {
+      const value = asString(block?.[field]);
+      if (value === undefined || !DATE_SHAPE.test(value)) return undefined; // Ajv reports the shape
+      if (isCalendarDate(value)) return value;
+      add(`${path}/${field}`, `must be a date that exists (YYYY-MM-DD, years ${FIRST_YEAR}–${LAST_YEAR})`);
+      return undefined;
+    },
+  };
+}
+
+/** A driver's (the proposer's or an additional driver's) names, dates, age on `startOn` and phone numbers. */
+function checkPerson(
+  add: (path: string, message: string) => void,
+  person: Json | undefined,
+  path: string,
+  startOn: string | undefined,
+): void {
+  if (person === undefined) return;
+  const { checkNotBlank, dateAt } = fieldChecks(add);
+  checkNotBlank(person, path, ['first_names', 'last_names']);
+  const dob = dateAt(person, path, 'dob');
+  if (dob !== undefined && startOn !== undefined) {
+    const age = ageOn(dob, startOn);
+    if (age < MIN_DRIVER_AGE)
+      add(
+        `${path}/dob`,
+        `the driver must be at least ${MIN_DRIVER_AGE} on the policy start date (${startOn})`,
+      );
+    else if (age > MAX_DRIVER_AGE)
+      add(`${path}/dob`, `is more than ${MAX_DRIVER_AGE} years before the policy start date`);
+  }
+  const licensed = dateAt(person, path, 'licence_issued_date');
+  if (licensed !== undefined && dob !== undefined && licensed <= dob)
+    add(`${path}/licence_issued_date`, 'must be after dob');
+  else if (licensed !== undefined && startOn !== undefined && licensed > startOn) {
+    add(`${path}/licence_issued_date`, 'must not be after the policy start date');
+  }
+  const resident = dateAt(person, path, 'residency_date');
+  if (resident !== undefined && dob !== undefined && resident < dob)
+    add(`${path}/residency_date`, 'must not be before dob');
+  asArray(person['convictions']).forEach((c, i) => dateAt(asObject(c), `${path}/convictions/${i}`, 'date'));
+  asArray(person['claims']).forEach((c, i) => dateAt(asObject(c), `${path}/claims/${i}`, 'date'));
+  const phone = asString(person['phone_number']);
+  const mobile = asString(person['mobile_number']);
+  if (phone !== undefined && mobile !== undefined && phone !== mobile) {
+    add(`${path}/mobile_number`, 'is an alias of phone_number and must equal it when both are sent');
+  }
+}
+
 /**
  * The cross-field and format checks of a policy object that Ajv cannot do, as `{path, message}` with
  * paths rooted at `/body`. Empty when the object is acceptable. Never throws, whatever it is given.
@@ -156,34 +233,7 @@ const REQUIRED_TEXT = {
 export function validatePolicyInput(input: unknown): FieldError[] {
   const errors: FieldError[] = [];
   const add = (path: string, message: string) => errors.push({ path: `${BODY}${path}`, message });
-
-  const checkDecimals = (
-    block: Json | undefined,
-    path: string,
-    fields: readonly string[],
-    places: number,
-  ) => {
-    for (const field of fields) {
-      const value = asNumber(block?.[field]);
-      if (value !== undefined && decimalPlaces(value) > places)
-        add(`${path}/${field}`, `must have at most ${places} decimal places`);
-    }
-  };
-  const checkNotBlank = (block: Json | undefined, path: string, fields: readonly string[]) => {
-    for (const field of fields) {
-      const value = asString(block?.[field]);
-      if (value !== undefined && value.length > 0 && value.trim() === '')
-        add(`${path}/${field}`, 'must not be blank');
-    }
-  };
-  /** The date at `block[field]` when it has the right shape and exists; reports one that does not exist. */
-  const dateAt = (block: Json | undefined, path: string, field: string): string | undefined => {
-    const value = asString(block?.[field]);
-    if (value === undefined || !DATE_SHAPE.test(value)) return undefined; // Ajv reports the shape
-    if (isCalendarDate(value)) return value;
-    add(`${path}/${field}`, `must be a date that exists (YYYY-MM-DD, years ${FIRST_YEAR}–${LAST_YEAR})`);
-    return undefined;
-  };
+  const { checkDecimals, checkNotBlank, dateAt } = fieldChecks(add);
 
   const body = asObject(input);
   if (body === undefined) return errors;
@@ -231,40 +281,9 @@ export function validatePolicyInput(input: unknown): FieldError[] {
   checkDecimals(policy, '/policy', MONEY_FIELDS.policy, MONEY_DECIMALS);
 
   // People.
-  const checkPerson = (person: Json | undefined, path: string) => {
-    if (person === undefined) return;
-    checkNotBlank(person, path, ['first_names', 'last_names']);
-    const dob = dateAt(person, path, 'dob');
-    if (dob !== undefined && startOn !== undefined) {
-      const age = ageOn(dob, startOn);
-      if (age < MIN_DRIVER_AGE)
-        add(
-          `${path}/dob`,
-          `the driver must be at least ${MIN_DRIVER_AGE} on the policy start date (${startOn})`,
-        );
-      else if (age > MAX_DRIVER_AGE)
-        add(`${path}/dob`, `is more than ${MAX_DRIVER_AGE} years before the policy start date`);
-    }
-    const licensed = dateAt(person, path, 'licence_issued_date');
-    if (licensed !== undefined && dob !== undefined && licensed <= dob)
-      add(`${path}/licence_issued_date`, 'must be after dob');
-    else if (licensed !== undefined && startOn !== undefined && licensed > startOn) {
-      add(`${path}/licence_issued_date`, 'must not be after the policy start date');
-    }
-    const resident = dateAt(person, path, 'residency_date');
-    if (resident !== undefined && dob !== undefined && resident < dob)
-      add(`${path}/residency_date`, 'must not be before dob');
-    asArray(person['convictions']).forEach((c, i) => dateAt(asObject(c), `${path}/convictions/${i}`, 'date'));
-    asArray(person['claims']).forEach((c, i) => dateAt(asObject(c), `${path}/claims/${i}`, 'date'));
-    const phone = asString(person['phone_number']);
-    const mobile = asString(person['mobile_number']);
-    if (phone !== undefined && mobile !== undefined && phone !== mobile) {
-      add(`${path}/mobile_number`, 'is an alias of phone_number and must equal it when both are sent');
-    }
-  };
-  checkPerson(asObject(body['proposer']), '/proposer');
+  checkPerson(add, asObject(body['proposer']), '/proposer', startOn);
   asArray(body['additional_drivers']).forEach((d, i) => {
-    checkPerson(asObject(d), `/additional_drivers/${i}`);
+    checkPerson(add, asObject(d), `/additional_drivers/${i}`, startOn);
   });
 
   // Vehicle.
