@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { asTenant } from '../../src/modules/companies/index.ts';
-import { DEFAULT_RETRY_DAYS, nextAttemptAt } from '../../src/modules/payments/dunning.ts';
+import { DEFAULT_RETRY_DAYS, nextAttemptAt } from '../../src/modules/payments/rules/dunning.ts';
 import {
   automaticPeriodEnd,
   billingDateIn,

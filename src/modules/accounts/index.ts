@@ -16,3 +16,4 @@ export {
   setPasswordHashingConcurrency,
 } from './passwords.ts';
 export { userReferences } from './account-references.ts';
+export { getPolicyholderName, policyholderContacts } from './policyholder-contacts.ts';

@@ -14,4 +14,4 @@ export {
   carriedForward,
   MINIMUM_CHARGE_MINOR_UNITS,
   remainingShare,
-} from './payment-amounts.ts';
+} from './rules/index.ts';

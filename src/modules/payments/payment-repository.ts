@@ -1,7 +1,7 @@
 import type { Generated, Selectable } from 'kysely';
 import type { Executor } from '../../schema.ts';
-import type { Tenant } from '../companies/index.ts';
-import { notePolicyWrites } from '../policies/index.ts';
+import { forTenant, type Tenant } from '../companies/index.ts';
+import { bumpPaymentsRevision, bumpPaymentsRevisions, policyReferences } from '../policies/index.ts';
 
 export type PaymentKind = 'charge' | 'refund';
 export type PaymentPurpose =
@@ -118,17 +118,6 @@ export interface NewPayment {
   readonly at: Date;
 }
 
-/** Tells readers of the policy that its payment records changed (see policies.payments_revision). */
-export async function bumpPaymentsRevision(db: Executor, policyId: string): Promise<void> {
-  const owners = await db
-    .updateTable('policies')
-    .set((eb) => ({ payments_revision: eb('payments_revision', '+', 1) }))
-    .where('id', '=', policyId)
-    .returning('user_id')
-    .execute();
-  notePolicyWrites(owners.map((r) => r.user_id));
-}
-
 export async function insertPayment(db: Executor, tenant: Tenant, p: NewPayment): Promise<PaymentRecord> {
   const row = await db
     .insertInto('payments')
@@ -168,8 +157,7 @@ export async function findPayment(
   const row = await db
     .selectFrom('payments')
     .selectAll()
-    .where('company_id', '=', tenant.companyId)
-    .where('environment', '=', tenant.environment)
+    .where(forTenant(tenant))
     .where('id', '=', id)
     .executeTakeFirst();
   return row === undefined ? undefined : toRecord(row);
@@ -190,8 +178,7 @@ export async function findPaymentByProviderId(
   const row = await db
     .selectFrom('payments')
     .selectAll()
-    .where('company_id', '=', tenant.companyId)
-    .where('environment', '=', tenant.environment)
+    .where(forTenant(tenant))
     .where('provider', '=', provider)
     .where('provider_payment_id', '=', providerPaymentId)
     .executeTakeFirst();
@@ -221,8 +208,7 @@ export async function listPaymentsOfPolicy(
   const rows = await db
     .selectFrom('payments')
     .selectAll()
-    .where('company_id', '=', tenant.companyId)
-    .where('environment', '=', tenant.environment)
+    .where(forTenant(tenant))
     .where('policy_id', '=', policyId)
     .orderBy('created_at')
     .orderBy('id')
@@ -238,11 +224,10 @@ export async function listFailedCharges(
 ): Promise<Array<{ payment: PaymentRecord; policyReference: string }>> {
   const rows = await db
     .selectFrom('payments')
-    .innerJoin('policies', 'policies.id', 'payments.policy_id')
+    .innerJoin(policyReferences(db).as('policies'), 'policies.id', 'payments.policy_id')
     .selectAll('payments')
     .select('policies.policy_reference')
-    .where('payments.company_id', '=', tenant.companyId)
-    .where('payments.environment', '=', tenant.environment)
+    .where(forTenant(tenant, 'payments'))
     .where('payments.kind', '=', 'charge')
     .where('payments.status', '=', 'failed')
     .orderBy('payments.updated_at', 'desc')
@@ -296,16 +281,9 @@ function columnsOf(changes: PaymentChanges, at: Date): Record<string, unknown> {
   return set;
 }
 
-/** A payment changed: its policy's cached reads are stale. */
-async function bumpRevisionOfPayment(db: Executor, id: string): Promise<void> {
-  const owners = await db
-    .updateTable('policies')
-    .set((eb) => ({ payments_revision: eb('payments_revision', '+', 1) }))
-    .where('id', '=', (eb) => eb.selectFrom('payments').select('policy_id').where('id', '=', id))
-    .returning('user_id')
-    .execute();
-  notePolicyWrites(owners.map((r) => r.user_id));
-}
+/** A payment changed: its policy's cached reads are stale (the policy found by a subquery, one statement). */
+const bumpRevisionOfPayment = (db: Executor, id: string): Promise<void> =>
+  bumpPaymentsRevision(db, db.selectFrom('payments').select('policy_id').where('id', '=', id));
 
 export async function updatePayment(
   db: Executor,
@@ -315,6 +293,39 @@ export async function updatePayment(
 ): Promise<void> {
   await db.updateTable('payments').set(columnsOf(changes, at)).where('id', '=', id).execute();
   await bumpRevisionOfPayment(db, id);
+}
+
+/**
+ * Binds the intent row CREATE_PAYMENT_INTENT made to the policy that its payment paid for, succeeded.
+ * Only an unbound row changes, so of concurrent binds of one intent one wins: returns whether this was it.
+ */
+export async function bindIntentPayment(
+  db: Executor,
+  id: string,
+  binding: {
+    policyId: string;
+    policyVersionId: string;
+    purpose: PaymentPurpose;
+    paymentMethodId: string | null;
+  },
+  at: Date,
+): Promise<boolean> {
+  const updated = await db
+    .updateTable('payments')
+    .set({
+      policy_id: binding.policyId,
+      policy_version_id: binding.policyVersionId,
+      purpose: binding.purpose,
+      status: 'succeeded',
+      payment_method_id: binding.paymentMethodId,
+      attempts: 1,
+      updated_at: at,
+    })
+    .where('id', '=', id)
+    .where('policy_id', 'is', null)
+    .executeTakeFirst();
+  await bumpPaymentsRevision(db, binding.policyId);
+  return Number(updated.numUpdatedRows) > 0;
 }
 
 /** Payments whose next attempt (dunning or reconciliation) is due, locked and skipped by other workers. */
@@ -340,69 +351,12 @@ export async function listAwaitingNewCard(
   const rows = await db
     .selectFrom('payments')
     .selectAll()
-    .where('company_id', '=', tenant.companyId)
-    .where('environment', '=', tenant.environment)
+    .where(forTenant(tenant))
     .where('policy_id', '=', policyId)
     .where('kind', '=', 'charge')
     .where('status', '=', 'failed')
     .execute();
   return rows.map(toRecord);
-}
-
-export async function findCustomer(
-  db: Executor,
-  tenant: Tenant,
-  userId: string,
-  provider: string,
-): Promise<string | undefined> {
-  const row = await db
-    .selectFrom('payment_customers')
-    .select('provider_customer_id')
-    .where('company_id', '=', tenant.companyId)
-    .where('environment', '=', tenant.environment)
-    .where('user_id', '=', userId)
-    .where('provider', '=', provider)
-    .executeTakeFirst();
-  return row?.provider_customer_id;
-}
-
-/** Which of these users have a customer (a card on file) with the processor, in one query. */
-export async function usersWithCustomer(
-  db: Executor,
-  userIds: readonly string[],
-  provider: string,
-): Promise<Set<string>> {
-  if (userIds.length === 0) return new Set();
-  const rows = await db
-    .selectFrom('payment_customers')
-    .select('user_id')
-    .where('user_id', 'in', [...new Set(userIds)])
-    .where('provider', '=', provider)
-    .execute();
-  return new Set(rows.map((r) => r.user_id));
-}
-
-/** Links the policyholder to the processor's customer; the first link wins. */
-export async function linkCustomer(
-  db: Executor,
-  tenant: Tenant,
-  userId: string,
-  provider: string,
-  customerId: string,
-  at: Date,
-): Promise<void> {
-  await db
-    .insertInto('payment_customers')
-    .values({
-      company_id: tenant.companyId,
-      environment: tenant.environment,
-      user_id: userId,
-      provider,
-      provider_customer_id: customerId,
-      created_at: at,
-    })
-    .onConflict((oc) => oc.doNothing())
-    .execute();
 }
 
 /** True the first time an event id is seen: processor events are acted on once. */
@@ -472,35 +426,11 @@ export async function insertPendingCharges(
     )
     .returning(['id', 'policy_version_id'])
     .execute();
-  const owners = await db
-    .updateTable('policies')
-    .set((eb) => ({ payments_revision: eb('payments_revision', '+', 1) }))
-    .where('id', 'in', [...new Set(charges.map((c) => c.policyId))])
-    .returning('user_id')
-    .execute();
-  notePolicyWrites(owners.map((r) => r.user_id));
-  return new Map(rows.map((r) => [r.policy_version_id ?? '', r.id]));
-}
-
-/** The customers these users have with the processor, by user id, in their own tenants. */
-export async function customersOf(
-  db: Executor,
-  users: ReadonlyArray<{ tenant: Tenant; userId: string }>,
-  provider: string,
-): Promise<Map<string, string>> {
-  if (users.length === 0) return new Map();
-  const rows = await db
-    .selectFrom('payment_customers')
-    .select(['user_id', 'company_id', 'environment', 'provider_customer_id'])
-    .where('user_id', 'in', [...new Set(users.map((u) => u.userId))])
-    .where('provider', '=', provider)
-    .execute();
-  const wanted = new Set(users.map((u) => `${u.userId}|${u.tenant.companyId}|${u.tenant.environment}`));
-  return new Map(
-    rows
-      .filter((r) => wanted.has(`${r.user_id}|${r.company_id}|${r.environment}`))
-      .map((r) => [r.user_id, r.provider_customer_id]),
+  await bumpPaymentsRevisions(
+    db,
+    charges.map((c) => c.policyId),
   );
+  return new Map(rows.map((r) => [r.policy_version_id ?? '', r.id]));
 }
 
 /**

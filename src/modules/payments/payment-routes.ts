@@ -5,89 +5,10 @@ import { AppError, notFound, type FieldError } from '../../platform/errors.ts';
 import { problemResponses } from '../../platform/http/problem.ts';
 import { ClientHeadersSchema, tenantOf, type ClientAuth, type Tenant } from '../companies/index.ts';
 import { PaymentRecordSchema } from '../policies/index.ts';
+import { PaymentRequestSchema, PaymentResponseSchema } from './payment-schemas.ts';
 import type { PaymentService } from './payment-service.ts';
 
-const PAYMENT_TYPES = [
-  'CREATE_PAYMENT_INTENT',
-  'ADD_NEW_PAYMENT_METHOD',
-  'GET_PAYMENT_METHOD',
-  'RETRY_PAYMENT',
-] as const;
-
-const PaymentRequestSchema = Type.Object(
-  {
-    type: Type.Union(
-      PAYMENT_TYPES.map((t) => Type.Literal(t)),
-      { description: 'What to do; see the operation description for the fields each type needs.' },
-    ),
-    product_reference: Type.String({ minLength: 1, maxLength: 100, description: 'The insurance product.' }),
-    amount: Type.Optional(
-      Type.Integer({
-        minimum: 30,
-        maximum: 10_000_000,
-        description:
-          'CREATE_PAYMENT_INTENT: in minor units (pence), as in Stripe. At least 30 (Stripe’s minimum for GBP).',
-      }),
-    ),
-    email: Type.Optional(
-      Type.String({
-        format: 'email',
-        maxLength: 254,
-        description: 'CREATE_PAYMENT_INTENT: the payer’s email, kept on the processor’s customer.',
-      }),
-    ),
-    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-    policy_reference: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
-    payment_method_id: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: 255,
-        description: 'ADD_NEW_PAYMENT_METHOD: a payment method created with the processor’s client SDK.',
-      }),
-    ),
-    refund: Type.Optional(
-      Type.Boolean({
-        description: 'GET_PAYMENT_METHOD: true for the card a refund would go to (the one that paid first).',
-      }),
-    ),
-    policy_version_reference: Type.Optional(
-      Type.String({ format: 'uuid', description: 'RETRY_PAYMENT: the version missing a payment.' }),
-    ),
-  },
-  { additionalProperties: false },
-);
-
-const nullableString = Type.Union([Type.String(), Type.Null()]);
-const nullableInteger = Type.Union([Type.Integer(), Type.Null()]);
-
-const PaymentResponseSchema = Type.Object(
-  {
-    type: Type.Optional(Type.String()),
-    payment_provider_customer_ref: Type.Optional(Type.String()),
-    payment_provider_transaction_ref: Type.Optional(Type.String()),
-    payment_temporary_token: Type.Optional(
-      Type.String({ description: 'The intent’s client secret, for the client SDK’s confirmation.' }),
-    ),
-    payment_method_id: Type.Optional(Type.String()),
-    brand: Type.Optional(nullableString),
-    last4: Type.Optional(nullableString),
-    exp_month: Type.Optional(nullableInteger),
-    exp_year: Type.Optional(nullableInteger),
-    refund: Type.Optional(Type.Boolean()),
-    payment_amount: Type.Optional(
-      Type.Union([Type.Number(), Type.Null()], {
-        description: 'RETRY_PAYMENT: the amount collected (pounds), null when it failed.',
-      }),
-    ),
-    error_message: Type.Optional(Type.String()),
-    payment_reference: Type.Optional(Type.String()),
-    status: Type.Optional(Type.String()),
-  },
-  {
-    description:
-      'By type — CREATE_PAYMENT_INTENT: `type`, `payment_provider_customer_ref`, `payment_provider_transaction_ref`, `payment_temporary_token`. ADD_NEW_PAYMENT_METHOD: `type`, `payment_method_id`. GET_PAYMENT_METHOD: `payment_method_id`, `brand`, `last4`, `exp_month`, `exp_year`. RETRY_PAYMENT: `payment_amount` (null on failure), `error_message`, `payment_reference`, `status`.',
-  },
-);
+type App = Parameters<FastifyPluginAsyncTypebox>[0];
 
 function need(body: Record<string, unknown>, fields: readonly string[], type: string): void {
   const errors: FieldError[] = fields
@@ -106,6 +27,16 @@ export interface PolicyholderAccess {
   readonly ownsPolicy: (tenant: Tenant, userId: string, policyReference: string) => Promise<boolean>;
 }
 
+/** How the payment routes reach the service and tell a policyholder's request from a client's. */
+interface PaymentRouteDeps {
+  readonly payments: PaymentService;
+  readonly clientAuth: ClientAuth;
+  /** Client credentials, or a policyholder's bearer token when policyholders may call. */
+  readonly authenticate: preHandlerAsyncHookHandler;
+  /** A policyholder reaches only their own policies; another's is "not found". */
+  readonly checkOwner: (request: FastifyRequest, reference: string | undefined) => Promise<void>;
+}
+
 /** POST /payments (the four types of the interface) and GET /payments?policy_reference=. */
 export function paymentRoutes(deps: {
   payments: PaymentService;
@@ -113,140 +44,154 @@ export function paymentRoutes(deps: {
   policyholders?: PolicyholderAccess;
 }): FastifyPluginAsyncTypebox {
   const { payments, clientAuth, policyholders } = deps;
-  const authenticate = policyholders?.authenticate ?? clientAuth();
-  /** A policyholder reaches only their own policies; another's is "not found". */
-  const checkOwner = async (request: FastifyRequest, reference: string | undefined): Promise<void> => {
-    if (request.policyholder === null || reference === undefined || policyholders === undefined) return;
-    if (
-      !(await policyholders.ownsPolicy(request.policyholder.tenant, request.policyholder.userId, reference))
-    ) {
-      throw notFound('policy');
-    }
+  const routes: PaymentRouteDeps = {
+    payments,
+    clientAuth,
+    authenticate: policyholders?.authenticate ?? clientAuth(),
+    checkOwner: async (request, reference) => {
+      if (request.policyholder === null || reference === undefined || policyholders === undefined) return;
+      if (
+        !(await policyholders.ownsPolicy(request.policyholder.tenant, request.policyholder.userId, reference))
+      ) {
+        throw notFound('policy');
+      }
+    },
   };
   return async (app) => {
-    app.post(
-      '/payments',
-      {
-        preHandler: authenticate,
-        schema: {
-          operationId: 'payments.act',
-          tags: ['payments'],
-          summary: 'Card payments: intents, cards, retries',
-          description: [
-            '`CREATE_PAYMENT_INTENT` {product_reference, amount (pence)} → a processor customer and an intent; confirm it on the client with `payment_temporary_token` as the client secret (future usage off-session), then send the result in the policy’s `payment` block. In the sandbox environment: `POST /sandbox/stripe/v1/payment_intents/{id}/confirm` with form fields `client_secret` and `payment_method` (e.g. `pm_card_visa`), as Stripe.js does.',
-            '`ADD_NEW_PAYMENT_METHOD` {policy_reference, payment_method_id} → 200 `{type, payment_method_id}`; the card becomes the default (for a policy bound without a card payment, the processor’s customer is made first), and payments waiting for a new card are retried.',
-            '`GET_PAYMENT_METHOD` {policy_reference, refund?} → the default card, or with `refund: true` the card that paid first.',
-            '`RETRY_PAYMENT` {policy_reference, policy_version_reference} → charges that version’s failed payment now: `payment_amount` on success, `payment_amount: null` and `error_message` on failure; 409 when it is already paid.',
-          ].join('\n\n'),
-          security: securityEither,
-          headers: ClientHeadersSchema,
-          body: PaymentRequestSchema,
-          response: { 200: PaymentResponseSchema, ...problemResponses(401, 404, 409, 422, 503) },
-        },
+    registerPaymentActions(app, routes);
+    registerPaymentReads(app, routes);
+  };
+}
+
+/** POST /payments: CREATE_PAYMENT_INTENT, ADD_NEW_PAYMENT_METHOD, GET_PAYMENT_METHOD, RETRY_PAYMENT. */
+function registerPaymentActions(app: App, deps: PaymentRouteDeps): void {
+  const { payments, authenticate, checkOwner } = deps;
+  app.post(
+    '/payments',
+    {
+      preHandler: authenticate,
+      schema: {
+        operationId: 'payments.act',
+        tags: ['payments'],
+        summary: 'Card payments: intents, cards, retries',
+        description: [
+          '`CREATE_PAYMENT_INTENT` {product_reference, amount (pence)} → a processor customer and an intent; confirm it on the client with `payment_temporary_token` as the client secret (future usage off-session), then send the result in the policy’s `payment` block. In the sandbox environment: `POST /sandbox/stripe/v1/payment_intents/{id}/confirm` with form fields `client_secret` and `payment_method` (e.g. `pm_card_visa`), as Stripe.js does.',
+          '`ADD_NEW_PAYMENT_METHOD` {policy_reference, payment_method_id} → 200 `{type, payment_method_id}`; the card becomes the default (for a policy bound without a card payment, the processor’s customer is made first), and payments waiting for a new card are retried.',
+          '`GET_PAYMENT_METHOD` {policy_reference, refund?} → the default card, or with `refund: true` the card that paid first.',
+          '`RETRY_PAYMENT` {policy_reference, policy_version_reference} → charges that version’s failed payment now: `payment_amount` on success, `payment_amount: null` and `error_message` on failure; 409 when it is already paid.',
+        ].join('\n\n'),
+        security: securityEither,
+        headers: ClientHeadersSchema,
+        body: PaymentRequestSchema,
+        response: { 200: PaymentResponseSchema, ...problemResponses(401, 404, 409, 422, 503) },
       },
-      async (request) => {
-        const tenant = tenantOf(request);
-        const body = request.body;
-        await checkOwner(request, body.policy_reference);
-        switch (body.type) {
-          case 'CREATE_PAYMENT_INTENT':
-            need(body, ['amount'], body.type);
-            return payments.createIntent(tenant, {
-              amountPence: body.amount ?? 0,
-              productReference: body.product_reference,
-              email: body.email,
-              name: body.name,
-            });
-          case 'ADD_NEW_PAYMENT_METHOD':
-            need(body, ['policy_reference', 'payment_method_id'], body.type);
-            return {
-              type: body.type,
-              ...(await payments.addPaymentMethod(
-                tenant,
-                body.policy_reference ?? '',
-                body.payment_method_id ?? '',
-              )),
-            };
-          case 'GET_PAYMENT_METHOD':
-            need(body, ['policy_reference'], body.type);
-            return payments.getPaymentMethod(tenant, body.policy_reference ?? '', body.refund ?? false);
-          case 'RETRY_PAYMENT': {
-            need(body, ['policy_reference', 'policy_version_reference'], body.type);
-            const outcome = await payments.retryPayment(
+    },
+    async (request) => {
+      const tenant = tenantOf(request);
+      const body = request.body;
+      await checkOwner(request, body.policy_reference);
+      switch (body.type) {
+        case 'CREATE_PAYMENT_INTENT':
+          need(body, ['amount'], body.type);
+          return payments.createIntent(tenant, {
+            amountPence: body.amount ?? 0,
+            productReference: body.product_reference,
+            email: body.email,
+            name: body.name,
+          });
+        case 'ADD_NEW_PAYMENT_METHOD':
+          need(body, ['policy_reference', 'payment_method_id'], body.type);
+          return {
+            type: body.type,
+            ...(await payments.addPaymentMethod(
               tenant,
               body.policy_reference ?? '',
-              body.policy_version_reference ?? '',
-            );
-            return { type: body.type, ...outcome };
-          }
+              body.payment_method_id ?? '',
+            )),
+          };
+        case 'GET_PAYMENT_METHOD':
+          need(body, ['policy_reference'], body.type);
+          return payments.getPaymentMethod(tenant, body.policy_reference ?? '', body.refund ?? false);
+        case 'RETRY_PAYMENT': {
+          need(body, ['policy_reference', 'policy_version_reference'], body.type);
+          const outcome = await payments.retryPayment(
+            tenant,
+            body.policy_reference ?? '',
+            body.policy_version_reference ?? '',
+          );
+          return { type: body.type, ...outcome };
         }
-      },
-    );
+      }
+    },
+  );
+}
 
-    app.get(
-      '/payments/failed',
-      {
-        preHandler: deps.clientAuth(),
-        schema: {
-          operationId: 'payments.failed',
-          tags: ['payments'],
-          summary: 'Failed charges, for follow-up',
-          description:
-            'The company’s charges that failed and are not yet collected (dunning retries them on its schedule, or they wait for a new card), the most recently failed first.',
-          security: [{ clientId: [], clientSecret: [] }],
-          headers: ClientHeadersSchema,
-          querystring: Type.Object(
-            { limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })) },
-            { additionalProperties: false },
-          ),
-          response: {
-            200: Type.Object({
-              payments: Type.Array(
-                Type.Intersect([
-                  PaymentRecordSchema,
-                  Type.Object({ policy_reference: Type.String(), awaiting_new_card: Type.Boolean() }),
-                ]),
-              ),
-            }),
-            ...problemResponses(401, 403, 422),
-          },
+/** GET /payments/failed (the company's dunning queue) and GET /payments (a policy's records). */
+function registerPaymentReads(app: App, deps: PaymentRouteDeps): void {
+  const { payments, authenticate, checkOwner } = deps;
+  app.get(
+    '/payments/failed',
+    {
+      preHandler: deps.clientAuth(),
+      schema: {
+        operationId: 'payments.failed',
+        tags: ['payments'],
+        summary: 'Failed charges, for follow-up',
+        description:
+          'The company’s charges that failed and are not yet collected (dunning retries them on its schedule, or they wait for a new card), the most recently failed first.',
+        security: [{ clientId: [], clientSecret: [] }],
+        headers: ClientHeadersSchema,
+        querystring: Type.Object(
+          { limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })) },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: Type.Object({
+            payments: Type.Array(
+              Type.Intersect([
+                PaymentRecordSchema,
+                Type.Object({ policy_reference: Type.String(), awaiting_new_card: Type.Boolean() }),
+              ]),
+            ),
+          }),
+          ...problemResponses(401, 403, 422),
         },
       },
-      async (request) => ({
-        payments: await payments.listFailed(tenantOf(request), request.query.limit ?? 100),
-      }),
-    );
+    },
+    async (request) => ({
+      payments: await payments.listFailed(tenantOf(request), request.query.limit ?? 100),
+    }),
+  );
 
-    app.get(
-      '/payments',
-      {
-        preHandler: authenticate,
-        schema: {
-          operationId: 'payments.list',
-          tags: ['payments'],
-          summary: 'Payment records of a policy',
-          description:
-            'Charges and refunds, oldest first, with status (pending, succeeded, failed, refunded), amount, processor references, decline code and message.',
-          security: securityEither,
-          headers: ClientHeadersSchema,
-          querystring: Type.Object(
-            { policy_reference: Type.String({ minLength: 1, maxLength: 100 }) },
-            { additionalProperties: false },
-          ),
-          response: {
-            200: Type.Object({ payments: Type.Array(PaymentRecordSchema) }),
-            ...problemResponses(401, 404, 422),
-          },
+  app.get(
+    '/payments',
+    {
+      preHandler: authenticate,
+      schema: {
+        operationId: 'payments.list',
+        tags: ['payments'],
+        summary: 'Payment records of a policy',
+        description:
+          'Charges and refunds, oldest first, with status (pending, succeeded, failed, refunded), amount, processor references, decline code and message.',
+        security: securityEither,
+        headers: ClientHeadersSchema,
+        querystring: Type.Object(
+          { policy_reference: Type.String({ minLength: 1, maxLength: 100 }) },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: Type.Object({ payments: Type.Array(PaymentRecordSchema) }),
+          ...problemResponses(401, 404, 422),
         },
       },
-      async (request) => {
-        await checkOwner(request, request.query.policy_reference);
-        return {
-          payments: await payments.listForPolicyReference(tenantOf(request), request.query.policy_reference),
-        };
-      },
-    );
-  };
+    },
+    async (request) => {
+      await checkOwner(request, request.query.policy_reference);
+      return {
+        payments: await payments.listForPolicyReference(tenantOf(request), request.query.policy_reference),
+      };
+    },
+  );
 }
 
 /**

@@ -32,3 +32,10 @@ export {
   type UsageUnit,
 } from './policy-queries.ts';
 export { policySearchRoutes, searchPolicies } from './policy-search.ts';
+export {
+  bumpPaymentsRevision,
+  bumpPaymentsRevisions,
+  findPolicyholderId,
+  findPolicyReference,
+  policyReferences,
+} from './policy-payment-state.ts';

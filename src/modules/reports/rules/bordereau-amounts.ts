@@ -1,5 +1,9 @@
 import { Decimal } from '../../../platform/money.ts';
-import { adjustmentAmountPence, cancellationAmountPence, remainingShare } from '../../payments/index.ts';
+import {
+  adjustmentAmountPence,
+  cancellationAmountPence,
+  remainingShare,
+} from '../../payments/rules/index.ts';
 import { postcodeDistrict as districtOf } from '../../../platform/postcodes.ts';
 import { splitPremium, totalSplit, type Percent, type PremiumSplit } from './premium-split.ts';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { Decimal } from '../../platform/money.ts';
+import { Decimal } from '../../../platform/money.ts';
 import { adjustmentAmountPence, cancellationAmountPence, remainingShare } from './payment-amounts.ts';
 import { isHardDecline, nextAttemptAt } from './dunning.ts';
 

@@ -1,4 +1,4 @@
-import { addDays, londonDate, londonMidnight } from '../../platform/london-calendar.ts';
+import { addDays, londonDate, londonMidnight } from '../../../platform/london-calendar.ts';
 
 /** Days after the first failure on which a failed statement payment is tried again (DESIGN: 1, 3, 5, 7). */
 export const DEFAULT_RETRY_DAYS: readonly number[] = [1, 3, 5, 7];

@@ -1,4 +1,4 @@
-import { Decimal, roundPenceHalfEven } from '../../platform/money.ts';
+import { Decimal, roundPenceHalfEven } from '../../../platform/money.ts';
 
 const DAY_SECONDS = 86_400;
 

@@ -1,0 +1,159 @@
+import { mapConcurrent } from '../../platform/concurrency.ts';
+import { inTransaction } from '../../platform/db/database.ts';
+import { AppError, notFound } from '../../platform/errors.ts';
+import type { Tenant } from '../companies/index.ts';
+import { attemptCharge } from './charge-service.ts';
+import {
+  CHARGE_LEASE_MS,
+  COLLECT_DUE_QUEUE,
+  paymentView,
+  policyOf,
+  RECONCILE_AFTER_MS,
+  SETTLE_QUEUE,
+  type ChargeOutcome,
+  type PaymentContext,
+} from './payment-context.ts';
+import {
+  claimForAttempt,
+  listFailedCharges,
+  listPaymentsOfPolicy,
+  lockDuePayments,
+  updatePayment,
+} from './payment-repository.ts';
+import { executeRefund, settle } from './settlement-service.ts';
+
+/** How often a worker looks for payments due: dunning retries, expired leases, unknown outcomes. */
+const COLLECT_INTERVAL_MS = 10_000;
+/** Payments claimed at a time, and attempts in flight at once, by one worker. */
+const COLLECT_BATCH = 100;
+const COLLECT_CONCURRENCY = 16;
+
+/**
+ * Failed charges tried again: on the dunning schedule and when leases or unknown outcomes come due
+ * (the workers), or at once on request (RETRY_PAYMENT); and the list of those still failed.
+ */
+export function createDunningService(ctx: PaymentContext) {
+  const { db, clock, jobs, logger } = ctx;
+  let collectTimer: NodeJS.Timeout | undefined;
+  const service = {
+    /** RETRY_PAYMENT: charges a version's failed payment now; 409 when it is already paid. */
+    retryPayment: (tenant: Tenant, policyReference: string, versionReference: string) =>
+      retryPayment(ctx, tenant, policyReference, versionReference),
+
+    /**
+     * Dunning and reconciliation: every payment whose next attempt is due (a dunning retry, an expired
+     * lease of an attempt whose process died, an outcome still unknown), claimed under SKIP LOCKED and
+     * leased again while it is tried.
+     */
+    collectDue: (now: Date = clock.now()): Promise<number> => collectDue(ctx, now),
+
+    /** Failed charges for follow-up (the console's dunning queue), with their policies. */
+    async listFailed(tenant: Tenant, limit: number) {
+      return (await listFailedCharges(db, tenant, limit)).map(({ payment, policyReference }) => ({
+        ...paymentView(payment, payment.policyVersionId),
+        policy_reference: policyReference,
+        awaiting_new_card: payment.awaitingNewCard,
+      }));
+    },
+
+    async registerWorkers(): Promise<void> {
+      await jobs.work<{ paymentId: string }>(SETTLE_QUEUE, async (data) => settle(ctx, data.paymentId));
+      await jobs.work(COLLECT_DUE_QUEUE, async () => {
+        await service.collectDue();
+      });
+      await jobs.schedule(COLLECT_DUE_QUEUE, '*/15 * * * *', {}, 'Europe/London');
+      // NOTE: besides the cron (whose occurrences can come a minute late), every worker looks every few
+      // seconds, so a charge left by a process that died is made within a lease and a look of its restart.
+      let collecting = false;
+      collectTimer ??= setInterval(() => {
+        if (collecting) return;
+        collecting = true;
+        void (async () => {
+          // Batch after batch while full ones come back: a crash can leave a whole billing run due.
+          while ((await service.collectDue()) === COLLECT_BATCH) {
+            /* next batch */
+          }
+        })()
+          .catch((error: unknown) => {
+            logger.warn({ err: error }, 'collecting due payments failed; will try again');
+          })
+          .finally(() => {
+            collecting = false;
+          });
+      }, COLLECT_INTERVAL_MS);
+      collectTimer.unref();
+    },
+
+    /** Stops the periodic collection (shutdown). */
+    stopWorkers(): void {
+      if (collectTimer !== undefined) clearInterval(collectTimer);
+      collectTimer = undefined;
+    },
+  };
+  return service;
+}
+
+async function retryPayment(
+  ctx: PaymentContext,
+  tenant: Tenant,
+  policyReference: string,
+  versionReference: string,
+): Promise<ChargeOutcome> {
+  const policy = await policyOf(ctx, tenant, policyReference);
+  const forVersion = (await listPaymentsOfPolicy(ctx.db, tenant, policy.id)).filter(
+    (p) => p.policyVersionId === versionReference && p.kind === 'charge',
+  );
+  if (forVersion.length === 0) throw notFound('payment for that policy version');
+  const outstanding = forVersion.find((p) => p.status === 'failed' || p.status === 'requires_action');
+  // Paid: nothing outstanding, or a later charge for the same purpose succeeded.
+  if (
+    outstanding === undefined ||
+    forVersion.some((p) => p.status === 'succeeded' && p.purpose === outstanding.purpose)
+  ) {
+    if (forVersion.some((p) => p.status === 'succeeded'))
+      throw new AppError('ALREADY_PAID', 'That policy version is already paid');
+    throw new AppError('CONFLICT', 'A payment for that policy version is still in progress');
+  }
+  // NOTE: taken before the processor is called, so that concurrent retries make one attempt (and
+  // one event); the others learn it is in progress.
+  const now = ctx.clock.now();
+  const payment = await claimForAttempt(
+    ctx.db,
+    outstanding.id,
+    ['failed', 'requires_action'],
+    now,
+    new Date(now.getTime() + CHARGE_LEASE_MS),
+  );
+  if (payment === undefined)
+    throw new AppError('CONFLICT', 'A payment for that policy version is already being retried');
+  return attemptCharge(ctx, payment, payment.attempts + 1);
+}
+
+async function collectDue(ctx: PaymentContext, now: Date): Promise<number> {
+  const leaseUntil = new Date(now.getTime() + CHARGE_LEASE_MS);
+  const claimed = await inTransaction(ctx.db, async (trx) => {
+    const due = await lockDuePayments(trx, now, COLLECT_BATCH);
+    // NOTE: each lease bumps its policy's revision, so policies are locked in id order: two workers
+    // leasing payments of the same two policies would otherwise deadlock.
+    const byPolicy = due.toSorted((a, b) => (a.policyId ?? '').localeCompare(b.policyId ?? ''));
+    for (const p of byPolicy) await updatePayment(trx, p.id, { nextAttemptAt: leaseUntil }, now);
+    return due;
+  });
+  await mapConcurrent(claimed, COLLECT_CONCURRENCY, async (payment) => {
+    try {
+      if (payment.kind === 'refund') await executeRefund(ctx, payment);
+      // A `pending` payment had an attempt in progress or of unknown outcome and recorded attempts − 1,
+      // so attempts + 1 replays that attempt's idempotency key; after a decline it is the next attempt's.
+      else await attemptCharge(ctx, payment, payment.attempts + 1);
+    } catch (error) {
+      ctx.logger.warn({ err: error, payment: payment.id }, 'payment attempt failed; will retry');
+      await updatePayment(
+        ctx.db,
+        payment.id,
+        { nextAttemptAt: new Date(now.getTime() + RECONCILE_AFTER_MS) },
+        now,
+      );
+    }
+  });
+  return claimed.length;
+}

@@ -1,0 +1,65 @@
+import type { PaymentIntent } from '../../integrations/payments/index.ts';
+import { inTransaction } from '../../platform/db/database.ts';
+import { recordEvent } from '../../platform/events.ts';
+import type { Executor } from '../../schema.ts';
+import type { DataEnvironment } from '../companies/index.ts';
+import { eventBase, PROVIDER, type PaymentContext } from './payment-context.ts';
+import {
+  findPaymentByProviderIdAnyTenant,
+  markEventProcessed,
+  recordProcessorSuccess,
+} from './payment-repository.ts';
+
+/**
+ * A processor webhook: verified against the raw body, acted on once per event id (the processed
+ * event's primary key, in the same transaction as its effect). `payment_intent.succeeded` settles
+ * the charge of that intent at once, whether it was in progress, declined or waiting for the
+ * customer's 3-D Secure; events about a charge already settled change nothing.
+ */
+export async function handleWebhook(
+  ctx: PaymentContext,
+  rawBody: string | Uint8Array,
+  signature: string | undefined,
+): Promise<{ duplicate: boolean }> {
+  const { environment, event } = ctx.gateways.verifyWebhook(rawBody, signature);
+  const now = ctx.clock.now();
+  return inTransaction(ctx.db, async (trx) => {
+    if (!(await markEventProcessed(trx, PROVIDER, event.id, event.type, now))) return { duplicate: true };
+    if (event.kind === 'payment_intent' && event.type === 'payment_intent.succeeded')
+      await recordIntentSucceeded(ctx, trx, environment, event.paymentIntent, now);
+    return { duplicate: false };
+  });
+}
+
+/**
+ * The processor collected `intent`: its charge (in the environment whose secret signed the event)
+ * becomes succeeded and `payment.succeeded` is announced, once. Intents made for a new policy's
+ * payment block are recorded when the policy binds them, not here.
+ */
+async function recordIntentSucceeded(
+  ctx: PaymentContext,
+  trx: Executor,
+  environment: DataEnvironment,
+  intent: PaymentIntent,
+  now: Date,
+): Promise<void> {
+  const payment = await findPaymentByProviderIdAnyTenant(trx, PROVIDER, intent.id);
+  // NOTE: the sandbox signs events about any company's sandbox objects; they never touch production.
+  if (payment === undefined || payment.environment !== environment || payment.purpose === 'intent') return;
+  if (intent.amountReceivedPence !== payment.amountPence) {
+    ctx.logger.warn(
+      { payment: payment.id, intent: intent.id, receivedPence: intent.amountReceivedPence },
+      'processor reports another amount collected than the payment’s; left as it is',
+    );
+    return;
+  }
+  const recorded = await recordProcessorSuccess(trx, payment.id, intent.id, intent.paymentMethodId, now);
+  if (!recorded) return;
+  await recordEvent(
+    trx,
+    { companyId: payment.companyId, environment: payment.environment },
+    'payment.succeeded',
+    { ...(await eventBase(trx, payment)), provider_payment_reference: intent.id },
+    now,
+  );
+}

@@ -1,0 +1,8 @@
+export {
+  adjustmentAmountPence,
+  cancellationAmountPence,
+  carriedForward,
+  MINIMUM_CHARGE_MINOR_UNITS,
+  remainingShare,
+} from './payment-amounts.ts';
+export { DEFAULT_RETRY_DAYS, isHardDecline, nextAttemptAt } from './dunning.ts';

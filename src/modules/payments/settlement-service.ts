@@ -1,0 +1,153 @@
+import { inTransaction } from '../../platform/db/database.ts';
+import { recordEvent } from '../../platform/events.ts';
+import { toPence } from '../../platform/money.ts';
+import type { Executor } from '../../schema.ts';
+import { asTenant, type DataEnvironment, type Tenant } from '../companies/index.ts';
+import type { PolicyChange, PolicyPaymentHooks } from '../policies/index.ts';
+import { attemptCharge } from './charge-service.ts';
+import { CURRENCY, eventBase, PROVIDER, SETTLE_QUEUE, type PaymentContext } from './payment-context.ts';
+import {
+  findPayment,
+  findPaymentById,
+  insertPayment,
+  listPaymentsOfPolicy,
+  updatePayment,
+  type PaymentRecord,
+} from './payment-repository.ts';
+import { adjustmentAmountPence, cancellationAmountPence, remainingShare } from './rules/index.ts';
+
+/**
+ * In the change's transaction: the charge (adjustment) or refund (cancellation, or an adjustment down)
+ * a policy change owes, recorded pending and settled by the SETTLE_QUEUE job after commit; what it is,
+ * or undefined when nothing is owed or the policy pays elsewhere.
+ */
+export async function settleChange(
+  ctx: PaymentContext,
+  trx: Executor,
+  tenant: Tenant,
+  change: PolicyChange,
+): ReturnType<PolicyPaymentHooks['settleChange']> {
+  const now = ctx.clock.now();
+  const term = {
+    startSeconds: change.previous.policy.start_date,
+    endSeconds: change.previous.policy.end_date,
+  };
+  const share = remainingShare(term, Math.floor(change.effectiveAt.getTime() / 1000));
+  const paid = (await listPaymentsOfPolicy(trx, tenant, change.policyId)).filter(
+    (p) => p.kind === 'charge' && (p.status === 'succeeded' || p.status === 'refunded'),
+  );
+  // The card that paid the term changed (its renewal premium, else the new business one) is the
+  // one refunds go to, up to what it paid.
+  const ofTerm = paid.filter(
+    (p) =>
+      (p.purpose === 'new_business' || p.purpose === 'renewal') &&
+      p.policyVersionId !== null &&
+      change.termVersionIds.includes(p.policyVersionId),
+  );
+  const original = ofTerm.at(-1) ?? paid.find((p) => p.purpose === 'new_business') ?? paid[0];
+  if (original === undefined) return undefined; // a policy bound without card payments settles elsewhere
+  const before = change.previous.pricing;
+  const after = change.next.pricing;
+  const amountPence =
+    change.paymentAmount !== undefined
+      ? toPence(change.paymentAmount)
+      : change.kind === 'adjustment'
+        ? adjustmentAmountPence({
+            oldUpfrontPence: toPence(before.upfront_premium),
+            newUpfrontPence: toPence(after.upfront_premium),
+            mtaFeePence: toPence(after.mta_fee ?? 0),
+            share,
+          })
+        : cancellationAmountPence({
+            upfrontPence: toPence(before.upfront_premium),
+            cancelFeePence: toPence(before.cancel_fee ?? 0),
+            adminFeePence: toPence(before.admin_fee ?? 0),
+            share,
+            refundablePence: original.amountPence - original.refundedPence,
+          });
+  // Adjustments: positive charges. Cancellations: positive refunds (it is what is owed back).
+  const refund = change.kind === 'adjustment' ? amountPence < 0 : amountPence > 0;
+  const magnitude = Math.abs(amountPence);
+  if (magnitude === 0) return undefined;
+  const settledPence = refund
+    ? Math.min(magnitude, original.amountPence - original.refundedPence)
+    : magnitude;
+  const payment = await insertPayment(trx, tenant, {
+    policyId: change.policyId,
+    policyVersionId: change.policyVersionId,
+    kind: refund ? 'refund' : 'charge',
+    purpose: change.kind,
+    status: 'pending',
+    amountPence: settledPence,
+    currency: CURRENCY,
+    provider: PROVIDER,
+    providerCustomerId: original.providerCustomerId,
+    refundOf: refund ? original.id : null,
+    at: now,
+  });
+  await ctx.jobs.enqueue(trx, SETTLE_QUEUE, { paymentId: payment.id });
+  return { kind: refund ? ('refund' as const) : ('charge' as const), amountPence: settledPence };
+}
+
+/** Refunds `payment` (a refund record) against the policy's original charge. */
+export async function executeRefund(ctx: PaymentContext, payment: PaymentRecord): Promise<void> {
+  const { db } = ctx;
+  const tenant = asTenant(payment.companyId, payment.environment as DataEnvironment);
+  const now = ctx.clock.now();
+  const original = payment.refundOf === null ? undefined : await findPayment(db, tenant, payment.refundOf);
+  if (original?.providerPaymentId == null) {
+    await updatePayment(
+      db,
+      payment.id,
+      { status: 'failed', errorMessage: 'No original card payment to refund' },
+      now,
+    );
+    return;
+  }
+  const refund = await (
+    await ctx.gateway(tenant)
+  ).refund({
+    paymentIntentId: original.providerPaymentId,
+    amountPence: payment.amountPence,
+    metadata: { milepost_payment: payment.id },
+    idempotencyKey: `payment:${payment.id}:refund`,
+  });
+  await inTransaction(db, async (trx) => {
+    await updatePayment(
+      trx,
+      payment.id,
+      {
+        status: refund.status === 'succeeded' ? 'succeeded' : 'pending',
+        providerPaymentId: refund.id,
+        paymentMethodId: original.paymentMethodId,
+        attempts: payment.attempts + 1,
+      },
+      now,
+    );
+    const refunded = original.refundedPence + payment.amountPence;
+    await updatePayment(
+      trx,
+      original.id,
+      {
+        refundedPence: refunded,
+        ...(refunded >= original.amountPence ? { status: 'refunded' as const } : {}),
+      },
+      now,
+    );
+    await recordEvent(
+      trx,
+      { companyId: payment.companyId, environment: payment.environment },
+      'payment.refunded',
+      { ...(await eventBase(trx, payment)), refund_of: original.id },
+      now,
+    );
+  });
+}
+
+/** The job behind adjustment and cancellation amounts, after their transaction commits. */
+export async function settle(ctx: PaymentContext, paymentId: string): Promise<void> {
+  const payment = await findPaymentById(ctx.db, paymentId);
+  if (payment?.status !== 'pending') return;
+  if (payment.kind === 'refund') await executeRefund(ctx, payment);
+  else await attemptCharge(ctx, payment, payment.attempts + 1);
+}
