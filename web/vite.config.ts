@@ -12,7 +12,7 @@ export function webAppConfig(name: WebAppName): UserConfig {
     root: fileURLToPath(new URL(`./${name}`, import.meta.url)),
     base: `/${name}/`,
     logLevel: 'warn',
-    // Both draw journey maps over the outline (the console reuses the app's route map).
+    // Both draw journey maps over the outline (web/shared/map, which both apps import).
     plugins: [gbOutline()],
     // React's automatic JSX runtime, compiled by Vite's own transformer (no plugin needed for a build).
     oxc: { jsx: { runtime: 'automatic' } },

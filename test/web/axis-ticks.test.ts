@@ -9,9 +9,9 @@ import {
   niceFloor,
   scaleBar,
   type AxisUnit,
-} from '../../web/app/src/axis-ticks.ts';
+} from '../../web/shared/axis-ticks.ts';
 
-// The web app's axis ticks and scale bars (web/app/src/axis-ticks.ts): round steps, labels that never
+// The web app's axis ticks and scale bars (web/shared/axis-ticks.ts): round steps, labels that never
 // repeat, and ticks that cover what is drawn.
 
 describe('chart axes', () => {

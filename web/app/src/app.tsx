@@ -1,4 +1,5 @@
-import { useEffect, useMemo, useRef, useState, type CSSProperties, type ReactNode } from 'react';
+import { useEffect, useMemo, useState, type CSSProperties, type ReactNode } from 'react';
+import { Focused } from '../../shared/focused.tsx';
 import type { Session } from '../../../sdk/src/index.ts';
 import { loadConfig, textOn, withLinkedCompany, type AppConfig } from './config.ts';
 import { DEMO_PASSWORD, DEMO_USERNAME, demoConfig, isDemo, leaveDemoHref } from './demo.ts';
@@ -190,18 +191,5 @@ function Navigation({ route }: { route: Route }) {
         ))}
       </ul>
     </nav>
-  );
-}
-
-/** Moves focus to the page's main region when the page changes, so keyboard and reader users follow. */
-function Focused({ children }: { children: ReactNode }) {
-  const ref = useRef<HTMLElement>(null);
-  useEffect(() => {
-    ref.current?.focus();
-  }, []);
-  return (
-    <main id="content" className="page" tabIndex={-1} ref={ref}>
-      {children}
-    </main>
   );
 }

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { MilepostError, unwrap, type PolicyDetails, type Session } from '../../../sdk/src/index.ts';
 import { CardForm } from './card-form.tsx';
-import { PageMessages } from './messages.tsx';
+import { PageMessages } from '../../shared/messages.tsx';
 import { humanError } from './errors.ts';
 import { cardBrandLabel } from './labels.ts';
 import type { PageProps } from './page-props.ts';

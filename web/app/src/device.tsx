@@ -1,8 +1,8 @@
 import { useEffect, useState } from 'react';
 import { unwrap, type components, type PolicyDetails } from '../../../sdk/src/index.ts';
-import { LoadFailed } from './messages.tsx';
+import { LoadFailed } from '../../shared/messages.tsx';
 import { humanError } from './errors.ts';
-import { formatDate, formatDateTime, formatDistance } from './format.ts';
+import { formatDate, formatDateTime, formatDistance } from '../../shared/format.ts';
 import { DEVICE_KIND_LABELS } from './labels.ts';
 import type { PageProps } from './page-props.ts';
 import { usePolicy } from './policy-context.tsx';

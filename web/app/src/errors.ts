@@ -1,5 +1,5 @@
 import { MilepostError } from '../../../sdk/src/index.ts';
-import { formatWait } from './format.ts';
+import { tooManyAttempts, UNEXPECTED_FAILURE } from '../../shared/errors.ts';
 
 /** Sentences for the codes a policyholder meets, where the service's detail speaks to developers. */
 const BY_CODE: Readonly<Record<string, string>> = {
@@ -14,11 +14,8 @@ const BY_CODE: Readonly<Record<string, string>> = {
  * sentence otherwise; never a body, a path or a code.
  */
 export function humanError(error: unknown): string {
-  if (!(error instanceof MilepostError)) return 'Something went wrong. Please try again, or reload the page.';
-  if (error.code === 'RATE_LIMITED')
-    return error.retryAfterSeconds === undefined
-      ? 'Too many attempts. Please wait a moment and try again.'
-      : `Too many attempts. Please wait ${formatWait(error.retryAfterSeconds)} and try again.`;
+  if (!(error instanceof MilepostError)) return UNEXPECTED_FAILURE;
+  if (error.code === 'RATE_LIMITED') return tooManyAttempts(error);
   const known = BY_CODE[error.code];
   if (known !== undefined) return known;
   if (error.code === 'NETWORK') return error.message;

@@ -1,12 +1,12 @@
 import { useEffect, useMemo, useState } from 'react';
 import { unwrap, type components, type Session } from '../../../sdk/src/index.ts';
-import { decodePolyline } from '../../../src/platform/geo/polyline.ts';
 import { humanError } from './errors.ts';
-import { formatDay, formatDistance, formatMoney, formatTime } from './format.ts';
+import { formatDay, formatDistance, formatMoney, formatTime } from '../../shared/format.ts';
 import type { PageProps } from './page-props.ts';
 import { usePolicy } from './policy-context.tsx';
-import { loadPlaces } from './places.ts';
-import { RouteMap } from './route-map.tsx';
+import { loadPlaces } from '../../shared/map/places.ts';
+import { RouteMap } from '../../shared/map/route-map.tsx';
+import { useRoutePoints } from '../../shared/map/route-points.ts';
 
 type Journey = components['schemas']['Journey'];
 type Unit = 'mile' | 'km';
@@ -311,11 +311,7 @@ function DayCard({
 
 function JourneyItem({ journey, unit, tileUrl }: { journey: Journey; unit: Unit; tileUrl: string | null }) {
   const [open, setOpen] = useState(false);
-  const points = useMemo(() => {
-    if (journey.route === '') return undefined;
-    const decoded = decodePolyline(journey.route, journey.precision);
-    return decoded.ok ? decoded.points : undefined;
-  }, [journey.route, journey.precision]);
+  const points = useRoutePoints(journey.route, journey.precision);
   const start = placeName(journey.start_name, journey.start_postcode);
   const end = placeName(journey.end_name, journey.end_postcode);
   const time = formatTime(journey.start_at);

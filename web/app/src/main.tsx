@@ -1,7 +1,7 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './app.tsx';
-import './styles.css';
+import '../../shared/styles.css';
 
 const root = document.getElementById('root');
 if (root !== null)

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { goTo, useLocationRoute } from '../../shared/router.ts';
 
 /** The app's pages, as paths under /app/. */
 export type Route = 'sign-in' | 'policy' | 'journeys' | 'usage' | 'statements' | 'cards' | 'device';
@@ -24,26 +24,11 @@ function current(): Route {
 
 /** Goes to a page, keeping the query (`?demo`) so a mode survives navigation. */
 export function navigate(route: Route, replace = false): void {
-  const url = `${BASE}${route}${window.location.search}`;
-  if (replace) window.history.replaceState(null, '', url);
-  else window.history.pushState(null, '', url);
-  window.dispatchEvent(new PopStateEvent('popstate'));
+  goTo(`${BASE}${route}${window.location.search}`, replace);
 }
 
 /** The href of a page, for links (opened in a new tab, they still work). */
 export const hrefOf = (route: Route): string => `${BASE}${route}${window.location.search}`;
 
 /** The route in the address bar, following back and forward. */
-export function useRoute(): Route {
-  const [route, setRoute] = useState(current);
-  useEffect(() => {
-    const update = () => {
-      setRoute(current());
-    };
-    window.addEventListener('popstate', update);
-    return () => {
-      window.removeEventListener('popstate', update);
-    };
-  }, []);
-  return route;
-}
+export const useRoute = (): Route => useLocationRoute(current);

@@ -1,7 +1,8 @@
-import { useEffect, useId, useState, type SyntheticEvent, type ReactNode } from 'react';
+import { useState } from 'react';
 import { MilepostError, type Session } from '../../../sdk/src/index.ts';
+import { RetryCountdown, useRetryWait } from '../../shared/countdown.tsx';
 import { humanError } from './errors.ts';
-import { formatWait } from './format.ts';
+import { BackToSignIn, Field, Form, NewPasswordForm, Panel } from './sign-in-forms.tsx';
 
 /** Where the policyholder is in the login flow. */
 type Stage =
@@ -11,27 +12,32 @@ type Stage =
   | { readonly kind: 'forgot' }
   | { readonly kind: 'reset'; readonly username: string };
 
-const MIN_PASSWORD = 8;
+const TITLES: Readonly<Record<Stage['kind'], string>> = {
+  'sign-in': 'Sign in',
+  'choose-password': 'Choose a password',
+  expired: 'Your temporary password has expired',
+  forgot: 'Reset your password',
+  reset: 'Enter the code and a new password',
+};
+
+/** What each stage's form is given. */
+interface StageProps {
+  readonly session: Session;
+  readonly disabled: boolean;
+  /** Runs one step: busy while it runs; a failure becomes a sentence (and a wait, when throttled). */
+  readonly step: (work: () => Promise<void>) => Promise<void>;
+  /** Moves to another stage, with a notice for it. */
+  readonly go: (next: Stage, message?: string) => void;
+  readonly onError: (message: string) => void;
+  readonly onSignedIn: () => void;
+}
 
 export function SignInPage(props: { session: Session; notice: string | undefined; onSignedIn: () => void }) {
-  const { session, onSignedIn } = props;
   const [stage, setStage] = useState<Stage>({ kind: 'sign-in' });
   const [error, setError] = useState<string | undefined>();
   const [notice, setNotice] = useState<string | undefined>(props.notice);
   const [busy, setBusy] = useState(false);
-  const [waitUntil, setWaitUntil] = useState<number | undefined>();
-  const [clock, setClock] = useState(Date.now());
-  const waiting = waitUntil !== undefined && waitUntil > clock;
-
-  useEffect(() => {
-    if (waitUntil === undefined) return;
-    const timer = setInterval(() => {
-      setClock(Date.now());
-    }, 1000);
-    return () => {
-      clearInterval(timer);
-    };
-  }, [waitUntil]);
+  const wait = useRetryWait();
 
   const go = (next: Stage, message?: string) => {
     setStage(next);
@@ -39,24 +45,20 @@ export function SignInPage(props: { session: Session; notice: string | undefined
     setNotice(message);
   };
 
-  /** Runs one step: busy while it runs; a failure becomes a sentence (and a wait, when throttled). */
   async function step(work: () => Promise<void>) {
     setBusy(true);
     setError(undefined);
     try {
       await work();
     } catch (caught) {
-      if (caught instanceof MilepostError && caught.code === 'RATE_LIMITED') {
-        setClock(Date.now());
-        setWaitUntil(Date.now() + (caught.retryAfterSeconds ?? 30) * 1000);
-      }
+      if (caught instanceof MilepostError && caught.code === 'RATE_LIMITED')
+        wait.start(caught.retryAfterSeconds ?? 30);
       setError(humanError(caught));
     } finally {
       setBusy(false);
     }
   }
 
-  const disabled = busy || waiting;
   const status = (
     <>
       {error !== undefined ? (
@@ -64,14 +66,7 @@ export function SignInPage(props: { session: Session; notice: string | undefined
           {error}
         </p>
       ) : null}
-      {waitUntil !== undefined ? (
-        // Not a live region: a countdown read out every second would drown everything else.
-        <p className="hint" aria-live="off">
-          {waiting
-            ? `You can try again in ${formatWait((waitUntil - clock) / 1000)}.`
-            : 'You can try again now.'}
-        </p>
-      ) : null}
+      <RetryCountdown wait={wait} />
       {notice !== undefined ? (
         <p className="message notice" role="status">
           {notice}
@@ -79,293 +74,187 @@ export function SignInPage(props: { session: Session; notice: string | undefined
       ) : null}
     </>
   );
+  const stageProps: StageProps = {
+    session: props.session,
+    disabled: busy || wait.waiting,
+    step,
+    go,
+    onError: setError,
+    onSignedIn: props.onSignedIn,
+  };
+  return (
+    <Panel title={TITLES[stage.kind]} status={status}>
+      <StageForm stage={stage} {...stageProps} />
+    </Panel>
+  );
+}
 
+function StageForm({ stage, ...props }: StageProps & { stage: Stage }) {
   switch (stage.kind) {
     case 'sign-in':
-      return (
-        <Panel title="Sign in" status={status}>
-          <Form
-            submit="Sign in"
-            disabled={disabled}
-            onSubmit={(data) =>
-              step(async () => {
-                const username = data.get('username');
-                const result = await session
-                  .signIn(username, data.get('password'))
-                  .catch((caught: unknown) => {
-                    if (caught instanceof MilepostError && caught.code === 'TEMPORARY_PASSWORD_EXPIRED')
-                      return undefined;
-                    throw caught;
-                  });
-                if (result === undefined) {
-                  go({ kind: 'expired', username });
-                  return;
-                }
-                if (result.step === 'NEW_PASSWORD_REQUIRED')
-                  go({ kind: 'choose-password', username: result.username, session: result.session });
-                else onSignedIn();
-              })
-            }
-          >
-            <Field
-              name="username"
-              label="Username or email"
-              autoComplete="username"
-              hint="As in your welcome email."
-            />
-            <Field name="password" label="Password" type="password" autoComplete="current-password" />
-          </Form>
-          <p>
-            <button
-              type="button"
-              className="link-button"
-              onClick={() => {
-                go({ kind: 'forgot' });
-              }}
-            >
-              Forgot your password?
-            </button>
-          </p>
-        </Panel>
-      );
+      return <SignInForm {...props} />;
     case 'choose-password':
-      return (
-        <Panel title="Choose a password" status={status}>
-          <p>You signed in with a temporary password. Choose your own to carry on.</p>
-          <NewPasswordForm
-            submit="Save password and sign in"
-            disabled={disabled}
-            onError={setError}
-            onSubmit={(password) =>
-              step(async () => {
-                await session.choosePassword(stage, password);
-                onSignedIn();
-              })
-            }
-          />
-        </Panel>
-      );
+      return <ChoosePasswordForm {...props} challenge={stage} />;
     case 'expired':
-      return (
-        <Panel title="Your temporary password has expired" status={status}>
-          <p>Temporary passwords last 30 days. We can email you a new one.</p>
-          <Form
-            submit="Email me a new temporary password"
-            disabled={disabled}
-            onSubmit={(data) =>
-              step(async () => {
-                await session.resendPassword(data.get('username'));
-                go(
-                  { kind: 'sign-in' },
-                  'We have emailed you a new temporary password. Sign in with it to choose your own.',
-                );
-              })
-            }
-          >
-            <Field
-              name="username"
-              label="Username or email"
-              autoComplete="username"
-              defaultValue={stage.username}
-            />
-          </Form>
-          <BackToSignIn
-            onClick={() => {
-              go({ kind: 'sign-in' });
-            }}
-          />
-        </Panel>
-      );
+      return <ExpiredForm {...props} username={stage.username} />;
     case 'forgot':
-      return (
-        <Panel title="Reset your password" status={status}>
-          <p>We will email you a 6-digit code to set a new password.</p>
-          <Form
-            submit="Email me a code"
-            disabled={disabled}
-            onSubmit={(data) =>
-              step(async () => {
-                const username = data.get('username');
-                await session.forgotPassword(username);
-                go(
-                  { kind: 'reset', username },
-                  'If the account exists, we have emailed a code to its address.',
-                );
-              })
-            }
-          >
-            <Field name="username" label="Username or email" autoComplete="username" />
-          </Form>
-          <BackToSignIn
-            onClick={() => {
-              go({ kind: 'sign-in' });
-            }}
-          />
-        </Panel>
-      );
+      return <ForgotForm {...props} />;
     case 'reset':
-      return (
-        <Panel title="Enter the code and a new password" status={status}>
-          <NewPasswordForm
-            submit="Set password and sign in"
-            disabled={disabled}
-            onError={setError}
-            code
-            onSubmit={(password, code) =>
-              step(async () => {
-                await session.resetPassword(stage.username, code ?? '', password);
-                onSignedIn();
-              })
-            }
-          />
-          <BackToSignIn
-            onClick={() => {
-              go({ kind: 'sign-in' });
-            }}
-          />
-        </Panel>
-      );
+      return <ResetForm {...props} username={stage.username} />;
   }
 }
 
-function Panel(props: { title: string; status: ReactNode; children: ReactNode }) {
+function SignInForm({ session, disabled, step, go, onSignedIn }: StageProps) {
   return (
-    <section className="panel" aria-labelledby="panel-title">
-      <h1 id="panel-title">{props.title}</h1>
-      {props.status}
-      {props.children}
-    </section>
-  );
-}
-
-function BackToSignIn({ onClick }: { onClick: () => void }) {
-  return (
-    <p>
-      <button type="button" className="link-button" onClick={onClick}>
-        Back to sign in
-      </button>
-    </p>
-  );
-}
-
-interface Values {
-  get(name: string): string;
-}
-
-function Form(props: {
-  submit: string;
-  disabled: boolean;
-  onSubmit: (data: Values) => Promise<void>;
-  children: ReactNode;
-}) {
-  const submit = (event: SyntheticEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget);
-    void props.onSubmit({
-      get: (name) => {
-        const value = form.get(name);
-        return typeof value === 'string' ? value.trim() : '';
-      },
-    });
-  };
-  return (
-    <form onSubmit={submit}>
-      {props.children}
-      <button type="submit" className="primary" disabled={props.disabled} aria-disabled={props.disabled}>
-        {props.submit}
-      </button>
-    </form>
-  );
-}
-
-function Field(props: {
-  name: string;
-  label: string;
-  type?: string;
-  autoComplete?: string;
-  hint?: string;
-  defaultValue?: string;
-  inputMode?: 'numeric';
-  pattern?: string;
-  minLength?: number;
-}) {
-  const id = useId();
-  const hintId = `${id}-hint`;
-  return (
-    <div className="field">
-      <label htmlFor={id}>{props.label}</label>
-      {props.hint !== undefined ? (
-        <span className="hint" id={hintId}>
-          {props.hint}
-        </span>
-      ) : null}
-      <input
-        id={id}
-        name={props.name}
-        type={props.type ?? 'text'}
-        required
-        autoComplete={props.autoComplete}
-        defaultValue={props.defaultValue}
-        inputMode={props.inputMode}
-        pattern={props.pattern}
-        minLength={props.minLength}
-        aria-describedby={props.hint !== undefined ? hintId : undefined}
-        autoCapitalize="none"
-        spellCheck={false}
-      />
-    </div>
-  );
-}
-
-/** A new password twice (and the emailed code for a reset), checked here before it is sent. */
-function NewPasswordForm(props: {
-  submit: string;
-  disabled: boolean;
-  code?: boolean;
-  onError: (message: string) => void;
-  onSubmit: (password: string, code?: string) => Promise<void>;
-}) {
-  return (
-    <Form
-      submit={props.submit}
-      disabled={props.disabled}
-      onSubmit={async (data) => {
-        const password = data.get('new_password');
-        if (password.length < MIN_PASSWORD) {
-          props.onError(`Your new password must be at least ${MIN_PASSWORD} characters.`);
-          return;
+    <>
+      <Form
+        submit="Sign in"
+        disabled={disabled}
+        onSubmit={(data) =>
+          step(async () => {
+            const username = data.get('username');
+            const result = await session.signIn(username, data.get('password')).catch((caught: unknown) => {
+              if (caught instanceof MilepostError && caught.code === 'TEMPORARY_PASSWORD_EXPIRED')
+                return undefined;
+              throw caught;
+            });
+            if (result === undefined) {
+              go({ kind: 'expired', username });
+              return;
+            }
+            if (result.step === 'NEW_PASSWORD_REQUIRED')
+              go({ kind: 'choose-password', username: result.username, session: result.session });
+            else onSignedIn();
+          })
         }
-        if (password !== data.get('confirm_password')) {
-          props.onError('The two passwords do not match.');
-          return;
-        }
-        const code = data.get('code');
-        if (props.code === true && !/^\d{6}$/.test(code)) {
-          props.onError('The code is the 6 digits from the email.');
-          return;
-        }
-        await props.onSubmit(password, props.code === true ? code : undefined);
-      }}
-    >
-      {props.code === true ? (
+      >
         <Field
-          name="code"
-          label="Code from the email"
-          autoComplete="one-time-code"
-          inputMode="numeric"
-          pattern="[0-9]{6}"
-          hint="6 digits."
+          name="username"
+          label="Username or email"
+          autoComplete="username"
+          hint="As in your welcome email."
         />
-      ) : null}
-      <Field
-        name="new_password"
-        label="New password"
-        type="password"
-        autoComplete="new-password"
-        minLength={MIN_PASSWORD}
-        hint="At least 8 characters. Avoid common words and your username."
+        <Field name="password" label="Password" type="password" autoComplete="current-password" />
+      </Form>
+      <p>
+        <button
+          type="button"
+          className="link-button"
+          onClick={() => {
+            go({ kind: 'forgot' });
+          }}
+        >
+          Forgot your password?
+        </button>
+      </p>
+    </>
+  );
+}
+
+function ChoosePasswordForm(
+  props: StageProps & { challenge: { readonly username: string; readonly session: string } },
+) {
+  const { session, step, onSignedIn, challenge } = props;
+  return (
+    <>
+      <p>You signed in with a temporary password. Choose your own to carry on.</p>
+      <NewPasswordForm
+        submit="Save password and sign in"
+        disabled={props.disabled}
+        onError={props.onError}
+        onSubmit={(password) =>
+          step(async () => {
+            await session.choosePassword(challenge, password);
+            onSignedIn();
+          })
+        }
       />
-      <Field name="confirm_password" label="New password again" type="password" autoComplete="new-password" />
-    </Form>
+    </>
+  );
+}
+
+function ExpiredForm({ session, disabled, step, go, username }: StageProps & { username: string }) {
+  return (
+    <>
+      <p>Temporary passwords last 30 days. We can email you a new one.</p>
+      <Form
+        submit="Email me a new temporary password"
+        disabled={disabled}
+        onSubmit={(data) =>
+          step(async () => {
+            await session.resendPassword(data.get('username'));
+            go(
+              { kind: 'sign-in' },
+              'We have emailed you a new temporary password. Sign in with it to choose your own.',
+            );
+          })
+        }
+      >
+        <Field name="username" label="Username or email" autoComplete="username" defaultValue={username} />
+      </Form>
+      <BackToSignIn
+        onClick={() => {
+          go({ kind: 'sign-in' });
+        }}
+      />
+    </>
+  );
+}
+
+function ForgotForm({ session, disabled, step, go }: StageProps) {
+  return (
+    <>
+      <p>We will email you a 6-digit code to set a new password.</p>
+      <Form
+        submit="Email me a code"
+        disabled={disabled}
+        onSubmit={(data) =>
+          step(async () => {
+            const username = data.get('username');
+            await session.forgotPassword(username);
+            go({ kind: 'reset', username }, 'If the account exists, we have emailed a code to its address.');
+          })
+        }
+      >
+        <Field name="username" label="Username or email" autoComplete="username" />
+      </Form>
+      <BackToSignIn
+        onClick={() => {
+          go({ kind: 'sign-in' });
+        }}
+      />
+    </>
+  );
+}
+
+function ResetForm({
+  session,
+  disabled,
+  step,
+  go,
+  onError,
+  onSignedIn,
+  username,
+}: StageProps & { username: string }) {
+  return (
+    <>
+      <NewPasswordForm
+        submit="Set password and sign in"
+        disabled={disabled}
+        onError={onError}
+        code
+        onSubmit={(password, code) =>
+          step(async () => {
+            await session.resetPassword(username, code ?? '', password);
+            onSignedIn();
+          })
+        }
+      />
+      <BackToSignIn
+        onClick={() => {
+          go({ kind: 'sign-in' });
+        }}
+      />
+    </>
   );
 }

@@ -9,9 +9,9 @@ import {
 import { CardForm } from './card-form.tsx';
 import { addCard, productReferenceOf } from './cards.tsx';
 import type { AppConfig } from './config.ts';
-import { PageMessages } from './messages.tsx';
+import { PageMessages } from '../../shared/messages.tsx';
 import { humanError } from './errors.ts';
-import { formatDate, formatDateTime, formatDistance, formatMoney } from './format.ts';
+import { formatDate, formatDateTime, formatDistance, formatMoney } from '../../shared/format.ts';
 import type { PageProps } from './page-props.ts';
 import { usePolicy } from './policy-context.tsx';
 import { CardProblem } from './stripe-sandbox.ts';
@@ -238,26 +238,9 @@ function StatementCard(props: {
   policy: PolicyDetails | undefined;
   onPaid: (statement: Statement, outcome: 'paid' | 'in progress') => void;
 }) {
-  const { statement, payment, unit, session, config, policy, onPaid } = props;
-  const [paying, setPaying] = useState(false);
+  const { statement, payment, unit, policy } = props;
   const id = `statement-${statement.policy_version_reference}`;
-  const credits: Array<[string, number]> = [
-    ['Daily cap credit', statement.cap_credit],
-    ['Yearly cap credit', statement.annual_cap_credit],
-    ['Free distance credit', statement.free_distance_credit],
-    ['Goodwill credit', statement.credits_used],
-  ];
-  const status = paymentStatus(statement, payment);
   const canPay = needsCard(payment) && policy !== undefined && productReferenceOf(policy) !== undefined;
-
-  const pay = async (paymentMethodId: string) => {
-    if (policy === undefined) return;
-    await addCard(session, policy, paymentMethodId);
-    const outcome = await payNow(session, policy, statement);
-    setPaying(false);
-    onPaid(statement, outcome);
-  };
-
   return (
     <section className="card statement" aria-labelledby={`${id}-title`} data-testid="statement">
       <h2 id={`${id}-title`}>
@@ -265,7 +248,7 @@ function StatementCard(props: {
       </h2>
       <p className="lead">
         <span className={`status payment-${payment?.status ?? 'none'}`} data-testid="payment-status">
-          {status}
+          {paymentStatus(statement, payment)}
         </span>
       </p>
       {needsCard(payment) ? (
@@ -278,88 +261,9 @@ function StatementCard(props: {
           </p>
         </div>
       ) : null}
-      {canPay ? (
-        paying ? (
-          <div className="panel pay-now">
-            <h3>Update card and pay now</h3>
-            <CardForm
-              config={config}
-              submitLabel={`Save card and pay ${formatMoney(payment?.amount ?? statement.billed_premium)}`}
-              onPaymentMethod={pay}
-              onCancel={() => {
-                setPaying(false);
-              }}
-            />
-          </div>
-        ) : (
-          <button
-            type="button"
-            className="primary"
-            onClick={() => {
-              setPaying(true);
-            }}
-          >
-            Update card and pay now
-          </button>
-        )
-      ) : null}
-      <dl className="facts">
-        <dt>Distance</dt>
-        <dd>
-          {distanceOf(statement, unit)} in {statement.journey_count}{' '}
-          {statement.journey_count === 1 ? 'journey' : 'journeys'}
-        </dd>
-        <dt>Usage premium</dt>
-        <dd>{formatMoney(statement.usage_premium)}</dd>
-        {statement.subscription_premium > 0 ? (
-          <>
-            <dt>Subscription</dt>
-            <dd>
-              {formatMoney(statement.subscription_premium)} ({statement.subscription_installments}{' '}
-              {statement.subscription_installments === 1 ? 'instalment' : 'instalments'})
-            </dd>
-          </>
-        ) : null}
-        {credits
-          .filter(([, amount]) => amount > 0)
-          .map(([name, amount]) => (
-            <CreditLine key={name} name={name} amount={amount} />
-          ))}
-        {statement.minimum_top_up > 0 ? (
-          <>
-            <dt>Minimum top-up</dt>
-            <dd>{formatMoney(statement.minimum_top_up)}</dd>
-          </>
-        ) : null}
-        {statement.brought_forward > 0 ? (
-          <>
-            <dt>From last statement</dt>
-            <dd>{formatMoney(statement.brought_forward)}</dd>
-          </>
-        ) : null}
-        <dt>Billed</dt>
-        <dd>
-          <strong>{formatMoney(statement.billed_premium)}</strong>
-          {statement.carried_forward > 0
-            ? ` (${formatMoney(statement.carried_forward)} is below the minimum card payment and moves to your next statement)`
-            : ''}
-        </dd>
-      </dl>
-      {statement.capped_days.length > 0 ? (
-        <>
-          <h3>Capped days</h3>
-          <ul className="capped-days">
-            {statement.capped_days.map((day) => (
-              <li key={day.date}>
-                <span className="when">{formatDate(day.date)}</span>: you drove{' '}
-                {formatDistance(metresIn(day.distance_driven_in_metres, unit), unit)}, you pay for{' '}
-                {formatDistance(metresIn(day.distance_charged_in_metres, unit), unit)} (
-                {formatMoney(day.credit)} off)
-              </li>
-            ))}
-          </ul>
-        </>
-      ) : null}
+      {canPay ? <PayNow {...props} policy={policy} /> : null}
+      <StatementFigures statement={statement} unit={unit} />
+      <CappedDays statement={statement} unit={unit} />
       <details className="statement-journeys">
         <summary>Journeys ({statement.journeys.length})</summary>
         {statement.journeys.length === 0 ? (
@@ -373,6 +277,124 @@ function StatementCard(props: {
         )}
       </details>
     </section>
+  );
+}
+
+/** A failed charge paid with a new card: the button, then the card form. */
+function PayNow(props: {
+  statement: Statement;
+  payment: PaymentRecord | undefined;
+  session: Session;
+  config: AppConfig;
+  policy: PolicyDetails;
+  onPaid: (statement: Statement, outcome: 'paid' | 'in progress') => void;
+}) {
+  const { statement, payment, session, policy, onPaid } = props;
+  const [paying, setPaying] = useState(false);
+  const pay = async (paymentMethodId: string) => {
+    await addCard(session, policy, paymentMethodId);
+    const outcome = await payNow(session, policy, statement);
+    setPaying(false);
+    onPaid(statement, outcome);
+  };
+  if (!paying)
+    return (
+      <button
+        type="button"
+        className="primary"
+        onClick={() => {
+          setPaying(true);
+        }}
+      >
+        Update card and pay now
+      </button>
+    );
+  return (
+    <div className="panel pay-now">
+      <h3>Update card and pay now</h3>
+      <CardForm
+        config={props.config}
+        submitLabel={`Save card and pay ${formatMoney(payment?.amount ?? statement.billed_premium)}`}
+        onPaymentMethod={pay}
+        onCancel={() => {
+          setPaying(false);
+        }}
+      />
+    </div>
+  );
+}
+
+/** The statement's figures: distance, premiums, credits and what was billed. */
+function StatementFigures({ statement, unit }: { statement: Statement; unit: Unit }) {
+  const credits: Array<[string, number]> = [
+    ['Daily cap credit', statement.cap_credit],
+    ['Yearly cap credit', statement.annual_cap_credit],
+    ['Free distance credit', statement.free_distance_credit],
+    ['Goodwill credit', statement.credits_used],
+  ];
+  return (
+    <dl className="facts">
+      <dt>Distance</dt>
+      <dd>
+        {distanceOf(statement, unit)} in {statement.journey_count}{' '}
+        {statement.journey_count === 1 ? 'journey' : 'journeys'}
+      </dd>
+      <dt>Usage premium</dt>
+      <dd>{formatMoney(statement.usage_premium)}</dd>
+      {statement.subscription_premium > 0 ? (
+        <>
+          <dt>Subscription</dt>
+          <dd>
+            {formatMoney(statement.subscription_premium)} ({statement.subscription_installments}{' '}
+            {statement.subscription_installments === 1 ? 'instalment' : 'instalments'})
+          </dd>
+        </>
+      ) : null}
+      {credits
+        .filter(([, amount]) => amount > 0)
+        .map(([name, amount]) => (
+          <CreditLine key={name} name={name} amount={amount} />
+        ))}
+      {statement.minimum_top_up > 0 ? (
+        <>
+          <dt>Minimum top-up</dt>
+          <dd>{formatMoney(statement.minimum_top_up)}</dd>
+        </>
+      ) : null}
+      {statement.brought_forward > 0 ? (
+        <>
+          <dt>From last statement</dt>
+          <dd>{formatMoney(statement.brought_forward)}</dd>
+        </>
+      ) : null}
+      <dt>Billed</dt>
+      <dd>
+        <strong>{formatMoney(statement.billed_premium)}</strong>
+        {statement.carried_forward > 0
+          ? ` (${formatMoney(statement.carried_forward)} is below the minimum card payment and moves to your next statement)`
+          : ''}
+      </dd>
+    </dl>
+  );
+}
+
+/** The days the daily cap reduced, with what was driven and what was charged. */
+function CappedDays({ statement, unit }: { statement: Statement; unit: Unit }) {
+  if (statement.capped_days.length === 0) return null;
+  return (
+    <>
+      <h3>Capped days</h3>
+      <ul className="capped-days">
+        {statement.capped_days.map((day) => (
+          <li key={day.date}>
+            <span className="when">{formatDate(day.date)}</span>: you drove{' '}
+            {formatDistance(metresIn(day.distance_driven_in_metres, unit), unit)}, you pay for{' '}
+            {formatDistance(metresIn(day.distance_charged_in_metres, unit), unit)} ({formatMoney(day.credit)}{' '}
+            off)
+          </li>
+        ))}
+      </ul>
+    </>
   );
 }
 

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
-import { axisLabels, MIN_STEP, niceAxis, type AxisUnit } from './axis-ticks.ts';
+import { axisLabels, MIN_STEP, niceAxis, type AxisUnit } from '../../shared/axis-ticks.ts';
 
 /** One bar of a chart: a day or a month. */
 export interface ChartBar {

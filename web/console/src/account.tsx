@@ -1,10 +1,11 @@
 import { useId, useState } from 'react';
-import { formatDateTime } from '../../app/src/format.ts';
-import { PageMessages } from '../../app/src/messages.tsx';
+import { unwrap } from '../../../sdk/src/client.ts';
+import { formatDateTime } from '../../shared/format.ts';
+import { PageMessages } from '../../shared/messages.tsx';
 import { consoleError } from './api.ts';
 import { useConsole } from './console-context.tsx';
 import { CodeField, Enrolment } from './sign-in.tsx';
-import type { StaffSession, TotpEnrolment } from './types.ts';
+import type { TotpEnrolment } from './api-types.ts';
 import { textOf, useNotice } from './ui.tsx';
 
 /** The signed-in member of staff: two-step verification, and signing out here or everywhere. */
@@ -57,11 +58,7 @@ export function AccountPage({ onSignedOut }: { onSignedOut: (message: string) =>
               disabled={busy}
               onClick={() => {
                 run(async () => {
-                  // The enrolment itself (or wrapped as the session carries it).
-                  const answer = await api.post<TotpEnrolment | { totp_enrolment: TotpEnrolment }>(
-                    '/staff/me/totp',
-                  );
-                  setEnrolment('totp_enrolment' in answer ? answer.totp_enrolment : answer);
+                  setEnrolment(await unwrap(api.client.POST('/staff/me/totp')));
                 });
               }}
             >
@@ -74,7 +71,7 @@ export function AccountPage({ onSignedOut }: { onSignedOut: (message: string) =>
               event.preventDefault();
               const code = textOf(new FormData(event.currentTarget), 'code').replace(/\s+/g, '');
               run(async () => {
-                await api.post<StaffSession>('/staff/me/totp/confirm', { body: { code } });
+                await unwrap(api.client.POST('/staff/me/totp/confirm', { body: { code } }));
                 setEnrolment(undefined);
                 setEnabled(true);
                 messages.setNotice('Two-step verification is on.');
@@ -98,7 +95,7 @@ export function AccountPage({ onSignedOut }: { onSignedOut: (message: string) =>
             disabled={busy}
             onClick={() => {
               run(async () => {
-                await api.delete('/staff/session');
+                await unwrap(api.client.DELETE('/staff/session'));
                 onSignedOut('You have signed out.');
               });
             }}
@@ -111,7 +108,7 @@ export function AccountPage({ onSignedOut }: { onSignedOut: (message: string) =>
             disabled={busy}
             onClick={() => {
               run(async () => {
-                await api.delete('/staff/sessions');
+                await unwrap(api.client.DELETE('/staff/sessions'));
                 onSignedOut('You have signed out on every device.');
               });
             }}

@@ -1,10 +1,10 @@
 import { useEffect, useId, useState } from 'react';
-
-import { formatDateTime } from '../../app/src/format.ts';
-import { LoadFailed } from '../../app/src/messages.tsx';
-import { consoleError } from './api.ts';
+import { unwrap } from '../../../sdk/src/client.ts';
+import { formatDateTime } from '../../shared/format.ts';
+import { LoadFailed } from '../../shared/messages.tsx';
+import { consoleError, type ConsoleApi } from './api.ts';
+import type { AuditRow } from './api-types.ts';
 import { useConsole } from './console-context.tsx';
-import type { AuditRow, Page } from './types.ts';
 import { Field, Loading } from './ui.tsx';
 
 interface AuditGroup {
@@ -15,17 +15,13 @@ interface AuditGroup {
 
 /** The rows of one action share its request id: one group each, in the order they came. */
 export function groupByRequest(rows: readonly AuditRow[]): AuditGroup[] {
-  const groups = new Map<string, AuditRow[]>();
+  const groups = new Map<string, { first: AuditRow; rows: AuditRow[] }>();
   for (const row of rows) {
     const group = groups.get(row.request_id);
-    if (group === undefined) groups.set(row.request_id, [row]);
-    else group.push(row);
+    if (group === undefined) groups.set(row.request_id, { first: row, rows: [row] });
+    else group.rows.push(row);
   }
-  return [...groups].map(([requestId, members]) => ({
-    requestId,
-    first: members[0] as AuditRow,
-    rows: members,
-  }));
+  return [...groups].map(([requestId, group]) => ({ requestId, ...group }));
 }
 
 const show = (value: unknown): string => {
@@ -34,10 +30,19 @@ const show = (value: unknown): string => {
   return text.length > 120 ? `${text.slice(0, 117)}…` : text;
 };
 
+/**
+ * A row's fields before or after (null when there were none). NOTE: the OpenAPI document leaves their
+ * type open (any JSON); the service sends an object of column values, or null.
+ */
+const fieldsOf = (value: unknown): Readonly<Record<string, unknown>> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? Object.fromEntries(Object.entries(value))
+    : {};
+
 /** The columns a row's change touched: every column of an insert or delete, the changed ones of an update. */
 function changedFields(row: AuditRow): Array<{ name: string; before: unknown; after: unknown }> {
-  const before = row.before ?? {};
-  const after = row.after ?? {};
+  const before = fieldsOf(row.before);
+  const after = fieldsOf(row.after);
   const names = [...new Set([...Object.keys(before), ...Object.keys(after)])];
   return names
     .filter(
@@ -79,7 +84,7 @@ export function AuditGroups({ rows, label }: { rows: readonly AuditRow[]; label:
                 </summary>
                 <ul>
                   {changes.map((row) => (
-                    <li key={String(row.id)}>
+                    <li key={row.id}>
                       <span className="audit-op">
                         {row.operation ?? 'change'} {row.table}
                         {row.key === null ? '' : ` ${row.key}`}
@@ -132,10 +137,31 @@ const NO_FILTERS: Filters = {
   to: '',
 };
 
+/** A page of the audit trail for the filters (those left empty filter nothing), after `after`. */
+function auditPage(api: ConsoleApi, filters: Filters, after: string | undefined) {
+  const { actor, policy_reference, company_reference, request_id, from, to } = filters;
+  return unwrap(
+    api.client.GET('/admin/audit', {
+      params: {
+        query: {
+          ...(actor === '' ? {} : { actor: actor.includes(':') ? actor : `staff:${actor}` }),
+          ...(policy_reference === '' ? {} : { policy_reference }),
+          ...(company_reference === '' ? {} : { company_reference }),
+          ...(request_id === '' ? {} : { request_id }),
+          // A day picked in the form covers that whole day (London time is near enough for a filter).
+          ...(from === '' ? {} : { from: new Date(`${from}T00:00:00Z`).toISOString() }),
+          ...(to === '' ? {} : { to: new Date(`${to}T23:59:59.999Z`).toISOString() }),
+          limit: 100,
+          ...(after === undefined ? {} : { after }),
+        },
+      },
+    }),
+  );
+}
+
 /** Everything staff and the admin key did, newest first, filtered by who, when and what. */
 export function AuditPage() {
   const { api } = useConsole();
-  const id = useId();
   const [filters, setFilters] = useState<Filters>(NO_FILTERS);
   const [rows, setRows] = useState<AuditRow[]>([]);
   const [cursor, setCursor] = useState<string | null>(null);
@@ -143,27 +169,10 @@ export function AuditPage() {
   const [error, setError] = useState<string | undefined>();
   const [generation, setGeneration] = useState(0);
 
-  const query = (after: string | undefined) => ({
-    actor:
-      filters.actor === ''
-        ? undefined
-        : filters.actor.includes(':')
-          ? filters.actor
-          : `staff:${filters.actor}`,
-    policy_reference: filters.policy_reference,
-    company_reference: filters.company_reference,
-    request_id: filters.request_id,
-    // A day picked in the form covers that whole day (London time is near enough for a filter).
-    from: filters.from === '' ? undefined : new Date(`${filters.from}T00:00:00Z`).toISOString(),
-    to: filters.to === '' ? undefined : new Date(`${filters.to}T23:59:59.999Z`).toISOString(),
-    limit: 100,
-    after,
-  });
-
   useEffect(() => {
     let live = true;
     setLoading(true);
-    api.get<Page<AuditRow>>('/admin/audit', { query: query(undefined) }).then(
+    auditPage(api, filters, undefined).then(
       (page) => {
         if (!live) return;
         setRows([...page.data]);
@@ -185,7 +194,7 @@ export function AuditPage() {
   const more = () => {
     if (cursor === null) return;
     setLoading(true);
-    api.get<Page<AuditRow>>('/admin/audit', { query: query(cursor) }).then(
+    auditPage(api, filters, cursor).then(
       (page) => {
         setRows((earlier) => [...earlier, ...page.data]);
         setCursor(page.next_cursor);
@@ -198,44 +207,15 @@ export function AuditPage() {
     );
   };
 
-  const text = (fields: FormData, name: keyof Filters): string => {
-    const value = fields.get(name);
-    return typeof value === 'string' ? value.trim() : '';
-  };
-
   return (
     <>
       <h1>Audit</h1>
-      <form
-        className="filters panel"
-        aria-labelledby={`${id}-filters`}
-        onSubmit={(event) => {
-          event.preventDefault();
-          const fields = new FormData(event.currentTarget);
-          setFilters({
-            actor: text(fields, 'actor'),
-            policy_reference: text(fields, 'policy_reference'),
-            company_reference: text(fields, 'company_reference'),
-            request_id: text(fields, 'request_id'),
-            from: text(fields, 'from'),
-            to: text(fields, 'to'),
-          });
+      <AuditFilters
+        onShow={(chosen) => {
+          setFilters(chosen);
           setGeneration((n) => n + 1);
         }}
-      >
-        <h2 id={`${id}-filters`}>Filters</h2>
-        <div className="filter-grid">
-          <Field label="Staff email (or admin-key)" name="actor" hint="Exact" />
-          <Field label="Policy reference" name="policy_reference" />
-          <Field label="Company reference" name="company_reference" />
-          <Field label="Request id" name="request_id" />
-          <Field label="From" name="from" type="date" />
-          <Field label="To" name="to" type="date" />
-        </div>
-        <button type="submit" className="primary">
-          Show
-        </button>
-      </form>
+      />
       {error !== undefined ? (
         <LoadFailed
           what="The audit records"
@@ -253,5 +233,44 @@ export function AuditPage() {
         </button>
       )}
     </>
+  );
+}
+
+function AuditFilters({ onShow }: { onShow: (filters: Filters) => void }) {
+  const id = useId();
+  const text = (fields: FormData, name: keyof Filters): string => {
+    const value = fields.get(name);
+    return typeof value === 'string' ? value.trim() : '';
+  };
+  return (
+    <form
+      className="filters panel"
+      aria-labelledby={`${id}-filters`}
+      onSubmit={(event) => {
+        event.preventDefault();
+        const fields = new FormData(event.currentTarget);
+        onShow({
+          actor: text(fields, 'actor'),
+          policy_reference: text(fields, 'policy_reference'),
+          company_reference: text(fields, 'company_reference'),
+          request_id: text(fields, 'request_id'),
+          from: text(fields, 'from'),
+          to: text(fields, 'to'),
+        });
+      }}
+    >
+      <h2 id={`${id}-filters`}>Filters</h2>
+      <div className="filter-grid">
+        <Field label="Staff email (or admin-key)" name="actor" hint="Exact" />
+        <Field label="Policy reference" name="policy_reference" />
+        <Field label="Company reference" name="company_reference" />
+        <Field label="Request id" name="request_id" />
+        <Field label="From" name="from" type="date" />
+        <Field label="To" name="to" type="date" />
+      </div>
+      <button type="submit" className="primary">
+        Show
+      </button>
+    </form>
   );
 }

@@ -1,7 +1,8 @@
 import { useEffect, useId, useRef, useState } from 'react';
 import { consoleError } from './api.ts';
+import type { BillingRun, BillingRunCounts } from './api-types.ts';
+import { streamBillingRun } from './billing-run-stream.ts';
 import { useConsole } from './console-context.tsx';
-import type { BillingRunCounts, BillingRunDone } from './types.ts';
 import { TableBox } from './ui.tsx';
 
 /** Today in London as YYYY-MM-DD (the billing day a run bills by default). */
@@ -11,23 +12,18 @@ const londonToday = (): string =>
 /** Starts a billing run for a day and follows it live: a progress bar, the counts, then the failures. */
 export function BillingRunsPage() {
   const { api } = useConsole();
-  const id = useId();
   const [date, setDate] = useState(londonToday);
   const [running, setRunning] = useState(false);
   const [progress, setProgress] = useState<BillingRunCounts | undefined>();
-  const [result, setResult] = useState<BillingRunDone | undefined>();
+  const [result, setResult] = useState<BillingRun | undefined>();
   const [error, setError] = useState<string | undefined>();
   const abort = useRef<AbortController | undefined>(undefined);
-  const summary = useRef<HTMLHeadingElement>(null);
   useEffect(
     () => () => {
       abort.current?.abort();
     },
     [],
   );
-  useEffect(() => {
-    if (result !== undefined) summary.current?.focus();
-  }, [result]);
 
   const start = () => {
     const controller = new AbortController();
@@ -36,116 +32,135 @@ export function BillingRunsPage() {
     setProgress(undefined);
     setResult(undefined);
     setError(undefined);
-    api
-      .stream(
-        '/admin/billing-runs',
-        { date },
-        (name, data) => {
-          if (name === 'progress') setProgress(data as BillingRunCounts);
-          else if (name === 'done') {
-            setProgress(data as BillingRunCounts);
-            setResult(data as BillingRunDone);
-          } else if (name === 'error' && typeof data === 'object' && data !== null && 'detail' in data)
-            setError(String(data.detail));
-        },
-        controller.signal,
-      )
-      .then(
-        () => {
-          setRunning(false);
-        },
-        (caught: unknown) => {
-          if (controller.signal.aborted) return;
-          setRunning(false);
-          setError(consoleError(caught));
-        },
-      );
+    streamBillingRun(
+      api.client,
+      date,
+      (event) => {
+        if (event.name === 'progress') setProgress(event.counts);
+        else if (event.name === 'done') {
+          setProgress(event.run);
+          setResult(event.run);
+        } else setError(event.detail);
+      },
+      controller.signal,
+    ).then(
+      () => {
+        setRunning(false);
+      },
+      (caught: unknown) => {
+        if (controller.signal.aborted) return;
+        setRunning(false);
+        setError(consoleError(caught));
+      },
+    );
   };
 
   const counts = result ?? progress;
-  const done = counts === undefined ? 0 : counts.billed + counts.already_billed + counts.failed;
-  // A finished run fills the bar, even one that had nothing due.
-  const finished = result === undefined ? done : Math.max(done, result.due, 1);
   return (
     <>
       <h1>Billing runs</h1>
-      <form
-        className="panel run-form"
-        onSubmit={(event) => {
-          event.preventDefault();
-          start();
-        }}
-      >
-        <div className="field">
-          <label htmlFor={`${id}-date`}>Billing day</label>
-          <span className="hint" id={`${id}-date-hint`}>
-            Bills every policy whose billing day this is, in both environments. Policies already billed for
-            the day are left alone.
-          </span>
-          <input
-            id={`${id}-date`}
-            type="date"
-            value={date}
-            required
-            aria-describedby={`${id}-date-hint`}
-            onChange={(event) => {
-              setDate(event.target.value);
-            }}
-          />
-        </div>
-        <button type="submit" className="primary" disabled={running || date === ''}>
-          {running ? 'Running…' : 'Start the run'}
-        </button>
-      </form>
+      <RunForm date={date} running={running} onDate={setDate} onStart={start} />
       {error === undefined ? null : (
         <p className="message error" role="alert">
           {error}
         </p>
       )}
-      {counts === undefined ? null : (
-        <section className="panel" aria-labelledby={`${id}-progress`}>
-          <h2 id={`${id}-progress`} ref={summary} tabIndex={-1}>
-            {result === undefined ? `Billing ${counts.date}…` : `Billing run for ${counts.date} finished`}
-          </h2>
-          <label htmlFor={`${id}-bar`} className="visually-hidden">
-            Policies done
-          </label>
-          <progress id={`${id}-bar`} max={Math.max(counts.due, 1)} value={finished} className="run-bar">
-            {done} of {counts.due}
-          </progress>
-          <dl className="facts counts" data-testid="run-counts">
-            <dt>Due</dt>
-            <dd>{counts.due}</dd>
-            <dt>Billed</dt>
-            <dd>{counts.billed}</dd>
-            <dt>Already billed</dt>
-            <dd>{counts.already_billed}</dd>
-            <dt>Failed</dt>
-            <dd>{counts.failed}</dd>
-          </dl>
-          {result?.failures === undefined || result.failures.length === 0 ? null : (
-            <TableBox label="Failures">
-              <table className="grid">
-                <caption>Failures</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Policy</th>
-                    <th scope="col">Reason</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {result.failures.map((failure) => (
-                    <tr key={failure.policy_reference}>
-                      <th scope="row">{failure.policy_reference}</th>
-                      <td>{failure.reason}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </TableBox>
-          )}
-        </section>
-      )}
+      {counts === undefined ? null : <RunProgress counts={counts} result={result} />}
     </>
+  );
+}
+
+function RunForm(props: {
+  date: string;
+  running: boolean;
+  onDate: (date: string) => void;
+  onStart: () => void;
+}) {
+  const id = useId();
+  return (
+    <form
+      className="panel run-form"
+      onSubmit={(event) => {
+        event.preventDefault();
+        props.onStart();
+      }}
+    >
+      <div className="field">
+        <label htmlFor={`${id}-date`}>Billing day</label>
+        <span className="hint" id={`${id}-date-hint`}>
+          Bills every policy whose billing day this is, in both environments. Policies already billed for the
+          day are left alone.
+        </span>
+        <input
+          id={`${id}-date`}
+          type="date"
+          value={props.date}
+          required
+          aria-describedby={`${id}-date-hint`}
+          onChange={(event) => {
+            props.onDate(event.target.value);
+          }}
+        />
+      </div>
+      <button type="submit" className="primary" disabled={props.running || props.date === ''}>
+        {props.running ? 'Running…' : 'Start the run'}
+      </button>
+    </form>
+  );
+}
+
+/** The run's counts as they come (a bar and the figures), and once it is done, what failed. */
+function RunProgress({ counts, result }: { counts: BillingRunCounts; result: BillingRun | undefined }) {
+  const id = useId();
+  const summary = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    if (result !== undefined) summary.current?.focus();
+  }, [result]);
+  const done = counts.billed + counts.already_billed + counts.failed;
+  // A finished run fills the bar, even one that had nothing due.
+  const finished = result === undefined ? done : Math.max(done, result.due, 1);
+  return (
+    <section className="panel" aria-labelledby={`${id}-progress`}>
+      <h2 id={`${id}-progress`} ref={summary} tabIndex={-1}>
+        {result === undefined ? `Billing ${counts.date}…` : `Billing run for ${counts.date} finished`}
+      </h2>
+      <label htmlFor={`${id}-bar`} className="visually-hidden">
+        Policies done
+      </label>
+      <progress id={`${id}-bar`} max={Math.max(counts.due, 1)} value={finished} className="run-bar">
+        {done} of {counts.due}
+      </progress>
+      <dl className="facts counts" data-testid="run-counts">
+        <dt>Due</dt>
+        <dd>{counts.due}</dd>
+        <dt>Billed</dt>
+        <dd>{counts.billed}</dd>
+        <dt>Already billed</dt>
+        <dd>{counts.already_billed}</dd>
+        <dt>Failed</dt>
+        <dd>{counts.failed}</dd>
+      </dl>
+      {result === undefined || result.failures.length === 0 ? null : (
+        <TableBox label="Failures">
+          <table className="grid">
+            <caption>Failures</caption>
+            <thead>
+              <tr>
+                <th scope="col">Policy</th>
+                <th scope="col">Reason</th>
+              </tr>
+            </thead>
+            <tbody>
+              {result.failures.map((failure) => (
+                <tr key={failure.policy_reference}>
+                  <th scope="row">{failure.policy_reference}</th>
+                  <td>{failure.reason}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableBox>
+      )}
+    </section>
   );
 }

@@ -1,5 +1,8 @@
-import { useCallback, useEffect, useMemo, useRef, useState, type CSSProperties, type ReactNode } from 'react';
-import { createApi, consoleError } from './api.ts';
+import { useCallback, useEffect, useMemo, useState, type CSSProperties } from 'react';
+import { unwrap } from '../../../sdk/src/client.ts';
+import { Focused } from '../../shared/focused.tsx';
+import { createConsoleApi, consoleError, type ConsoleApi } from './api.ts';
+import type { Company, Environment, StaffSession } from './api-types.ts';
 import { allows, ConsoleContext, useConsole, type ConsoleState } from './console-context.tsx';
 import { AccountPage } from './account.tsx';
 import { AuditPage } from './audit.tsx';
@@ -7,25 +10,18 @@ import { BillingRunsPage } from './billing-runs.tsx';
 import { CompaniesPage } from './companies.tsx';
 import { DevicesPage } from './devices.tsx';
 import { FailedPaymentsPage } from './failed-payments.tsx';
-import { PolicyPage } from './policy.tsx';
+import { PolicyPage } from './policy/policy-page.tsx';
 import { ProductsPage } from './products.tsx';
-import { BASE, followLink, hrefOf, NAV, navigate, routeKey, useRoute, type Route } from './router.ts';
+import { followLink, hrefOf, NAV, navigate, routeKey, useRoute, type Route } from './router.ts';
+import { loadConfig, type ConsoleConfig } from './config.ts';
 import { SearchPage } from './search.tsx';
 import { SignInPage } from './sign-in.tsx';
 import { StaffPage } from './staff.tsx';
-import type { Company, ConsoleConfig, Environment, StaffSession } from './types.ts';
 import { WebhooksPage } from './webhooks.tsx';
 
 const TENANT_KEY = 'milepost.console.tenant';
 /** The console's own colours (the app's stylesheet reads them), apart from any insurer's brand. */
 const CONSOLE_COLOURS = { '--brand': '#1f3a5f', '--on-brand': '#ffffff' } as CSSProperties;
-
-async function loadConfig(): Promise<ConsoleConfig> {
-  // From the console's root: a deep page (/console/policies/…) has a base URI of its own.
-  const response = await fetch(`${BASE}config.json`, { cache: 'no-store' });
-  if (!response.ok) throw new Error(`config.json answered ${response.status}`);
-  return (await response.json()) as ConsoleConfig;
-}
 
 export function ConsoleApp() {
   const [config, setConfig] = useState<ConsoleConfig | 'failed' | undefined>();
@@ -52,7 +48,7 @@ function Console({ config }: { config: ConsoleConfig }) {
   const [notice, setNotice] = useState<string | undefined>();
   const api = useMemo(
     () =>
-      createApi(() => {
+      createConsoleApi(() => {
         setSession(null);
         setNotice('Your session has ended. Please sign in again.');
       }),
@@ -66,7 +62,7 @@ function Console({ config }: { config: ConsoleConfig }) {
     [api],
   );
   useEffect(() => {
-    api.get<StaffSession>('/staff/session').then(changeSession, () => {
+    unwrap(api.client.GET('/staff/session')).then(changeSession, () => {
       changeSession(null);
     });
   }, [api, changeSession]);
@@ -126,20 +122,30 @@ function Console({ config }: { config: ConsoleConfig }) {
   );
 }
 
+/** Every company, a page of 100 at a time. */
+async function listCompanies(api: ConsoleApi): Promise<Company[]> {
+  const all: Company[] = [];
+  let after: string | undefined;
+  do {
+    const page = await unwrap(
+      api.client.GET('/admin/companies', {
+        params: { query: { limit: 100, ...(after === undefined ? {} : { after }) } },
+      }),
+    );
+    all.push(...page.companies);
+    after = page.next_cursor ?? undefined;
+  } while (after !== undefined);
+  return all;
+}
+
 function titleOf(route: Route): string {
   if (route.page === 'sign-in') return 'Sign in';
   if (route.page === 'policy') return `Policy ${route.policyReference}`;
   return NAV.find((item) => item.page === route.page)?.name ?? 'Search';
 }
 
-interface CompanyList {
-  readonly companies?: Company[];
-  readonly data?: Company[];
-  readonly next_cursor: string | null;
-}
-
 function SignedIn(props: {
-  api: ConsoleState['api'];
+  api: ConsoleApi;
   config: ConsoleConfig;
   session: StaffSession;
   route: Route;
@@ -164,16 +170,7 @@ function SignedIn(props: {
   );
   useEffect(() => {
     let live = true;
-    (async () => {
-      const all: Company[] = [];
-      let after: string | undefined;
-      do {
-        const page = await api.get<CompanyList>('/admin/companies', { query: { limit: 100, after } });
-        all.push(...(page.companies ?? page.data ?? []));
-        after = page.next_cursor ?? undefined;
-      } while (after !== undefined);
-      return all;
-    })().then(
+    listCompanies(api).then(
       (all) => {
         if (!live) return;
         setCompanies(all);
@@ -228,7 +225,7 @@ function SignedIn(props: {
           type="button"
           className="link-button"
           onClick={() => {
-            api.delete('/staff/session').then(
+            unwrap(api.client.DELETE('/staff/session')).then(
               () => {
                 props.onSignedOut('You have signed out.');
               },
@@ -366,18 +363,5 @@ function TenantPicker() {
         </select>
       </div>
     </form>
-  );
-}
-
-/** Moves focus to the page's main region when the page changes, so keyboard and reader users follow. */
-function Focused({ children }: { children: ReactNode }) {
-  const ref = useRef<HTMLElement>(null);
-  useEffect(() => {
-    ref.current?.focus();
-  }, []);
-  return (
-    <main id="content" className="page" tabIndex={-1} ref={ref}>
-      {children}
-    </main>
   );
 }

@@ -1,11 +1,11 @@
 import { createContext, useCallback, useContext, useEffect, useRef, useState } from 'react';
-import type { Api } from './api.ts';
-import { consoleError } from './api.ts';
-import type { Company, ConsoleConfig, Environment, Role, StaffSession, Tenant } from './types.ts';
+import { consoleError, type ConsoleApi } from './api.ts';
+import type { Company, Environment, Role, StaffSession, Tenant } from './api-types.ts';
+import type { ConsoleConfig } from './config.ts';
 
 /** What every signed-in page is given. */
 export interface ConsoleState {
-  readonly api: Api;
+  readonly api: ConsoleApi;
   readonly config: ConsoleConfig;
   readonly session: StaffSession;
   /** Every company (the picker's choices); empty until loaded. */

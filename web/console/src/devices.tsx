@@ -1,8 +1,9 @@
-import { formatDateTime } from '../../app/src/format.ts';
-import { LoadFailed } from '../../app/src/messages.tsx';
+import { unwrap } from '../../../sdk/src/client.ts';
+import { formatDateTime } from '../../shared/format.ts';
+import { LoadFailed } from '../../shared/messages.tsx';
 import { useConsole, useLoad } from './console-context.tsx';
 import { followLink, hrefOf } from './router.ts';
-import type { Device, Tenant } from './types.ts';
+import type { Tenant } from './api-types.ts';
 import { ForTenant, Loading, TableBox } from './ui.tsx';
 
 /** Bound devices that have gone quiet, for the company picked. */
@@ -18,7 +19,8 @@ export function DevicesPage() {
 function OfflineDevices({ tenant }: { tenant: Tenant }) {
   const { api } = useConsole();
   const devices = useLoad(
-    () => api.get<{ devices: Device[] }>('/devices', { tenant, query: { status: 'offline', limit: 200 } }),
+    () =>
+      unwrap(api.forTenant(tenant).GET('/devices', { params: { query: { status: 'offline', limit: 200 } } })),
     `${tenant.company.company_reference}/${tenant.environment}`,
   );
   if (devices.error !== undefined)

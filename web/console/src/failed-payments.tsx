@@ -1,8 +1,9 @@
-import { formatDateTime, formatMoney } from '../../app/src/format.ts';
-import { LoadFailed } from '../../app/src/messages.tsx';
+import { unwrap } from '../../../sdk/src/client.ts';
+import { formatDateTime, formatMoney } from '../../shared/format.ts';
+import { LoadFailed } from '../../shared/messages.tsx';
 import { useConsole, useLoad } from './console-context.tsx';
 import { followLink, hrefOf } from './router.ts';
-import type { FailedPayment, Tenant } from './types.ts';
+import type { Tenant } from './api-types.ts';
 import { ForTenant, Loading, TableBox } from './ui.tsx';
 
 /** The company's failed payments in dunning, newest first, each leading to its policy. */
@@ -18,7 +19,7 @@ export function FailedPaymentsPage() {
 function FailedPayments({ tenant }: { tenant: Tenant }) {
   const { api } = useConsole();
   const failed = useLoad(
-    () => api.get<{ payments: FailedPayment[] }>('/payments/failed', { tenant }),
+    () => unwrap(api.forTenant(tenant).GET('/payments/failed')),
     `${tenant.company.company_reference}/${tenant.environment}`,
   );
   if (failed.error !== undefined)

@@ -1,7 +1,7 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { ConsoleApp } from './console-app.tsx';
-import '../../app/src/styles.css';
+import '../../shared/styles.css';
 import './console.css';
 
 const root = document.getElementById('root');

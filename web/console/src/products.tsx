@@ -1,18 +1,23 @@
 import { useId, useState } from 'react';
-import { formatDateTime } from '../../app/src/format.ts';
-import { LoadFailed, PageMessages } from '../../app/src/messages.tsx';
+import { unwrap } from '../../../sdk/src/client.ts';
+import { formatDateTime } from '../../shared/format.ts';
+import { LoadFailed, PageMessages } from '../../shared/messages.tsx';
 import { useConsole, useLoad } from './console-context.tsx';
-import type { Product, Tenant } from './types.ts';
+import type { Product, Tenant } from './api-types.ts';
 import { ConfirmDialog, Field, ForTenant, Loading, textOf, useNotice } from './ui.tsx';
 
 /** A product's rules as JSON for editing (the rules are a small, closed object). */
 const rulesText = (rules: Product['rules']): string => JSON.stringify(rules, null, 2);
 
-function parseRules(text: string): Record<string, unknown> {
+/**
+ * The rules as typed, a JSON object. NOTE: what is in it is for the service to check (a 422 names the
+ * field it refuses), so it is sent as typed and only its being an object is checked here.
+ */
+function parseRules(text: string): Product['rules'] {
   const parsed: unknown = JSON.parse(text === '' ? '{}' : text);
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
     throw new SyntaxError('The rules must be a JSON object, e.g. {"daily_cap_distance": 100}.');
-  return parsed as Record<string, unknown>;
+  return parsed;
 }
 
 /** The company's products and their rules: adding one, and changing one's name or rules. */
@@ -45,7 +50,7 @@ function RulesField({ defaultValue }: { defaultValue: string }) {
 function Products({ tenant }: { tenant: Tenant }) {
   const { api } = useConsole();
   const id = useId();
-  const products = useLoad(() => api.get<{ products: Product[] }>('/products', { tenant }), 'products');
+  const products = useLoad(() => unwrap(api.forTenant(tenant).GET('/products')), 'products');
   const messages = useNotice();
   const [editing, setEditing] = useState<Product | undefined>();
   const [creating, setCreating] = useState(false);
@@ -105,15 +110,16 @@ function Products({ tenant }: { tenant: Tenant }) {
             setCreating(false);
           }}
           onConfirm={async (fields) => {
-            const created = await api.post<Product>('/products', {
-              tenant,
-              body: {
-                product_reference: textOf(fields, 'product_reference'),
-                name: textOf(fields, 'name'),
-                usage_unit: fields.get('usage_unit') === 'km' ? 'km' : 'mile',
-                rules: parseRules(textOf(fields, 'rules')),
-              },
-            });
+            const created = await unwrap(
+              api.forTenant(tenant).POST('/products', {
+                body: {
+                  product_reference: textOf(fields, 'product_reference'),
+                  name: textOf(fields, 'name'),
+                  usage_unit: fields.get('usage_unit') === 'km' ? 'km' : 'mile',
+                  rules: parseRules(textOf(fields, 'rules')),
+                },
+              }),
+            );
             messages.setNotice(`${created.name} was added.`);
             products.reload();
           }}
@@ -138,13 +144,12 @@ function Products({ tenant }: { tenant: Tenant }) {
             setEditing(undefined);
           }}
           onConfirm={async (fields) => {
-            await api.put<Product>(`/products/${encodeURIComponent(editing.product_reference)}`, {
-              tenant,
-              body: {
-                name: textOf(fields, 'name'),
-                rules: parseRules(textOf(fields, 'rules')),
-              },
-            });
+            await unwrap(
+              api.forTenant(tenant).PUT('/products/{product_reference}', {
+                params: { path: { product_reference: editing.product_reference } },
+                body: { name: textOf(fields, 'name'), rules: parseRules(textOf(fields, 'rules')) },
+              }),
+            );
             messages.setNotice(`${editing.name} has new rules.`);
             products.reload();
           }}

@@ -1,5 +1,6 @@
-import { useEffect, useState, type MouseEvent } from 'react';
-import type { Environment, Role } from './types.ts';
+import type { MouseEvent } from 'react';
+import { goTo, useLocationRoute } from '../../shared/router.ts';
+import type { Environment, Role } from './api-types.ts';
 
 /** The console's pages, as paths under /console/. */
 export type Route =
@@ -87,10 +88,7 @@ export function hrefOf(route: Route): string {
 }
 
 export function navigate(route: Route, replace = false): void {
-  const url = hrefOf(route);
-  if (replace) window.history.replaceState(null, '', url);
-  else window.history.pushState(null, '', url);
-  window.dispatchEvent(new PopStateEvent('popstate'));
+  goTo(hrefOf(route), replace);
 }
 
 /** A link's click routes in the page; a modified click (new tab) is left to the browser. */
@@ -101,19 +99,7 @@ export function followLink(event: MouseEvent<HTMLAnchorElement>, route: Route): 
 }
 
 /** The route in the address bar, following back and forward. */
-export function useRoute(): Route {
-  const [route, setRoute] = useState(current);
-  useEffect(() => {
-    const update = () => {
-      setRoute(current());
-    };
-    window.addEventListener('popstate', update);
-    return () => {
-      window.removeEventListener('popstate', update);
-    };
-  }, []);
-  return route;
-}
+export const useRoute = (): Route => useLocationRoute(current);
 
 /** A route's identity: the page re-mounts (and takes focus) when it changes, not on every query. */
 export const routeKey = (route: Route): string =>

@@ -1,43 +1,60 @@
 import { useEffect, useRef, useState, type ReactNode, type SyntheticEvent } from 'react';
+import { unwrap } from '../../../sdk/src/client.ts';
 import { MilepostError } from '../../../sdk/src/errors.ts';
 import { PASSWORD_MIN_LENGTH } from '../../../src/modules/auth/rules/password-policy.ts';
-import { formatWait } from '../../app/src/format.ts';
-import { consoleError, type Api } from './api.ts';
-import type { StaffSession, TotpEnrolment } from './types.ts';
+import { RetryCountdown, useRetryWait } from '../../shared/countdown.tsx';
+import { consoleError, type ConsoleApi } from './api.ts';
+import type { StaffSession, TotpEnrolment } from './api-types.ts';
 import { Field } from './ui.tsx';
 
 // The server's own rule, so the hint can never disagree with what the service accepts.
 const MIN_PASSWORD = PASSWORD_MIN_LENGTH;
+
+type Stage = StaffSession['stage'] | 'password';
+
+const TITLES: Readonly<Record<Stage, string>> = {
+  password: 'Sign in',
+  new_password: 'Choose a new password',
+  totp_enrol: 'Set up two-step verification',
+  totp: 'Enter your verification code',
+  active: 'Signed in',
+};
+
+/** What each stage's form is given. */
+interface StageProps {
+  readonly api: ConsoleApi;
+  readonly session: StaffSession | null;
+  readonly busy: boolean;
+  readonly disabled: boolean;
+  /** Sends the form's step: busy while it runs; a failure shown (and a wait, when throttled). */
+  readonly step: (event: SyntheticEvent<HTMLFormElement>, work: (fields: FormData) => Promise<void>) => void;
+  readonly onSession: (session: StaffSession) => void;
+}
+
+/** A form field's text as typed ('' when absent). */
+const text = (fields: FormData, name: string): string => {
+  const value = fields.get(name);
+  return typeof value === 'string' ? value : '';
+};
 
 /**
  * Signing in, stage by stage as the service asks: email and password, then (for a one-time password)
  * a new password, then two-step verification (enrolment with a QR code, or a code).
  */
 export function SignInPage(props: {
-  api: Api;
+  api: ConsoleApi;
   /** The session so far; null when signed out. */
   session: StaffSession | null;
   notice: string | undefined;
   onSession: (session: StaffSession) => void;
 }) {
   const { api, session, onSession } = props;
-  const stage = session === null ? 'password' : session.stage;
+  const stage: Stage = session === null ? 'password' : session.stage;
   const [error, setError] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
-  const [waitUntil, setWaitUntil] = useState<number | undefined>();
-  const [clock, setClock] = useState(Date.now());
+  const wait = useRetryWait();
   const heading = useRef<HTMLHeadingElement>(null);
-  const waiting = waitUntil !== undefined && waitUntil > clock;
 
-  useEffect(() => {
-    if (waitUntil === undefined) return;
-    const timer = setInterval(() => {
-      setClock(Date.now());
-    }, 1000);
-    return () => {
-      clearInterval(timer);
-    };
-  }, [waitUntil]);
   // A new stage is a new form: focus goes to its heading so that a reader hears where they are.
   const first = useRef(true);
   useEffect(() => {
@@ -60,10 +77,8 @@ export function SignInPage(props: {
       },
       (caught: unknown) => {
         setBusy(false);
-        if (caught instanceof MilepostError && caught.status === 429) {
-          setClock(Date.now());
-          setWaitUntil(Date.now() + (caught.retryAfterSeconds ?? 30) * 1000);
-        }
+        if (caught instanceof MilepostError && caught.status === 429)
+          wait.start(caught.retryAfterSeconds ?? 30);
         setError(
           caught instanceof MilepostError && caught.code === 'INVALID_CREDENTIALS' && stage === 'password'
             ? 'The email or password is not right.'
@@ -72,143 +87,140 @@ export function SignInPage(props: {
       },
     );
   }
-  const text = (fields: FormData, name: string): string => {
-    const value = fields.get(name);
-    return typeof value === 'string' ? value : '';
-  };
-  const disabled = busy || waiting;
 
-  const status = (
-    <>
-      {error === undefined ? null : (
-        <p className="message error" role="alert">
-          {error}
-        </p>
-      )}
-      {waitUntil === undefined ? null : (
-        <p className="hint" aria-live="off">
-          {waiting
-            ? `You can try again in ${formatWait((waitUntil - clock) / 1000)}.`
-            : 'You can try again now.'}
-        </p>
-      )}
-    </>
-  );
-
-  const frame = (title: string, children: ReactNode) => (
+  const stageProps: StageProps = { api, session, busy, disabled: busy || wait.waiting, step, onSession };
+  return (
     <>
       <h1 ref={heading} tabIndex={-1}>
-        {title}
+        {TITLES[stage]}
       </h1>
       {stage === 'password' && props.notice !== undefined ? (
         <p className="message notice" role="status">
           {props.notice}
         </p>
       ) : null}
-      {status}
-      <div className="panel narrow">{children}</div>
+      {error === undefined ? null : (
+        <p className="message error" role="alert">
+          {error}
+        </p>
+      )}
+      <RetryCountdown wait={wait} />
+      <div className="panel narrow">
+        <StageForm stage={stage} {...stageProps} />
+      </div>
     </>
   );
+}
 
-  /** A code from the authenticator: the enrolment's confirmation, or a sign-in's second step. */
-  const sendCode = (event: SyntheticEvent<HTMLFormElement>) => {
-    step(event, async (fields) => {
-      onSession(
-        await api.post<StaffSession>('/staff/session/totp', {
-          body: { code: text(fields, 'code').replace(/\s+/g, '') },
-        }),
-      );
-    });
-  };
-
+function StageForm({ stage, ...props }: StageProps & { stage: Stage }): ReactNode {
   switch (stage) {
     case 'password':
-      return frame(
-        'Sign in',
-        <form
-          onSubmit={(event) => {
-            step(event, async (fields) => {
-              onSession(
-                await api.post<StaffSession>('/staff/session', {
-                  body: { email: text(fields, 'email').trim(), password: text(fields, 'password') },
-                }),
-              );
-            });
-          }}
-        >
-          <Field label="Email" name="email" type="email" autoComplete="username" required />
-          <Field label="Password" name="password" type="password" autoComplete="current-password" required />
-          <button type="submit" className="primary" disabled={disabled}>
-            {busy ? 'Signing in…' : 'Sign in'}
-          </button>
-        </form>,
-      );
+      return <PasswordForm {...props} />;
     case 'new_password':
-      return frame(
-        'Choose a new password',
-        <form
-          onSubmit={(event) => {
-            step(event, async (fields) => {
-              const password = text(fields, 'new_password');
-              if (password.length < MIN_PASSWORD)
-                throw new MilepostError(`Use at least ${MIN_PASSWORD} characters.`, {
-                  status: 422,
-                  code: 'CLIENT',
-                });
-              if (password !== text(fields, 'new_password_again'))
-                throw new MilepostError('The two passwords do not match.', { status: 422, code: 'CLIENT' });
-              onSession(
-                await api.post<StaffSession>('/staff/session/password', { body: { new_password: password } }),
-              );
-            });
-          }}
-        >
-          <p>Your one-time password has done its job. Choose a password of your own.</p>
-          <Field
-            label="New password"
-            name="new_password"
-            type="password"
-            autoComplete="new-password"
-            hint={`At least ${MIN_PASSWORD} characters, not a common password.`}
-            required
-          />
-          <Field
-            label="New password again"
-            name="new_password_again"
-            type="password"
-            autoComplete="new-password"
-            required
-          />
-          <button type="submit" className="primary" disabled={disabled}>
-            {busy ? 'Saving…' : 'Save password'}
-          </button>
-        </form>,
-      );
+      return <NewPasswordForm {...props} />;
     case 'totp_enrol':
-      return frame(
-        'Set up two-step verification',
-        <form onSubmit={sendCode}>
+      return <TotpForm {...props} enrol />;
+    case 'totp':
+      return <TotpForm {...props} enrol={false} />;
+    case 'active':
+      return <p role="status">Opening the console…</p>;
+  }
+}
+
+function PasswordForm({ api, busy, disabled, step, onSession }: StageProps) {
+  return (
+    <form
+      onSubmit={(event) => {
+        step(event, async (fields) => {
+          onSession(
+            await unwrap(
+              api.client.POST('/staff/session', {
+                body: { email: text(fields, 'email').trim(), password: text(fields, 'password') },
+              }),
+            ),
+          );
+        });
+      }}
+    >
+      <Field label="Email" name="email" type="email" autoComplete="username" required />
+      <Field label="Password" name="password" type="password" autoComplete="current-password" required />
+      <button type="submit" className="primary" disabled={disabled}>
+        {busy ? 'Signing in…' : 'Sign in'}
+      </button>
+    </form>
+  );
+}
+
+function NewPasswordForm({ api, busy, disabled, step, onSession }: StageProps) {
+  return (
+    <form
+      onSubmit={(event) => {
+        step(event, async (fields) => {
+          const password = text(fields, 'new_password');
+          if (password.length < MIN_PASSWORD)
+            throw new MilepostError(`Use at least ${MIN_PASSWORD} characters.`, {
+              status: 422,
+              code: 'CLIENT',
+            });
+          if (password !== text(fields, 'new_password_again'))
+            throw new MilepostError('The two passwords do not match.', { status: 422, code: 'CLIENT' });
+          onSession(
+            await unwrap(api.client.POST('/staff/session/password', { body: { new_password: password } })),
+          );
+        });
+      }}
+    >
+      <p>Your one-time password has done its job. Choose a password of your own.</p>
+      <Field
+        label="New password"
+        name="new_password"
+        type="password"
+        autoComplete="new-password"
+        hint={`At least ${MIN_PASSWORD} characters, not a common password.`}
+        required
+      />
+      <Field
+        label="New password again"
+        name="new_password_again"
+        type="password"
+        autoComplete="new-password"
+        required
+      />
+      <button type="submit" className="primary" disabled={disabled}>
+        {busy ? 'Saving…' : 'Save password'}
+      </button>
+    </form>
+  );
+}
+
+/** A code from the authenticator: the enrolment's confirmation (with its QR code), or a sign-in's second step. */
+function TotpForm({ api, session, busy, disabled, step, onSession, enrol }: StageProps & { enrol: boolean }) {
+  return (
+    <form
+      onSubmit={(event) => {
+        step(event, async (fields) => {
+          onSession(
+            await unwrap(
+              api.client.POST('/staff/session/totp', {
+                body: { code: text(fields, 'code').replace(/\s+/g, '') },
+              }),
+            ),
+          );
+        });
+      }}
+    >
+      {enrol ? (
+        <>
           <p>Your role needs a code from an authenticator app each time you sign in.</p>
           {session?.totp_enrolment === undefined ? null : <Enrolment enrolment={session.totp_enrolment} />}
-          <CodeField />
-          <button type="submit" className="primary" disabled={disabled}>
-            {busy ? 'Checking…' : 'Turn on and continue'}
-          </button>
-        </form>,
-      );
-    case 'totp':
-      return frame(
-        'Enter your verification code',
-        <form onSubmit={sendCode}>
-          <CodeField />
-          <button type="submit" className="primary" disabled={disabled}>
-            {busy ? 'Checking…' : 'Continue'}
-          </button>
-        </form>,
-      );
-    case 'active':
-      return frame('Signed in', <p role="status">Opening the console…</p>);
-  }
+        </>
+      ) : null}
+      <CodeField />
+      <button type="submit" className="primary" disabled={disabled}>
+        {busy ? 'Checking…' : enrol ? 'Turn on and continue' : 'Continue'}
+      </button>
+    </form>
+  );
 }
 
 export function CodeField() {

@@ -1,7 +1,7 @@
 import { useEffect, useId, useRef, useState, type ReactNode, type SyntheticEvent } from 'react';
 import { consoleError } from './api.ts';
 import { useConsole } from './console-context.tsx';
-import type { Tenant } from './types.ts';
+import type { Tenant } from './api-types.ts';
 
 /**
  * A confirmation as a native modal dialog (the page behind is inert, so focus stays inside; Escape

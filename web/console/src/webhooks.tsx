@@ -1,8 +1,9 @@
 import { useId, useState } from 'react';
-import { formatDateTime } from '../../app/src/format.ts';
-import { LoadFailed, PageMessages } from '../../app/src/messages.tsx';
+import { unwrap } from '../../../sdk/src/client.ts';
+import { formatDateTime } from '../../shared/format.ts';
+import { LoadFailed, PageMessages } from '../../shared/messages.tsx';
 import { useCanAct, useConsole, useLoad } from './console-context.tsx';
-import type { Tenant, Webhook, WebhookDelivery } from './types.ts';
+import type { Tenant, Webhook, WebhookDelivery } from './api-types.ts';
 import { ConfirmDialog, ForTenant, Loading, TableBox, useNotice } from './ui.tsx';
 
 /** The company's webhook endpoints, each one's deliveries with their attempts, and retrying one. */
@@ -22,7 +23,7 @@ export function WebhooksPage() {
 function Webhooks({ tenant }: { tenant: Tenant }) {
   const { api } = useConsole();
   const id = useId();
-  const endpoints = useLoad(() => api.get<{ webhooks: Webhook[] }>('/webhooks', { tenant }), 'endpoints');
+  const endpoints = useLoad(() => unwrap(api.forTenant(tenant).GET('/webhooks')), 'endpoints');
   const [chosen, setChosen] = useState<string | undefined>();
   if (endpoints.error !== undefined)
     return <LoadFailed what="The endpoints" error={endpoints.error} onRetry={endpoints.reload} />;
@@ -75,17 +76,21 @@ function Webhooks({ tenant }: { tenant: Tenant }) {
   );
 }
 
+type DeliveryStatus = WebhookDelivery['status'];
+const STATUSES: readonly DeliveryStatus[] = ['failed', 'pending', 'succeeded'];
+const statusOf = (value: string): DeliveryStatus | '' => STATUSES.find((status) => status === value) ?? '';
+
 function Deliveries({ tenant, endpoint }: { tenant: Tenant; endpoint: Webhook }) {
   const { api } = useConsole();
-  const canAct = useCanAct();
   const id = useId();
-  const [status, setStatus] = useState('');
+  const [status, setStatus] = useState<DeliveryStatus | ''>('');
   const deliveries = useLoad(
     () =>
-      api.get<{ deliveries: WebhookDelivery[] }>(`/webhooks/${encodeURIComponent(endpoint.id)}/deliveries`, {
-        tenant,
-        query: { limit: 50, status: status === '' ? undefined : status },
-      }),
+      unwrap(
+        api.forTenant(tenant).GET('/webhooks/{id}/deliveries', {
+          params: { path: { id: endpoint.id }, query: { limit: 50, ...(status === '' ? {} : { status }) } },
+        }),
+      ),
     status,
   );
   const [retrying, setRetrying] = useState<WebhookDelivery | undefined>();
@@ -99,7 +104,7 @@ function Deliveries({ tenant, endpoint }: { tenant: Tenant; endpoint: Webhook })
           id={`${id}-status`}
           value={status}
           onChange={(event) => {
-            setStatus(event.target.value);
+            setStatus(statusOf(event.target.value));
           }}
         >
           <option value="">All</option>
@@ -116,74 +121,7 @@ function Deliveries({ tenant, endpoint }: { tenant: Tenant; endpoint: Webhook })
       ) : deliveries.data.deliveries.length === 0 ? (
         <p className="empty">No deliveries.</p>
       ) : (
-        <TableBox label="Deliveries">
-          <table className="grid">
-            <thead>
-              <tr>
-                <th scope="col">Event</th>
-                <th scope="col">Status</th>
-                <th scope="col">Attempts</th>
-                <th scope="col">Last answer</th>
-                <th scope="col">Action</th>
-              </tr>
-            </thead>
-            <tbody>
-              {deliveries.data.deliveries.map((delivery) => (
-                <tr key={delivery.id}>
-                  <th scope="row">
-                    {delivery.event_type}
-                    <br />
-                    <span className="hint">{formatDateTime(delivery.created_at)}</span>
-                  </th>
-                  <td>
-                    <span className={`status delivery-${delivery.status}`}>{delivery.status}</span>
-                  </td>
-                  <td>
-                    <details>
-                      <summary>{delivery.attempt_count}</summary>
-                      <ol className="attempts">
-                        {delivery.attempts.map((attempt) => (
-                          <li key={attempt.attempt}>
-                            {formatDateTime(attempt.started_at)}: {attempt.status}
-                            {attempt.response_status_code === null
-                              ? ''
-                              : ` (HTTP ${attempt.response_status_code})`}
-                            {attempt.error === null ? '' : ` — ${attempt.error}`}, {attempt.duration_ms} ms
-                          </li>
-                        ))}
-                      </ol>
-                    </details>
-                  </td>
-                  <td>
-                    {delivery.last_response_status_code === null
-                      ? '—'
-                      : `HTTP ${delivery.last_response_status_code}`}
-                    {delivery.last_error === null ? null : (
-                      <>
-                        <br />
-                        <span className="hint">{delivery.last_error}</span>
-                      </>
-                    )}
-                  </td>
-                  <td>
-                    {delivery.status === 'succeeded' ? null : (
-                      <button
-                        type="button"
-                        className="secondary"
-                        disabled={!canAct}
-                        onClick={() => {
-                          setRetrying(delivery);
-                        }}
-                      >
-                        Retry
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableBox>
+        <DeliveriesTable deliveries={deliveries.data.deliveries} onRetry={setRetrying} />
       )}
       {retrying === undefined ? null : (
         <ConfirmDialog
@@ -193,9 +131,10 @@ function Deliveries({ tenant, endpoint }: { tenant: Tenant; endpoint: Webhook })
             setRetrying(undefined);
           }}
           onConfirm={async () => {
-            await api.post(
-              `/webhooks/${encodeURIComponent(endpoint.id)}/deliveries/${encodeURIComponent(retrying.id)}/retry`,
-              { tenant },
+            await unwrap(
+              api.forTenant(tenant).POST('/webhooks/{id}/deliveries/{delivery_id}/retry', {
+                params: { path: { id: endpoint.id, delivery_id: retrying.id } },
+              }),
             );
             messages.setNotice(`The ${retrying.event_type} delivery is queued to be sent again.`);
             deliveries.reload();
@@ -207,5 +146,82 @@ function Deliveries({ tenant, endpoint }: { tenant: Tenant; endpoint: Webhook })
         </ConfirmDialog>
       )}
     </section>
+  );
+}
+
+function DeliveriesTable(props: {
+  deliveries: readonly WebhookDelivery[];
+  onRetry: (delivery: WebhookDelivery) => void;
+}) {
+  const canAct = useCanAct();
+  return (
+    <TableBox label="Deliveries">
+      <table className="grid">
+        <thead>
+          <tr>
+            <th scope="col">Event</th>
+            <th scope="col">Status</th>
+            <th scope="col">Attempts</th>
+            <th scope="col">Last answer</th>
+            <th scope="col">Action</th>
+          </tr>
+        </thead>
+        <tbody>
+          {props.deliveries.map((delivery) => (
+            <tr key={delivery.id}>
+              <th scope="row">
+                {delivery.event_type}
+                <br />
+                <span className="hint">{formatDateTime(delivery.created_at)}</span>
+              </th>
+              <td>
+                <span className={`status delivery-${delivery.status}`}>{delivery.status}</span>
+              </td>
+              <td>
+                <details>
+                  <summary>{delivery.attempt_count}</summary>
+                  <ol className="attempts">
+                    {delivery.attempts.map((attempt) => (
+                      <li key={attempt.attempt}>
+                        {formatDateTime(attempt.started_at)}: {attempt.status}
+                        {attempt.response_status_code === null
+                          ? ''
+                          : ` (HTTP ${attempt.response_status_code})`}
+                        {attempt.error === null ? '' : ` — ${attempt.error}`}, {attempt.duration_ms} ms
+                      </li>
+                    ))}
+                  </ol>
+                </details>
+              </td>
+              <td>
+                {delivery.last_response_status_code === null
+                  ? '—'
+                  : `HTTP ${delivery.last_response_status_code}`}
+                {delivery.last_error === null ? null : (
+                  <>
+                    <br />
+                    <span className="hint">{delivery.last_error}</span>
+                  </>
+                )}
+              </td>
+              <td>
+                {delivery.status === 'succeeded' ? null : (
+                  <button
+                    type="button"
+                    className="secondary"
+                    disabled={!canAct}
+                    onClick={() => {
+                      props.onRetry(delivery);
+                    }}
+                  >
+                    Retry
+                  </button>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </TableBox>
   );
 }

@@ -1,4 +1,9 @@
-import type { components } from '../../../sdk/src/index.ts';
+import {
+  createMilepostClient,
+  unwrap,
+  type components,
+  type MilepostClient,
+} from '../../../sdk/src/index.ts';
 
 /** A town or locality of the service's gazetteer (GET /places). */
 export type MapPlace = components['schemas']['PlaceList']['places'][number];
@@ -21,6 +26,11 @@ const LIMIT = 300;
 
 const answers = new Map<string, Promise<{ readonly places: readonly MapPlace[] }>>();
 
+let openClient: MilepostClient | undefined;
+/** The service asked as no one in particular: no company, no login (the gazetteer is open data). */
+const anonymous = (): MilepostClient =>
+  (openClient ??= createMilepostClient({ baseUrl: window.location.origin }));
+
 /**
  * The gazetteer's places around a box, from the service (GET /places, open data: no credentials are sent).
  * The box is rounded out to a 0.05° grid, which keeps where someone drove out of the request and lets maps
@@ -28,21 +38,18 @@ const answers = new Map<string, Promise<{ readonly places: readonly MapPlace[] }
  */
 export const loadPlaces: PlacesSource = (bounds) => {
   const out = (value: number, round: (n: number) => number) =>
-    (round(value / GRID_DEGREES) * GRID_DEGREES).toFixed(2);
-  const query = new URLSearchParams({
+    Number((round(value / GRID_DEGREES) * GRID_DEGREES).toFixed(2));
+  const query = {
     west: out(bounds.west, Math.floor),
     south: out(bounds.south, Math.floor),
     east: out(bounds.east, Math.ceil),
     north: out(bounds.north, Math.ceil),
-    limit: String(LIMIT),
-  });
-  const key = query.toString();
+    limit: LIMIT,
+  };
+  const key = JSON.stringify(query);
   let answer = answers.get(key);
   if (answer === undefined) {
-    answer = fetch(new URL(`/places?${key}`, window.location.origin)).then(async (response) => {
-      if (!response.ok) throw new Error(`GET /places answered ${response.status}`);
-      return (await response.json()) as components['schemas']['PlaceList'];
-    });
+    answer = unwrap(anonymous().GET('/places', { params: { query } }));
     // A failure is not kept: the next map asks again.
     void answer.catch(() => {
       answers.delete(key);
