@@ -19,11 +19,7 @@ export {
   type RefundStatus,
 } from './gateway.ts';
 export { createStripeGateway, toAppError, type StripeGatewayOptions } from './stripe-gateway.ts';
-export {
-  stripeSandboxPlugin,
-  SANDBOX_API_VERSION,
-  type StripeSandboxOptions,
-} from './sandbox/sandbox-plugin.ts';
+export { stripeSandboxPlugin, type StripeSandboxOptions } from './sandbox/sandbox-plugin.ts';
 export { stripeSignatureHeader, type SandboxWebhookTarget } from './sandbox/webhooks.ts';
 export {
   createMemorySandboxStore,
@@ -36,5 +32,5 @@ export {
 } from './sandbox/store.ts';
 export { createKyselySandboxStore, type SandboxTables } from './sandbox/kysely-store.ts';
 export * as sandboxMigration from './sandbox/sandbox-migration.ts';
-export { TEST_CARDS } from './sandbox/objects.ts';
+export { SANDBOX_API_VERSION, TEST_CARDS } from './sandbox/objects.ts';
 export { createGateways, SANDBOX_SECRET_KEY, type Gateways, type GatewaySettings } from './gateways.ts';

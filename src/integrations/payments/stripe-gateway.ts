@@ -4,6 +4,7 @@ import { systemClock, type Clock } from '../../platform/clock.ts';
 import { AppError } from '../../platform/errors.ts';
 import {
   IDEMPOTENCY_METADATA_KEY,
+  type ChargeOffSessionInput,
   type ChargeResult,
   type Customer,
   type PaymentEvent,
@@ -185,26 +186,44 @@ function clientOptions(options: StripeGatewayOptions): Stripe.StripeConfig {
   };
 }
 
+/** The SDK's client, made on first use (see loadStripe). */
+type Client = () => Stripe;
+
+/** Runs one SDK call; whatever it throws comes out as `AppError` (see toAppError). */
+async function call<T>(action: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    throw toAppError(error, action);
+  }
+}
+
 /** The payment gateway over the official Stripe SDK, against Stripe or the built-in sandbox. */
 export function createStripeGateway(options: StripeGatewayOptions): PaymentGateway {
   let client: Stripe | undefined;
-  const sdk = (): Stripe => {
+  const sdk: Client = () => {
     if (client === undefined) {
       const Sdk = loadStripe();
       client = new Sdk(options.secretKey, clientOptions(options));
     }
     return client;
   };
-  const clock = options.clock ?? systemClock;
+  return {
+    ...customerCalls(sdk),
+    ...paymentIntentCalls(sdk),
+    ...paymentMethodCalls(sdk),
+    ...refundCalls(sdk),
+    constructWebhookEvent: createWebhookVerifier({
+      webhookSecret: options.webhookSecret,
+      clock: options.clock ?? systemClock,
+      toleranceSeconds: options.webhookToleranceSeconds,
+    }),
+  };
+}
 
-  async function call<T>(action: string, work: () => Promise<T>): Promise<T> {
-    try {
-      return await work();
-    } catch (error) {
-      throw toAppError(error, action);
-    }
-  }
-
+function customerCalls(
+  sdk: Client,
+): Pick<PaymentGateway, 'createCustomer' | 'retrieveCustomer' | 'setDefaultPaymentMethod'> {
   return {
     createCustomer: (input) =>
       call('create customer', async () =>
@@ -223,6 +242,24 @@ export function createStripeGateway(options: StripeGatewayOptions): PaymentGatew
     retrieveCustomer: (customerId) =>
       call('retrieve customer', async () => toCustomer(await sdk().customers.retrieve(customerId))),
 
+    setDefaultPaymentMethod: (customerId, paymentMethodId) =>
+      call('set default payment method', async () => {
+        // NOTE: no key of ours: setting a value is idempotent, and a derived key would replay an
+        // earlier answer if the customer switched cards and back within 24 hours.
+        await sdk().customers.update(customerId, {
+          invoice_settings: { default_payment_method: paymentMethodId },
+        });
+      }),
+  };
+}
+
+function paymentIntentCalls(
+  sdk: Client,
+): Pick<
+  PaymentGateway,
+  'createPaymentIntent' | 'retrievePaymentIntent' | 'findPaymentIntentByKey' | 'chargeOffSession'
+> {
+  return {
     createPaymentIntent: (input) =>
       call('create payment intent', async () => {
         const pi = await sdk().paymentIntents.create(
@@ -266,79 +303,96 @@ export function createStripeGateway(options: StripeGatewayOptions): PaymentGatew
         return first === undefined ? undefined : toIntent(first);
       }),
 
-    async chargeOffSession(input): Promise<ChargeResult> {
-      let pi: Stripe.PaymentIntent;
-      try {
-        pi = await sdk().paymentIntents.create(
-          {
-            amount: input.amountPence,
-            currency: input.currency.toLowerCase(),
-            customer: input.customerId,
-            payment_method: input.paymentMethodId,
-            allowed_payment_method_types: ['card'],
-            confirm: true,
-            off_session: true,
-            // NOTE: the key in metadata lets `findPaymentIntentByKey` find this intent after an ambiguous failure.
-            metadata: { ...input.metadata, [IDEMPOTENCY_METADATA_KEY]: input.idempotencyKey },
-          },
-          { idempotencyKey: input.idempotencyKey },
-        );
-      } catch (error) {
-        if (error instanceof loadStripe().errors.StripeCardError) {
-          const intent = error.payment_intent;
-          if (error.code === 'authentication_required' && intent !== undefined) {
-            return {
-              outcome: 'authentication_required',
-              intentId: intent.id,
-              clientSecret: intent.client_secret,
-              paymentMethodId: idOf(intent.last_payment_error?.payment_method) ?? input.paymentMethodId,
-              message: error.message,
-            };
-          }
-          // NOTE: typed as always present, but Stripe leaves it out for card errors that are not issuer declines.
-          const raw = error.raw as { decline_code?: unknown } | undefined;
-          const declineCode = typeof raw?.decline_code === 'string' ? raw.decline_code : undefined;
-          return {
-            outcome: 'declined',
-            ...(intent === undefined ? {} : { intentId: intent.id }),
-            code: error.code ?? 'card_declined',
-            declineCode: declineCode ?? error.code ?? 'generic_decline',
-            message: error.message,
-          };
-        }
-        if (error instanceof loadStripe().errors.StripeError && isAmbiguous(error)) {
-          return {
-            outcome: 'unknown',
-            message: `payment processor: charge outcome unknown: ${error.message}`,
-          };
-        }
-        throw toAppError(error, 'charge off session');
-      }
-      switch (pi.status) {
-        case 'succeeded':
-          return { outcome: 'succeeded', intentId: pi.id, chargeId: idOf(pi.latest_charge) };
-        case 'requires_action':
-          return {
-            outcome: 'authentication_required',
-            intentId: pi.id,
-            clientSecret: pi.client_secret,
-            paymentMethodId: idOf(pi.payment_method),
-            message: 'The card issuer requires the customer to authenticate this payment.',
-          };
-        case 'requires_payment_method':
-          return {
-            outcome: 'declined',
-            intentId: pi.id,
-            code: pi.last_payment_error?.code ?? 'card_declined',
-            declineCode: pi.last_payment_error?.decline_code ?? 'generic_decline',
-            message: pi.last_payment_error?.message ?? 'The payment was declined.',
-          };
-        default:
-          // processing, requires_capture, …: not final for a card charge we capture automatically.
-          return { outcome: 'unknown', intentId: pi.id, message: `payment intent ${pi.id} is ${pi.status}` };
-      }
-    },
+    chargeOffSession: (input) => chargeOffSession(sdk, input),
+  };
+}
 
+/** See `PaymentGateway.chargeOffSession`: card outcomes and ambiguous failures are values. */
+async function chargeOffSession(sdk: Client, input: ChargeOffSessionInput): Promise<ChargeResult> {
+  let pi: Stripe.PaymentIntent;
+  try {
+    pi = await sdk().paymentIntents.create(
+      {
+        amount: input.amountPence,
+        currency: input.currency.toLowerCase(),
+        customer: input.customerId,
+        payment_method: input.paymentMethodId,
+        allowed_payment_method_types: ['card'],
+        confirm: true,
+        off_session: true,
+        // NOTE: the key in metadata lets `findPaymentIntentByKey` find this intent after an ambiguous failure.
+        metadata: { ...input.metadata, [IDEMPOTENCY_METADATA_KEY]: input.idempotencyKey },
+      },
+      { idempotencyKey: input.idempotencyKey },
+    );
+  } catch (error) {
+    if (error instanceof loadStripe().errors.StripeCardError) return cardErrorResult(error, input);
+    if (error instanceof loadStripe().errors.StripeError && isAmbiguous(error)) {
+      return {
+        outcome: 'unknown',
+        message: `payment processor: charge outcome unknown: ${error.message}`,
+      };
+    }
+    throw toAppError(error, 'charge off session');
+  }
+  return chargeResultOf(pi);
+}
+
+/** A card error (402): the issuer declined, or wants the customer to authenticate. */
+function cardErrorResult(error: Stripe.errors.StripeCardError, input: ChargeOffSessionInput): ChargeResult {
+  const intent = error.payment_intent;
+  if (error.code === 'authentication_required' && intent !== undefined) {
+    return {
+      outcome: 'authentication_required',
+      intentId: intent.id,
+      clientSecret: intent.client_secret,
+      paymentMethodId: idOf(intent.last_payment_error?.payment_method) ?? input.paymentMethodId,
+      message: error.message,
+    };
+  }
+  // NOTE: typed as always present, but Stripe leaves it out for card errors that are not issuer declines.
+  const raw = error.raw as { decline_code?: unknown } | undefined;
+  const declineCode = typeof raw?.decline_code === 'string' ? raw.decline_code : undefined;
+  return {
+    outcome: 'declined',
+    ...(intent === undefined ? {} : { intentId: intent.id }),
+    code: error.code ?? 'card_declined',
+    declineCode: declineCode ?? error.code ?? 'generic_decline',
+    message: error.message,
+  };
+}
+
+/** The outcome of an off-session intent that was created and confirmed without a card error. */
+function chargeResultOf(pi: Stripe.PaymentIntent): ChargeResult {
+  switch (pi.status) {
+    case 'succeeded':
+      return { outcome: 'succeeded', intentId: pi.id, chargeId: idOf(pi.latest_charge) };
+    case 'requires_action':
+      return {
+        outcome: 'authentication_required',
+        intentId: pi.id,
+        clientSecret: pi.client_secret,
+        paymentMethodId: idOf(pi.payment_method),
+        message: 'The card issuer requires the customer to authenticate this payment.',
+      };
+    case 'requires_payment_method':
+      return {
+        outcome: 'declined',
+        intentId: pi.id,
+        code: pi.last_payment_error?.code ?? 'card_declined',
+        declineCode: pi.last_payment_error?.decline_code ?? 'generic_decline',
+        message: pi.last_payment_error?.message ?? 'The payment was declined.',
+      };
+    default:
+      // processing, requires_capture, …: not final for a card charge we capture automatically.
+      return { outcome: 'unknown', intentId: pi.id, message: `payment intent ${pi.id} is ${pi.status}` };
+  }
+}
+
+function paymentMethodCalls(
+  sdk: Client,
+): Pick<PaymentGateway, 'attachPaymentMethod' | 'retrievePaymentMethod'> {
+  return {
     attachPaymentMethod: (input) =>
       call('attach payment method', async () =>
         toPaymentMethod(
@@ -350,20 +404,15 @@ export function createStripeGateway(options: StripeGatewayOptions): PaymentGatew
         ),
       ),
 
-    setDefaultPaymentMethod: (customerId, paymentMethodId) =>
-      call('set default payment method', async () => {
-        // NOTE: no key of ours: setting a value is idempotent, and a derived key would replay an
-        // earlier answer if the customer switched cards and back within 24 hours.
-        await sdk().customers.update(customerId, {
-          invoice_settings: { default_payment_method: paymentMethodId },
-        });
-      }),
-
     retrievePaymentMethod: (paymentMethodId) =>
       call('retrieve payment method', async () =>
         toPaymentMethod(await sdk().paymentMethods.retrieve(paymentMethodId)),
       ),
+  };
+}
 
+function refundCalls(sdk: Client): Pick<PaymentGateway, 'refund'> {
+  return {
     refund: (input) =>
       call('refund', async () => {
         const refund = await sdk().refunds.create(
@@ -380,12 +429,6 @@ export function createStripeGateway(options: StripeGatewayOptions): PaymentGatew
           amountPence: refund.amount,
         };
       }),
-
-    constructWebhookEvent: createWebhookVerifier({
-      webhookSecret: options.webhookSecret,
-      clock,
-      toleranceSeconds: options.webhookToleranceSeconds,
-    }),
   };
 }
 

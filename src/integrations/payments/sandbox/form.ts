@@ -8,6 +8,12 @@ export interface FormObject {
   [key: string]: FormValue;
 }
 
+/** A form body as the sandbox's parser hands it over: the text as sent (for idempotency) and its parameters. */
+export interface FormBody {
+  readonly raw: string;
+  readonly params: FormObject;
+}
+
 /** A request the sandbox cannot read: answered as Stripe's 400 invalid_request_error. */
 export class FormError extends Error {
   readonly param: string | undefined;

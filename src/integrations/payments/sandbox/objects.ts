@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { SandboxObject } from './store.ts';
 
+/** The API version the sandbox speaks: the one `stripe` 23.1.0 pins. */
+export const SANDBOX_API_VERSION = '2026-10-28.endive';
+
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
 /** Random base62 text, as in Stripe's ids (`pi_3Q…`). */

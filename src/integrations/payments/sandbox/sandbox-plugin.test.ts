@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import Fastify, { type FastifyInstance } from 'fastify';
 import Stripe from 'stripe';
-import { parseSearchQuery } from './engine.ts';
+import { parseSearchQuery } from './payment-intent-search.ts';
 import { FormError, parseForm } from './form.ts';
 import { stripeSandboxPlugin } from './sandbox-plugin.ts';
 import { createMemorySandboxStore, jsonContains } from './store.ts';
