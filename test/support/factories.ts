@@ -36,6 +36,8 @@ export interface MadePolicy<Body = PolicyResponse> {
   readonly reference: string;
   readonly userReference: string;
   readonly versionReference: string;
+  /** The proposer's email address (the policyholder's account). */
+  readonly email: string;
   /** The body that was sent (the example policy with the overrides). */
   readonly input: PolicyInput;
   /** The 201 answer. */
@@ -43,7 +45,6 @@ export interface MadePolicy<Body = PolicyResponse> {
 }
 
 export interface MadePolicyholder<Body = PolicyResponse> extends MadePolicy<Body> {
-  readonly email: string;
   readonly username: string;
   readonly temporaryPassword: string;
 }
@@ -78,6 +79,7 @@ const madeFrom = <Body>(input: PolicyInput, body: Body & References): MadePolicy
   reference: body.policy_reference,
   userReference: body.user_reference,
   versionReference: body.policy_version_reference,
+  email: input.proposer.email,
   input,
   body,
 });
@@ -119,6 +121,15 @@ export const make = {
     return postPolicy<Body>(app, tenant, examplePolicyInput(withUniqueEmail(overrides)));
   },
 
+  /** A new policy from a whole body built elsewhere (sent as it is, its email included). */
+  policyFrom<Body = PolicyResponse>(
+    app: FastifyInstance,
+    tenant: Tenant,
+    input: PolicyInput,
+  ): Promise<MadePolicy<Body>> {
+    return postPolicy<Body>(app, tenant, input);
+  },
+
   /** As `policy`, on a term that covers `now` (from 30 days before, for a year): for the system clock. */
   livePolicy<Body = PolicyResponse>(
     app: FastifyInstance,
@@ -143,12 +154,12 @@ export const make = {
       options.live === true
         ? await make.livePolicy<Body>(t.app, tenant, overrides)
         : await make.policy<Body>(t.app, tenant, overrides);
-    const email = policy.input.proposer.email;
+    const { email } = policy;
     const [welcome] = await t.container.services.notifications.emailsTo(email);
     const username = emailLine(welcome?.text ?? '', 'Username');
     const temporaryPassword = emailLine(welcome?.text ?? '', 'Temporary password');
     assert.ok(username !== undefined && temporaryPassword !== undefined, `a welcome email to ${email}`);
-    return { ...policy, email, username, temporaryPassword };
+    return { ...policy, username, temporaryPassword };
   },
 
   /**

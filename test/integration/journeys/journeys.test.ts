@@ -10,7 +10,8 @@ import { encodePolyline, decodePolyline, routeDistanceMetres } from '../../../sr
 import { installProblemHandling } from '../../../src/platform/http/problem.ts';
 import { createCompany, createTestApp, type TestApp } from '../../support/app.ts';
 import { onPostgres } from '../../support/database.ts';
-import { examplePolicyInput, type PolicyOverrides } from '../../support/policy-arbitraries.ts';
+import { make, type MadePolicy } from '../../support/factories.ts';
+import { examplePolicyInput } from '../../support/policy-arbitraries.ts';
 
 type Company = Awaited<ReturnType<typeof createCompany>>;
 interface JourneyBody {
@@ -71,27 +72,6 @@ after(async () => {
   await t.close();
 });
 
-let policyCounter = 0;
-/** A policy through POST /policys (no payment block: these tests are about usage). */
-async function createPolicy(company: Company, overrides: PolicyOverrides = {}) {
-  const response = await t.app.inject({
-    method: 'POST',
-    url: '/policys',
-    headers: company.sandbox,
-    payload: examplePolicyInput({
-      proposer: { email: `journeys${++policyCounter}.${Date.now()}@example.com` },
-      payment: undefined,
-      ...overrides,
-    }),
-  });
-  assert.equal(response.statusCode, 201, response.body);
-  return response.json<{
-    policy_reference: string;
-    policy_version_reference: string;
-    user_reference: string;
-  }>();
-}
-
 /** A straight route of `count` points from one place to another, as a tracker would sample it. */
 function routeBetween(from: [number, number], to: [number, number], count = 20, precision: 5 | 6 = 5) {
   const points: number[] = [];
@@ -132,7 +112,7 @@ async function eventsOfType(type: string) {
 
 describe('POST /journeys', () => {
   test('201 with every field derived: distance on the ellipsoid, premium, places, version in force', async () => {
-    const policy = await createPolicy(acme);
+    const { body: policy } = await make.policy(t.app, acme);
     const body = journey(policy.policy_reference, { provider_reference: 'trip-1' });
     const r = await postJourney(acme.sandbox, body);
     assert.equal(r.statusCode, 201, r.body);
@@ -196,7 +176,7 @@ describe('POST /journeys', () => {
   });
 
   test('Glasgow: G postcodes and Glasgow’s names; precision 6 is read as such', async () => {
-    const policy = await createPolicy(acme);
+    const { body: policy } = await make.policy(t.app, acme);
     const r = await postJourney(
       acme.sandbox,
       journey(policy.policy_reference, {
@@ -216,7 +196,7 @@ describe('POST /journeys', () => {
   });
 
   test('a journey abroad or at sea has null places', async () => {
-    const policy = await createPolicy(acme);
+    const { body: policy } = await make.policy(t.app, acme);
     const r = await postJourney(
       acme.sandbox,
       journey(policy.policy_reference, { route: routeBetween([48.8566, 2.3522], [48.86, 2.34]) }),
@@ -227,7 +207,7 @@ describe('POST /journeys', () => {
   });
 
   test('each invalid route or time → 422 naming the field', async () => {
-    const policy = await createPolicy(acme);
+    const { body: policy } = await make.policy(t.app, acme);
     const now = unix(NOW);
     const cases: Array<[string, Record<string, unknown>, string, RegExp]> = [
       ['undecodable', { route: '_p~iF~ps|U _ulL' }, '/body/route', /not part of an encoded polyline/],
@@ -270,7 +250,7 @@ describe('POST /journeys', () => {
   });
 
   test('more than 100,000 points → 422; the skew allowance takes a journey ending 5 minutes ahead', async () => {
-    const policy = await createPolicy(acme);
+    const { body: policy } = await make.policy(t.app, acme);
     const points: number[] = [];
     for (let k = 0; k <= 100_000; k++) points.push(51.5 + (k % 2) * 1e-5, -0.1);
     const tooMany = await postJourney(
@@ -289,7 +269,7 @@ describe('POST /journeys', () => {
   });
 
   test('outside the policy’s cover → 422 JOURNEY_OUTSIDE_COVER', async () => {
-    const policy = await createPolicy(acme);
+    const { body: policy } = await make.policy(t.app, acme);
     const before = await postJourney(
       acme.sandbox,
       journey(policy.policy_reference, {
@@ -301,20 +281,22 @@ describe('POST /journeys', () => {
     assert.equal(before.json<Problem>().code, 'JOURNEY_OUTSIDE_COVER');
 
     // A policy whose term starts next month: nothing is on cover yet.
-    const pending = await createPolicy(acme, {
-      policy: {
-        start_date: unix('2025-10-01T00:00:00Z'),
-        end_date: unix('2026-10-01T00:00:00Z'),
-        inception_date: unix('2025-10-01T00:00:00Z'),
-      },
-    });
+    const pending = (
+      await make.policy(t.app, acme, {
+        policy: {
+          start_date: unix('2025-10-01T00:00:00Z'),
+          end_date: unix('2026-10-01T00:00:00Z'),
+          inception_date: unix('2025-10-01T00:00:00Z'),
+        },
+      })
+    ).body;
     const early = await postJourney(acme.sandbox, journey(pending.policy_reference));
     assert.equal(early.statusCode, 422);
     assert.equal(early.json<Problem>().code, 'JOURNEY_OUTSIDE_COVER');
   });
 
   test('unknown policy → 404; another tenant’s or environment’s policy → 404', async () => {
-    const policy = await createPolicy(acme);
+    const { body: policy } = await make.policy(t.app, acme);
     const unknown = await postJourney(acme.sandbox, journey('no-such-policy'));
     assert.equal(unknown.statusCode, 404);
     const elsewhere = await postJourney(other.sandbox, journey(policy.policy_reference));
@@ -326,7 +308,7 @@ describe('POST /journeys', () => {
   });
 
   test('overlapping another journey of the policy → 409 JOURNEY_OVERLAP; touching is fine; void ones do not count', async () => {
-    const policy = await createPolicy(acme);
+    const { body: policy } = await make.policy(t.app, acme);
     const first = await postJourney(acme.sandbox, journey(policy.policy_reference));
     assert.equal(first.statusCode, 201);
     const firstRef = first.json<JourneyBody>().journey_reference;
@@ -376,7 +358,7 @@ describe('POST /journeys', () => {
     assert.equal(earlier.statusCode, 201);
 
     // Another policy's journeys never overlap this one's.
-    const second = await createPolicy(acme);
+    const { body: second } = await make.policy(t.app, acme);
     assert.equal((await postJourney(acme.sandbox, journey(second.policy_reference))).statusCode, 201);
 
     const voided = await t.app.inject({
@@ -399,7 +381,7 @@ describe('POST /journeys', () => {
   test('a journey reaching into a long earlier one is caught past the void journeys inside it', async () => {
     // store_journey (migration 0016) looks at the latest non-void journey starting before the new one;
     // a void journey starting later than that one must not hide it.
-    const policy = await createPolicy(acme);
+    const { body: policy } = await make.policy(t.app, acme);
     const post = (start: string, end: string) =>
       postJourney(
         acme.sandbox,
@@ -424,7 +406,7 @@ describe('POST /journeys', () => {
   });
 
   test('the same provider_reference again returns the stored journey (200); other policies are separate', async () => {
-    const policy = await createPolicy(acme);
+    const { body: policy } = await make.policy(t.app, acme);
     const body = journey(policy.policy_reference, { provider_reference: 'device-42/trip-7' });
     const first = await postJourney(acme.sandbox, body);
     assert.equal(first.statusCode, 201);
@@ -440,7 +422,7 @@ describe('POST /journeys', () => {
     assert.equal(changed.statusCode, 200);
     assert.equal(changed.json<JourneyBody>().journey_reference, first.json<JourneyBody>().journey_reference);
 
-    const second = await createPolicy(acme);
+    const { body: second } = await make.policy(t.app, acme);
     const elsewhere = await postJourney(acme.sandbox, { ...body, policy_reference: second.policy_reference });
     assert.equal(elsewhere.statusCode, 201);
     assert.notEqual(
@@ -456,7 +438,7 @@ describe('POST /journeys', () => {
   });
 
   test(`50 concurrent identical submissions store exactly one journey${onPostgres ? ' (PostgreSQL)' : ''}`, async () => {
-    const policy = await createPolicy(acme);
+    const { body: policy } = await make.policy(t.app, acme);
     const body = journey(policy.policy_reference, { provider_reference: 'burst' });
     const responses = await Promise.all(Array.from({ length: 50 }, () => postJourney(acme.sandbox, body)));
     const statuses = responses.map((r) => r.statusCode);
@@ -476,7 +458,7 @@ describe('POST /journeys', () => {
   });
 
   test('50 concurrent different journeys on one policy: all stored, none overlapping', async () => {
-    const policy = await createPolicy(acme);
+    const { body: policy } = await make.policy(t.app, acme);
     const base = unix('2025-09-01T00:00:00Z');
     // Pairs of journeys that overlap each other: exactly one of each pair can be stored.
     const bodies = Array.from({ length: 50 }, (_, k) =>
@@ -508,25 +490,17 @@ describe('POST /journeys', () => {
 
 describe('rating against policy versions', () => {
   test('an adjustment mid-period changes the rate from its effective time; a late upload keeps the old rate', async () => {
-    const policy = await createPolicy(acme);
+    const { body: policy } = await make.policy(t.app, acme);
     const effective = unix('2025-09-01T00:00:00Z');
-    const adjustment = await t.app.inject({
-      method: 'POST',
-      url: '/policys',
-      headers: acme.sandbox,
-      payload: {
-        ...examplePolicyInput({
-          policy: { policy_reference: policy.policy_reference },
-          pricing: { usage_rate: 0.06 },
-          payment: undefined,
-        }),
-        effective_date: effective,
-      },
-    });
-    assert.equal(adjustment.statusCode, 200, adjustment.body);
-    const versions = adjustment.json<{
-      versions: Array<{ version_type: string; policy_version_reference: string }>;
-    }>().versions;
+    // From the example as it stands (its proposer too), not the policy's own input.
+    const { versions } = (
+      await make.adjustment(
+        t.app,
+        acme,
+        { reference: policy.policy_reference, input: examplePolicyInput() },
+        { pricing: { usage_rate: 0.06 }, effective_date: effective },
+      )
+    ).body;
     const mta = versions.find((v) => v.version_type === 'mta');
     assert.ok(mta);
 
@@ -563,7 +537,7 @@ describe('rating against policy versions', () => {
   });
 
   test('a policy priced per kilometre rates in kilometres', async () => {
-    const policy = await createPolicy(acme, { pricing: { usage_rate: 0.03, usage_unit: 'km' } });
+    const policy = (await make.policy(t.app, acme, { pricing: { usage_rate: 0.03, usage_unit: 'km' } })).body;
     const r = await postJourney(
       acme.sandbox,
       journey(policy.policy_reference, { route: routeBetween(GLASGOW_CENTRAL, [55.95, -3.19], 200) }),
@@ -577,7 +551,7 @@ describe('rating against policy versions', () => {
   });
 
   test('cancelled: journeys from the cancellation → 409 POLICY_NOT_ACTIVE; earlier ones are still taken', async () => {
-    const policy = await createPolicy(acme);
+    const { body: policy } = await make.policy(t.app, acme);
     await t.container.services.policies.cancel(acmeTenant, policy.policy_reference, {
       effective_date: unix('2025-09-05T00:00:00Z'),
       reason: 'sold the car',
@@ -606,14 +580,16 @@ describe('rating against policy versions', () => {
   test('lapsed: journeys from the end of the term → 409; a journey stored before still answers 200', async () => {
     // Bought and driven before its term ended; the test's present is after the end.
     clock.set('2025-08-31T12:00:00Z');
-    const policy = await createPolicy(acme, {
-      policy: {
-        auto_renew: false,
-        start_date: unix('2024-09-01T00:00:00Z'),
-        end_date: unix('2025-09-01T00:00:00Z'),
-        inception_date: unix('2024-09-01T00:00:00Z'),
-      },
-    });
+    const policy = (
+      await make.policy(t.app, acme, {
+        policy: {
+          auto_renew: false,
+          start_date: unix('2024-09-01T00:00:00Z'),
+          end_date: unix('2025-09-01T00:00:00Z'),
+          inception_date: unix('2024-09-01T00:00:00Z'),
+        },
+      })
+    ).body;
     const stored = await postJourney(
       acme.sandbox,
       journey(policy.policy_reference, {
@@ -653,11 +629,11 @@ describe('rating against policy versions', () => {
 });
 
 describe('GET /journeys and GET /journeys/:journey_reference', () => {
-  let policy: Awaited<ReturnType<typeof createPolicy>>;
+  let policy: MadePolicy['body'];
   const refs: string[] = [];
 
   before(async () => {
-    policy = await createPolicy(acme);
+    policy = (await make.policy(t.app, acme)).body;
     for (let day = 1; day <= 5; day++) {
       const start = unix(`2025-09-0${day}T08:00:00Z`);
       const r = await postJourney(
@@ -744,7 +720,7 @@ describe('GET /journeys and GET /journeys/:journey_reference', () => {
 
 describe('POST /journeys/:journey_reference/void', () => {
   test('marks it void with an audit record and an event; again changes nothing', async () => {
-    const policy = await createPolicy(acme);
+    const { body: policy } = await make.policy(t.app, acme);
     const created = (await postJourney(acme.sandbox, journey(policy.policy_reference))).json<JourneyBody>();
     clock.advance(60_000);
     const r = await t.app.inject({
@@ -794,7 +770,7 @@ describe('POST /journeys/:journey_reference/void', () => {
   });
 
   test('a journey already billed records that a credit is owed', async () => {
-    const policy = await createPolicy(acme);
+    const { body: policy } = await make.policy(t.app, acme);
     const created = (await postJourney(acme.sandbox, journey(policy.policy_reference))).json<JourneyBody>();
     const statement = await t.app.inject({
       method: 'POST',
@@ -833,7 +809,7 @@ describe('POST /journeys/:journey_reference/void', () => {
   });
 
   test('validation 422; another tenant 404; unknown 404', async () => {
-    const policy = await createPolicy(acme);
+    const { body: policy } = await make.policy(t.app, acme);
     const created = (await postJourney(acme.sandbox, journey(policy.policy_reference))).json<JourneyBody>();
     const url = `/journeys/${created.journey_reference}/void`;
     for (const payload of [{}, { reason: '' }, { reason: 'x', extra: true }]) {
@@ -865,7 +841,7 @@ describe('POST /journeys/:journey_reference/void', () => {
 
 describe('POST /journeys/batch', () => {
   test('a result per item: stored, already stored, invalid, overlapping, unknown policy', async () => {
-    const policy = await createPolicy(acme);
+    const { body: policy } = await make.policy(t.app, acme);
     const day = (hour: number, minutes = 20) => ({
       start_time: unix(`2025-09-12T${String(hour).padStart(2, '0')}:00:00Z`),
       end_time: unix(`2025-09-12T${String(hour).padStart(2, '0')}:${String(minutes).padStart(2, '0')}:00Z`),
@@ -933,7 +909,7 @@ describe('POST /journeys/batch', () => {
   });
 
   test('validation: empty, more than 1,000, not a list → 422; another tenant’s policy → 404 per item', async () => {
-    const policy = await createPolicy(acme);
+    const { body: policy } = await make.policy(t.app, acme);
     for (const payload of [
       { journeys: [] },
       { journeys: Array.from({ length: 1001 }, () => ({})) },
@@ -970,8 +946,8 @@ describe('policyholder reads', () => {
   // tested is the journeys side: the service's policyholder scoping and the routes' hook point.
   let mini: FastifyInstance;
   const tokens = new Map<string, { tenant: Tenant; userId: string }>();
-  let mine: Awaited<ReturnType<typeof createPolicy>>;
-  let theirs: Awaited<ReturnType<typeof createPolicy>>;
+  let mine: MadePolicy['body'];
+  let theirs: MadePolicy['body'];
   let myJourney: string;
   let theirJourney: string;
 
@@ -985,8 +961,8 @@ describe('policyholder reads', () => {
     ).user_id;
 
   before(async () => {
-    mine = await createPolicy(acme);
-    theirs = await createPolicy(acme);
+    mine = (await make.policy(t.app, acme)).body;
+    theirs = (await make.policy(t.app, acme)).body;
     myJourney = (await postJourney(acme.sandbox, journey(mine.policy_reference))).json<JourneyBody>()
       .journey_reference;
     theirJourney = (await postJourney(acme.sandbox, journey(theirs.policy_reference))).json<JourneyBody>()

@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
 import { createCompany, createTestApp, type TestApp } from '../../support/app.ts';
 import { shiftedClock } from '../../../src/platform/clock.ts';
+import { make } from '../../support/factories.ts';
 import { examplePolicyInput } from '../../support/policy-arbitraries.ts';
 
 type Company = Awaited<ReturnType<typeof createCompany>>;
@@ -103,14 +104,7 @@ async function waitForPayment(reference: string, predicate: (p: Payment[]) => bo
 describe('a renewal with a payment block', () => {
   test('the renewal premium is checked with the processor and recorded against the rn version, written at once', async () => {
     const bound = await payAndBind('pm_card_visa', 95.5, { policy: { auto_renew: true } });
-    const created = await t.app.inject({
-      method: 'POST',
-      url: '/policys',
-      headers: acme.sandbox,
-      payload: bound.input,
-    });
-    assert.equal(created.statusCode, 201, created.body);
-    const reference = created.json<PolicyBody>().policy_reference;
+    const { reference } = await make.policyFrom(t.app, acme, bound.input);
     const { pi, customer, confirmed } = await payAndBind('pm_card_visa', 120);
     const payment = {
       provider_payment_reference: pi,
@@ -238,9 +232,7 @@ describe('POST /payments', () => {
 
   test('another company or environment cannot see a policy’s cards (404); no credentials → 401', async () => {
     const { input } = await payAndBind();
-    const policy = (
-      await t.app.inject({ method: 'POST', url: '/policys', headers: acme.sandbox, payload: input })
-    ).json<PolicyBody>();
+    const { body: policy } = await make.policyFrom<PolicyBody>(t.app, acme, input);
     assert.equal(
       (
         await payments(other.sandbox, {
@@ -277,9 +269,7 @@ describe('POST /payments', () => {
 
   test('ADD_NEW_PAYMENT_METHOD makes the new card the default; refund: true still names the card that paid', async () => {
     const { input } = await payAndBind();
-    const policy = (
-      await t.app.inject({ method: 'POST', url: '/policys', headers: acme.sandbox, payload: input })
-    ).json<PolicyBody>();
+    const { body: policy } = await make.policyFrom<PolicyBody>(t.app, acme, input);
     const added = await payments(acme.sandbox, {
       type: 'ADD_NEW_PAYMENT_METHOD',
       policy_reference: policy.policy_reference,
@@ -304,24 +294,14 @@ describe('POST /payments', () => {
 describe('adjustments, cancellations and statement charges', () => {
   test('an adjustment charges the prorated difference plus the MTA fee; a cancellation refunds to the original card', async () => {
     const { input } = await payAndBind('pm_card_visa', 100);
-    const policy = (
-      await t.app.inject({ method: 'POST', url: '/policys', headers: acme.sandbox, payload: input })
-    ).json<PolicyBody>();
+    const { body: policy } = await make.policyFrom<PolicyBody>(t.app, acme, input);
     // Effective at the start of the term: the whole difference (20) plus the mta_fee.
-    const adjustment = {
-      ...input,
-      policy: { ...input.policy, policy_reference: policy.policy_reference },
-      pricing: { ...input.pricing, upfront_premium: 120 },
-      effective_date: input.policy.start_date,
-    };
-    delete (adjustment as { payment?: unknown }).payment;
-    const adjusted = await t.app.inject({
-      method: 'POST',
-      url: '/policys',
-      headers: acme.sandbox,
-      payload: adjustment,
-    });
-    assert.equal(adjusted.statusCode, 200, adjusted.body);
+    await make.adjustment(
+      t.app,
+      acme,
+      { reference: policy.policy_reference, input },
+      { pricing: { upfront_premium: 120 }, effective_date: input.policy.start_date, payment: undefined },
+    );
     // Read now, so that a view with the charge still pending is cached before the charge settles.
     const pending = (
       await t.app.inject({ url: `/policys/${policy.policy_reference}`, headers: acme.sandbox })
@@ -360,9 +340,7 @@ describe('adjustments, cancellations and statement charges', () => {
 
   test('a declined statement charge is recorded for dunning; RETRY_PAYMENT retries; a new card collects it; a paid version → 409', async () => {
     const { input } = await payAndBind();
-    const policy = (
-      await t.app.inject({ method: 'POST', url: '/policys', headers: acme.sandbox, payload: input })
-    ).json<PolicyBody>();
+    const { body: policy } = await make.policyFrom<PolicyBody>(t.app, acme, input);
     await payments(acme.sandbox, {
       type: 'ADD_NEW_PAYMENT_METHOD',
       policy_reference: policy.policy_reference,
@@ -451,9 +429,7 @@ describe('Stripe webhooks', () => {
 describe('one payment, one event', () => {
   test('twenty concurrent RETRY_PAYMENT of one declined payment: one charge at the processor, one payment.succeeded', async () => {
     const { input } = await payAndBind();
-    const policy = (
-      await t.app.inject({ method: 'POST', url: '/policys', headers: acme.sandbox, payload: input })
-    ).json<PolicyBody>();
+    const { body: policy } = await make.policyFrom<PolicyBody>(t.app, acme, input);
     await payments(acme.sandbox, {
       type: 'ADD_NEW_PAYMENT_METHOD',
       policy_reference: policy.policy_reference,
@@ -533,9 +509,7 @@ describe('charges below the processor minimum', () => {
       policy: { billing_day_date: 1 },
       pricing: { subscription_premium: 0.21, subscription_installments: 12 },
     });
-    const policy = (
-      await t.app.inject({ method: 'POST', url: '/policys', headers: acme.sandbox, payload: input })
-    ).json<PolicyBody>();
+    const { body: policy } = await make.policyFrom<PolicyBody>(t.app, acme, input);
     assert.ok(policy.policy_reference);
     interface Statement {
       billed_premium: number;
@@ -576,18 +550,7 @@ describe('charges below the processor minimum', () => {
 
 describe('a card for a policy created without one', () => {
   test('ADD_NEW_PAYMENT_METHOD makes the customer, answers with its type, and the next statement is charged', async () => {
-    const input = examplePolicyInput({
-      proposer: { email: `nocard.${Math.random().toString(36).slice(2)}@example.com` },
-    });
-    delete input.payment;
-    const created = await t.app.inject({
-      method: 'POST',
-      url: '/policys',
-      headers: acme.sandbox,
-      payload: input,
-    });
-    assert.equal(created.statusCode, 201, created.body);
-    const reference = created.json<PolicyBody>().policy_reference;
+    const { reference } = await make.policy(t.app, acme);
     const added = await payments(acme.sandbox, {
       type: 'ADD_NEW_PAYMENT_METHOD',
       policy_reference: reference,

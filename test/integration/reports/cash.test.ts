@@ -6,7 +6,8 @@ import { fixedClock } from '../../../src/platform/clock.ts';
 import { toPence } from '../../../src/platform/money.ts';
 import { asTenant } from '../../../src/modules/companies/index.ts';
 import { openCashReport } from '../../../src/modules/reports/cash-report.ts';
-import { createCardPaidPolicy, createCompany, createTestApp, type TestApp } from '../../support/app.ts';
+import { createCompany, createTestApp, type TestApp } from '../../support/app.ts';
+import { make } from '../../support/factories.ts';
 import { examplePolicyInput } from '../../support/policy-arbitraries.ts';
 import { signInStaff } from '../staff/staff-support.ts';
 
@@ -125,30 +126,8 @@ async function waitFor(reference: string, done: (list: ApiPayment[]) => boolean)
   throw new Error(`payments of ${reference} did not settle: ${JSON.stringify(await paymentsOf(reference))}`);
 }
 
-let n = 0;
-const emails: Record<string, string> = {};
-async function cardPaid(company: Company, upfront: number): Promise<string> {
-  const email = `cash${String(++n)}.${String(Date.now())}@example.com`;
-  const reference = await createCardPaidPolicy(t, company, {
-    proposer: { email },
-    pricing: { upfront_premium: upfront },
-  });
-  emails[reference] = email;
-  return reference;
-}
-
-/** The policy's object as first sent, changed from the start of its term (an MTA or the basis of a cancellation). */
-function changeFromStart(reference: string, upfront: number) {
-  const input = examplePolicyInput({
-    proposer: { email: emails[reference] ?? '' },
-    pricing: { upfront_premium: upfront },
-  });
-  return {
-    ...input,
-    policy: { ...input.policy, policy_reference: reference },
-    effective_date: input.policy.start_date,
-  };
-}
+const cardPaid = (company: Company, upfront: number) =>
+  make.cardPaidPolicy(t, company, { pricing: { upfront_premium: upfront } });
 
 const act = (body: Record<string, unknown>) =>
   t.app.inject({
@@ -205,9 +184,10 @@ before(async () => {
   other = await createCompany(t.app, 'Other');
 
   // 5 June: two policies paid by card, another company's, and an intent never bound (no money moved).
-  policies.p1 = await cardPaid(acme, 95.5);
-  policies.p2 = await cardPaid(acme, 100);
-  otherPolicy = await cardPaid(other, 70);
+  policies.p1 = (await cardPaid(acme, 95.5)).reference;
+  const p2 = await cardPaid(acme, 100);
+  policies.p2 = p2.reference;
+  otherPolicy = (await cardPaid(other, 70)).reference;
   const unbound = await act({ type: 'CREATE_PAYMENT_INTENT', amount: 4200 });
   assert.equal(unbound.statusCode, 200, unbound.body);
   unboundIntent = unbound.json<{ payment_provider_transaction_ref: string }>()
@@ -216,17 +196,16 @@ before(async () => {
   // 10 June: p2 adjusted from the start of its term (+20, and the 20 MTA fee); p3 bought, then
   // cancelled from the start (80 − 50 cancel fee − 25 admin fee = 5 back).
   clock.set('2025-06-10T14:00:00Z');
-  const adjusted = await t.app.inject({
-    method: 'POST',
-    url: '/policys',
-    headers: acme.sandbox,
-    payload: changeFromStart(policies.p2, 120),
+  // The policy as first sent (no payment block), changed from the start of its term.
+  await make.adjustment(t.app, acme, p2, {
+    pricing: { upfront_premium: 120 },
+    payment: undefined,
+    effective_date: p2.input.policy.start_date,
   });
-  assert.equal(adjusted.statusCode, 200, adjusted.body);
   await waitFor(policies.p2, (list) =>
     list.some((p) => p.purpose === 'adjustment' && p.status === 'succeeded'),
   );
-  policies.p3 = await cardPaid(acme, 80);
+  policies.p3 = (await cardPaid(acme, 80)).reference;
   const cancelled = await t.app.inject({
     method: 'DELETE',
     url: `/policys/${policies.p3}`,

@@ -5,9 +5,9 @@ import { fixedClock } from '../../../src/platform/clock.ts';
 import { encodePolyline } from '../../../src/platform/geo/index.ts';
 import { createCompany, createTestApp, type TestApp } from '../../support/app.ts';
 import { createProduct, drive as driveBetween, PLACES, unix } from '../../support/driving.ts';
-import { examplePolicyInput } from '../../support/policy-arbitraries.ts';
+import { make } from '../../support/factories.ts';
 import { startSmtpServer } from '../../support/smtp.ts';
-import { assertProblem, createAuthClient, uniqueEmail } from '../auth/auth-support.ts';
+import { assertProblem, createAuthClient } from '../auth/auth-support.ts';
 
 // Mileage budgets and the usage alerts journeys trigger, through the HTTP API on a real database. The
 // example policy's term runs from 2025-06-01 (London) for a year. Journeys drive between London and
@@ -53,20 +53,6 @@ after(async () => {
   await t.close();
   await smtp.close();
 });
-
-async function policy(company: Company, productReference?: string, email = uniqueEmail('usage')) {
-  const r = await t.app.inject({
-    method: 'POST',
-    url: '/policys',
-    headers: company.sandbox,
-    payload: examplePolicyInput({
-      ...(productReference === undefined ? {} : { policy: { product_reference: productReference } }),
-      proposer: { email },
-    }),
-  });
-  assert.equal(r.statusCode, 201, r.body);
-  return { reference: r.json<{ policy_reference: string }>().policy_reference, email };
-}
 
 let legs = 0;
 /** A two-hour drive between London and Birmingham (alternating), starting at `startIso`. */
@@ -115,7 +101,7 @@ async function budgetEmails(email: string) {
 
 describe('mileage budgets', () => {
   test('PUT sets the budget (200) in miles without a product, GET shows this month against it', async () => {
-    const { reference } = await policy(plain);
+    const { reference } = await make.policy(t.app, plain);
     const none = await t.app.inject({
       method: 'GET',
       url: `/policys/${reference}/mileage-budget`,
@@ -146,14 +132,14 @@ describe('mileage budgets', () => {
   });
 
   test('the unit is the product’s', async () => {
-    const { reference } = await policy(acme, 'ppm-km');
+    const { reference } = await make.policy(t.app, acme, { policy: { product_reference: 'ppm-km' } });
     const put = await setBudget(acme, reference, { distance_per_month: 800 });
     assert.equal(put.statusCode, 200, put.body);
     assert.equal(put.json<Budget>().usage_unit, 'km');
   });
 
   test('bad input is 422 naming the field', async () => {
-    const { reference } = await policy(plain);
+    const { reference } = await make.policy(t.app, plain);
     for (const body of [
       { distance_per_month: 0 },
       { distance_per_month: -5 },
@@ -174,7 +160,7 @@ describe('mileage budgets', () => {
   });
 
   test('another company’s policy, an unknown one, and no credentials', async () => {
-    const { reference } = await policy(plain);
+    const { reference } = await make.policy(t.app, plain);
     assertProblem(await setBudget(acme, reference, { distance_per_month: 100 }), 404, 'NOT_FOUND');
     assertProblem(await setBudget(plain, 'no-such-policy', { distance_per_month: 100 }), 404, 'NOT_FOUND');
     assert.equal((await setBudget(plain, reference, { distance_per_month: 100 })).statusCode, 200);
@@ -222,7 +208,7 @@ describe('mileage budgets', () => {
 
 describe('usage alerts at ingestion', () => {
   test('budget exceeded: one event and one email a month, again the next month', async () => {
-    const { reference, email } = await policy(plain);
+    const { reference, email } = await make.policy(t.app, plain);
     assert.equal((await setBudget(plain, reference, { distance_per_month: 150 })).statusCode, 200);
     await drive(plain, reference, '2025-09-10T08:00:00Z');
     assert.deepEqual(await usageEvents(reference), []);
@@ -257,7 +243,9 @@ describe('usage alerts at ingestion', () => {
   });
 
   test('no budget alert when the product turns them off', async () => {
-    const { reference, email } = await policy(acme, 'ppm-quiet');
+    const { reference, email } = await make.policy(t.app, acme, {
+      policy: { product_reference: 'ppm-quiet' },
+    });
     assert.equal((await setBudget(acme, reference, { distance_per_month: 100 })).statusCode, 200);
     await drive(acme, reference, '2025-09-10T08:00:00Z');
     await drive(acme, reference, '2025-09-10T11:00:00Z');
@@ -273,7 +261,7 @@ describe('usage alerts at ingestion', () => {
   });
 
   test('daily cap reached once a day, by London day of the start; again the next day', async () => {
-    const { reference } = await policy(acme, 'ppm-daily');
+    const { reference } = await make.policy(t.app, acme, { policy: { product_reference: 'ppm-daily' } });
     await drive(acme, reference, '2025-07-01T08:00:00Z');
     const over = await drive(acme, reference, '2025-07-01T11:00:00Z');
     await drive(acme, reference, '2025-07-01T14:00:00Z');
@@ -294,7 +282,7 @@ describe('usage alerts at ingestion', () => {
   });
 
   test('annual cap reached once a policy year, each day counted at most at its daily cap', async () => {
-    const { reference } = await policy(acme, 'ppm-annual');
+    const { reference } = await make.policy(t.app, acme, { policy: { product_reference: 'ppm-annual' } });
     // Day 1: two drives (~202 miles) count 150; day 2: ~101 more, 251 counted (303 uncapped, over 300).
     await drive(acme, reference, '2025-08-01T08:00:00Z');
     await drive(acme, reference, '2025-08-01T11:00:00Z');
@@ -317,7 +305,7 @@ describe('usage alerts at ingestion', () => {
   });
 
   test('a void journey is not counted', async () => {
-    const { reference } = await policy(plain);
+    const { reference } = await make.policy(t.app, plain);
     assert.equal((await setBudget(plain, reference, { distance_per_month: 150 })).statusCode, 200);
     const first = await drive(plain, reference, '2025-08-10T08:00:00Z');
     const voided = await t.app.inject({
@@ -337,7 +325,7 @@ describe('usage alerts at ingestion', () => {
   });
 
   test('a journey batch alerts as single journeys do', async () => {
-    const { reference } = await policy(acme, 'ppm-daily');
+    const { reference } = await make.policy(t.app, acme, { policy: { product_reference: 'ppm-daily' } });
     const leg = (startIso: string, from: readonly number[], to: readonly number[]) => ({
       policy_reference: reference,
       route: encodePolyline([...from, ...to], 5),

@@ -4,6 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import AjvCompiler from '@fastify/ajv-compiler';
 import { EVENT_CATALOGUE } from '../../../src/modules/webhooks/index.ts';
 import { createCompany, createTestApp, type TestApp } from '../../support/app.ts';
+import { make } from '../../support/factories.ts';
 import { livePolicyInput } from '../../support/policy-arbitraries.ts';
 import { startReceiver, verified } from './receiver.ts';
 
@@ -78,13 +79,6 @@ async function register(
   assert.equal(r.statusCode, 201, r.body);
   const endpoint = r.json<Endpoint & { secret: string }>();
   return { ...endpoint, path };
-}
-
-async function createPolicy(company: Company): Promise<string> {
-  const email = `driver${++pathCounter}.${Date.now()}@example.com`;
-  const r = await inject('POST', '/policys', company.sandbox, livePolicyInput({ proposer: { email } }));
-  assert.equal(r.statusCode, 201, r.body);
-  return r.json<{ policy_reference: string }>().policy_reference;
 }
 
 async function deliveriesOf(company: Company, endpoint: Endpoint, query = ''): Promise<Delivery[]> {
@@ -274,7 +268,7 @@ describe('endpoints', () => {
 describe('delivery', () => {
   test('a policy change reaches the endpoint signed as Standard Webhooks, with a stable id and a schema-valid payload', async () => {
     const endpoint = await register(acme, { events: ['policy.created'] });
-    const reference = await createPolicy(acme);
+    const { reference } = await make.livePolicy(t.app, acme);
     const [request] = await receiver.waitFor(endpoint.path);
     const body = verified(endpoint.secret, request!);
     assert.equal(body.type, 'policy.created');
@@ -295,7 +289,7 @@ describe('delivery', () => {
   test('an endpoint filtered to one event type receives only that type', async () => {
     const cancelledOnly = await register(acme, { events: ['policy.cancelled'] });
     const both = await register(acme, { events: ['policy.created', 'policy.cancelled'] });
-    const reference = await createPolicy(acme);
+    const { reference } = await make.livePolicy(t.app, acme);
     // Within the policy's term.
     const effective = livePolicyInput().policy.start_date + 86_400;
     const cancel = await inject('DELETE', `/policys/${reference}`, acme.sandbox, {
@@ -329,7 +323,7 @@ describe('delivery', () => {
       request.path === endpoint.path && earlier.length < 3 ? 500 : 200,
     );
     try {
-      await createPolicy(acme);
+      await make.livePolicy(t.app, acme);
       const attempts = await receiver.waitFor(endpoint.path, 4);
       const bodies = attempts.map((r) => verified(endpoint.secret, r));
       assert.equal(new Set(bodies.map((b) => b.id)).size, 1, 'one event id throughout');
@@ -368,7 +362,7 @@ describe('delivery', () => {
     });
     receiver.setResponder((request) => (request.path === endpoint.path ? held : 200));
     try {
-      await createPolicy(acme);
+      await make.livePolicy(t.app, acme);
       // The policy answered 201 while its event's delivery is still waiting for the receiver.
       await receiver.waitFor(endpoint.path);
       const [pending] = await deliveriesOf(acme, endpoint);
@@ -477,7 +471,7 @@ describe('test events, the delivery log, retry and replay', () => {
 
   test('replay sends the event again with its id to subscribed endpoints, or the one named', async () => {
     const endpoint = await register(acme, { events: ['policy.created'] });
-    await createPolicy(acme);
+    await make.livePolicy(t.app, acme);
     const [original] = await receiver.waitFor(endpoint.path);
     const eventId = verified(endpoint.secret, original!).id;
     const latecomer = await register(acme, { events: ['policy.created'] });
@@ -522,7 +516,7 @@ describe('test events, the delivery log, retry and replay', () => {
     // The worker records an outcome under the endpoint's row lock and then the delivery's, the order a
     // replay or retry takes them in; the other order deadlocked about one run in two (a 500).
     const endpoint = await register(acme, { events: ['policy.created'] });
-    await createPolicy(acme);
+    await make.livePolicy(t.app, acme);
     const [original] = await receiver.waitFor(endpoint.path);
     const eventId = verified(endpoint.secret, original!).id;
     const statuses: number[] = [];
