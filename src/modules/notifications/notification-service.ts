@@ -171,8 +171,12 @@ export function createNotificationService(deps: { db: Executor; clock: Clock; jo
       template: string,
       to: string,
       email: RenderedEmail,
+      /** The account the email is for, so that an erasure finds it (see queueEmails). */
+      userId?: string,
     ): Promise<string | undefined> {
-      const [id] = await queueEmails(trx, [{ scope, template, to, email }]);
+      const [id] = await queueEmails(trx, [
+        { scope, template, to, email, ...(userId === undefined ? {} : { userId }) },
+      ]);
       return id;
     },
 

@@ -261,7 +261,7 @@ async function notifyPolicyholder(
   const row = await trx
     .selectFrom(policyReferences(trx).as('p'))
     .innerJoin(policyholderContacts(trx).as('u'), 'u.id', 'p.user_id')
-    .select(['p.policy_reference', 'u.email', 'u.first_names'])
+    .select(['p.policy_reference', 'u.id', 'u.email', 'u.first_names'])
     .where('p.id', '=', payment.policyId)
     .executeTakeFirst();
   if (row === undefined) return;
@@ -272,6 +272,7 @@ async function notifyPolicyholder(
     template,
     row.email,
     render({ firstNames: row.first_names, policyReference: row.policy_reference }),
+    row.id,
   );
 }
 

@@ -199,6 +199,7 @@ async function create(
       outcome.kind === 'created' ? 'welcome' : 'policy-added',
       outcome.account.email,
       email,
+      outcome.account.id,
     );
     if (ended) {
       const lapse = await lapseBroughtOver(trx, tenant, policy, snapshot, now);
@@ -316,6 +317,7 @@ async function resendWelcome(
         policyReference: policy.policyReference,
         expiresOn: updated?.temporaryPasswordExpiresAt?.toISOString().slice(0, 10) ?? '',
       }),
+      account.id,
     );
   });
   return { sent_to: account.email };

@@ -142,5 +142,6 @@ export async function tellHolder(
     template,
     holder.email,
     email({ firstNames: holder.firstNames }),
+    policy.userId,
   );
 }
