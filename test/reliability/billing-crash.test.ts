@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, test } from 'node:test';
 import { sql } from 'kysely';
 import { BILLING_RUN_QUEUE } from '../../src/modules/statements/index.ts';
-import { londonDate, londonMidnight } from '../../src/modules/statements/statement-period.ts';
+import { londonDate, londonMidnight } from '../../src/modules/statements/rules/statement-period.ts';
 import { mapConcurrent } from '../../src/platform/concurrency.ts';
 import { createCardPaidPolicy, createCompany, createTestApp, type TestApp } from '../support/app.ts';
 import { onPostgres } from '../support/database.ts';

@@ -8,7 +8,7 @@ import {
   installmentsDue,
   isBillingDate,
   nextPeriod,
-} from '../../src/modules/statements/statement-period.ts';
+} from '../../src/modules/statements/rules/statement-period.ts';
 import { fixedClock } from '../../src/platform/clock.ts';
 import { addDays, londonDate, londonMidnight } from '../../src/platform/london-calendar.ts';
 import { createCompany, createTestApp, type TestApp } from '../support/app.ts';

@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, test } from 'node:test';
 import { sql } from 'kysely';
 import { BILLING_RUN_QUEUE } from '../../src/modules/statements/index.ts';
-import { londonDate } from '../../src/modules/statements/statement-period.ts';
+import { londonDate } from '../../src/modules/statements/rules/statement-period.ts';
 import { mapConcurrent } from '../../src/platform/concurrency.ts';
 import type { DatabaseHandle } from '../../src/platform/db/database.ts';
 import { encodePolyline } from '../../src/platform/geo/index.ts';

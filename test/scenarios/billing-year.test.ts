@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { billingDateIn, londonMidnight } from '../../src/modules/statements/statement-period.ts';
+import { billingDateIn, londonMidnight } from '../../src/modules/statements/rules/statement-period.ts';
 import { fixedClock } from '../../src/platform/clock.ts';
 import { createCompany, createTestApp, type TestApp } from '../support/app.ts';
 import { make, type JourneyOptions } from '../support/factories.ts';

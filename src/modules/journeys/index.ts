@@ -8,5 +8,6 @@ export { maintainJourneyPartitions } from './journey-partitions.ts';
 export { createJourneyService, journeyView, type JourneyService } from './journey-service.ts';
 export { journeyRoutes, type PolicyholderAuth } from './journey-routes.ts';
 export { JourneySchema, type Journey } from './journey-schemas.ts';
-export { usagePremiumPence, totalMiles, totalKilometres, METRES_PER_MILE } from './rating.ts';
+export { usagePremiumPence, totalMiles, totalKilometres, METRES_PER_MILE } from './rules/index.ts';
 export { EXAMPLE_JOURNEY_END, EXAMPLE_JOURNEY_START } from './journey-schemas.ts';
+export { listStatementJourneys, sumJourneyMetres, type BilledJourney } from './journey-lookups.ts';

@@ -28,7 +28,7 @@ import {
 import { endNames } from './end-names.ts';
 import { checkJourneyTimes, coverFor, measureRoute } from './journey-rules.ts';
 import type { BatchJourney, Journey, JourneyInput, ListJourneysQuery } from './journey-schemas.ts';
-import { distanceUnitsLabel, totalKilometres, totalMiles, usagePremiumPence } from './rating.ts';
+import { distanceUnitsLabel, totalKilometres, totalMiles, usagePremiumPence } from './rules/index.ts';
 import { newId } from '../../platform/ids.ts';
 import { BoundedCache } from '../../platform/bounded-cache.ts';
 

@@ -39,3 +39,4 @@ export {
   findPolicyReference,
   policyReferences,
 } from './policy-payment-state.ts';
+export { duePoliciesQuery, policyUsageTermsQuery } from './policy-lookups.ts';

@@ -1,12 +1,10 @@
 import { sql, type Generated, type Selectable } from 'kysely';
-import type { Executor } from '../../schema.ts';
-import type { Tenant } from '../companies/index.ts';
-import { billedByStatement, type JourneySource } from '../journeys/index.ts';
-import type { CappedDay } from './rules/usage-rules.ts';
-import type { VoidedJourney } from './usage-billing.ts';
-import type { StatementOdometerTables } from './odometer-billing.ts';
-import type { UsageRuleTables } from './usage-rules-repository.ts';
 import { jsonRows } from '../../platform/db/json-rows.ts';
+import type { Executor } from '../../schema.ts';
+import { forTenant, type Tenant } from '../companies/index.ts';
+import type { StatementOdometerTables } from './odometer-billing.ts';
+import type { CappedDay } from './rules/usage-rules.ts';
+import type { UsageRuleTables } from './usage-rules-repository.ts';
 
 /** Statements, the credit ledger, and the product rules' records (usage-rules-repository). */
 export interface StatementTables extends UsageRuleTables, StatementOdometerTables {
@@ -55,102 +53,6 @@ export interface StatementTables extends UsageRuleTables, StatementOdometerTable
 }
 
 export type StatementRow = Selectable<StatementTables['statements']>;
-
-export interface BilledJourney {
-  readonly id: string;
-  readonly providerReference: string | null;
-  readonly policyReference: string;
-  readonly policyVersionId: string;
-  readonly route: string;
-  readonly startAt: Date;
-  readonly endAt: Date;
-  readonly distanceMetres: number;
-  readonly distanceUnit: string;
-  readonly usageRate: string;
-  readonly usagePremiumPence: number;
-  readonly startLat: number | null;
-  readonly startLng: number | null;
-  readonly endLat: number | null;
-  readonly endLng: number | null;
-  readonly startName: string | null;
-  readonly endName: string | null;
-  readonly startPostcode: string | null;
-  readonly endPostcode: string | null;
-  readonly isVoid: boolean;
-  readonly source: JourneySource;
-}
-
-const journeyColumns = [
-  'id',
-  'provider_reference',
-  'policy_reference',
-  'policy_version_id',
-  'route',
-  'start_at',
-  'end_at',
-  'distance_metres',
-  'distance_unit',
-  'usage_rate',
-  'usage_premium_pence',
-  'start_lat',
-  'start_lng',
-  'end_lat',
-  'end_lng',
-  'start_name',
-  'end_name',
-  'start_postcode',
-  'end_postcode',
-  'is_void',
-  'source',
-] as const;
-
-type JourneyRow = {
-  id: string;
-  provider_reference: string | null;
-  policy_reference: string;
-  policy_version_id: string;
-  route: string;
-  start_at: Date;
-  end_at: Date;
-  distance_metres: number;
-  distance_unit: string;
-  usage_rate: string;
-  usage_premium_pence: number;
-  start_lat: number | null;
-  start_lng: number | null;
-  end_lat: number | null;
-  end_lng: number | null;
-  start_name: string | null;
-  end_name: string | null;
-  start_postcode: string | null;
-  end_postcode: string | null;
-  is_void: boolean;
-  source: JourneySource;
-};
-
-const toJourney = (r: JourneyRow): BilledJourney => ({
-  id: r.id,
-  providerReference: r.provider_reference,
-  policyReference: r.policy_reference,
-  policyVersionId: r.policy_version_id,
-  route: r.route,
-  startAt: r.start_at,
-  endAt: r.end_at,
-  distanceMetres: r.distance_metres,
-  distanceUnit: r.distance_unit,
-  usageRate: r.usage_rate,
-  usagePremiumPence: r.usage_premium_pence,
-  startLat: r.start_lat,
-  startLng: r.start_lng,
-  endLat: r.end_lat,
-  endLng: r.end_lng,
-  startName: r.start_name,
-  endName: r.end_name,
-  startPostcode: r.start_postcode,
-  endPostcode: r.end_postcode,
-  source: r.source,
-  isVoid: r.is_void,
-});
 
 export interface ClaimedTotals {
   readonly journeyCount: number;
@@ -278,39 +180,6 @@ const totalsByStatement = sql`
     0 as busiest_day_metres, min(start_at) as first_start_at
   from claimed group by statement_id`;
 
-/**
- * The journeys of some statements of one policy, by statement, each list by start: those that start in
- * the statements' periods (a range of the (policy_id, start_at) index) and the late uploads they claimed
- * (the partial index on late ones), each given to its statement by `journey_statement` (migration 0014),
- * the rule billing follows. Reads nothing outside those periods however long the policy's history.
- */
-export async function listStatementJourneys(
-  db: Executor,
-  policyId: string,
-  statements: ReadonlyArray<{ id: string; period_start_at: Date; period_end_at: Date }>,
-): Promise<Map<string, BilledJourney[]>> {
-  const byStatement = new Map<string, BilledJourney[]>(statements.map((st) => [st.id, []]));
-  if (statements.length === 0) return byStatement;
-  const ids = statements.map((st) => st.id);
-  const journeys = db
-    .selectFrom('journeys')
-    .select([...journeyColumns, billedByStatement.as('billed_by')])
-    .where('policy_id', '=', policyId);
-  // One after the other: `db` may be a transaction, one connection.
-  const inPeriods = await journeys
-    .where('start_at', '>=', new Date(Math.min(...statements.map((st) => st.period_start_at.getTime()))))
-    .where('start_at', '<=', new Date(Math.max(...statements.map((st) => st.period_end_at.getTime()))))
-    .execute();
-  const lateUploads = await journeys
-    .where('late', '=', true)
-    .where('statement_version_id', 'in', ids)
-    .execute();
-  const rows = new Map([...inPeriods, ...lateUploads].map((row) => [row.id, row]));
-  for (const row of [...rows.values()].sort((a, b) => a.start_at.getTime() - b.start_at.getTime()))
-    if (row.billed_by !== null) byStatement.get(row.billed_by)?.push(toJourney(row));
-  return byStatement;
-}
-
 export async function lastStatement(trx: Executor, policyId: string): Promise<StatementRow | undefined> {
   return trx
     .selectFrom('statements')
@@ -341,8 +210,7 @@ export async function findStatement(
   return db
     .selectFrom('statements')
     .selectAll()
-    .where('company_id', '=', tenant.companyId)
-    .where('environment', '=', tenant.environment)
+    .where(forTenant(tenant))
     .where('id', '=', id)
     .executeTakeFirst();
 }
@@ -357,94 +225,12 @@ export async function listStatements(
   let query = db
     .selectFrom('statements')
     .selectAll()
-    .where('company_id', '=', tenant.companyId)
-    .where('environment', '=', tenant.environment)
+    .where(forTenant(tenant))
     .where('policy_id', '=', policyId)
     .orderBy('period_end_at', 'desc')
     .limit(page.limit);
   if (page.before !== undefined) query = query.where('period_end_at', '<', page.before);
   return query.execute();
-}
-
-/**
- * Voids of journeys already billed that no statement has credited yet: each is claimed by its policy's
- * new statement and becomes a credit on the ledger of what was paid for it (its premium less what the
- * product's rules credited of it), in one statement for many policies. Returns them, for the rules.
- */
-export async function creditVoidedJourneys(
-  trx: Executor,
-  statements: ReadonlyArray<{ statementId: string; policyId: string }>,
-  at: Date,
-): Promise<VoidedJourney[]> {
-  if (statements.length === 0) return [];
-  const result = await sql<{
-    statement_id: string;
-    policy_id: string;
-    journey_id: string;
-    start_at: Date;
-    distance_metres: number;
-    paid_pence: string;
-    uncounted_metres: string;
-  }>`
-    with voids as (
-      update journey_voids v set credited_statement_version_id = s.statement_id
-      from unnest(${statements.map((s) => s.statementId)}::uuid[], ${statements.map((s) => s.policyId)}::uuid[])
-        as s(statement_id, policy_id)
-      where v.policy_id = s.policy_id and v.billed_statement_version_id is not null
-        and v.credited_statement_version_id is null
-      returning v.id, v.journey_id, v.policy_id, v.company_id, v.environment, v.usage_premium_pence, s.statement_id
-    ), paid as (
-      select voids.*, j.start_at, j.distance_metres,
-        voids.usage_premium_pence - coalesce(cr.pence, 0) as paid_pence, coalesce(cr.uncounted, 0) as uncounted_metres
-      from voids
-      join journeys j on j.id = voids.journey_id
-      left join lateral (
-        select sum(r.credit_pence) as pence,
-          sum(r.distance_metres) filter (where r.rule <> 'free_distance') as uncounted
-        from journey_rule_credits r where r.journey_id = voids.journey_id
-      ) cr on true
-    ), credited as (
-      insert into policy_credits (policy_id, company_id, environment, amount_pence, source, reference, reason, created_at)
-      select policy_id, company_id, environment, paid_pence, 'void', id::text, 'voided journey already billed', ${at}
-      from paid where paid_pence <> 0
-    )
-    select statement_id, policy_id, journey_id, start_at, distance_metres, paid_pence, uncounted_metres
-    from paid`.execute(trx);
-  return result.rows.map((r) => ({
-    statementId: r.statement_id,
-    policyId: r.policy_id,
-    journeyId: r.journey_id,
-    startAt: r.start_at,
-    distanceMetres: r.distance_metres,
-    paidPence: Number(r.paid_pence),
-    countedMetres: r.distance_metres - Number(r.uncounted_metres),
-  }));
-}
-
-/** A policy's credit ledger, newest first: grants (positive) and what statements and refunds used (negative). */
-export function listCredits(db: Executor, policyId: string) {
-  return db
-    .selectFrom('policy_credits')
-    .select(['amount_pence', 'source', 'reference', 'reason', 'created_at'])
-    .where('policy_id', '=', policyId)
-    .orderBy('created_at', 'desc')
-    .orderBy('id')
-    .execute();
-}
-
-/** Ledger balances of many policies (absent: no entries, a zero balance). */
-export async function creditBalances(
-  db: Executor,
-  policyIds: readonly string[],
-): Promise<Map<string, number>> {
-  if (policyIds.length === 0) return new Map();
-  const rows = await db
-    .selectFrom('policy_credits')
-    .select(['policy_id', sql<string>`sum(amount_pence)::bigint`.as('balance')])
-    .where('policy_id', 'in', [...policyIds])
-    .groupBy('policy_id')
-    .execute();
-  return new Map(rows.map((r) => [r.policy_id, Number(r.balance)]));
 }
 
 /** Many statements in one INSERT from one JSON parameter (json-rows.ts). */
@@ -501,111 +287,6 @@ export async function insertStatements(trx: Executor, rows: readonly StatementRo
         carried_forward_pence bigint, brought_forward_pence bigint, cap_credit_pence bigint,
         annual_cap_credit_pence bigint, free_distance_credit_pence bigint, minimum_top_up_pence bigint,
         capped_days jsonb, payment_id uuid, created_ms float8)`.execute(trx);
-}
-
-export interface CreditEntry {
-  readonly policyId: string;
-  readonly companyId: string;
-  readonly environment: string;
-  readonly amountPence: number;
-  readonly source: 'void' | 'goodwill' | 'refund' | 'statement' | 'carried_forward';
-  readonly reference: string;
-  readonly reason?: string | null;
-  readonly at: Date;
-}
-
-export async function addCredits(trx: Executor, entries: readonly CreditEntry[]): Promise<void> {
-  if (entries.length === 0) return;
-  await trx
-    .insertInto('policy_credits')
-    .values(
-      entries.map((entry) => ({
-        policy_id: entry.policyId,
-        company_id: entry.companyId,
-        environment: entry.environment,
-        amount_pence: entry.amountPence,
-        source: entry.source,
-        reference: entry.reference,
-        reason: entry.reason ?? null,
-        created_at: entry.at,
-      })),
-    )
-    .execute();
-}
-
-/**
- * Live policies whose billing date is `date`: billing day `day`, or any day past the month's end when
- * `date` is the month's last day (29–31 fall on the last day of shorter months). Across tenants.
- */
-function duePolicies(db: Executor, billingDays: readonly number[], billingInstant: Date) {
-  return (
-    db
-      .selectFrom('policies as p')
-      .where('p.status', '=', 'active')
-      .where('p.billing_day', 'in', [...billingDays])
-      // NOTE: where cover first began, not the current term's start: a renewal stored early moves that
-      // ahead, and a term that starts on its billing date still owes the previous term's last period.
-      .where('p.first_start_at', '<', billingInstant)
-  );
-}
-
-/** How many policies are due on a billing date (see `duePolicies`). */
-export async function countDueForBilling(
-  db: Executor,
-  billingDays: readonly number[],
-  billingInstant: Date,
-): Promise<number> {
-  const row = await duePolicies(db, billingDays, billingInstant)
-    .select((eb) => eb.fn.countAll<string>().as('n'))
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
-}
-
-export interface DuePolicy {
-  readonly id: string;
-  readonly reference: string;
-  /** A statement for this billing date exists already. */
-  readonly billed: boolean;
-}
-
-/**
- * The policies due on `date`, a page of `pageSize` at a time: each billing day's in id order, each
- * page one range of `policies_billing_day_id_idx` after the last (a million-policy day is not held in
- * memory whole, nor read and sorted again for each page). Those with a statement for `date` already are
- * flagged, so a re-run reads and writes nothing else.
- */
-export async function* dueForBilling(
-  db: Executor,
-  due: { billingDays: readonly number[]; billingInstant: Date; date: string; pageSize: number },
-): AsyncGenerator<DuePolicy[]> {
-  for (const billingDay of due.billingDays) {
-    let afterId: string | null = null;
-    for (;;) {
-      let query = duePolicies(db, [billingDay], due.billingInstant)
-        .select(['p.id', 'p.policy_reference'])
-        .select((eb) =>
-          eb
-            .exists(
-              eb
-                .selectFrom('statements as s')
-                .select('s.id')
-                .whereRef('s.policy_id', '=', 'p.id')
-                .where('s.billing_date', '=', due.date),
-            )
-            .as('billed'),
-        );
-      if (afterId !== null) query = query.where('p.id', '>', afterId);
-      const rows = await query.orderBy('p.id').limit(due.pageSize).execute();
-      if (rows.length > 0)
-        yield rows.map((r) => ({
-          id: r.id,
-          reference: r.policy_reference,
-          billed: Boolean(r.billed),
-        }));
-      if (rows.length < due.pageSize) break;
-      afterId = rows.at(-1)?.id ?? null;
-    }
-  }
 }
 
 /** What writing a statement needs to know of a locked policy, for many policies in one query. */

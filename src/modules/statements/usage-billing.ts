@@ -4,28 +4,27 @@
  * (journeys' rule credits, policy years' counted distance). The same for one statement and for a
  * billing run's thousand.
  */
-import { toPence } from '../../platform/money.ts';
 import type { Executor } from '../../schema.ts';
 import { asTenant, type DataEnvironment } from '../companies/index.ts';
+import { findProducts } from '../products/index.ts';
 import {
-  capMetres,
-  findProducts,
-  freeMetres,
-  productVersionAt,
-  type ProductRecord,
-  type ProductRules,
-} from '../products/index.ts';
+  dayAfter,
+  earlierDaysOf,
+  hasRules,
+  rulesInForce,
+  startsAtMidnight,
+  yearOfFrom,
+  type RulesInForce,
+} from './rules/rules-in-force.ts';
+import { londonDate, londonMidnight } from './rules/statement-period.ts';
 import {
   applyStatementRules,
   dayAfterVoids,
   needsJourneys,
   withoutJourneys,
-  type DayRules,
-  type PeriodRules,
   type RuleCredit,
   type StatementRulesResult,
 } from './rules/usage-rules.ts';
-import { addDays, londonDate, londonMidnight } from '../../platform/london-calendar.ts';
 import {
   insertRuleCredits,
   ruleJourneys,
@@ -66,69 +65,8 @@ export interface VoidedJourney {
   readonly countedMetres: number;
 }
 
-const hasRules = (rules: ProductRules) =>
-  rules.daily_cap_distance !== undefined ||
-  rules.annual_cap_distance !== undefined ||
-  rules.free_distance_per_statement !== undefined ||
-  rules.minimum_usage_premium !== undefined;
-
-/** A product's rules as the pure functions take them: caps per day, the rest per statement. */
-function rulesOf(product: ProductRecord) {
-  const byDate = new Map<string, DayRules>();
-  const byPeriod = new Map<string, PeriodRules>();
-  const unit = product.usageUnit;
-  const versionAt = (at: Date) => productVersionAt(product.versions, at)?.rules ?? {};
-  const caps = (rules: ProductRules): DayRules => ({
-    dailyCapMetres: rules.daily_cap_distance === undefined ? null : capMetres(rules.daily_cap_distance, unit),
-    annualCapMetres:
-      rules.annual_cap_distance === undefined ? null : capMetres(rules.annual_cap_distance, unit),
-  });
-  const least = (values: Array<number | null>): number | null => {
-    const set = values.filter((v) => v !== null);
-    return set.length === 0 ? null : Math.min(...set);
-  };
-  return {
-    /** The caps of a London day: the version in force at its midnight. */
-    on(date: string): DayRules {
-      let rules = byDate.get(date);
-      if (rules === undefined) {
-        rules = caps(versionAt(londonMidnight(date)));
-        byDate.set(date, rules);
-      }
-      return rules;
-    },
-    /** For a statement of the days from `fromAt` to `endAt`: the least caps, and the end's free distance and minimum. */
-    period(fromAt: Date, endAt: Date): PeriodRules {
-      // A billing run asks the same of a thousand statements.
-      const key = `${londonDate(fromAt)}/${String(endAt.getTime())}`;
-      const known = byPeriod.get(key);
-      if (known !== undefined) return known;
-      const from = londonMidnight(londonDate(fromAt));
-      const inForce = product.versions.filter(
-        (v) =>
-          v === productVersionAt(product.versions, from) ||
-          (v.effectiveFrom > from && v.effectiveFrom <= endAt),
-      );
-      const atEnd = versionAt(endAt);
-      const rules: PeriodRules = {
-        leastDailyCapMetres: least(inForce.map((v) => caps(v.rules).dailyCapMetres)),
-        leastAnnualCapMetres: least(inForce.map((v) => caps(v.rules).annualCapMetres)),
-        freeDistanceMetres:
-          atEnd.free_distance_per_statement === undefined
-            ? 0
-            : freeMetres(atEnd.free_distance_per_statement, unit),
-        minimumUsagePremiumPence:
-          atEnd.minimum_usage_premium === undefined ? 0 : toPence(atEnd.minimum_usage_premium),
-      };
-      byPeriod.set(key, rules);
-      return rules;
-    },
-  };
-}
-type Rules = ReturnType<typeof rulesOf>;
-
 /** The rules of the products some policies name, by policy id: only products with rules. */
-export type ProductRulesByPolicy = ReadonlyMap<string, Rules>;
+export type ProductRulesByPolicy = ReadonlyMap<string, RulesInForce>;
 
 /** The products named by some policies, by policy: only products with rules. */
 export async function productRulesOf(
@@ -152,36 +90,20 @@ export async function productRulesOf(
     entry.refs.add(p.productReference);
     byTenant.set(key, entry);
   }
-  const rules = new Map<string, Rules>();
+  const rules = new Map<string, RulesInForce>();
   for (const [key, t] of byTenant) {
     const tenant = asTenant(t.companyId, t.environment as DataEnvironment);
     for (const product of await findProducts(trx, tenant, [...t.refs]))
       if (product.versions.some((v) => hasRules(v.rules)))
-        rules.set(`${key}/${product.reference}`, rulesOf(product));
+        rules.set(`${key}/${product.reference}`, rulesInForce(product));
   }
-  const byPolicy = new Map<string, Rules>();
+  const byPolicy = new Map<string, RulesInForce>();
   for (const p of policies) {
     const found = rules.get(`${p.companyId}/${p.environment}/${p.productReference ?? ''}`);
     if (found !== undefined) byPolicy.set(p.policyId, found);
   }
   return byPolicy;
 }
-
-/** The policy year (its term's start) an instant falls in, from the policy's term starts. */
-const yearOfFrom = (starts: readonly Date[], fallback: Date) => (at: Date) => {
-  let year = starts[0] ?? fallback;
-  for (const start of starts) if (start.getTime() <= at.getTime()) year = start;
-  return year.toISOString();
-};
-
-/** Whether a period after `afterAt` starts at a London midnight: then it shares no day with the one before. */
-const startsAtMidnight = (afterAt: Date | null): boolean => {
-  if (afterAt === null) return true;
-  const start = new Date(afterAt.getTime() + 1000);
-  return londonMidnight(londonDate(start)).getTime() === start.getTime();
-};
-
-const dayAfter = (date: string): Date => londonMidnight(addDays(date, 1));
 
 /** What a capped day's recompute after voids charges back: taken off the voids' ledger credits. */
 export interface VoidDayCharge {
@@ -199,33 +121,29 @@ export interface UsageRulesOutcome {
   readonly voidDayCharges: VoidDayCharge[];
 }
 
+type CreditRow = RuleCredit & { policyId: string; statementId: string };
+type CountRow = { policyId: string; yearStart: string; metres: number };
+/** Distance counted towards each policy year, by policy: policy id → year start (ISO) → metres. */
+type YearCounts = Map<string, Map<string, number>>;
+
 /**
- * Applies the products' rules to statements being written, after their journeys were claimed and the
- * voids they credit were settled. Statements of policies without a product with rules are left out.
+ * Voids first: the distance they counted leaves their year, and a capped day gives the room they freed
+ * back to its other journeys, before this statement's journeys are capped against the day. Writes the
+ * credits that gives the day's other journeys; returns the charge-backs and the statements with voids.
  */
-export async function applyUsageRules(
+async function settleVoids(
   trx: Executor,
   products: ProductRulesByPolicy,
-  statements: readonly RuledStatement[],
+  ruled: readonly RuledStatement[],
   voided: readonly VoidedJourney[],
+  counts: YearCounts,
   at: Date,
-): Promise<UsageRulesOutcome> {
-  const results = new Map<string, StatementRulesResult>();
+): Promise<{ ledgerCharges: VoidDayCharge[]; withVoids: Set<string> }> {
+  const creditRows: CreditRow[] = [];
   const ledgerCharges: VoidDayCharge[] = [];
-  const ruled = statements.filter((s) => products.has(s.policyId));
-  if (ruled.length === 0) return { results, voidDayCharges: ledgerCharges };
-  const counts = await yearCounts(
-    trx,
-    ruled.map((s) => s.policyId),
-  );
-  const creditRows: Array<RuleCredit & { policyId: string; statementId: string }> = [];
-  const countRows: Array<{ policyId: string; yearStart: string; metres: number }> = [];
   const starts = await termStarts(trx, [
     ...new Set(voided.filter((v) => products.has(v.policyId)).map((v) => v.policyId)),
   ]);
-
-  // Voids first: the distance they counted leaves their year, and a capped day gives the room they freed
-  // back to its other journeys, before this statement's journeys are capped against the day.
   const voidsByStatement = new Map<string, VoidedJourney[]>();
   for (const v of voided)
     if (products.has(v.policyId))
@@ -278,7 +196,69 @@ export async function applyUsageRules(
     }
   }
   await insertRuleCredits(trx, creditRows, at);
-  creditRows.length = 0;
+  return { ledgerCharges, withVoids: new Set(voidsByStatement.keys()) };
+}
+
+/** The statements a rule may touch, ruled journey by journey (their journeys read in one query). */
+async function ruleByJourney(
+  trx: Executor,
+  detailed: ReadonlyArray<{ statement: RuledStatement; rules: RulesInForce; fromAt: Date }>,
+  counts: YearCounts,
+  out: { results: Map<string, StatementRulesResult>; creditRows: CreditRow[]; countRows: CountRow[] },
+): Promise<void> {
+  if (detailed.length === 0) return;
+  const allStarts = await termStarts(
+    trx,
+    detailed.map((d) => d.statement.policyId),
+  );
+  const rows = await ruleJourneys(
+    trx,
+    detailed.map(({ statement, fromAt }) => ({
+      ...statement,
+      fromAt: londonMidnight(londonDate(fromAt)),
+      toAt: dayAfter(londonDate(statement.endAt)),
+    })),
+  );
+  for (const { statement: s, rules } of detailed) {
+    const of = rows.filter((r) => r.statementId === s.statementId);
+    const period = rules.period(s.endAt, s.endAt);
+    const result = applyStatementRules({
+      journeys: of.filter((r) => r.claimed),
+      earlierDays: earlierDaysOf(of),
+      rulesOn: (date) => rules.on(date),
+      yearOf: yearOfFrom(allStarts.get(s.policyId) ?? [], s.termStartAt),
+      yearCountedMetres: counts.get(s.policyId) ?? new Map(),
+      freeDistanceMetres: period.freeDistanceMetres,
+      minimumUsagePremiumPence: period.minimumUsagePremiumPence,
+    });
+    out.results.set(s.statementId, result);
+    out.creditRows.push(
+      ...result.credits.map((c) => ({ ...c, policyId: s.policyId, statementId: s.statementId })),
+    );
+    for (const [yearStart, metres] of result.yearCountedMetres)
+      out.countRows.push({ policyId: s.policyId, yearStart, metres });
+  }
+}
+
+/**
+ * Applies the products' rules to statements being written, after their journeys were claimed and the
+ * voids they credit were settled. Statements of policies without a product with rules are left out.
+ */
+export async function applyUsageRules(
+  trx: Executor,
+  products: ProductRulesByPolicy,
+  statements: readonly RuledStatement[],
+  voided: readonly VoidedJourney[],
+  at: Date,
+): Promise<UsageRulesOutcome> {
+  const results = new Map<string, StatementRulesResult>();
+  const ruled = statements.filter((s) => products.has(s.policyId));
+  if (ruled.length === 0) return { results, voidDayCharges: [] };
+  const counts = await yearCounts(
+    trx,
+    ruled.map((s) => s.policyId),
+  );
+  const { ledgerCharges, withVoids } = await settleVoids(trx, products, ruled, voided, counts, at);
 
   // The statements: sums for all, journeys one by one for those a rule may touch.
   // Statements sharing London days with earlier ones have those days summed with what was charged on
@@ -287,7 +267,8 @@ export async function applyUsageRules(
     trx,
     ruled.filter((s) => s.distanceMetres > 0 && (s.lateJourneyCount > 0 || !startsAtMidnight(s.afterAt))),
   );
-  const detailed: Array<{ statement: RuledStatement; rules: Rules; fromAt: Date }> = [];
+  const out = { results, creditRows: [] as CreditRow[], countRows: [] as CountRow[] };
+  const detailed: Array<{ statement: RuledStatement; rules: RulesInForce; fromAt: Date }> = [];
   for (const s of ruled) {
     const rules = products.get(s.policyId);
     if (rules === undefined) continue;
@@ -308,61 +289,17 @@ export async function applyUsageRules(
     const result = withoutJourneys(statementSums, period, counted);
     results.set(s.statementId, result);
     for (const [yearStart, metres] of result.yearCountedMetres)
-      countRows.push({ policyId: s.policyId, yearStart, metres });
+      out.countRows.push({ policyId: s.policyId, yearStart, metres });
   }
-  if (detailed.length > 0) {
-    const allStarts = await termStarts(
-      trx,
-      detailed.map((d) => d.statement.policyId),
-    );
-    const rows = await ruleJourneys(
-      trx,
-      detailed.map(({ statement, fromAt }) => ({
-        ...statement,
-        fromAt: londonMidnight(londonDate(fromAt)),
-        toAt: dayAfter(londonDate(statement.endAt)),
-      })),
-    );
-    for (const { statement: s, rules } of detailed) {
-      const of = rows.filter((r) => r.statementId === s.statementId);
-      const journeys = of.filter((r) => r.claimed);
-      const days = new Set(journeys.map((j) => londonDate(j.startAt)));
-      const earlierDays = new Map<string, { drivenMetres: number; chargedMetres: number }>();
-      for (const j of of) {
-        const date = londonDate(j.startAt);
-        if (j.claimed || !days.has(date)) continue;
-        const day = earlierDays.get(date) ?? { drivenMetres: 0, chargedMetres: 0 };
-        earlierDays.set(date, {
-          drivenMetres: day.drivenMetres + j.distanceMetres,
-          chargedMetres: day.chargedMetres + j.distanceMetres - j.dailyCapCreditMetres,
-        });
-      }
-      const period = rules.period(s.endAt, s.endAt);
-      const result = applyStatementRules({
-        journeys,
-        earlierDays,
-        rulesOn: (date) => rules.on(date),
-        yearOf: yearOfFrom(allStarts.get(s.policyId) ?? [], s.termStartAt),
-        yearCountedMetres: counts.get(s.policyId) ?? new Map(),
-        freeDistanceMetres: period.freeDistanceMetres,
-        minimumUsagePremiumPence: period.minimumUsagePremiumPence,
-      });
-      results.set(s.statementId, result);
-      creditRows.push(
-        ...result.credits.map((c) => ({ ...c, policyId: s.policyId, statementId: s.statementId })),
-      );
-      for (const [yearStart, metres] of result.yearCountedMetres)
-        countRows.push({ policyId: s.policyId, yearStart, metres });
-    }
-  }
+  await ruleByJourney(trx, detailed, counts, out);
   // Years a void changed but no journey of this statement touched.
   for (const s of ruled) {
-    if (!voidsByStatement.has(s.statementId)) continue;
+    if (!withVoids.has(s.statementId)) continue;
     const touched = results.get(s.statementId)?.yearCountedMetres;
     for (const [yearStart, metres] of counts.get(s.policyId) ?? [])
-      if (touched?.has(yearStart) !== true) countRows.push({ policyId: s.policyId, yearStart, metres });
+      if (touched?.has(yearStart) !== true) out.countRows.push({ policyId: s.policyId, yearStart, metres });
   }
-  await insertRuleCredits(trx, creditRows, at);
-  await setYearCounts(trx, countRows);
+  await insertRuleCredits(trx, out.creditRows, at);
+  await setYearCounts(trx, out.countRows);
   return { results, voidDayCharges: ledgerCharges };
 }

@@ -1,6 +1,8 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../schema.ts';
-import type { Tenant } from '../companies/index.ts';
+import { forTenant, type Tenant } from '../companies/index.ts';
+import { policyUsageTermsQuery } from '../policies/index.ts';
+import { findProducts, type ProductRecord } from '../products/index.ts';
 import type { UsageAlertKind, UsageUnit } from './rules/usage-alerts.ts';
 
 export interface UsageTables {
@@ -41,23 +43,11 @@ export interface MileageBudgetRecord {
   readonly updatedAt: Date;
 }
 
-// NOTE: the policies table belongs to the policies module, which offers no read of `product_reference`
-// and the current term for usage; these two reads are lean and read-only (as statements' are).
+/** A policy's product and current term (the policies module's query) with its budget, in one statement. */
 const policySettings = (db: Executor) =>
-  db
-    .selectFrom('policies as p')
+  policyUsageTermsQuery(db)
     .leftJoin('mileage_budgets as b', 'b.policy_id', 'p.id')
-    .select([
-      'p.id',
-      'p.policy_reference',
-      'p.user_id',
-      'p.product_reference',
-      'p.current_start_at',
-      'p.current_end_at',
-      'b.distance_per_month',
-      'b.usage_unit',
-      'b.updated_at',
-    ]);
+    .select(['b.distance_per_month', 'b.usage_unit', 'b.updated_at']);
 
 type SettingsRow = {
   id: string;
@@ -91,8 +81,7 @@ export async function findPolicyUsageSettings(
   reference: string,
 ): Promise<PolicyUsageSettings | undefined> {
   const row = await policySettings(db)
-    .where('p.company_id', '=', tenant.companyId)
-    .where('p.environment', '=', tenant.environment)
+    .where(forTenant(tenant, 'p'))
     .where('p.policy_reference', '=', reference)
     .executeTakeFirst();
   return row === undefined ? undefined : toSettings(row);
@@ -105,6 +94,17 @@ export async function findPolicyUsageSettingsById(
 ): Promise<PolicyUsageSettings | undefined> {
   const row = await policySettings(db).where('p.id', '=', policyId).executeTakeFirst();
   return row === undefined ? undefined : toSettings(row);
+}
+
+/** The tenant's product under `reference` (null: none named, or none by that reference). */
+export async function findPolicyProduct(
+  db: Executor,
+  tenant: Tenant,
+  reference: string | null,
+): Promise<ProductRecord | null> {
+  if (reference === null) return null;
+  const [product] = await findProducts(db, tenant, [reference]);
+  return product ?? null;
 }
 
 /** Sets (or replaces) a policy's budget. */
@@ -133,24 +133,6 @@ export async function upsertMileageBudget(
       }),
     )
     .execute();
-}
-
-/** Non-void distance of journeys starting in `[fromAt, toAt)`. */
-export async function sumJourneyMetres(
-  db: Executor,
-  policyId: string,
-  fromAt: Date,
-  toAt: Date,
-): Promise<number> {
-  const row = await db
-    .selectFrom('journeys')
-    .select(sql<number>`coalesce(sum(distance_metres), 0)::bigint`.as('metres'))
-    .where('policy_id', '=', policyId)
-    .where('is_void', '=', false)
-    .where('start_at', '>=', fromAt)
-    .where('start_at', '<', toAt)
-    .executeTakeFirstOrThrow();
-  return row.metres;
 }
 
 /** What to sum for one journey's alerts; a period left out is not read. */

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { sql } from 'kysely';
 import { usagePremiumPence } from '../../../src/modules/journeys/index.ts';
-import { billingDateIn, londonMidnight } from '../../../src/modules/statements/statement-period.ts';
+import { billingDateIn, londonMidnight } from '../../../src/modules/statements/rules/statement-period.ts';
 import { fixedClock } from '../../../src/platform/clock.ts';
 import { seedPolicies } from '../../../src/seed.ts';
 import { createTestApp, type TestApp } from '../../support/app.ts';

@@ -6,7 +6,7 @@ import { fixedClock } from '../../../src/platform/clock.ts';
 import { createCompany, createTestApp, type TestApp } from '../../support/app.ts';
 import { onPostgres } from '../../support/database.ts';
 import { make } from '../../support/factories.ts';
-import { dueForBilling } from '../../../src/modules/statements/statement-repository.ts';
+import { dueForBilling } from '../../../src/modules/statements/billing-day-repository.ts';
 
 type Company = Awaited<ReturnType<typeof createCompany>>;
 interface Statement {

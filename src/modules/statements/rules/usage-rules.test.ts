@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { usagePremiumPence } from '../../journeys/index.ts';
-import { londonDate } from '../statement-period.ts';
+import { usagePremiumPence } from '../../journeys/rules/index.ts';
+import { londonDate } from './statement-period.ts';
 import { capMetres, freeMetres } from '../../products/index.ts';
 import {
   applyStatementRules,

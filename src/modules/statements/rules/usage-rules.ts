@@ -12,9 +12,9 @@
  * 3. Free distance: the first of the distance still charged, in journey order.
  * 4. Minimum: a usage premium left below the minimum is topped up to it.
  */
-import { usagePremiumPence } from '../../journeys/index.ts';
+import { usagePremiumPence } from '../../journeys/rules/index.ts';
 import type { UsageUnit } from '../../policies/rules/index.ts';
-import { londonDate } from '../statement-period.ts';
+import { londonDate } from './statement-period.ts';
 
 export interface RuleJourney {
   readonly id: string;

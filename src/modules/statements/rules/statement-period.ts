@@ -4,7 +4,7 @@
  * period's start is the previous end + 1 s, and the first starts at the policy's `start_date`.
  */
 
-import { londonDate, londonMidnight } from '../../platform/london-calendar.ts';
+import { londonDate, londonMidnight } from '../../../platform/london-calendar.ts';
 
 export { londonDate, londonMidnight };
 

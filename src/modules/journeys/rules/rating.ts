@@ -5,8 +5,8 @@
  * unit, computed exactly and rounded half-even to pence once. The distance rated is the integer
  * `distance_in_metres` the journey shows, so anyone can recompute a premium from what the API returns.
  */
-import { Decimal, roundPenceHalfEven } from '../../platform/money.ts';
-import type { UsageUnit } from '../policies/index.ts';
+import { Decimal, roundPenceHalfEven } from '../../../platform/money.ts';
+import type { UsageUnit } from '../../policies/rules/index.ts';
 
 /** The international mile, exactly. */
 export const METRES_PER_MILE = '1609.344';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { Decimal } from '../../platform/money.ts';
+import { Decimal } from '../../../platform/money.ts';
 import { distanceUnitsLabel, totalKilometres, totalMiles, usagePremiumPence } from './rating.ts';
 
 describe('usagePremiumPence', () => {

@@ -1,0 +1,159 @@
+/**
+ * A statement's amounts in integer pence: the subscription installments its period bills (across a
+ * renewal, each term's at its own price), the total premium, what the product rules and the credit
+ * ledger take off or add, the billed premium, what is carried to the next statement, and the ledger
+ * entries that settle it. Pure: amounts and instants come in as values.
+ */
+import { carriedForward } from '../../payments/rules/index.ts';
+import { installmentsDue, londonDate } from './statement-period.ts';
+
+/** A term's subscription plan, as the policy's terms hold it. */
+export interface InstallmentPlan {
+  /** Day of the month installments fall due (null: the term's start day). */
+  readonly billingDay: number | null;
+  /** How many installments the term has (null: 12). */
+  readonly subscriptionInstallments: number | null;
+}
+
+/** A term: where it starts, its plan, and one installment's premium. */
+export interface TermPlan extends InstallmentPlan {
+  readonly startAt: Date;
+  readonly subscriptionPremiumPence: number;
+}
+
+/** How many of a term's installments fall due within [periodStart, periodEnd] (0 when the period is empty). */
+export function termInstallments(
+  plan: InstallmentPlan,
+  termStartAt: Date,
+  periodStart: Date,
+  periodEnd: Date,
+): number {
+  if (periodEnd.getTime() < periodStart.getTime()) return 0;
+  return installmentsDue({
+    policyStart: termStartAt,
+    billingDay: plan.billingDay ?? Number(londonDate(termStartAt).slice(8)),
+    count: plan.subscriptionInstallments ?? 12,
+    periodStart,
+    periodEnd,
+  }).length;
+}
+
+export interface PeriodSubscription {
+  /** Installments billed, of both terms. */
+  readonly installments: number;
+  readonly subscriptionPremiumPence: number;
+}
+
+/**
+ * The installments a period [periodStartAt, periodEndAt] bills: the current term's that fall due in it
+ * and, when the period starts before the current term (a statement spanning a renewal), the previous
+ * term's that fall due before the current one starts, each at its own term's price.
+ */
+export function periodSubscription(input: {
+  readonly currentTerm: TermPlan;
+  readonly previousTerm: TermPlan | null;
+  readonly periodStartAt: Date;
+  readonly periodEndAt: Date;
+}): PeriodSubscription {
+  const { currentTerm, previousTerm, periodStartAt, periodEndAt } = input;
+  const current = termInstallments(currentTerm, currentTerm.startAt, periodStartAt, periodEndAt);
+  const earlier =
+    previousTerm === null || periodStartAt.getTime() >= currentTerm.startAt.getTime()
+      ? 0
+      : termInstallments(
+          previousTerm,
+          previousTerm.startAt,
+          periodStartAt,
+          new Date(Math.min(periodEndAt.getTime(), currentTerm.startAt.getTime() - 1000)),
+        );
+  return {
+    installments: current + earlier,
+    subscriptionPremiumPence:
+      current * currentTerm.subscriptionPremiumPence +
+      earlier * (previousTerm?.subscriptionPremiumPence ?? 0),
+  };
+}
+
+/** The product rules' lines of a statement (all 0 where its product has no rules). */
+export interface RuleLines {
+  readonly capCreditPence: number;
+  readonly annualCapCreditPence: number;
+  readonly freeDistanceCreditPence: number;
+  readonly minimumTopUpPence: number;
+}
+
+export interface StatementAmounts {
+  /** Usage premium + subscription premium, before rules and credits. */
+  readonly totalPremiumPence: number;
+  /** What the ledger's positive balance paid. */
+  readonly creditsUsedPence: number;
+  /** An amount owed on the ledger (carried forward by an earlier statement), billed now. */
+  readonly broughtForwardPence: number;
+  readonly billedPremiumPence: number;
+  /** Billed but below the processor's minimum charge: left owing on the ledger for the next statement. */
+  readonly carriedForwardPence: number;
+  /** What the card is charged now: the billed premium less what is carried forward. */
+  readonly chargePence: number;
+}
+
+/**
+ * A statement's amounts: the total premium less the rules' credits plus the minimum's top-up; a
+ * positive ledger balance (less what a capped day's recompute after voids charges back) pays what it
+ * can of that, a negative one is brought forward and billed; a billed premium below the minimum charge
+ * is carried forward, whole.
+ */
+export function statementAmounts(input: {
+  readonly usagePremiumPence: number;
+  readonly subscriptionPremiumPence: number;
+  readonly rules: RuleLines;
+  /** The policy's credit ledger balance before this statement. */
+  readonly ledgerBalancePence: number;
+  /** Taken off the ledger before the statement draws on it (a capped day recomputed after voids). */
+  readonly chargedBackPence: number;
+  readonly currency: string;
+}): StatementAmounts {
+  const { rules } = input;
+  const totalPremiumPence = input.usagePremiumPence + input.subscriptionPremiumPence;
+  const afterRulesPence =
+    totalPremiumPence -
+    rules.capCreditPence -
+    rules.annualCapCreditPence -
+    rules.freeDistanceCreditPence +
+    rules.minimumTopUpPence;
+  const balance = input.ledgerBalancePence - input.chargedBackPence;
+  const creditsUsedPence = Math.min(Math.max(balance, 0), afterRulesPence);
+  const broughtForwardPence = Math.max(-balance, 0);
+  const billedPremiumPence = afterRulesPence - creditsUsedPence + broughtForwardPence;
+  const carriedForwardPence = carriedForward(billedPremiumPence, input.currency);
+  return {
+    totalPremiumPence,
+    creditsUsedPence,
+    broughtForwardPence,
+    billedPremiumPence,
+    carriedForwardPence,
+    chargePence: billedPremiumPence - carriedForwardPence,
+  };
+}
+
+/** A movement on the credit ledger a statement writes: positive credits the policy, negative uses credit. */
+export interface LedgerMovement {
+  readonly amountPence: number;
+  readonly source: 'statement' | 'carried_forward';
+}
+
+/**
+ * The ledger entries that settle a statement's amounts: credits used and an amount brought forward
+ * both settle the ledger (one `statement` entry); an amount carried forward leaves it owing until the
+ * next statement (a `carried_forward` entry). None where there is nothing to settle.
+ */
+export function ledgerMovements(amounts: StatementAmounts): LedgerMovement[] {
+  const movements: LedgerMovement[] = [];
+  if (amounts.creditsUsedPence > 0 || amounts.broughtForwardPence > 0)
+    movements.push({
+      amountPence: amounts.broughtForwardPence - amounts.creditsUsedPence,
+      source: 'statement',
+    });
+  if (amounts.carriedForwardPence > 0)
+    movements.push({ amountPence: -amounts.carriedForwardPence, source: 'carried_forward' });
+  return movements;
+}
