@@ -24,6 +24,7 @@ import { loadConfig } from '../src/config.ts';
 import { createContainer } from '../src/container.ts';
 import { createLogger } from '../src/platform/logging.ts';
 import { londonMidnight } from '../src/platform/london-calendar.ts';
+import { asTenant } from '../src/modules/companies/index.ts';
 import { readBordereauBatch } from '../src/modules/reports/bordereau-repository.ts';
 import { BORDEREAU_BATCH_ROWS } from '../src/modules/reports/bordereau-routes.ts';
 import type { Database } from '../src/schema.ts';
@@ -125,8 +126,7 @@ await withScratchDatabase(server, async (databaseUrl) => {
     });
     const lastCaught = (): CompiledQuery | undefined => caught.query;
     const scope = {
-      companyId: company.id,
-      environment: 'production',
+      tenant: asTenant(company.id, 'production'),
       fromAt: londonMidnight(`${MONTH}-01`),
       toAt: londonMidnight('2026-04-01'),
     };

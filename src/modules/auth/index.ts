@@ -14,3 +14,4 @@ export {
 export { createThrottles, throttleOf, type Throttle, type Throttles } from './throttles.ts';
 export { ACCOUNT_THROTTLE, ADDRESS_THROTTLE } from './rules/throttle.ts';
 export { checkNewPassword } from './common-passwords.ts';
+export { deleteAccountCredentials } from './account-credentials.ts';

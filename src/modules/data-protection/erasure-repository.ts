@@ -1,6 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../../schema.ts';
-import { scrubJson, scrubText } from './erasure.ts';
+import { scrubJson, scrubText } from './rules/erasure.ts';
 
 /**
  * The erasure's SQL. Each function takes the transaction first. Columns the modules' table types do
@@ -136,9 +136,6 @@ export async function eraseAccount(
       password_is_temporary = false, temporary_password_expires_at = null, active = false,
       session_generation = session_generation + 1, erased_at = ${values.at}, updated_at = ${values.at}
     where id = ${userId}`.execute(trx);
-  await trx.deleteFrom('auth_login_sessions').where('user_id', '=', userId).execute();
-  await trx.deleteFrom('auth_refresh_tokens').where('user_id', '=', userId).execute();
-  await trx.deleteFrom('auth_reset_codes').where('user_id', '=', userId).execute();
 }
 
 const POSTCODE_SHAPE = sql.lit('^([A-Z]{1,2}[0-9][A-Z0-9]?)[0-9][A-Z]{2}$');
@@ -168,21 +165,6 @@ export async function eraseJourneys(trx: Executor, policyIds: readonly string[])
       end_postcode = ${postcodeDistrictSql(sql.ref('end_postcode'))}
     where policy_id in (${sql.join(policyIds)})`.execute(trx);
   return Number(result.numAffectedRows ?? 0);
-}
-
-/** Raw positions of their policies, and the VIN of devices ever bound to them. */
-export async function erasePositionsAndDevices(trx: Executor, policyIds: readonly string[]): Promise<number> {
-  if (policyIds.length === 0) return 0;
-  const deleted = await trx.deleteFrom('positions').where('policy_id', 'in', policyIds).executeTakeFirst();
-  await trx
-    .updateTable('devices')
-    .set({ vin: null })
-    .where('id', 'in', (eb) =>
-      eb.selectFrom('device_bindings').select('device_id').where('policy_id', 'in', policyIds),
-    )
-    .where('vin', 'is not', null)
-    .execute();
-  return Number(deleted.numDeletedRows);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../schema.ts';
-import { coarsenedRoute, routeRetentionCutoff } from './retention.ts';
+import { coarsenedRoute, routeRetentionCutoff } from './rules/retention.ts';
 
 export interface RetentionDeps {
   readonly db: Executor;

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../schema.ts';
+import { forTenant, type Tenant } from '../companies/index.ts';
 import type { BordereauSource, BordereauVersionType } from './rules/bordereau-amounts.ts';
 
 /** What a bordereau row shows besides its money, with the source of its money. */
@@ -78,7 +79,7 @@ const epochMs = (column: string) => sql.raw(`(extract(epoch from ${column}) * 10
  */
 export async function readBordereauBatch(
   db: Executor,
-  scope: { companyId: string; environment: string; fromAt: Date; toAt: Date },
+  scope: { tenant: Tenant; fromAt: Date; toAt: Date },
   after: BordereauCursor | null,
   limit: number,
 ): Promise<{ versions: BordereauVersion[]; next: BordereauCursor | null }> {
@@ -131,7 +132,7 @@ export async function readBordereauBatch(
     ) s on true
     where v.effective_at >= ${scope.fromAt} and v.effective_at < ${scope.toAt} ${cursor}
       and v.superseded_at is null
-      and p.company_id = ${scope.companyId} and p.environment = ${scope.environment}
+      and ${forTenant(scope.tenant, 'p')}
     order by v.effective_at, v.id
     limit ${limit}`;
   // NOTE: a parallel plan ships each version's whole snapshot from the workers to the leader, which

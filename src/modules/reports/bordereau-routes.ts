@@ -6,9 +6,9 @@ import { poundsText as pounds } from '../../platform/money.ts';
 import { problemResponses } from '../../platform/http/problem.ts';
 import { londonDate, londonMidnight } from '../../platform/london-calendar.ts';
 import type { Executor } from '../../schema.ts';
-import { findCompanyByReference } from '../companies/index.ts';
+import { asTenant, findCompanyByReference } from '../companies/index.ts';
 import { readBordereauBatch, type BordereauVersion } from './bordereau-repository.ts';
-import { csvLine, type CsvValue } from './csv.ts';
+import { csvLine, type CsvValue } from './rules/csv.ts';
 import type { ReportDeps } from './report-routes.ts';
 import {
   addAmountsInto,
@@ -224,8 +224,7 @@ async function* bordereauChunks(
     environment: query.environment,
   };
   const scope = {
-    companyId,
-    environment: query.environment,
+    tenant: asTenant(companyId, query.environment),
     fromAt: londonMidnight(`${query.month}-01`),
     toAt: londonMidnight(`${nextMonth(query.month)}-01`),
   };

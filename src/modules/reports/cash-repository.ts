@@ -1,6 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../../schema.ts';
-import type { Tenant } from '../companies/index.ts';
+import { forTenant, type Tenant } from '../companies/index.ts';
 import type { CashKind, CashStatus } from './rules/cash-summary.ts';
 
 /** One payment or refund as the cash report shows it, with the policy and version it settles. */
@@ -75,8 +75,7 @@ export async function listCashPayments(
       isoText('p.created_at').as('created_at'),
       isoText('p.updated_at').as('updated_at'),
     ])
-    .where('p.company_id', '=', tenant.companyId)
-    .where('p.environment', '=', tenant.environment)
+    .where(forTenant(tenant, 'p'))
     .where('p.purpose', '<>', 'intent')
     .where('p.created_at', '>=', range.fromAt)
     .where('p.created_at', '<', range.toAt);

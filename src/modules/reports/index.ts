@@ -1,2 +1,2 @@
-export { splitPremium, totalSplit, type PremiumSplit, type Percent } from './rules/premium-split.ts';
+export { splitPremium, totalSplit, type PremiumSplit, type Percent } from './rules/index.ts';
 export { reportRoutes } from './report-routes.ts';

@@ -3,3 +3,4 @@ export { createTelematicsService, type TelematicsService } from './telematics-se
 export { telematicsRoutes } from './telematics-routes.ts';
 export { listPositionPartitions, type PartitionMaintenance } from './position-partitions.ts';
 export { createMqttPositionConsumer, type MqttPositionConsumer } from './telematics-mqtt.ts';
+export { erasePositionsAndDevices } from './position-erasure.ts';

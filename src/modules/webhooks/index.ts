@@ -8,4 +8,4 @@ export {
   envelopeSchema,
   openApiWebhooks,
   type EventDefinition,
-} from './event-catalogue.ts';
+} from './rules/index.ts';

@@ -42,6 +42,8 @@ let bob: Person;
 let carol: Person;
 
 const SHARED_EMAIL = 'alice.pemberton@example.com';
+/** What Alice's tracker sent with her first position beyond the fields Milepost reads. */
+const ALICE_TRACKER = { satellites: 11, battery: 87, 'fw.version': 'FMB920-03.28' };
 
 async function inject(method: 'GET' | 'POST' | 'PUT', url: string, headers: Json, payload?: object) {
   return t.app.inject({
@@ -188,6 +190,7 @@ before(async () => {
       lon: -0.14,
       speed_kmh: 36,
       ignition: true,
+      ...(i === 0 ? ALICE_TRACKER : {}),
     })),
   });
   for (const [time, readingMetres] of [
@@ -381,6 +384,7 @@ const TABLES: Record<string, TableCheck> = {
     key: (row, refs) => `${refOf(row, refs)} ${String(row['kind'])} ${String(row['period'])}`,
   },
   audit_records: { by: 'policy_id', exported: byId('audit_records'), key: rowId },
+  outbox_emails: { by: 'user_id', exported: byId('emails'), key: rowId },
 };
 
 async function tablesNaming(): Promise<string[]> {
@@ -548,6 +552,15 @@ describe('GET /admin/policyholders/:user_reference/export', () => {
       company_name: 'Acme Subject Access',
       environment: 'sandbox',
     });
+  });
+
+  test('a position holds the attributes its tracker sent beyond the fields Milepost reads', async () => {
+    const { doc } = await exportOf(alice);
+    const positions = list(doc, 'positions');
+    const first = new Date(unix('2025-07-20T12:10:00Z') * 1000).toISOString();
+    assert.deepEqual(positions.find((p) => p['time'] === first)?.['attributes'], ALICE_TRACKER);
+    // The others came with none.
+    assert.ok(positions.filter((p) => p['time'] !== first).every((p) => p['attributes'] === null));
   });
 
   test('format=zip: export.json and the routes as GeoJSON, at each journey’s precision', async () => {

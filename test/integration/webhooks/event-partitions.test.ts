@@ -3,13 +3,13 @@ import { test } from 'node:test';
 import { sql } from 'kysely';
 import { loadConfig } from '../../../src/config.ts';
 import { asTenant } from '../../../src/modules/companies/index.ts';
-import { pageEvents } from '../../../src/modules/data-protection/subject-access-repository.ts';
+import { pageEvents } from '../../../src/modules/data-protection/subject-access-trail-repository.ts';
 import { listEventPartitions } from '../../../src/modules/webhooks/index.ts';
 import {
   claimDueDeliveries,
-  claimPendingEvents,
   listDeliveries,
-} from '../../../src/modules/webhooks/webhook-repository.ts';
+} from '../../../src/modules/webhooks/webhook-delivery-repository.ts';
+import { claimPendingEvents } from '../../../src/modules/webhooks/webhook-event-repository.ts';
 import { fixedClock } from '../../../src/platform/clock.ts';
 import { recordEvent } from '../../../src/platform/events.ts';
 import type { Executor } from '../../../src/schema.ts';

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, test } from 'node:test';
 import { createWebhookService } from '../../../src/modules/webhooks/index.ts';
-import { claimDueDeliveries } from '../../../src/modules/webhooks/webhook-repository.ts';
+import { claimDueDeliveries } from '../../../src/modules/webhooks/webhook-delivery-repository.ts';
 import { fixedClock } from '../../../src/platform/clock.ts';
 import { inTransaction, type DatabaseHandle } from '../../../src/platform/db/database.ts';
 import type { Database } from '../../../src/schema.ts';

@@ -3,7 +3,7 @@
  * records look like afterwards. No clock, no I/O: the service passes the time and the rows in.
  */
 
-import { postcodeDistrict } from '../../platform/postcodes.ts';
+import { postcodeDistrict } from '../../../platform/postcodes.ts';
 
 const DAY_MS = 86_400_000;
 

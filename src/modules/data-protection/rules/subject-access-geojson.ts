@@ -1,4 +1,4 @@
-import { decodePolyline, type PolylinePrecision } from '../../platform/geo/index.ts';
+import { decodePolyline, type PolylinePrecision } from '../../../platform/geo/index.ts';
 
 /** What a journey's GeoJSON feature is made of: its stored route and the fields shown beside it. */
 export interface RoutedJourney {

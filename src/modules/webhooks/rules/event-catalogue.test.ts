@@ -9,7 +9,7 @@ import {
   TEST_EVENT_TYPE,
 } from './event-catalogue.ts';
 
-const SRC = path.resolve(import.meta.dirname, '../..');
+const SRC = path.resolve(import.meta.dirname, '../../..');
 const API_DOCS = path.resolve(SRC, '../docs/api.md');
 
 async function sourceFiles(dir: string): Promise<string[]> {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { decodePolyline, encodePolyline } from '../../platform/geo/index.ts';
+import { decodePolyline, encodePolyline } from '../../../platform/geo/index.ts';
 import { coarsenedRoute, routeRetentionCutoff } from './retention.ts';
 
 describe('coarsenedRoute', () => {

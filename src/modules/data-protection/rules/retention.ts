@@ -4,7 +4,7 @@ import {
   firstPoint,
   lastPoint,
   type PolylinePrecision,
-} from '../../platform/geo/index.ts';
+} from '../../../platform/geo/index.ts';
 
 /** A point in degrees, as journeys store their start and end. */
 export interface Point {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { encodePolyline } from '../../platform/geo/index.ts';
+import { encodePolyline } from '../../../platform/geo/index.ts';
 import { journeyFeature, type RoutedJourney } from './subject-access-geojson.ts';
 
 const journey = (route: string, precision: number): RoutedJourney => ({
