@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import fc from 'fast-check';
 import { mapConcurrent } from '../../src/platform/concurrency.ts';
-import { encodePolyline } from '../../src/platform/geo/index.ts';
 import {
   createCompany,
   createTestApp,
@@ -12,6 +11,7 @@ import {
 } from '../support/app.ts';
 import { onPostgres } from '../support/database.ts';
 import { createProduct } from '../support/driving.ts';
+import { make } from '../support/factories.ts';
 import { livePolicyInput } from '../support/policy-arbitraries.ts';
 import {
   operationsOf,
@@ -65,14 +65,8 @@ before(async () => {
     assert.ok(answer.statusCode < 300, `${method} ${url}: ${answer.body}`);
     return answer.json<Record<string, unknown>>();
   };
-  const start = Math.floor(Date.now() / 1000) - 3 * 3600;
-  const journey = await inject('POST', '/journeys', {
-    policy_reference: policy,
-    route: encodePolyline([51.5074, -0.1278, 51.5101, -0.134, 51.5155, -0.1419], 5),
-    start_time: start,
-    end_time: start + 600,
-  });
-  await inject('POST', '/devices', { device_id: 'victim-dongle-1', policy_reference: policy, kind: 'obd' });
+  const journey = await make.journey(t.app, victim, policy, Math.floor(Date.now() / 1000) - 3 * 3600);
+  await make.device(t.app, victim, policy, { deviceId: 'victim-dongle-1' });
   await createProduct(t.app, victim.sandbox, 'victim-product', {});
   const webhook = await inject('POST', '/webhooks', { url: 'https://receiver.invalid/victim' });
   await inject('PUT', `/policys/${policy}/mileage-budget`, { distance_per_month: 500 });
@@ -96,7 +90,7 @@ before(async () => {
     .executeTakeFirstOrThrow();
   references = {
     policy_reference: { victim: policy, missing: 'amber-absent-river' },
-    journey_reference: { victim: String(journey['journey_reference']), missing: 'jny_absent0000000000000' },
+    journey_reference: { victim: journey.journey_reference, missing: 'jny_absent0000000000000' },
     device_id: { victim: 'victim-dongle-1', missing: 'absent-dongle-1' },
     product_reference: { victim: 'victim-product', missing: 'absent-product' },
     id: { victim: String(webhook['id']), missing: '00000000-0000-4000-8000-000000000000' },

@@ -5,8 +5,8 @@ import { buildApp } from '../../../src/app.ts';
 import { fixedClock } from '../../../src/platform/clock.ts';
 import { createMetricsRegistry } from '../../../src/platform/http/observability.ts';
 import { createCompany, createTestApp, type TestApp } from '../../support/app.ts';
-import { examplePolicyInput } from '../../support/policy-arbitraries.ts';
-import { assertProblem, emailLine, nextAddress, uniqueEmail } from './auth-support.ts';
+import { make } from '../../support/factories.ts';
+import { assertProblem, nextAddress } from './auth-support.ts';
 
 // DEFAULT_CLIENT_ID (issue 19, item 4): a single-insurer deployment's apps send no client_id.
 const clock = fixedClock('2025-06-01T12:00:00Z');
@@ -41,23 +41,6 @@ after(async () => {
   await t.close();
 });
 
-/** A new policyholder of `company` and the credentials of its welcome email (from the outbox). */
-async function newHolder(company: Record<string, string>) {
-  const email = uniqueEmail('default');
-  const r = await t.app.inject({
-    method: 'POST',
-    url: '/policys',
-    headers: company,
-    payload: examplePolicyInput({ proposer: { email } }),
-  });
-  assert.equal(r.statusCode, 201, r.body);
-  const [welcome] = await t.container.services.notifications.emailsTo(email);
-  const username = emailLine(welcome?.text ?? '', 'Username');
-  const temporaryPassword = emailLine(welcome?.text ?? '', 'Temporary password');
-  assert.ok(username !== undefined && temporaryPassword !== undefined, 'the welcome email has both lines');
-  return { username, temporaryPassword };
-}
-
 const login = (app: FastifyInstance, headers: Record<string, string>, username: string, password: string) =>
   app.inject({
     method: 'POST',
@@ -69,14 +52,14 @@ const login = (app: FastifyInstance, headers: Record<string, string>, username: 
 
 describe('DEFAULT_CLIENT_ID', () => {
   test('unset (the default): a login without client_id answers 401 as before', async () => {
-    const holder = await newHolder(acme.sandbox);
+    const holder = await make.policyholder(t, acme.sandbox);
     const r = await login(t.app, {}, holder.username, holder.temporaryPassword);
     assertProblem(r, 401, 'INVALID_CLIENT_CREDENTIALS');
     assert.equal(r.json<{ detail: string }>().detail, 'The client_id header is required');
   });
 
   test('set: a login without client_id logs in to that company (sandbox when no environment is sent)', async () => {
-    const holder = await newHolder(acme.sandbox);
+    const holder = await make.policyholder(t, acme.sandbox);
     const r = await login(single, {}, holder.username, holder.temporaryPassword);
     assert.equal(r.statusCode, 200, r.body);
     assert.equal(r.json<{ type: string }>().type, 'NEW_PASSWORD_REQUIRED');
@@ -98,7 +81,7 @@ describe('DEFAULT_CLIENT_ID', () => {
   });
 
   test('set: an explicit client_id still names the company; the default does not leak to another', async () => {
-    const holder = await newHolder(other.sandbox);
+    const holder = await make.policyholder(t, other.sandbox);
     // Another company's user is unknown to the default company, and the answer says no more than that.
     assertProblem(
       await login(single, {}, holder.username, holder.temporaryPassword),
@@ -110,7 +93,7 @@ describe('DEFAULT_CLIENT_ID', () => {
   });
 
   test('set: the environment header still chooses the environment', async () => {
-    const holder = await newHolder(acme.sandbox);
+    const holder = await make.policyholder(t, acme.sandbox);
     const r = await login(single, { environment: 'production' }, holder.username, holder.temporaryPassword);
     assertProblem(r, 401, 'INVALID_CREDENTIALS');
   });

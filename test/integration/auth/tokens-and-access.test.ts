@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose';
 import { fixedClock } from '../../../src/platform/clock.ts';
 import { createCompany, type TestApp } from '../../support/app.ts';
-import { examplePolicyInput } from '../../support/policy-arbitraries.ts';
+import { make } from '../../support/factories.ts';
 import { assertProblem, startAuthApp, type createAuthClient } from './auth-support.ts';
 
 const clock = fixedClock('2025-06-01T12:00:00Z');
@@ -136,14 +136,10 @@ describe('GET /policys/details', () => {
 
   test('?policy_reference= picks among several; the current one is the latest live policy', async () => {
     const { holder, tokens } = await client.loggedIn(acme.sandbox);
-    const second = await t.app.inject({
-      method: 'POST',
-      url: '/policys',
-      headers: acme.sandbox,
-      payload: examplePolicyInput({ proposer: { email: holder.email }, vehicle: { reg: 'XY70 ZZZ' } }),
+    const { reference: secondReference } = await make.policy(t.app, acme, {
+      proposer: { email: holder.email },
+      vehicle: { reg: 'XY70 ZZZ' },
     });
-    assert.equal(second.statusCode, 201, second.body);
-    const secondReference = second.json<{ policy_reference: string }>().policy_reference;
     const current = await client.get('/policys/details', bearer(tokens.access_token));
     assert.equal(current.json<{ policy_reference: string }>().policy_reference, secondReference);
     const first = await client.get(

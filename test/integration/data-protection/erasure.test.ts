@@ -7,7 +7,8 @@ import { fixedClock } from '../../../src/platform/clock.ts';
 import { withAuditActor } from '../../../src/platform/db/audit-context.ts';
 import { encodePolyline } from '../../../src/platform/geo/index.ts';
 import { postcodeDistrict } from '../../../src/platform/postcodes.ts';
-import { createCardPaidPolicy, createCompany, createTestApp, type TestApp } from '../../support/app.ts';
+import { createCompany, createTestApp, type TestApp } from '../../support/app.ts';
+import { make } from '../../support/factories.ts';
 import { examplePolicyInput } from '../../support/policy-arbitraries.ts';
 import { signInStaff, type SignedInStaff } from '../staff/staff-support.ts';
 
@@ -146,15 +147,9 @@ async function signIn(company: Company, email: string) {
   };
 }
 
-async function journey(company: Company, reference: string, startIso: string, route: string) {
-  const r = await ok('POST', '/journeys', company.sandbox, {
-    policy_reference: reference,
-    route,
-    start_time: unix(startIso),
-    end_time: unix(startIso) + 1800,
-  });
-  return r.json<{ journey_reference: string }>().journey_reference;
-}
+/** Half an hour along `route` (an encoded polyline) from `startIso`. */
+const journey = (company: Company, reference: string, startIso: string, route: string) =>
+  make.journey(t.app, company, reference, startIso, { route, durationSeconds: 1800 });
 
 const erase = (userReference: string, body: object, headers: Json = t.adminHeaders) =>
   inject('POST', `/admin/policyholders/${userReference}/erase`, headers, body);
@@ -207,14 +202,12 @@ before(async () => {
   adminStaff = await signInStaff(t, 'ada.admin@insurer.example', 'admin');
 
   // Zephyrine: a card-paid policy, a second that joins her account (then cancelled), a staff adjustment.
-  const z1 = await createCardPaidPolicy(t, acme, {
+  const { reference: z1 } = await make.cardPaidPolicy(t, acme, {
     ...zephInput('ZE11 PHY'),
     pricing: { upfront_premium: 120 },
   });
   const login = await signIn(acme, ZEPH.email);
-  const z2 = (await ok('POST', '/policys', acme.sandbox, examplePolicyInput(zephInput('ZE22 PHY')))).json<{
-    policy_reference: string;
-  }>().policy_reference;
+  const { reference: z2 } = await make.policy(t.app, acme, zephInput('ZE22 PHY'));
   // A staff member's adjustment: the audit triggers copy the new version's whole snapshot.
   const staffActor = {
     actor: 'staff:olga.ops@insurer.example',
@@ -229,23 +222,17 @@ before(async () => {
     at: clock.now().toISOString(),
   };
   await withAuditActor(staffActor, () =>
-    ok('POST', '/policys', acme.sandbox, {
-      ...examplePolicyInput({
-        ...zephInput('ZE33 PHY'),
-        policy: { ...zephInput('ZE33 PHY').policy, policy_reference: z1 },
-      }),
-      effective_date: unix('2025-07-20T12:00:00Z'),
-    }),
+    make.adjustment(
+      t.app,
+      acme,
+      { reference: z1, input: examplePolicyInput(zephInput('ZE33 PHY')) },
+      { effective_date: unix('2025-07-20T12:00:00Z') },
+    ),
   );
   await journey(acme, z1, '2025-06-10T08:00:00Z', ZEPH_ROUTES[0] ?? '');
   await journey(acme, z1, '2025-06-12T08:00:00Z', ZEPH_ROUTES[1] ?? '');
   await journey(acme, z2, '2025-06-14T08:00:00Z', ZEPH_ROUTES[1] ?? '');
-  await ok('POST', '/devices', acme.sandbox, {
-    device_id: 'zeph-car',
-    policy_reference: z1,
-    kind: 'obd',
-    vin: ZEPH.vin,
-  });
+  await make.device(t.app, acme, z1, { deviceId: 'zeph-car', vin: ZEPH.vin });
   clock.set('2025-07-20T13:00:00Z');
   await ok('POST', '/telematics/positions', acme.sandbox, {
     device_id: 'zeph-car',
@@ -257,10 +244,7 @@ before(async () => {
       ignition: true,
     })),
   });
-  await ok('POST', '/statements', acme.sandbox, {
-    policy_reference: z1,
-    effective_date: unix('2025-06-30T22:59:59Z'),
-  });
+  await make.statement(t.app, acme, z1, '2025-06-30T22:59:59Z');
   await ok('POST', '/admin/credits', ops.headers, {
     company_reference: acme.company_reference,
     environment: 'sandbox',
@@ -284,21 +268,11 @@ before(async () => {
   zeph = { userReference: user.user_reference, userId: user.id, policies: [z1, z2], login };
 
   // Bob, of the same company: his data must stay as it was.
-  const b1 = (
-    await ok(
-      'POST',
-      '/policys',
-      acme.sandbox,
-      examplePolicyInput({
-        proposer: { email: 'bob.tanager@example.com', first_names: 'Bob', last_names: 'Tanager' },
-      }),
-    )
-  ).json<{ policy_reference: string }>().policy_reference;
-  await journey(acme, b1, '2025-06-11T08:00:00Z', BOB_ROUTE);
-  await ok('POST', '/statements', acme.sandbox, {
-    policy_reference: b1,
-    effective_date: unix('2025-06-30T22:59:59Z'),
+  const { reference: b1 } = await make.policy(t.app, acme, {
+    proposer: { email: 'bob.tanager@example.com', first_names: 'Bob', last_names: 'Tanager' },
   });
+  await journey(acme, b1, '2025-06-11T08:00:00Z', BOB_ROUTE);
+  await make.statement(t.app, acme, b1, '2025-06-30T22:59:59Z');
   await ok('POST', '/admin/credits', ops.headers, {
     company_reference: acme.company_reference,
     environment: 'sandbox',

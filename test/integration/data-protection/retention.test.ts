@@ -4,14 +4,13 @@ import { fixedClock } from '../../../src/platform/clock.ts';
 import { encodePolyline } from '../../../src/platform/geo/index.ts';
 import { createRetentionService } from '../../../src/modules/data-protection/index.ts';
 import { createCompany, createTestApp, type TestApp } from '../../support/app.ts';
-import { examplePolicyInput } from '../../support/policy-arbitraries.ts';
+import { make } from '../../support/factories.ts';
 
 // Route retention: journeys whose statement was written more than ROUTE_RETENTION_DAYS (400) ago keep
 // only their start → end; newer ones, and journeys not yet billed, keep their routes; a second run
 // changes nothing; a run does a bounded number of batches.
 
 const clock = fixedClock('2025-07-20T12:00:00Z');
-const unix = (iso: string) => Date.parse(iso) / 1000;
 const DAY_MS = 86_400_000;
 
 let t: TestApp;
@@ -25,31 +24,6 @@ const JULY = [51.45, -0.3, 51.46, -0.31, 51.47, -0.32];
 const AUGUST = [51.3, -0.2, 51.31, -0.21, 51.32, -0.22];
 let juneBilledAt: Date;
 
-async function journey(company: Record<string, string>, startIso: string, points: number[]) {
-  const r = await t.app.inject({
-    method: 'POST',
-    url: '/journeys',
-    headers: company,
-    payload: {
-      policy_reference: reference,
-      route: encodePolyline(points, 5),
-      start_time: unix(startIso),
-      end_time: unix(startIso) + 1800,
-    },
-  });
-  assert.equal(r.statusCode, 201, r.body);
-}
-
-async function statement(company: Record<string, string>, endIso: string) {
-  const r = await t.app.inject({
-    method: 'POST',
-    url: '/statements',
-    headers: company,
-    payload: { policy_reference: reference, effective_date: unix(endIso) },
-  });
-  assert.equal(r.statusCode, 201, r.body);
-}
-
 const routes = () =>
   t.container.database.db
     .selectFrom('journeys')
@@ -61,25 +35,20 @@ const routes = () =>
 before(async () => {
   t = await createTestApp({ overrides: { clock } });
   const acme = await createCompany(t.app, 'Acme Retention');
-  const created = await t.app.inject({
-    method: 'POST',
-    url: '/policys',
-    headers: acme.sandbox,
-    payload: examplePolicyInput({ proposer: { email: 'retention@example.com' } }),
-  });
-  assert.equal(created.statusCode, 201, created.body);
-  reference = created.json<{ policy_reference: string }>().policy_reference;
-  for (const [k, points] of JUNE.entries())
-    await journey(acme.sandbox, `2025-06-1${String(k)}T08:00:00Z`, points);
-  await journey(acme.sandbox, '2025-07-10T08:00:00Z', JULY);
+  reference = (await make.policy(t.app, acme, { proposer: { email: 'retention@example.com' } })).reference;
+  /** Half an hour along `points` from `startIso`. */
+  const journey = (startIso: string, points: number[]) =>
+    make.journey(t.app, acme, reference, startIso, { points, durationSeconds: 1800 });
+  for (const [k, points] of JUNE.entries()) await journey(`2025-06-1${String(k)}T08:00:00Z`, points);
+  await journey('2025-07-10T08:00:00Z', JULY);
   // June billed on 2 July; July on 2 August; August's journey never billed.
   clock.set('2025-07-02T09:00:00Z');
   juneBilledAt = clock.now();
-  await statement(acme.sandbox, '2025-06-30T22:59:59Z');
+  await make.statement(t.app, acme, reference, '2025-06-30T22:59:59Z');
   clock.set('2025-08-15T09:00:00Z');
-  await journey(acme.sandbox, '2025-08-10T08:00:00Z', AUGUST);
+  await journey('2025-08-10T08:00:00Z', AUGUST);
   clock.set('2025-08-02T09:00:00Z');
-  await statement(acme.sandbox, '2025-07-31T22:59:59Z');
+  await make.statement(t.app, acme, reference, '2025-07-31T22:59:59Z');
 });
 after(() => t.close());
 

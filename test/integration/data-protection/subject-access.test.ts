@@ -3,8 +3,9 @@ import { after, before, describe, test } from 'node:test';
 import { unzipSync, strFromU8 } from 'fflate';
 import { sql } from 'kysely';
 import { fixedClock } from '../../../src/platform/clock.ts';
-import { decodePolyline, encodePolyline } from '../../../src/platform/geo/index.ts';
-import { createCardPaidPolicy, createCompany, createTestApp, type TestApp } from '../../support/app.ts';
+import { decodePolyline } from '../../../src/platform/geo/index.ts';
+import { createCompany, createTestApp, type TestApp } from '../../support/app.ts';
+import { make } from '../../support/factories.ts';
 import { examplePolicyInput } from '../../support/policy-arbitraries.ts';
 import { signInStaff, type SignedInStaff } from '../staff/staff-support.ts';
 
@@ -100,14 +101,10 @@ const holder = (email: string, firstNames: string, lastNames: string, reg: strin
   vehicle: { reg },
 });
 
+/** Half an hour along `points` from `startIso`; the journey's reference. */
 async function journey(company: Company, reference: string, startIso: string, points: number[]) {
-  const r = await ok('POST', '/journeys', company.sandbox, {
-    policy_reference: reference,
-    route: encodePolyline(points, 5),
-    start_time: unix(startIso),
-    end_time: unix(startIso) + 1800,
-  });
-  return r.json<{ journey_reference: string }>().journey_reference;
+  return (await make.journey(t.app, company, reference, startIso, { points, durationSeconds: 1800 }))
+    .journey_reference;
 }
 
 /** The welcome email's temporary password, a new password, and a login: sessions and refresh tokens. */
@@ -146,32 +143,25 @@ before(async () => {
   viewer = await signInStaff(t, 'victor.viewer@insurer.example', 'viewer');
 
   // Alice: a card-paid policy, then a second one that joins her account.
-  const a1 = await createCardPaidPolicy(t, acme, {
+  const { reference: a1 } = await make.cardPaidPolicy(t, acme, {
     ...holder(SHARED_EMAIL, 'Alice Mary', 'Pemberton', 'AL11 CEE'),
     pricing: { upfront_premium: 120 },
   });
   alice = await person(acme, SHARED_EMAIL, 'Alice Mary', 'Pemberton', a1);
   await signIn(acme, SHARED_EMAIL);
-  const a2 = (
-    await ok(
-      'POST',
-      '/policys',
-      acme.sandbox,
-      examplePolicyInput(holder(SHARED_EMAIL, 'Alice Mary', 'Pemberton', 'AL22 CEE')),
-    )
-  ).json<{ policy_reference: string }>().policy_reference;
+  const { reference: a2 } = await make.policy(
+    t.app,
+    acme,
+    holder(SHARED_EMAIL, 'Alice Mary', 'Pemberton', 'AL22 CEE'),
+  );
   alice.policies.push(a2);
   alice.policyIds.push(await policyId(a2));
-  // An adjustment of the first (mta version).
-  await ok(
-    'POST',
-    '/policys',
-    acme.sandbox,
-    examplePolicyInput({
-      ...holder(SHARED_EMAIL, 'Alice Mary', 'Pemberton', 'AL11 CEE'),
-      policy: { policy_reference: a1 },
-      vehicle: { reg: 'AL11 CEF' },
-    }),
+  // An adjustment of the first (mta version), from the example's pricing and no payment block.
+  await make.adjustment(
+    t.app,
+    acme,
+    { reference: a1, input: examplePolicyInput(holder(SHARED_EMAIL, 'Alice Mary', 'Pemberton', 'AL11 CEE')) },
+    { vehicle: { reg: 'AL11 CEF' } },
   );
   await ok('PUT', `/policys/${a1}/mileage-budget`, acme.sandbox, { distance_per_month: 1 });
   await journey(acme, a1, '2025-06-10T08:00:00Z', [51.5074, -0.1278, 51.5101, -0.134, 51.5155, -0.1419]);
@@ -179,7 +169,7 @@ before(async () => {
   await journey(acme, a2, '2025-06-14T08:00:00Z', [52.4862, -1.8904, 52.45, -1.85]);
   await ok('POST', `/journeys/${voided}/void`, acme.sandbox, { reason: 'passenger, not driver' });
   // A device, its positions (which cut no trip: jobs do not run here) and an odometer reading.
-  await ok('POST', '/devices', acme.sandbox, { device_id: 'alice-car', policy_reference: a1, kind: 'obd' });
+  await make.device(t.app, acme, a1, { deviceId: 'alice-car' });
   // Positions belong to the binding from its start: they come in an hour later.
   clock.set('2025-07-20T13:00:00Z');
   await ok('POST', '/telematics/positions', acme.sandbox, {
@@ -203,10 +193,7 @@ before(async () => {
       time,
       source: 'photo',
     });
-  await ok('POST', '/statements', acme.sandbox, {
-    policy_reference: a1,
-    effective_date: unix('2025-06-30T22:59:59Z'),
-  });
+  await make.statement(t.app, acme, a1, '2025-06-30T22:59:59Z');
   // A staff member's goodwill credit: an audited action on her policy.
   await ok('POST', '/admin/credits', ops.headers, {
     company_reference: acme.company_reference,
@@ -217,18 +204,15 @@ before(async () => {
   });
 
   // Bob: the same company, much the same story.
-  const b1 = (
-    await ok(
-      'POST',
-      '/policys',
-      acme.sandbox,
-      examplePolicyInput(holder('bob.quennell@example.com', 'Robert', 'Quennell', 'BO11 BBB')),
-    )
-  ).json<{ policy_reference: string }>().policy_reference;
+  const { reference: b1 } = await make.policy(
+    t.app,
+    acme,
+    holder('bob.quennell@example.com', 'Robert', 'Quennell', 'BO11 BBB'),
+  );
   bob = await person(acme, 'bob.quennell@example.com', 'Robert', 'Quennell', b1);
   await ok('PUT', `/policys/${b1}/mileage-budget`, acme.sandbox, { distance_per_month: 1 });
   await journey(acme, b1, '2025-06-11T08:00:00Z', [51.5074, -0.1278, 51.5155, -0.1419]);
-  await ok('POST', '/devices', acme.sandbox, { device_id: 'bob-car', policy_reference: b1, kind: 'phone' });
+  await make.device(t.app, acme, b1, { deviceId: 'bob-car', kind: 'phone' });
   clock.set('2025-07-20T14:00:00Z');
   await ok('POST', '/telematics/positions', acme.sandbox, {
     device_id: 'bob-car',
@@ -240,10 +224,7 @@ before(async () => {
     time: '2025-06-03T08:00:00Z',
     source: 'photo',
   });
-  await ok('POST', '/statements', acme.sandbox, {
-    policy_reference: b1,
-    effective_date: unix('2025-06-30T22:59:59Z'),
-  });
+  await make.statement(t.app, acme, b1, '2025-06-30T22:59:59Z');
   await ok('POST', '/admin/credits', ops.headers, {
     company_reference: acme.company_reference,
     environment: 'sandbox',
@@ -253,14 +234,11 @@ before(async () => {
   });
 
   // Carol: another company, Alice's email address (one account per email per company).
-  const c1 = (
-    await ok(
-      'POST',
-      '/policys',
-      beta.sandbox,
-      examplePolicyInput(holder(SHARED_EMAIL, 'Caroline', 'Rutherford', 'CA11 RRR')),
-    )
-  ).json<{ policy_reference: string }>().policy_reference;
+  const { reference: c1 } = await make.policy(
+    t.app,
+    beta,
+    holder(SHARED_EMAIL, 'Caroline', 'Rutherford', 'CA11 RRR'),
+  );
   carol = await person(beta, SHARED_EMAIL, 'Caroline', 'Rutherford', c1);
   await journey(beta, c1, '2025-06-15T08:00:00Z', [53.48, -2.24, 53.4, -2.2]);
 });
@@ -607,14 +585,13 @@ describe('GET /admin/policyholders/:user_reference/export', () => {
 
   test('a route stored at precision 6 decodes at 6', async () => {
     const points = [51.123456, -0.654321, 51.223456, -0.554321];
-    const r = await ok('POST', '/journeys', acme.sandbox, {
-      policy_reference: alice.policies[1],
-      route: encodePolyline(points, 6),
-      precision: 6,
-      start_time: unix('2025-06-20T08:00:00Z'),
-      end_time: unix('2025-06-20T08:30:00Z'),
-    });
-    const reference = r.json<{ journey_reference: string }>().journey_reference;
+    const { journey_reference: reference } = await make.journey(
+      t.app,
+      acme,
+      alice.policies[1]!,
+      '2025-06-20T08:00:00Z',
+      { points, precision: 6, durationSeconds: 1800 },
+    );
     const zip = await ok('GET', exportUrl(alice.userReference, 'zip'), t.adminHeaders);
     const geo = JSON.parse(
       strFromU8(unzipSync(new Uint8Array(zip.rawPayload))['routes.geojson'] ?? new Uint8Array()),

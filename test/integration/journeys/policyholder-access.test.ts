@@ -1,15 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { encodePolyline } from '../../../src/platform/geo/index.ts';
 import { fixedClock } from '../../../src/platform/clock.ts';
 import { createCompany, createTestApp, type TestApp } from '../../support/app.ts';
+import { make } from '../../support/factories.ts';
 import { startSmtpServer } from '../../support/smtp.ts';
 import { createAuthClient } from '../auth/auth-support.ts';
 
 // Through the real login: a policyholder's access token reads their own journeys and nobody else's (404),
 // and cannot write any.
 const clock = fixedClock('2025-07-20T12:00:00Z');
-const unix = (iso: string): number => Date.parse(iso) / 1000;
 let t: TestApp;
 let smtp: Awaited<ReturnType<typeof startSmtpServer>>;
 
@@ -30,21 +29,13 @@ test('policyholder tokens read their own journeys; another’s answer 404; they 
   const asAlice = { authorization: `Bearer ${alice.tokens.access_token}` };
   const asBob = { authorization: `Bearer ${bob.tokens.access_token}` };
 
-  const send = async (policyReference: string) => {
-    const r = await t.app.inject({
-      method: 'POST',
-      url: '/journeys',
-      headers: company.sandbox,
-      payload: {
-        route: encodePolyline([51.501, -0.1416, 51.5115, -0.116], 5),
-        start_time: unix('2025-07-10T08:00:00Z'),
-        end_time: unix('2025-07-10T08:20:00Z'),
-        policy_reference: policyReference,
-      },
-    });
-    assert.equal(r.statusCode, 201, r.body);
-    return r.json<{ journey_reference: string }>().journey_reference;
-  };
+  const send = async (policyReference: string) =>
+    (
+      await make.journey(t.app, company, policyReference, '2025-07-10T08:00:00Z', {
+        points: [51.501, -0.1416, 51.5115, -0.116],
+        durationSeconds: 20 * 60,
+      })
+    ).journey_reference;
   const alicesJourney = await send(alice.holder.policyReference);
   const bobsJourney = await send(bob.holder.policyReference);
 

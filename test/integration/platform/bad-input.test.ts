@@ -4,6 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import { fixedClock } from '../../../src/platform/clock.ts';
 import { encodePolyline } from '../../../src/platform/geo/index.ts';
 import { createCompany, createTestApp, type TestApp } from '../../support/app.ts';
+import { make } from '../../support/factories.ts';
 import { examplePolicyInput } from '../../support/policy-arbitraries.ts';
 
 type Company = Awaited<ReturnType<typeof createCompany>>;
@@ -23,14 +24,8 @@ before(async () => {
   t = await createTestApp({ overrides: { clock }, listen: true });
   base = `http://127.0.0.1:${String((t.app.server.address() as { port: number }).port)}`;
   acme = await createCompany(t.app, 'Acme');
-  const created = await t.app.inject({
-    method: 'POST',
-    url: '/policys',
-    headers: acme.sandbox,
-    payload: examplePolicyInput({ proposer: { email: 'bad.input@example.com' } }),
-  });
-  assert.equal(created.statusCode, 201, created.body);
-  policyReference = created.json<{ policy_reference: string }>().policy_reference;
+  policyReference = (await make.policy(t.app, acme, { proposer: { email: 'bad.input@example.com' } }))
+    .reference;
 });
 after(async () => {
   await t.close();

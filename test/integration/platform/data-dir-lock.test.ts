@@ -12,7 +12,7 @@ import { openDatabase } from '../../../src/platform/db/database.ts';
 import type { Database } from '../../../src/schema.ts';
 import { createLogger } from '../../../src/platform/logging.ts';
 import { TEST_ADMIN_KEY } from '../../support/app.ts';
-import { examplePolicyInput } from '../../support/policy-arbitraries.ts';
+import { make } from '../../support/factories.ts';
 
 const CLI = path.resolve(import.meta.dirname, '../../../src/cli.ts');
 let dataDir: string;
@@ -80,13 +80,11 @@ describe('the embedded data directory belongs to one process', () => {
         payload: { name: 'Emails' },
       });
       const credentials = company.json<{ client_id: string; client_secret_sandbox: string }>();
-      const created = await app.inject({
-        method: 'POST',
-        url: '/policys',
-        headers: { client_id: credentials.client_id, client_secret: credentials.client_secret_sandbox },
-        payload: examplePolicyInput({ proposer: { email } }),
-      });
-      assert.equal(created.statusCode, 201, created.body);
+      await make.policy(
+        app,
+        { client_id: credentials.client_id, client_secret: credentials.client_secret_sandbox },
+        { proposer: { email } },
+      );
       const deadline = Date.now() + 15_000;
       while ((await container.services.notifications.emailsTo(email))[0]?.status !== 'logged') {
         assert.ok(Date.now() < deadline, 'the welcome email was not kept in the outbox');

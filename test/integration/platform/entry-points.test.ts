@@ -5,6 +5,7 @@ import { fixedClock } from '../../../src/platform/clock.ts';
 import { encodePolyline } from '../../../src/platform/geo/index.ts';
 import { createLogger } from '../../../src/platform/logging.ts';
 import { createCompany, createTestApp, type TestApp } from '../../support/app.ts';
+import { make } from '../../support/factories.ts';
 import { examplePolicyInput } from '../../support/policy-arbitraries.ts';
 
 type Company = Awaited<ReturnType<typeof createCompany>>;
@@ -198,14 +199,7 @@ describe('201 responses carry Location', () => {
 
 describe('GET /admin/emails (no SMTP_URL)', () => {
   test('shows the welcome email whole, newest first, filtered by recipient; the log has no password', async () => {
-    const email = uniqueEmail();
-    const created = await t.app.inject({
-      method: 'POST',
-      url: '/policys',
-      headers: acme.sandbox,
-      payload: examplePolicyInput({ proposer: { email } }),
-    });
-    assert.equal(created.statusCode, 201, created.body);
+    const { email } = await make.policy(t.app, acme);
     type Listed = { emails: Array<{ to: string; status: string; subject: string; text: string | null }> };
     const listed = await waitFor('the welcome email to be logged', async () => {
       const r = await t.app.inject({

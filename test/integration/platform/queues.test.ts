@@ -13,7 +13,8 @@ import { createLogger } from '../../../src/platform/logging.ts';
 import type { Database } from '../../../src/schema.ts';
 import { TEST_ADMIN_KEY } from '../../support/app.ts';
 import { TEST_DATABASE_URL, onPostgres } from '../../support/database.ts';
-import { examplePolicyInput, livePolicyInput } from '../../support/policy-arbitraries.ts';
+import { make } from '../../support/factories.ts';
+import { livePolicyInput } from '../../support/policy-arbitraries.ts';
 import { call, createCompany, startService } from '../../reliability/service-processes.ts';
 
 /** A database with nothing in it: no migrations, no job schema (not the suite's migrated template). */
@@ -64,13 +65,11 @@ test('an API process on a new database serves its first POST /policys: queues ex
       payload: { name: 'First' },
     });
     const credentials = company.json<{ client_id: string; client_secret_sandbox: string }>();
-    const created = await app.inject({
-      method: 'POST',
-      url: '/policys',
-      headers: { client_id: credentials.client_id, client_secret: credentials.client_secret_sandbox },
-      payload: examplePolicyInput({ proposer: { email: 'first.ever@example.com' } }),
-    });
-    assert.equal(created.statusCode, 201, created.body);
+    await make.policy(
+      app,
+      { client_id: credentials.client_id, client_secret: credentials.client_secret_sandbox },
+      { proposer: { email: 'first.ever@example.com' } },
+    );
   } finally {
     await app.close();
     await container.close();

@@ -5,6 +5,7 @@ import { verifyPassword } from '../../../src/modules/accounts/index.ts';
 import { fixedClock } from '../../../src/platform/clock.ts';
 import { createCompany, createTestApp, type TestApp } from '../../support/app.ts';
 import { onPostgres } from '../../support/database.ts';
+import { make } from '../../support/factories.ts';
 import { examplePolicyInput, validPolicyInput } from '../../support/policy-arbitraries.ts';
 import { startSmtpServer } from '../../support/smtp.ts';
 
@@ -40,7 +41,8 @@ after(async () => {
 let emailCounter = 0;
 const uniqueEmail = () => `driver${++emailCounter}.${Date.now()}@example.com`;
 
-async function createPolicy(headers: Record<string, string>, body: unknown) {
+/** `POST /policys` with any body (the request under test); the answer as it is. */
+async function postPolicy(headers: Record<string, string>, body: unknown) {
   return t.app.inject({ method: 'POST', url: '/policys', headers, payload: body as object });
 }
 
@@ -48,7 +50,7 @@ describe('POST /policys (create)', () => {
   test('201 with the stored object, references, one nb version, the account, and the welcome email over SMTP', async () => {
     const email = uniqueEmail();
     const input = examplePolicyInput({ proposer: { email } });
-    const r = await createPolicy(acme.sandbox, input);
+    const r = await postPolicy(acme.sandbox, input);
     assert.equal(r.statusCode, 201, r.body);
     const body = r.json<PolicyBody>();
     assert.match(body.policy_reference, /^[a-z]+-[a-z]+-[a-z]+$/);
@@ -98,9 +100,9 @@ describe('POST /policys (create)', () => {
   test('a second policy for the same email joins the account and sends no new password', async () => {
     const email = uniqueEmail();
     const first = (
-      await createPolicy(acme.sandbox, examplePolicyInput({ proposer: { email } }))
+      await postPolicy(acme.sandbox, examplePolicyInput({ proposer: { email } }))
     ).json<PolicyBody>();
-    const second = await createPolicy(
+    const second = await postPolicy(
       acme.sandbox,
       examplePolicyInput({ proposer: { email: email.toUpperCase() }, vehicle: { reg: 'AB12CDE' } }),
     );
@@ -118,7 +120,7 @@ describe('POST /policys (create)', () => {
     );
     // Another company's policy for the same email is another account.
     const elsewhere = (
-      await createPolicy(other.sandbox, examplePolicyInput({ proposer: { email } }))
+      await postPolicy(other.sandbox, examplePolicyInput({ proposer: { email } }))
     ).json<PolicyBody>();
     assert.notEqual(elsewhere.user_reference, first.user_reference);
   });
@@ -129,12 +131,12 @@ describe('POST /policys (create)', () => {
       policy: { billing_day_date: 32 },
     }) as Record<string, unknown>;
     input['colour'] = 'red';
-    const r = await createPolicy(acme.sandbox, input);
+    const r = await postPolicy(acme.sandbox, input);
     assert.equal(r.statusCode, 422);
     const paths = r.json<{ errors: Array<{ path: string }> }>().errors.map((e) => e.path);
     for (const path of ['/body/proposer/email', '/body/policy/billing_day_date', '/body/colour'])
       assert.ok(paths.includes(path), `${path} in ${paths.join(', ')}`);
-    const cross = await createPolicy(acme.sandbox, examplePolicyInput({ proposer: { dob: '1990-02-30' } }));
+    const cross = await postPolicy(acme.sandbox, examplePolicyInput({ proposer: { dob: '1990-02-30' } }));
     assert.equal(cross.statusCode, 422, 'a day that does not exist');
     assert.ok(
       cross.json<{ errors: Array<{ path: string }> }>().errors.some((e) => e.path === '/body/proposer/dob'),
@@ -142,9 +144,9 @@ describe('POST /policys (create)', () => {
   });
 
   test('client credentials are required', async () => {
-    assert.equal((await createPolicy({}, examplePolicyInput())).statusCode, 401);
+    assert.equal((await postPolicy({}, examplePolicyInput())).statusCode, 401);
     assert.equal(
-      (await createPolicy({ ...acme.sandbox, client_secret: 'wrong' }, examplePolicyInput())).statusCode,
+      (await postPolicy({ ...acme.sandbox, client_secret: 'wrong' }, examplePolicyInput())).statusCode,
       401,
     );
   });
@@ -158,7 +160,7 @@ describe('POST /policys (create)', () => {
           rest.policy.end_date * 1000 <= clock.now().getTime() ? { ...rest, backfill: true } : rest,
         ),
         async (input) => {
-          const created = await createPolicy(acme.sandbox, input);
+          const created = await postPolicy(acme.sandbox, input);
           assert.equal(created.statusCode, 201, created.body);
           const reference = created.json<PolicyBody>().policy_reference;
           const read = await t.app.inject({ url: `/policys/${reference}`, headers: acme.sandbox });
@@ -178,9 +180,7 @@ describe('POST /policys (create)', () => {
 
 describe('GET /policys/:policy_reference', () => {
   test('another company or environment gets 404', async () => {
-    const created = (
-      await createPolicy(acme.sandbox, examplePolicyInput({ proposer: { email: uniqueEmail() } }))
-    ).json<PolicyBody>();
+    const created = (await make.policy<PolicyBody>(t.app, acme)).body;
     const url = `/policys/${created.policy_reference}`;
     assert.equal((await t.app.inject({ url, headers: acme.sandbox })).statusCode, 200);
     assert.equal((await t.app.inject({ url, headers: other.sandbox })).statusCode, 404);
@@ -194,15 +194,13 @@ describe('GET /policys/:policy_reference', () => {
 
 describe('adjustment, cancellation, renewal', () => {
   test('an adjustment writes an mta version; earlier snapshots stay as they were', async () => {
-    const created = (
-      await createPolicy(acme.sandbox, examplePolicyInput({ proposer: { email: uniqueEmail() } }))
-    ).json<PolicyBody>();
+    const created = (await make.policy<PolicyBody>(t.app, acme)).body;
     const adjustment = examplePolicyInput({
       policy: { policy_reference: created.policy_reference },
       vehicle: { reg: 'XY99ZZZ' },
       pricing: { usage_rate: 0.07 },
     });
-    const r = await createPolicy(acme.sandbox, {
+    const r = await postPolicy(acme.sandbox, {
       ...adjustment,
       effective_date: Math.floor(clock.now().getTime() / 1000),
     });
@@ -222,19 +220,17 @@ describe('adjustment, cancellation, renewal', () => {
     assert.equal(body.versions[1]!.effective_date, clock.now().toISOString());
     assert.equal(body.policy_version_reference, body.versions[1]!.policy_version_reference);
     assert.equal(body.user_reference, created.user_reference);
-    const missing = await createPolicy(
+    const missing = await postPolicy(
       acme.sandbox,
       examplePolicyInput({ policy: { policy_reference: 'no-such-policy' } }),
     );
     assert.equal(missing.statusCode, 404);
-    const otherTenant = await createPolicy(other.sandbox, adjustment);
+    const otherTenant = await postPolicy(other.sandbox, adjustment);
     assert.equal(otherTenant.statusCode, 404);
   });
 
   test('cancellation (both forms) writes cn; a cancelled policy cannot be adjusted (409)', async () => {
-    const a = (
-      await createPolicy(acme.sandbox, examplePolicyInput({ proposer: { email: uniqueEmail() } }))
-    ).json<PolicyBody>();
+    const a = (await make.policy<PolicyBody>(t.app, acme)).body;
     const r = await t.app.inject({
       method: 'DELETE',
       url: `/policys/${a.policy_reference}`,
@@ -247,7 +243,7 @@ describe('adjustment, cancellation, renewal', () => {
       r.json<PolicyBody>().versions.map((v) => v.version_type),
       ['nb', 'cn'],
     );
-    const adjust = await createPolicy(
+    const adjust = await postPolicy(
       acme.sandbox,
       examplePolicyInput({ policy: { policy_reference: a.policy_reference } }),
     );
@@ -259,9 +255,7 @@ describe('adjustment, cancellation, renewal', () => {
       409,
     );
 
-    const b = (
-      await createPolicy(acme.sandbox, examplePolicyInput({ proposer: { email: uniqueEmail() } }))
-    ).json<PolicyBody>();
+    const b = (await make.policy<PolicyBody>(t.app, acme)).body;
     const byBody = await t.app.inject({
       method: 'DELETE',
       url: '/policys',
@@ -304,11 +298,9 @@ describe('adjustment, cancellation, renewal', () => {
   });
 
   test('renewal writes rn with policy_year + 1 and the new term', async () => {
-    const input = examplePolicyInput({
-      proposer: { email: uniqueEmail() },
+    const { input, body: created } = await make.policy<PolicyBody>(t.app, acme, {
       policy: { auto_renew: false, policy_year: 1 },
     });
-    const created = (await createPolicy(acme.sandbox, input)).json<PolicyBody>();
     const r = await t.app.inject({
       method: 'POST',
       url: `/policys/${created.policy_reference}/renewals`,
@@ -373,21 +365,11 @@ describe('adjustment, cancellation, renewal', () => {
 
   test('the daily job renews auto-renewing policies with terms, lapses the rest, and a re-run writes nothing', async () => {
     const base = examplePolicyInput();
-    const auto = (
-      await createPolicy(
-        acme.sandbox,
-        examplePolicyInput({ proposer: { email: uniqueEmail() }, policy: { auto_renew: true } }),
-      )
-    ).json<PolicyBody>();
-    const plain = (
-      await createPolicy(
-        acme.sandbox,
-        examplePolicyInput({ proposer: { email: uniqueEmail() }, policy: { auto_renew: false } }),
-      )
-    ).json<PolicyBody>();
+    const { reference: auto } = await make.policy(t.app, acme, { policy: { auto_renew: true } });
+    const { reference: plain } = await make.policy(t.app, acme, { policy: { auto_renew: false } });
     const scheduled = await t.app.inject({
       method: 'POST',
-      url: `/policys/${auto.policy_reference}/renewals`,
+      url: `/policys/${auto}/renewals`,
       headers: acme.sandbox,
       payload: { pricing: base.pricing },
     });
@@ -401,14 +383,14 @@ describe('adjustment, cancellation, renewal', () => {
     assert.deepEqual(again, { renewed: 0, lapsed: 0 });
 
     const autoNow = (
-      await t.app.inject({ url: `/policys/${auto.policy_reference}`, headers: acme.sandbox })
+      await t.app.inject({ url: `/policys/${auto}`, headers: acme.sandbox })
     ).json<PolicyBody>();
     assert.deepEqual(
       autoNow.versions.map((v) => v.version_type),
       ['nb', 'rn'],
     );
     const plainNow = (
-      await t.app.inject({ url: `/policys/${plain.policy_reference}`, headers: acme.sandbox })
+      await t.app.inject({ url: `/policys/${plain}`, headers: acme.sandbox })
     ).json<PolicyBody>();
     assert.deepEqual(
       plainNow.versions.map((v) => v.version_type),
@@ -421,11 +403,9 @@ describe('adjustment, cancellation, renewal', () => {
     'concurrent adjustments give two versions and lose neither',
     { skip: !onPostgres && 'row locks are exercised on PostgreSQL' },
     async () => {
-      const created = (
-        await createPolicy(acme.sandbox, examplePolicyInput({ proposer: { email: uniqueEmail() } }))
-      ).json<PolicyBody>();
+      const created = (await make.policy<PolicyBody>(t.app, acme)).body;
       const adjust = (reg: string) =>
-        createPolicy(
+        postPolicy(
           acme.sandbox,
           examplePolicyInput({ policy: { policy_reference: created.policy_reference }, vehicle: { reg } }),
         );
@@ -460,18 +440,12 @@ describe('lifecycle emails', () => {
     };
 
     const changed = uniqueEmail();
-    const input = examplePolicyInput({ proposer: { email: changed } });
-    const created = (await createPolicy(acme.sandbox, input)).json<PolicyBody>();
-    const adjusted = await createPolicy(acme.sandbox, {
-      ...input,
-      policy: { ...input.policy, policy_reference: created.policy_reference },
-      vehicle: { ...input.vehicle, colour: 'Green' },
-    });
-    assert.equal(adjusted.statusCode, 200, adjusted.body);
+    const created = await make.policy(t.app, acme, { proposer: { email: changed } });
+    await make.adjustment(t.app, acme, created, { vehicle: { colour: 'Green' } });
     assert.match((await emailAbout(changed, 'Your policy has been changed')).text, /Effective from/);
     const cancelled = await t.app.inject({
       method: 'DELETE',
-      url: `/policys/${created.policy_reference}`,
+      url: `/policys/${created.reference}`,
       headers: acme.sandbox,
       payload: { reason: 'sold the car' },
     });
@@ -480,23 +454,22 @@ describe('lifecycle emails', () => {
     assert.match(cancellation.text, /Cancelled from: 2025-06-01/);
 
     const renewing = uniqueEmail();
-    const renewable = examplePolicyInput({ proposer: { email: renewing }, policy: { auto_renew: false } });
-    const toRenew = (await createPolicy(acme.sandbox, renewable)).json<PolicyBody>();
+    const toRenew = await make.policy(t.app, acme, {
+      proposer: { email: renewing },
+      policy: { auto_renew: false },
+    });
     const renewed = await t.app.inject({
       method: 'POST',
-      url: `/policys/${toRenew.policy_reference}/renewals`,
+      url: `/policys/${toRenew.reference}/renewals`,
       headers: acme.sandbox,
-      payload: { pricing: renewable.pricing },
+      payload: { pricing: toRenew.input.pricing },
     });
     assert.equal(renewed.statusCode, 201, renewed.body);
     const renewal = await emailAbout(renewing, 'Your policy has been renewed');
     assert.match(renewal.text, /New term: 2026-06-01 to 2027-05-31/);
 
     const lapsing = uniqueEmail();
-    await createPolicy(
-      acme.sandbox,
-      examplePolicyInput({ proposer: { email: lapsing }, policy: { auto_renew: false } }),
-    );
+    await make.policy(t.app, acme, { proposer: { email: lapsing }, policy: { auto_renew: false } });
     await t.container.services.policies.endTerms(new Date('2026-06-01T12:00:00Z'));
     const lapse = await emailAbout(lapsing, 'Your policy has ended');
     assert.match(lapse.text, /Ended on: 2026-05-31/);
@@ -509,7 +482,7 @@ describe('policy.created_at', () => {
       proposer: { email: uniqueEmail() },
       policy: { created_at: 1_746_000_000 },
     });
-    const created = await createPolicy(acme.sandbox, sent);
+    const created = await postPolicy(acme.sandbox, sent);
     assert.equal(created.statusCode, 201, created.body);
     const reference = created.json<PolicyBody>().policy_reference;
     assert.equal(created.json<PolicyBody>().policy['created_at'], 1_746_000_000);
@@ -518,7 +491,7 @@ describe('policy.created_at', () => {
 
     const absent = examplePolicyInput({ proposer: { email: uniqueEmail() } });
     delete absent.policy.created_at;
-    const filled = (await createPolicy(acme.sandbox, absent)).json<PolicyBody>();
+    const filled = (await postPolicy(acme.sandbox, absent)).json<PolicyBody>();
     assert.equal(filled.policy['created_at'], Math.floor(clock.now().getTime() / 1000));
   });
 });
@@ -526,8 +499,10 @@ describe('policy.created_at', () => {
 describe('renewal with the whole policy object', () => {
   test('new vehicle, address, pricing and dates replace the current ones; the rest carries over', async () => {
     const email = uniqueEmail();
-    const input = examplePolicyInput({ proposer: { email }, policy: { auto_renew: false } });
-    const created = (await createPolicy(acme.sandbox, input)).json<PolicyBody>();
+    const { input, body: created } = await make.policy<PolicyBody>(t.app, acme, {
+      proposer: { email },
+      policy: { auto_renew: false },
+    });
     const start = input.policy.end_date + 1;
     const end = start + 365 * 86_400 - 1;
     const { policy_year: _year, ...currentPolicy } = input.policy;

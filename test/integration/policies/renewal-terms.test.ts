@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { fixedClock } from '../../../src/platform/clock.ts';
 import { encodePolyline } from '../../../src/platform/geo/index.ts';
 import { createCompany, createTestApp, type TestApp } from '../../support/app.ts';
+import { make } from '../../support/factories.ts';
 import { examplePolicyInput, type PolicyOverrides } from '../../support/policy-arbitraries.ts';
 
 /**
@@ -47,6 +48,8 @@ const clock = fixedClock(NOW);
 const unix = (iso: string): number => Date.parse(iso) / 1000;
 const TERM_END = examplePolicyInput().policy.end_date;
 const NEXT_START = TERM_END + 1;
+/** Green Park to Aldwych. */
+const CROSS_LONDON = [51.501, -0.1416, 51.5115, -0.116];
 
 let t: TestApp;
 let acme: Company;
@@ -59,24 +62,13 @@ after(async () => {
   await t.close();
 });
 
-let counter = 0;
-const input = (overrides: PolicyOverrides = {}) =>
-  examplePolicyInput({
-    proposer: { email: `terms${++counter}.${Date.now()}@example.com` },
-    policy: { auto_renew: false },
-    ...overrides,
-  });
-
-async function create(body: object): Promise<PolicyBody> {
-  const r = await t.app.inject({ method: 'POST', url: '/policys', headers: acme.sandbox, payload: body });
-  assert.equal(r.statusCode, 201, r.body);
-  return r.json<PolicyBody>();
-}
-async function adjust(body: object): Promise<PolicyBody> {
-  const r = await t.app.inject({ method: 'POST', url: '/policys', headers: acme.sandbox, payload: body });
-  assert.equal(r.statusCode, 200, r.body);
-  return r.json<PolicyBody>();
-}
+/** The example's term, not renewed by itself unless `overrides` (merged shallowly) say so. */
+const terms = (overrides: PolicyOverrides = {}): PolicyOverrides => ({
+  policy: { auto_renew: false },
+  ...overrides,
+});
+const create = async (overrides: PolicyOverrides = {}) =>
+  (await make.policy<PolicyBody>(t.app, acme, terms(overrides))).body;
 async function read(reference: string): Promise<PolicyBody> {
   const r = await t.app.inject({ url: `/policys/${reference}`, headers: acme.sandbox });
   assert.equal(r.statusCode, 200, r.body);
@@ -93,18 +85,8 @@ async function renew(reference: string, usageRate: number, expected = 201): Prom
   return r.json<PolicyBody>();
 }
 /** A 15-minute drive across central London starting at `startIso`, rated by the policy. */
-async function drive(reference: string, startIso: string): Promise<{ usage_rate: number }> {
-  const start = unix(startIso);
-  const route = encodePolyline([51.501, -0.1416, 51.5115, -0.116], 5);
-  const r = await t.app.inject({
-    method: 'POST',
-    url: '/journeys',
-    headers: acme.sandbox,
-    payload: { policy_reference: reference, route, start_time: start, end_time: start + 900 },
-  });
-  assert.equal(r.statusCode, 201, r.body);
-  return r.json<{ usage_rate: number }>();
-}
+const drive = (reference: string, startIso: string) =>
+  make.journey(t.app, acme, reference, startIso, { points: CROSS_LONDON, durationSeconds: 900 });
 async function during<T>(iso: string, work: () => Promise<T>): Promise<T> {
   clock.set(iso);
   try {
@@ -117,7 +99,7 @@ const live = (versions: Version[]) => versions.filter((v) => !v.superseded);
 
 describe('a renewal written early', () => {
   test('leaves the current term in force, shown beside it as `renewal`, until its start', async () => {
-    const created = await create(input());
+    const created = await create();
     const renewed = await renew(created.policy_reference, 0.07);
     const rn = renewed.versions.at(-1);
     assert.equal(rn?.version_type, 'rn');
@@ -149,7 +131,7 @@ describe('a renewal written early', () => {
   });
 
   test('terms stored for automatic renewal show as `renewal` too (202)', async () => {
-    const created = await create(input({ policy: { auto_renew: true } }));
+    const created = await create({ policy: { auto_renew: true } });
     const scheduled = await renew(created.policy_reference, 0.05, 202);
     for (const body of [scheduled, await read(created.policy_reference)]) {
       assert.deepEqual(
@@ -164,7 +146,7 @@ describe('a renewal written early', () => {
   });
 
   test('a second renewal replaces the first (kept in the history, superseded); they never stack', async () => {
-    const created = await create(input());
+    const created = await create();
     const first = (await renew(created.policy_reference, 0.06)).versions.at(-1);
     const second = await renew(created.policy_reference, 0.08);
     const renewals = second.versions.filter((v) => v.version_type === 'rn');
@@ -191,14 +173,12 @@ describe('a renewal written early', () => {
 
 describe('changes after an early renewal', () => {
   test('an adjustment of the current term keeps the renewal, and reaches no further than its term', async () => {
-    const base = input();
-    const created = await create(base);
+    const made = await make.policy<PolicyBody>(t.app, acme, terms());
+    const created = made.body;
     const renewed = await renew(created.policy_reference, 0.07);
-    const body = await adjust({
-      ...base,
-      policy: { ...base.policy, policy_reference: created.policy_reference },
-      vehicle: { ...base.vehicle, reg: 'LB24 NEW' },
-      pricing: { ...base.pricing, usage_rate: 0.05 },
+    const { body } = await make.adjustment<PolicyBody>(t.app, acme, made, {
+      vehicle: { reg: 'LB24 NEW' },
+      pricing: { usage_rate: 0.05 },
     });
     assert.equal(body.vehicle.reg, 'LB24 NEW');
     assert.equal(body.policy.end_date, TERM_END);
@@ -222,19 +202,16 @@ describe('changes after an early renewal', () => {
   });
 
   test('an adjustment naming the renewal’s start adjusts the renewal', async () => {
-    const base = input();
-    const created = await create(base);
+    const made = await make.policy<PolicyBody>(t.app, acme, terms());
+    const created = made.body;
     const renewed = await renew(created.policy_reference, 0.07);
-    const body = await adjust({
-      ...base,
+    const { body } = await make.adjustment<PolicyBody>(t.app, acme, made, {
       policy: {
-        ...base.policy,
-        policy_reference: created.policy_reference,
         start_date: renewed.renewal?.start_date,
         end_date: renewed.renewal?.end_date,
         policy_year: 2,
       },
-      pricing: { ...base.pricing, usage_rate: 0.065 },
+      pricing: { usage_rate: 0.065 },
     });
     assert.equal(body.pricing.usage_rate, created.pricing.usage_rate, 'the current term is untouched');
     assert.equal(body.renewal?.pricing.usage_rate, 0.065);
@@ -242,7 +219,7 @@ describe('changes after an early renewal', () => {
   });
 
   test('a cancellation takes effect when it says and ends the stored renewal with it', async () => {
-    const created = await create(input());
+    const created = await create();
     await renew(created.policy_reference, 0.07);
     const at = unix('2025-09-20T00:00:00Z');
     const r = await t.app.inject({
@@ -271,7 +248,7 @@ describe('changes after an early renewal', () => {
         headers: acme.sandbox,
         payload: {
           policy_reference: created.policy_reference,
-          route: encodePolyline([51.501, -0.1416, 51.5115, -0.116], 5),
+          route: encodePolyline(CROSS_LONDON, 5),
           start_time: unix('2025-09-21T08:00:00Z'),
           end_time: unix('2025-09-21T08:15:00Z'),
         },
@@ -283,7 +260,7 @@ describe('changes after an early renewal', () => {
 
 describe('a term that has ended', () => {
   const ended = () =>
-    input({
+    terms({
       policy: {
         start_date: unix('2024-06-01T00:00:00+01:00'),
         end_date: unix('2025-05-31T23:59:59+01:00'),
@@ -296,7 +273,7 @@ describe('a term that has ended', () => {
       method: 'POST',
       url: '/policys',
       headers: acme.sandbox,
-      payload: ended(),
+      payload: examplePolicyInput(ended()),
     });
     assert.equal(refused.statusCode, 422, refused.body);
     assert.equal(refused.json<Problem>().code, 'POLICY_TERM_ENDED');
@@ -349,8 +326,7 @@ describe('a term that has ended', () => {
   });
 
   test('backfill applies to new policies only', async () => {
-    const base = input();
-    const created = await create(base);
+    const { input: base, body: created } = await make.policy<PolicyBody>(t.app, acme, terms());
     const r = await t.app.inject({
       method: 'POST',
       url: '/policys',
@@ -366,8 +342,8 @@ describe('a term that has ended', () => {
   });
 
   test('reads as lapsed once its end has passed, before the daily job writes the lapse', async () => {
-    const plain = await create(input());
-    const renewing = await create(input({ policy: { auto_renew: true } }));
+    const plain = await create();
+    const renewing = await create({ policy: { auto_renew: true } });
     await renew(renewing.policy_reference, 0.05, 202);
     await during('2026-06-01T06:00:00Z', async () => {
       assert.equal((await read(plain.policy_reference)).status, 'lapsed');

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { fixedClock } from '../../../src/platform/clock.ts';
 import { createCompany, createTestApp, type TestApp } from '../../support/app.ts';
 import { billingRun as billingRunOf, drive, type Place } from '../../support/driving.ts';
-import { examplePolicyInput } from '../../support/policy-arbitraries.ts';
+import { make } from '../../support/factories.ts';
 
 // The worked example of the documentation ("Worked example: a month with capped days, free distance and
 // a late upload"): every figure its tables show is asserted here as a literal, so a change to the rules
@@ -111,14 +111,9 @@ describe('worked example', () => {
       },
     });
     assert.equal(product.statusCode, 201, product.body);
-    const created = await t.app.inject({
-      method: 'POST',
-      url: '/policys',
-      headers: acme.sandbox,
-      payload: examplePolicyInput({ policy: { product_reference: 'pay-by-mile-capped' } }),
+    const { reference } = await make.policy(t.app, acme, {
+      policy: { product_reference: 'pay-by-mile-capped' },
     });
-    assert.equal(created.statusCode, 201, created.body);
-    const reference = created.json<{ policy_reference: string }>().policy_reference;
 
     // J1, 30 October (GMT: the London day is the UTC day), uploaded the same evening.
     const j1 = await journeyOf(reference, '2025-10-30T08:00:00Z', 'london-birmingham');

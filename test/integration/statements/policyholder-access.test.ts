@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { fixedClock } from '../../../src/platform/clock.ts';
 import { createCompany, createTestApp, type TestApp } from '../../support/app.ts';
+import { make } from '../../support/factories.ts';
 import { startSmtpServer } from '../../support/smtp.ts';
 import { createAuthClient } from '../auth/auth-support.ts';
 
@@ -27,17 +28,12 @@ test('policyholder tokens read their own statements and payments; another’s an
   const asAlice = { authorization: `Bearer ${alice.tokens.access_token}` };
   const asBob = { authorization: `Bearer ${bob.tokens.access_token}` };
 
-  const issued = await t.app.inject({
-    method: 'POST',
-    url: '/statements',
-    headers: company.sandbox,
-    payload: {
-      policy_reference: alice.holder.policyReference,
-      effective_date: Math.floor(Date.parse('2025-06-30T22:59:59Z') / 1000),
-    },
-  });
-  assert.equal(issued.statusCode, 201, issued.body);
-  const statementId = issued.json<{ policy_version_reference: string }>().policy_version_reference;
+  const { policy_version_reference: statementId } = await make.statement(
+    t.app,
+    company,
+    alice.holder.policyReference,
+    '2025-06-30T22:59:59Z',
+  );
 
   const mine = await t.app.inject({
     url: `/statements?policy_reference=${alice.holder.policyReference}`,

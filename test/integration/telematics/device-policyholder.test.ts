@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { fixedClock } from '../../../src/platform/clock.ts';
 import { createCompany } from '../../support/app.ts';
+import { make } from '../../support/factories.ts';
 import { assertProblem, startAuthApp, type Headers } from '../auth/auth-support.ts';
 import type { DeviceBody } from './telematics-support.ts';
 
@@ -20,15 +21,6 @@ let asAlice: Headers;
 let asBob: Headers;
 
 const get = (url: string, headers: Headers = {}) => rig.t.app.inject({ method: 'GET', url, headers });
-const bind = async (deviceId: string, policyReference: string) => {
-  const r = await rig.t.app.inject({
-    method: 'POST',
-    url: '/devices',
-    headers: acme.sandbox,
-    payload: { device_id: deviceId, policy_reference: policyReference, kind: 'obd' },
-  });
-  assert.ok(r.statusCode === 201 || r.statusCode === 200, r.body);
-};
 
 before(async () => {
   rig = await startAuthApp(clock);
@@ -38,8 +30,8 @@ before(async () => {
   // The web app sends its public client_id with the token; a bare token works too.
   asAlice = { authorization: `Bearer ${alice.tokens.access_token}`, client_id: acme.client_id };
   asBob = { authorization: `Bearer ${bob.tokens.access_token}` };
-  await bind('alice-obd', alice.holder.policyReference);
-  await bind('bob-obd', bob.holder.policyReference);
+  await make.device(rig.t.app, acme, alice.holder.policyReference, { deviceId: 'alice-obd' });
+  await make.device(rig.t.app, acme, bob.holder.policyReference, { deviceId: 'bob-obd' });
 });
 after(async () => {
   await rig.close();
@@ -94,9 +86,9 @@ describe('devices with a policyholder’s token', () => {
   });
 
   test('a device moved to another policyholder shows its former holder only their own binding', async () => {
-    await bind('moving', alice.holder.policyReference);
+    await make.device(rig.t.app, acme, alice.holder.policyReference, { deviceId: 'moving' });
     clock.advance(60_000); // less than the access token lives
-    await bind('moving', bob.holder.policyReference);
+    await make.device(rig.t.app, acme, bob.holder.policyReference, { deviceId: 'moving' });
     const sighted = await rig.t.app.inject({
       method: 'POST',
       url: '/telematics/positions',

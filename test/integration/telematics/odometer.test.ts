@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { fixedClock } from '../../../src/platform/clock.ts';
 import { createCompany, createTestApp, type TestApp } from '../../support/app.ts';
 import { billingRun, createProduct, drive, unix } from '../../support/driving.ts';
-import { examplePolicyInput } from '../../support/policy-arbitraries.ts';
+import { make } from '../../support/factories.ts';
 import { caller, eventsOfType, type Problem } from './telematics-support.ts';
 
 // Odometer readings (POST/GET /telematics/odometer) and what statements make of them under each
@@ -68,21 +68,6 @@ before(async () => {
 });
 after(() => t.close());
 
-let n = 0;
-async function policy(productReference?: string): Promise<string> {
-  const r = await call(
-    'POST',
-    '/policys',
-    acme.sandbox,
-    examplePolicyInput({
-      ...(productReference === undefined ? {} : { policy: { product_reference: productReference } }),
-      proposer: { email: `odometer${String(++n)}.${String(process.pid)}@example.com` },
-    }),
-  );
-  assert.equal(r.statusCode, 201, r.body);
-  return r.json<{ policy_reference: string }>().policy_reference;
-}
-
 const send = (body: Record<string, unknown>, headers: Record<string, string> = acme.sandbox) =>
   call('POST', '/telematics/odometer', headers, { source: 'photo', ...body });
 
@@ -92,14 +77,8 @@ async function read(reference: string, iso: string, readingMetres: number): Prom
   return r.json<Reading>();
 }
 
-async function statementTo(reference: string, endIso: string): Promise<Statement> {
-  const r = await call('POST', '/statements', acme.sandbox, {
-    policy_reference: reference,
-    effective_date: unix(endIso),
-  });
-  assert.equal(r.statusCode, 201, r.body);
-  return r.json<Statement>();
-}
+const statementTo = (reference: string, endIso: string) =>
+  make.statement<Statement>(t.app, acme, reference, endIso);
 
 async function discrepancies(reference: string): Promise<DiscrepancyEvent[]> {
   return (await eventsOfType(t, 'telematics.odometer_discrepancy'))
@@ -111,7 +90,7 @@ const sumOfJourneys = (s: Statement) => s.journeys.reduce((sum, j) => sum + penc
 
 describe('POST /telematics/odometer', () => {
   test('named by policy: 201, a repeat of the second 200 with the stored reading, miles kept as metres', async () => {
-    const reference = await policy();
+    const { reference } = await make.policy(t.app, acme);
     const r = await send({
       policy_reference: reference,
       reading_metres: 1_000_000,
@@ -172,13 +151,11 @@ describe('POST /telematics/odometer', () => {
   });
 
   test('named by device: the policy it was bound to at the time; none then is 422', async () => {
-    const reference = await policy();
-    const bound = await call('POST', '/devices', acme.sandbox, {
-      device_id: `odo-${String(process.pid)}`,
-      policy_reference: reference,
+    const { reference } = await make.policy(t.app, acme);
+    await make.device(t.app, acme, reference, {
+      deviceId: `odo-${String(process.pid)}`,
       kind: 'connected_car',
     });
-    assert.equal(bound.statusCode, 201, bound.body);
     const r = await send({
       device_id: `odo-${String(process.pid)}`,
       reading_metres: 5_000,
@@ -204,7 +181,7 @@ describe('POST /telematics/odometer', () => {
   });
 
   test('an odometer never goes back: below an earlier reading or above a later one is 422', async () => {
-    const reference = await policy();
+    const { reference } = await make.policy(t.app, acme);
     await read(reference, '2025-07-01T00:00:00Z', 10_000);
     await read(reference, '2025-09-01T00:00:00Z', 30_000);
     for (const [iso, metres] of [
@@ -222,7 +199,7 @@ describe('POST /telematics/odometer', () => {
   });
 
   test('validation: exactly one of each pair, a readable time not in the future', async () => {
-    const reference = await policy();
+    const { reference } = await make.policy(t.app, acme);
     const cases: Array<Record<string, unknown>> = [
       { policy_reference: reference, device_id: 'x', reading_metres: 1, time: '2025-07-01T00:00:00Z' },
       { reading_metres: 1, time: '2025-07-01T00:00:00Z' },
@@ -246,7 +223,7 @@ describe('POST /telematics/odometer', () => {
   });
 
   test('another company’s or environment’s policy is 404; no credentials 401', async () => {
-    const reference = await policy();
+    const { reference } = await make.policy(t.app, acme);
     const body = { policy_reference: reference, reading_metres: 1, time: '2025-07-01T00:00:00Z' };
     assert.equal((await send(body, other.sandbox)).statusCode, 404);
     assert.equal((await send(body, acme.production)).statusCode, 404);
@@ -261,7 +238,7 @@ describe('POST /telematics/odometer', () => {
 describe('statements under each billing_distance_source', () => {
   test('gps: the block is shown, nothing is reconciled (billing run)', async () => {
     await createProduct(t.app, acme.sandbox, 'odo-gps', { billing_distance_source: 'gps' });
-    const reference = await policy('odo-gps');
+    const { reference } = await make.policy(t.app, acme, { policy: { product_reference: 'odo-gps' } });
     await read(reference, '2025-06-01T06:00:00Z', 10_000_000);
     await drive(t.app, acme.sandbox, reference, '2025-06-10T08:00:00Z', 'london', 'birmingham');
     await read(reference, '2025-06-30T20:00:00Z', 10_200_000);
@@ -290,7 +267,7 @@ describe('statements under each billing_distance_source', () => {
       billing_distance_source: 'odometer',
       odometer_discrepancy_percent: 5,
     });
-    const reference = await policy('odo-odometer');
+    const { reference } = await make.policy(t.app, acme, { policy: { product_reference: 'odo-odometer' } });
     await read(reference, '2025-06-01T06:00:00Z', 10_000_000);
     await drive(t.app, acme.sandbox, reference, '2025-06-10T08:00:00Z', 'london', 'birmingham');
     await read(reference, '2025-06-30T10:00:00Z', 10_200_000);
@@ -347,7 +324,9 @@ describe('statements under each billing_distance_source', () => {
       billing_distance_source: 'greater',
       odometer_discrepancy_percent: 10,
     });
-    const below = await policy('odo-greater');
+    const { reference: below } = await make.policy(t.app, acme, {
+      policy: { product_reference: 'odo-greater' },
+    });
     await read(below, '2025-06-01T06:00:00Z', 10_000_000);
     await drive(t.app, acme.sandbox, below, '2025-06-10T08:00:00Z', 'london', 'birmingham');
     await read(below, '2025-06-30T10:00:00Z', 10_160_000);
@@ -357,7 +336,9 @@ describe('statements under each billing_distance_source', () => {
     assert.equal(s.odometer?.discrepancy_percent, -1.77);
     assert.deepEqual(await discrepancies(below), []);
 
-    const above = await policy('odo-greater');
+    const { reference: above } = await make.policy(t.app, acme, {
+      policy: { product_reference: 'odo-greater' },
+    });
     await read(above, '2025-06-01T06:00:00Z', 10_000_000);
     await drive(t.app, acme.sandbox, above, '2025-06-10T08:00:00Z', 'london', 'birmingham');
     await read(above, '2025-06-30T10:00:00Z', 10_200_000);
