@@ -31,7 +31,12 @@ import {
 } from './modules/companies/index.ts';
 import { policyRoutes, policySearchRoutes } from './modules/policies/index.ts';
 import { statementRoutes } from './modules/statements/index.ts';
-import { authRoutes, clientOrPolicyholder, createPolicyholderAuth, policyholderOf } from './modules/auth/index.ts';
+import {
+  authRoutes,
+  clientOrPolicyholder,
+  createPolicyholderAuth,
+  policyholderOf,
+} from './modules/auth/index.ts';
 import { installMockPages } from './modules/demo/index.ts';
 import { productRoutes } from './modules/products/index.ts';
 import { reportRoutes } from './modules/reports/index.ts';
@@ -50,7 +55,7 @@ import {
   type SandboxTables,
 } from './integrations/payments/index.ts';
 import type { Kysely } from 'kysely';
-import type { AppSettings } from './config.ts';
+import type { AppSettings, Config } from './config.ts';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
@@ -173,8 +178,44 @@ export async function buildWorkerApp(container: Container): Promise<FastifyInsta
   return app;
 }
 
-/** The HTTP application: platform plugins, then every module's routes. No listening here. */
+/**
+ * The HTTP application: platform plugins, the API's documents, then every module's routes, the web apps
+ * and the payment sandbox. No listening here. The steps run in this order: hooks see the routes added
+ * after them, and the OpenAPI document lists routes as they were registered.
+ */
 export async function buildApp(container: Container): Promise<FastifyInstance> {
+  const app = createHttpApp(container);
+  await installPlatform(app, container);
+  await installApiDocuments(app, container);
+  installObservability(app, {
+    ping: () => container.database.ping(),
+    jobCounts: () => container.jobs.counts(),
+    registry: container.metrics,
+  });
+  // Before the route plugins: `environment: mock` reads of the app's pages answer demo data there.
+  installMockPages(app, { mockEnabled: container.config.mockEnvironment, clock: container.clock });
+  // Before the route plugins too: it sees each route as it is added (roles, the audit trail).
+  await app.register(cookie);
+  installStaffAccess(app, {
+    staff: container.services.staff,
+    db: container.database.db,
+    clock: container.clock,
+  });
+  const auth = routeAuth(container);
+  await registerCompanyAndPolicyRoutes(app, container, auth);
+  await registerLoginAndSetupRoutes(app, container, auth);
+  await registerDrivingRoutes(app, container, auth);
+  await registerBillingRoutes(app, container, auth);
+  await registerDataRoutes(app, container, auth);
+  await installWebApps(app, container.config);
+  await installStripeSandbox(app, container);
+  return app;
+}
+
+type HttpApp = ReturnType<typeof createHttpApp>;
+
+/** The Fastify instance and its options: logging, limits, request ids, schema compilers, proxies. */
+function createHttpApp(container: Container) {
   const { config } = container;
   // Typed as Fastify's logger interface, so the instance keeps Fastify's default logger type.
   const logger: FastifyBaseLogger = container.logger;
@@ -218,12 +259,21 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
   app.decorateRequest('environment', 'sandbox');
   app.decorateRequest('policyholder', null);
   app.decorateRequest('actor', null);
+  return app;
+}
+
+/** What every response goes through: problem+json, request ids, CORS, input checks, request metrics. */
+async function installPlatform(app: HttpApp, container: Container): Promise<void> {
   installProblemHandling(app);
   installRequestIdHeader(app);
   await installCors(app, { exposedHeaders: EXPOSED_HEADERS, maxAgeSeconds: 600 });
   // After the headers every response carries, so that its errors carry them too.
   installInputSafety(app, MAX_URL_LENGTH);
   installRequestMetrics(app, container.metrics);
+}
+
+/** The OpenAPI document (`/openapi.json`), its reference pages at /docs, and the service's index at `/`. */
+async function installApiDocuments(app: HttpApp, container: Container): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -235,37 +285,7 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
         description:
           'Pay-by-mile motor insurance: policies and their versions, policyholder login, journeys, statements and card payments. Errors are `application/problem+json` (RFC 9457) with a stable `code`.',
       },
-      components: {
-        securitySchemes: {
-          adminKey: { type: 'http', scheme: 'bearer', description: 'ADMIN_API_KEY, for /admin routes.' },
-          clientId: {
-            type: 'apiKey',
-            in: 'header',
-            name: 'client_id',
-            description: 'The company’s public client id.',
-          },
-          clientSecret: {
-            type: 'apiKey',
-            in: 'header',
-            name: 'client_secret',
-            description:
-              'Production or sandbox secret, matching the `environment` header (absent = sandbox). Proxies such as nginx drop headers with underscores unless `underscores_in_headers on` is set.',
-          },
-          staffSession: {
-            type: 'apiKey',
-            in: 'cookie',
-            name: SESSION_COOKIE,
-            description:
-              'A staff member signed in at /console/ (POST /staff/session). Where a route takes the admin key or client credentials, the session stands in for them within its role (viewer, operations, admin); with client routes the `client_id` and `environment` headers name the company. State-changing requests also send the session’s `x-csrf-token`.',
-          },
-          policyholderToken: {
-            type: 'http',
-            scheme: 'bearer',
-            bearerFormat: 'JWT',
-            description: 'Access token from POST /auth/token.',
-          },
-        },
-      },
+      components: { securitySchemes: securitySchemes() },
     },
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, i) =>
@@ -276,7 +296,7 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
   // The docs' curl examples carry a host: PUBLIC_BASE_URL, else the host the document was asked from.
   app.get('/openapi.json', { schema: { hide: true } }, async (request) => ({
     ...withCurrentExampleDates(app.swagger(), container.clock.now()),
-    servers: [{ url: config.publicBaseUrl ?? `${request.protocol}://${request.host}` }],
+    servers: [{ url: container.config.publicBaseUrl ?? `${request.protocol}://${request.host}` }],
   }));
   app.get(
     '/',
@@ -300,42 +320,95 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
       links: { docs: '/docs', openapi: '/openapi.json', health: '/healthz', ready: '/readyz' },
     }),
   );
+}
 
-  installObservability(app, {
-    ping: () => container.database.ping(),
-    jobCounts: () => container.jobs.counts(),
-    registry: container.metrics,
-  });
+/** How the OpenAPI document names each way of authenticating (a new object for each app). */
+const securitySchemes = () =>
+  ({
+    adminKey: { type: 'http', scheme: 'bearer', description: 'ADMIN_API_KEY, for /admin routes.' },
+    clientId: {
+      type: 'apiKey',
+      in: 'header',
+      name: 'client_id',
+      description: 'The company’s public client id.',
+    },
+    clientSecret: {
+      type: 'apiKey',
+      in: 'header',
+      name: 'client_secret',
+      description:
+        'Production or sandbox secret, matching the `environment` header (absent = sandbox). Proxies such as nginx drop headers with underscores unless `underscores_in_headers on` is set.',
+    },
+    staffSession: {
+      type: 'apiKey',
+      in: 'cookie',
+      name: SESSION_COOKIE,
+      description:
+        'A staff member signed in at /console/ (POST /staff/session). Where a route takes the admin key or client credentials, the session stands in for them within its role (viewer, operations, admin); with client routes the `client_id` and `environment` headers name the company. State-changing requests also send the session’s `x-csrf-token`.',
+    },
+    policyholderToken: {
+      type: 'http',
+      scheme: 'bearer',
+      bearerFormat: 'JWT',
+      description: 'Access token from POST /auth/token.',
+    },
+  }) as const;
 
-  // Before the route plugins: `environment: mock` reads of the app's pages answer demo data there.
-  installMockPages(app, { mockEnabled: config.mockEnvironment, clock: container.clock });
-  // Before the route plugins too: it sees each route as it is added (roles, the audit trail).
-  await app.register(cookie);
-  installStaffAccess(app, {
-    staff: container.services.staff,
-    db: container.database.db,
-    clock: container.clock,
-  });
-  const adminAuth = createAdminAuth(container.adminApiKey);
+/** The authentication hooks the route plugins take. */
+function routeAuth(container: Container) {
+  const { config } = container;
   const clientAuth = createClientAuth(container.services.companies, config.mockEnvironment);
-  await app.register(companyRoutes({ companies: container.services.companies, adminAuth }));
-  await app.register(currentCompanyRoutes({ companies: container.services.companies, clientAuth }));
+  const policyholderAuth = createPolicyholderAuth(container.services.auth, config.mockEnvironment);
+  return {
+    adminAuth: createAdminAuth(container.adminApiKey),
+    clientAuth,
+    policyholderAuth,
+    // Payments, device and statement reads serve clients and a policyholder's own policies alike.
+    policyholders: {
+      authenticate: clientOrPolicyholder(clientAuth(), policyholderAuth()),
+      ownsPolicy: async (tenant: Tenant, userId: string, reference: string) =>
+        (await container.services.policies.referencesOf(tenant, userId)).includes(reference),
+    },
+  };
+}
+
+type RouteAuth = ReturnType<typeof routeAuth>;
+
+/** Companies and their staff, and policies. */
+async function registerCompanyAndPolicyRoutes(
+  app: HttpApp,
+  container: Container,
+  auth: RouteAuth,
+): Promise<void> {
+  const { services } = container;
+  const { adminAuth, clientAuth } = auth;
+  await app.register(companyRoutes({ companies: services.companies, adminAuth }));
+  await app.register(currentCompanyRoutes({ companies: services.companies, clientAuth }));
   await app.register(
     staffRoutes({
-      staff: container.services.staff,
-      companies: container.services.companies,
+      staff: services.staff,
+      companies: services.companies,
       db: container.database.db,
       adminAuth,
     }),
   );
-  await app.register(policyRoutes({ policies: container.services.policies, clientAuth }));
+  await app.register(policyRoutes({ policies: services.policies, clientAuth }));
   await app.register(policySearchRoutes({ db: container.database.db, adminAuth }));
-  const policyholderAuth = createPolicyholderAuth(container.services.auth, config.mockEnvironment);
+}
+
+/** Policyholder login, and what a company sets up: webhook endpoints, products, its emails. */
+async function registerLoginAndSetupRoutes(
+  app: HttpApp,
+  container: Container,
+  auth: RouteAuth,
+): Promise<void> {
+  const { config, services } = container;
+  const { adminAuth, clientAuth } = auth;
   await app.register(
     authRoutes({
-      auth: container.services.auth,
+      auth: services.auth,
       clientAuth,
-      policyholderAuth,
+      policyholderAuth: auth.policyholderAuth,
       adminAuth,
       mockEnabled: config.mockEnvironment,
       clock: container.clock,
@@ -343,41 +416,53 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
       defaultClientId: config.defaultClientId,
     }),
   );
-  await app.register(webhookRoutes({ webhooks: container.services.webhooks, clientAuth }));
-  await app.register(productRoutes({ products: container.services.products, clientAuth }));
+  await app.register(webhookRoutes({ webhooks: services.webhooks, clientAuth }));
+  await app.register(productRoutes({ products: services.products, clientAuth }));
   await app.register(notificationRoutes({ db: container.database.db, adminAuth }));
-  // Payments, device and statement reads serve clients and a policyholder's own policies alike.
-  const policyholders = {
-    authenticate: clientOrPolicyholder(clientAuth(), policyholderAuth()),
-    ownsPolicy: async (tenant: Tenant, userId: string, reference: string) =>
-      (await container.services.policies.referencesOf(tenant, userId)).includes(reference),
-  };
+}
+
+/** Journeys, the places that name their ends, and the devices that record them. */
+async function registerDrivingRoutes(app: HttpApp, container: Container, auth: RouteAuth): Promise<void> {
+  const { services } = container;
   await app.register(
     journeyRoutes({
-      journeys: container.services.journeys,
-      clientAuth,
-      policyholderAuth: { authenticate: policyholderAuth(), policyholderOf },
+      journeys: services.journeys,
+      clientAuth: auth.clientAuth,
+      policyholderAuth: { authenticate: auth.policyholderAuth(), policyholderOf },
     }),
   );
   // Open data for maps: no credentials (see the route's description).
   await app.register(placeRoutes({ gazetteer: container.gazetteer }));
   await app.register(
-    telematicsRoutes({ telematics: container.services.telematics, clientAuth, readers: policyholders }),
+    telematicsRoutes({
+      telematics: services.telematics,
+      clientAuth: auth.clientAuth,
+      readers: auth.policyholders,
+    }),
   );
-  await app.register(paymentRoutes({ payments: container.services.payments, clientAuth, policyholders }));
-  await app.register(
-    usageRoutes({ usage: container.services.usage, authenticate: policyholders.authenticate }),
-  );
-  await app.register(stripeWebhookRoutes({ payments: container.services.payments }));
+}
+
+/** Card payments, mileage budgets, the processor's webhooks and statements. */
+async function registerBillingRoutes(app: HttpApp, container: Container, auth: RouteAuth): Promise<void> {
+  const { services } = container;
+  const { adminAuth, clientAuth, policyholders } = auth;
+  await app.register(paymentRoutes({ payments: services.payments, clientAuth, policyholders }));
+  await app.register(usageRoutes({ usage: services.usage, authenticate: policyholders.authenticate }));
+  await app.register(stripeWebhookRoutes({ payments: services.payments }));
   await app.register(
     statementRoutes({
-      statements: container.services.statements,
-      companies: container.services.companies,
+      statements: services.statements,
+      companies: services.companies,
       clientAuth,
       adminAuth,
       policyholders,
     }),
   );
+}
+
+/** Finance reports, subject access exports and erasure. */
+async function registerDataRoutes(app: HttpApp, container: Container, auth: RouteAuth): Promise<void> {
+  const { adminAuth } = auth;
   await app.register(reportRoutes({ db: container.database.db, adminAuth, clock: container.clock }));
   await app.register(
     subjectAccessRoutes({
@@ -393,7 +478,11 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
     }),
   );
   await app.register(erasureRoutes({ erasure: container.services.erasure, adminAuth }));
-  // The policyholder web app (web/app), built by `npm ci` (prepare) into web/dist/app.
+}
+
+/** The policyholder web app (web/app) and the staff console (web/console), built by `npm ci` (prepare). */
+async function installWebApps(app: HttpApp, config: Config): Promise<void> {
+  // The policyholder web app, built into web/dist/app.
   await installWebApp(app, {
     prefix: '/app/',
     root: fileURLToPath(new URL('../web/dist/app/', import.meta.url)),
@@ -408,7 +497,7 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
       map_tile_url: config.app.mapTileUrl ?? null,
     },
   });
-  // The staff console (web/console), from the same build.
+  // The staff console, from the same build.
   await installWebApp(app, {
     prefix: '/console/',
     root: fileURLToPath(new URL('../web/dist/console/', import.meta.url)),
@@ -420,7 +509,10 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
       map_tile_url: config.app.mapTileUrl ?? null,
     },
   });
-  // The built-in Stripe-compatible sandbox: what the sandbox environment's payments talk to, over HTTP.
+}
+
+/** The built-in Stripe-compatible sandbox: what the sandbox environment's payments talk to, over HTTP. */
+async function installStripeSandbox(app: HttpApp, container: Container): Promise<void> {
   await app.register(
     stripeSandboxPlugin({
       store: createKyselySandboxStore(container.database.db as unknown as Kysely<SandboxTables>),
@@ -435,6 +527,4 @@ export async function buildApp(container: Container): Promise<FastifyInstance> {
     }),
     { prefix: '/sandbox/stripe' },
   );
-
-  return app;
 }

@@ -120,11 +120,12 @@ type Env = Readonly<Record<string, string | undefined>>;
  * TRUST_PROXY: `false` (default: the socket address is the client), `true` (trust every hop), or
  * comma-separated addresses/CIDRs of the proxies to trust.
  */
-function trustProxy(raw: string | undefined, problems: string[]): boolean | string {
+function trustProxy(s: Settings): boolean | string {
+  const raw = s.read('TRUST_PROXY');
   if (raw === undefined || /^(0|false|off|no)$/i.test(raw)) return false;
   if (/^(true|on|yes)$/i.test(raw)) return true;
   if (/^[\d.:a-f/,\s]+$/i.test(raw) && /[.:]/.test(raw)) return raw;
-  problems.push(`TRUST_PROXY must be true, false or the proxies' addresses (got "${raw}")`);
+  s.problem(`TRUST_PROXY must be true, false or the proxies' addresses (got "${raw}")`);
   return false;
 }
 
@@ -148,6 +149,24 @@ const ROLES: readonly Role[] = ['all', 'api', 'worker'];
  */
 export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
   const problems: string[] = [];
+  const settings = settingsReader(env, problems);
+  const config: Config = {
+    ...listenSettings(settings),
+    ...storageSettings(settings, cwd),
+    ...authSettings(settings),
+    ...mailSettings(settings),
+    ...paymentSettings(settings),
+    ...webhookSettings(settings),
+    ...telematicsSettings(settings),
+    ...retentionSettings(settings),
+    app: Object.freeze(webAppSettings(settings)),
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return Object.freeze(config);
+}
+
+/** Reads settings by name, each checked: a bad value is recorded in `problems` and its fallback used. */
+function settingsReader(env: Env, problems: string[]) {
   const read = (name: string): string | undefined => {
     const value = env[name];
     return value === undefined || value.trim() === '' ? undefined : value.trim();
@@ -192,7 +211,6 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     }
     return raw;
   };
-
   // Durations such as `5s,5m,30m,2h`: units are ms, s, m, h.
   const durationsMs = (name: string, fallback: readonly number[]): readonly number[] => {
     const raw = read(name);
@@ -210,122 +228,226 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     }
     return Object.freeze(parsed);
   };
-
-  const adminApiKey = read('ADMIN_API_KEY');
-  if (adminApiKey !== undefined && adminApiKey.length < 32) {
-    problems.push('ADMIN_API_KEY must be at least 32 characters');
-  }
-  const host = read('HOST') ?? '127.0.0.1';
-  const billingRunAt = read('BILLING_RUN_AT') ?? '02:00';
-  if (!/^([01]\d|2[0-3]):[0-5]\d$/.test(billingRunAt)) {
-    problems.push(`BILLING_RUN_AT must be HH:MM in Europe/London time (got "${billingRunAt}")`);
-  }
-  const retryDaysRaw = read('PAYMENT_RETRY_DAYS') ?? '1,3,5,7';
-  const paymentRetryDays = retryDaysRaw.split(',').map((d) => Number(d.trim()));
-  if (
-    paymentRetryDays.some((d) => !Number.isInteger(d) || d < 1 || d > 60) ||
-    paymentRetryDays.some((d, i) => i > 0 && d <= (paymentRetryDays[i - 1] ?? 0))
-  ) {
-    problems.push(
-      `PAYMENT_RETRY_DAYS must be increasing whole days from 1 to 60, comma-separated (got "${retryDaysRaw}")`,
-    );
-  }
-  const databaseUrl = url('DATABASE_URL', ['postgres:', 'postgresql:']);
-  const databaseListenUrl = url('DATABASE_LISTEN_URL', ['postgres:', 'postgresql:']);
-  if (databaseListenUrl !== undefined && databaseUrl === undefined)
-    problems.push('DATABASE_LISTEN_URL needs DATABASE_URL (the embedded database has no LISTEN connection)');
-  const mqttName = (name: string, fallback: string): string => {
-    const raw = read(name) ?? fallback;
-    if (!MQTT_NAME.test(raw))
-      problems.push(`${name} must be 1 to 128 letters, digits, '.', '_' or '-' (got "${raw}")`);
-    return raw;
-  };
-  const clientIdSetting = (name: string): string | undefined => {
+  const clientId = (name: string): string | undefined => {
     const raw = read(name);
     if (raw !== undefined && !/^[\w.-]{1,128}$/.test(raw))
       problems.push(`${name} must be a company's client_id (letters, digits, '_', '.', '-'; got "${raw}")`);
     return raw;
   };
-  const brandColour = read('APP_BRAND_COLOUR') ?? '#1f5f8b';
-  if (!/^#[0-9a-f]{6}$/i.test(brandColour))
-    problems.push(`APP_BRAND_COLOUR must be a colour as #rrggbb (got "${brandColour}")`);
-  const stripePublishableKey = read('STRIPE_PUBLISHABLE_KEY');
-  if (stripePublishableKey !== undefined && !/^pk_(live|test)_\w+$/.test(stripePublishableKey))
-    problems.push('STRIPE_PUBLISHABLE_KEY must be a Stripe publishable key (pk_live_… or pk_test_…)');
-  const mapTileUrl = read('MAP_TILE_URL');
-  if (mapTileUrl !== undefined && !/^https?:\/\/[^/\s]+\/\S*\{z\}\S*\{x\}\S*\{y\}\S*$/.test(mapTileUrl))
-    problems.push(
-      `MAP_TILE_URL must be an http(s) tile template with {z}, {x} and {y} (got "${mapTileUrl}")`,
-    );
-  const brandName = read('APP_BRAND_NAME') ?? 'Milepost';
-  if (brandName.length > 60) problems.push('APP_BRAND_NAME must be at most 60 characters');
-  const stripeSecretKey = read('STRIPE_SECRET_KEY');
-  if (stripeSecretKey !== undefined && !/^(sk|rk)_(live|test)_/.test(stripeSecretKey)) {
-    problems.push(
-      'STRIPE_SECRET_KEY must be a Stripe secret key (sk_live_…, sk_test_… or a restricted rk_… key)',
-    );
-  }
+  const problem = (text: string): void => {
+    problems.push(text);
+  };
+  return { read, integer, oneOf, bool, url, durationsMs, clientId, problem };
+}
 
-  const config: Config = {
-    port: integer('PORT', 3000, 0, 65535),
-    host,
-    role: oneOf('ROLE', ROLES, 'all'),
-    logLevel: oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
+type Settings = ReturnType<typeof settingsReader>;
+
+/** Where and how this process serves: address, role, logs, request limits, proxies. */
+function listenSettings(
+  s: Settings,
+): Pick<
+  Config,
+  | 'port'
+  | 'host'
+  | 'role'
+  | 'logLevel'
+  | 'publicBaseUrl'
+  | 'bodyLimitBytes'
+  | 'shutdownTimeoutMs'
+  | 'trustProxy'
+> {
+  return {
+    port: s.integer('PORT', 3000, 0, 65535),
+    host: s.read('HOST') ?? '127.0.0.1',
+    role: s.oneOf('ROLE', ROLES, 'all'),
+    logLevel: s.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
+    publicBaseUrl: s.url('PUBLIC_BASE_URL', ['http:', 'https:']),
+    bodyLimitBytes: s.integer('BODY_LIMIT_BYTES', 1_048_576, 1024, 104_857_600),
+    shutdownTimeoutMs: s.integer('SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    trustProxy: trustProxy(s),
+  };
+}
+
+/** The database: PostgreSQL (and where its LISTEN connection goes), or embedded PGlite in DATA_DIR. */
+function storageSettings(
+  s: Settings,
+  cwd: string,
+): Pick<Config, 'databaseUrl' | 'databaseQueryTimeoutMs' | 'databaseListenUrl' | 'dataDir'> {
+  const databaseUrl = s.url('DATABASE_URL', ['postgres:', 'postgresql:']);
+  const databaseListenUrl = s.url('DATABASE_LISTEN_URL', ['postgres:', 'postgresql:']);
+  if (databaseListenUrl !== undefined && databaseUrl === undefined)
+    s.problem('DATABASE_LISTEN_URL needs DATABASE_URL (the embedded database has no LISTEN connection)');
+  return {
     databaseUrl,
-    databaseQueryTimeoutMs: integer('DATABASE_QUERY_TIMEOUT_MS', 30_000, 0, 3_600_000),
+    databaseQueryTimeoutMs: s.integer('DATABASE_QUERY_TIMEOUT_MS', 30_000, 0, 3_600_000),
     databaseListenUrl,
-    dataDir: path.resolve(cwd, read('DATA_DIR') ?? 'data'),
+    dataDir: path.resolve(cwd, s.read('DATA_DIR') ?? 'data'),
+  };
+}
+
+/** The admin key, the mock environment, policyholder and staff sessions, password hashing. */
+function authSettings(
+  s: Settings,
+): Pick<
+  Config,
+  | 'adminApiKey'
+  | 'mockEnvironment'
+  | 'accessTokenTtlSeconds'
+  | 'refreshTokenTtlDays'
+  | 'loginSessionTtlSeconds'
+  | 'staffSessionIdleHours'
+  | 'signingKeyRotationDays'
+  | 'passwordHashingConcurrency'
+  | 'defaultClientId'
+> {
+  const adminApiKey = s.read('ADMIN_API_KEY');
+  if (adminApiKey !== undefined && adminApiKey.length < 32)
+    s.problem('ADMIN_API_KEY must be at least 32 characters');
+  return {
     adminApiKey,
-    mockEnvironment: bool('MOCK_ENVIRONMENT', true),
-    smtpUrl: url('SMTP_URL', ['smtp:', 'smtps:']),
-    emailFrom: read('EMAIL_FROM') ?? 'Milepost <no-reply@milepost.invalid>',
-    publicBaseUrl: url('PUBLIC_BASE_URL', ['http:', 'https:']),
-    stripeSecretKey,
-    stripeApiBase: url('STRIPE_API_BASE', ['http:', 'https:']),
-    stripeWebhookSecret: read('STRIPE_WEBHOOK_SECRET'),
-    sandboxStripeApiBase: url('SANDBOX_STRIPE_API_BASE', ['http:', 'https:']),
-    paymentRetryDays,
-    billingRunAt,
-    webhooksAllowPrivate: bool('WEBHOOKS_ALLOW_PRIVATE', true),
-    webhookRetryScheduleMs: durationsMs(
-      'WEBHOOKS_RETRY_SCHEDULE',
-      [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
-    ),
-    webhookPollIntervalMs: integer('WEBHOOKS_POLL_INTERVAL_MS', 1000, 10, 60_000),
-    webhookEndpointConcurrency: integer('WEBHOOKS_ENDPOINT_CONCURRENCY', 4, 1, 100),
-    eventRetentionDays: integer('EVENT_RETENTION_DAYS', 400, 1, 36_500),
-    bodyLimitBytes: integer('BODY_LIMIT_BYTES', 1_048_576, 1024, 104_857_600),
-    shutdownTimeoutMs: integer('SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
-    accessTokenTtlSeconds: integer('ACCESS_TOKEN_TTL_SECONDS', 900, 60, 86_400),
-    refreshTokenTtlDays: integer('REFRESH_TOKEN_TTL_DAYS', 30, 1, 365),
-    loginSessionTtlSeconds: integer('LOGIN_SESSION_TTL_SECONDS', 300, 60, 3600),
-    staffSessionIdleHours: integer('STAFF_SESSION_IDLE_HOURS', 12, 1, 168),
-    signingKeyRotationDays: integer('SIGNING_KEY_ROTATION_DAYS', 30, 1, 365),
-    trustProxy: trustProxy(read('TRUST_PROXY'), problems),
-    passwordHashingConcurrency: integer(
+    mockEnvironment: s.bool('MOCK_ENVIRONMENT', true),
+    accessTokenTtlSeconds: s.integer('ACCESS_TOKEN_TTL_SECONDS', 900, 60, 86_400),
+    refreshTokenTtlDays: s.integer('REFRESH_TOKEN_TTL_DAYS', 30, 1, 365),
+    loginSessionTtlSeconds: s.integer('LOGIN_SESSION_TTL_SECONDS', 300, 60, 3600),
+    staffSessionIdleHours: s.integer('STAFF_SESSION_IDLE_HOURS', 12, 1, 168),
+    signingKeyRotationDays: s.integer('SIGNING_KEY_ROTATION_DAYS', 30, 1, 365),
+    passwordHashingConcurrency: s.integer(
       'PASSWORD_HASHING_CONCURRENCY',
       Math.max(1, availableParallelism() - 1),
       1,
       256,
     ),
-    positionRetentionDays: integer('POSITION_RETENTION_DAYS', 400, 1, 36_500),
-    retentionAfterEndDays: integer('RETENTION_AFTER_END_DAYS', 2190, 0, 36_500),
-    routeRetentionDays: integer('ROUTE_RETENTION_DAYS', 400, 1, 36_500),
-    tripEndIdleMinutes: integer('TRIP_END_IDLE_MINUTES', 5, 1, 240),
-    mqttUrl: url('MQTT_URL', ['mqtt:', 'mqtts:', 'ws:', 'wss:']),
+    defaultClientId: s.clientId('DEFAULT_CLIENT_ID'),
+  };
+}
+
+function mailSettings(s: Settings): Pick<Config, 'smtpUrl' | 'emailFrom'> {
+  return {
+    smtpUrl: s.url('SMTP_URL', ['smtp:', 'smtps:']),
+    emailFrom: s.read('EMAIL_FROM') ?? 'Milepost <no-reply@milepost.invalid>',
+  };
+}
+
+/** Card payments (Stripe or the sandbox), the billing run and the dunning schedule. */
+function paymentSettings(
+  s: Settings,
+): Pick<
+  Config,
+  | 'stripeSecretKey'
+  | 'stripeApiBase'
+  | 'stripeWebhookSecret'
+  | 'sandboxStripeApiBase'
+  | 'paymentRetryDays'
+  | 'billingRunAt'
+> {
+  const stripeSecretKey = s.read('STRIPE_SECRET_KEY');
+  if (stripeSecretKey !== undefined && !/^(sk|rk)_(live|test)_/.test(stripeSecretKey)) {
+    s.problem(
+      'STRIPE_SECRET_KEY must be a Stripe secret key (sk_live_…, sk_test_… or a restricted rk_… key)',
+    );
+  }
+  const billingRunAt = s.read('BILLING_RUN_AT') ?? '02:00';
+  if (!/^([01]\d|2[0-3]):[0-5]\d$/.test(billingRunAt)) {
+    s.problem(`BILLING_RUN_AT must be HH:MM in Europe/London time (got "${billingRunAt}")`);
+  }
+  const retryDaysRaw = s.read('PAYMENT_RETRY_DAYS') ?? '1,3,5,7';
+  const paymentRetryDays = retryDaysRaw.split(',').map((d) => Number(d.trim()));
+  if (
+    paymentRetryDays.some((d) => !Number.isInteger(d) || d < 1 || d > 60) ||
+    paymentRetryDays.some((d, i) => i > 0 && d <= (paymentRetryDays[i - 1] ?? 0))
+  ) {
+    s.problem(
+      `PAYMENT_RETRY_DAYS must be increasing whole days from 1 to 60, comma-separated (got "${retryDaysRaw}")`,
+    );
+  }
+  return {
+    stripeSecretKey,
+    stripeApiBase: s.url('STRIPE_API_BASE', ['http:', 'https:']),
+    stripeWebhookSecret: s.read('STRIPE_WEBHOOK_SECRET'),
+    sandboxStripeApiBase: s.url('SANDBOX_STRIPE_API_BASE', ['http:', 'https:']),
+    paymentRetryDays,
+    billingRunAt,
+  };
+}
+
+/** Webhook deliveries, and how long the events they carry are kept. */
+function webhookSettings(
+  s: Settings,
+): Pick<
+  Config,
+  | 'webhooksAllowPrivate'
+  | 'webhookRetryScheduleMs'
+  | 'webhookPollIntervalMs'
+  | 'webhookEndpointConcurrency'
+  | 'eventRetentionDays'
+> {
+  return {
+    webhooksAllowPrivate: s.bool('WEBHOOKS_ALLOW_PRIVATE', true),
+    webhookRetryScheduleMs: s.durationsMs(
+      'WEBHOOKS_RETRY_SCHEDULE',
+      [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
+    ),
+    webhookPollIntervalMs: s.integer('WEBHOOKS_POLL_INTERVAL_MS', 1000, 10, 60_000),
+    webhookEndpointConcurrency: s.integer('WEBHOOKS_ENDPOINT_CONCURRENCY', 4, 1, 100),
+    eventRetentionDays: s.integer('EVENT_RETENTION_DAYS', 400, 1, 36_500),
+  };
+}
+
+/** Devices: positions kept, trips cut, and the MQTT broker they publish to. */
+function telematicsSettings(
+  s: Settings,
+): Pick<
+  Config,
+  | 'positionRetentionDays'
+  | 'tripEndIdleMinutes'
+  | 'mqttUrl'
+  | 'mqttShareGroup'
+  | 'mqttClientId'
+  | 'mqttConnections'
+> {
+  const mqttName = (name: string, fallback: string): string => {
+    const raw = s.read(name) ?? fallback;
+    if (!MQTT_NAME.test(raw))
+      s.problem(`${name} must be 1 to 128 letters, digits, '.', '_' or '-' (got "${raw}")`);
+    return raw;
+  };
+  return {
+    positionRetentionDays: s.integer('POSITION_RETENTION_DAYS', 400, 1, 36_500),
+    tripEndIdleMinutes: s.integer('TRIP_END_IDLE_MINUTES', 5, 1, 240),
+    mqttUrl: s.url('MQTT_URL', ['mqtt:', 'mqtts:', 'ws:', 'wss:']),
     mqttShareGroup: mqttName('MQTT_SHARE_GROUP', 'milepost'),
     mqttClientId: mqttName('MQTT_CLIENT_ID', defaultMqttClientId()),
-    mqttConnections: integer('MQTT_CONNECTIONS', 8, 1, 32),
-    defaultClientId: clientIdSetting('DEFAULT_CLIENT_ID'),
-    app: Object.freeze({
-      clientId: clientIdSetting('APP_CLIENT_ID'),
-      environment: oneOf('APP_ENVIRONMENT', ['sandbox', 'production'] as const, 'sandbox'),
-      brandName,
-      brandColour: brandColour.toLowerCase(),
-      stripePublishableKey,
-      mapTileUrl,
-    }),
+    mqttConnections: s.integer('MQTT_CONNECTIONS', 8, 1, 32),
   };
-  if (problems.length > 0) throw new ConfigError(problems);
-  return Object.freeze(config);
+}
+
+/** How long personal data is kept: policyholders after their last policy, detailed routes. */
+function retentionSettings(s: Settings): Pick<Config, 'retentionAfterEndDays' | 'routeRetentionDays'> {
+  return {
+    retentionAfterEndDays: s.integer('RETENTION_AFTER_END_DAYS', 2190, 0, 36_500),
+    routeRetentionDays: s.integer('ROUTE_RETENTION_DAYS', 400, 1, 36_500),
+  };
+}
+
+/** The policyholder web app's settings (see `AppSettings`). */
+function webAppSettings(s: Settings): AppSettings {
+  const brandName = s.read('APP_BRAND_NAME') ?? 'Milepost';
+  if (brandName.length > 60) s.problem('APP_BRAND_NAME must be at most 60 characters');
+  const brandColour = s.read('APP_BRAND_COLOUR') ?? '#1f5f8b';
+  if (!/^#[0-9a-f]{6}$/i.test(brandColour))
+    s.problem(`APP_BRAND_COLOUR must be a colour as #rrggbb (got "${brandColour}")`);
+  const stripePublishableKey = s.read('STRIPE_PUBLISHABLE_KEY');
+  if (stripePublishableKey !== undefined && !/^pk_(live|test)_\w+$/.test(stripePublishableKey))
+    s.problem('STRIPE_PUBLISHABLE_KEY must be a Stripe publishable key (pk_live_… or pk_test_…)');
+  const mapTileUrl = s.read('MAP_TILE_URL');
+  if (mapTileUrl !== undefined && !/^https?:\/\/[^/\s]+\/\S*\{z\}\S*\{x\}\S*\{y\}\S*$/.test(mapTileUrl))
+    s.problem(`MAP_TILE_URL must be an http(s) tile template with {z}, {x} and {y} (got "${mapTileUrl}")`);
+  return {
+    clientId: s.clientId('APP_CLIENT_ID'),
+    environment: s.oneOf('APP_ENVIRONMENT', ['sandbox', 'production'] as const, 'sandbox'),
+    brandName,
+    brandColour: brandColour.toLowerCase(),
+    stripePublishableKey,
+    mapTileUrl,
+  };
 }

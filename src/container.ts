@@ -5,18 +5,26 @@ import type { Registry } from 'prom-client';
 import type { Config } from './config.ts';
 import { migrations } from './migrations/index.ts';
 import { createLogMailer, createSmtpMailer, type Mailer } from './integrations/mail/index.ts';
-import { createAccountService, setPasswordHashingConcurrency } from './modules/accounts/index.ts';
+import {
+  createAccountService,
+  setPasswordHashingConcurrency,
+  type AccountService,
+} from './modules/accounts/index.ts';
 import { createAuthService } from './modules/auth/index.ts';
-import { createCompanyService, findCompanyContact } from './modules/companies/index.ts';
-import { createNotificationService } from './modules/notifications/index.ts';
-import { createPaymentService } from './modules/payments/index.ts';
+import { createCompanyService, findCompanyContact, type CompanyService } from './modules/companies/index.ts';
+import { createNotificationService, type NotificationService } from './modules/notifications/index.ts';
+import { createPaymentService, type PaymentService } from './modules/payments/index.ts';
 import { createProductService } from './modules/products/index.ts';
 import { createStaffService } from './modules/staff/index.ts';
 import { createErasureService, createRetentionService } from './modules/data-protection/index.ts';
-import { createPolicyService } from './modules/policies/index.ts';
-import { createStatementService } from './modules/statements/index.ts';
+import { createPolicyService, type PolicyService } from './modules/policies/index.ts';
+import { createStatementService, type StatementService } from './modules/statements/index.ts';
 import { createWebhookService } from './modules/webhooks/index.ts';
-import { createJourneyService, maintainJourneyPartitions } from './modules/journeys/index.ts';
+import {
+  createJourneyService,
+  maintainJourneyPartitions,
+  type JourneyService,
+} from './modules/journeys/index.ts';
 import { createUsageService } from './modules/usage/index.ts';
 import { createMqttPositionConsumer, createTelematicsService } from './modules/telematics/index.ts';
 import {
@@ -73,28 +81,57 @@ export interface Container {
   close(): Promise<void>;
 }
 
-function buildServices(deps: {
-  config: Config;
-  database: DatabaseHandle<Database>;
-  clock: Clock;
-  jobs: Jobs;
-  mailer: Mailer;
-  gateways: Gateways;
-  logger: FastifyBaseLogger;
-  metrics: Registry;
-  geocoder: ReverseGeocoder;
-  changes: ChangeFeed;
-}) {
+/** What the services are built from: the config and the implementations the container picked. */
+interface ServiceDeps {
+  readonly config: Config;
+  readonly database: DatabaseHandle<Database>;
+  readonly clock: Clock;
+  readonly jobs: Jobs;
+  readonly mailer: Mailer;
+  readonly gateways: Gateways;
+  readonly logger: FastifyBaseLogger;
+  readonly metrics: Registry;
+  readonly geocoder: ReverseGeocoder;
+  readonly changes: ChangeFeed;
+}
+
+/** Every module's service, built in the order their dependencies need. */
+function buildServices(deps: ServiceDeps) {
   const { db } = deps.database;
-  const { clock, jobs, gateways, logger } = deps;
+  const { clock } = deps;
   const companies = createCompanyService({ db, clock });
-  const notifications = createNotificationService({ db, clock, jobs, mailer: deps.mailer });
+  const notifications = createNotificationService({ db, clock, jobs: deps.jobs, mailer: deps.mailer });
   const accounts = createAccountService({ db, clock });
+  const billing = buildBillingServices(deps, notifications);
+  const policyServices = buildPolicyServices(deps, { accounts, notifications, ...billing });
+  const devicesAndWebhooks = buildDeviceAndWebhookServices(deps, billing.journeys, notifications);
+  const access = buildAccessServices(deps, { accounts, companies, notifications, ...policyServices });
+  const dataProtection = buildDataProtectionServices(deps);
+  return {
+    ...access,
+    ...dataProtection,
+    companies,
+    notifications,
+    accounts,
+    payments: billing.payments,
+    policies: policyServices.policies,
+    products: policyServices.products,
+    journeys: billing.journeys,
+    usage: billing.usage,
+    ...devicesAndWebhooks,
+    statements: billing.statements,
+  };
+}
+
+/** Card payments, journeys and the usage they count, and the statements that bill them. */
+function buildBillingServices(deps: ServiceDeps, notifications: NotificationService) {
+  const { db } = deps.database;
+  const { clock, jobs, logger } = deps;
   const payments = createPaymentService({
     db,
     clock,
     jobs,
-    gateways,
+    gateways: deps.gateways,
     notifications,
     logger,
     retryDays: deps.config.paymentRetryDays,
@@ -118,17 +155,32 @@ function buildServices(deps: {
     metrics: deps.metrics,
     journeys,
   });
+  return { payments, usage, journeys, statements };
+}
+
+/** Products, and the policies that name them. */
+function buildPolicyServices(
+  deps: ServiceDeps,
+  uses: {
+    accounts: AccountService;
+    notifications: NotificationService;
+    payments: PaymentService;
+    statements: StatementService;
+  },
+) {
+  const { db } = deps.database;
+  const { clock } = deps;
   const products = createProductService({ db, clock });
   const policies = createPolicyService({
     db,
     clock,
     checkProduct: (trx, tenant, reference) => products.checkReference(trx, tenant, reference),
     describeProduct: (trx, tenant, reference, at) => products.summaryAt(trx, tenant, reference, at),
-    jobs,
-    accounts,
-    notifications,
-    payments: payments.hooks,
-    onEnded: (trx, tenant, ended) => statements.scheduleFinal(trx, tenant, ended),
+    jobs: deps.jobs,
+    accounts: uses.accounts,
+    notifications: uses.notifications,
+    payments: uses.payments.hooks,
+    onEnded: (trx, tenant, ended) => uses.statements.scheduleFinal(trx, tenant, ended),
     // The welcome email's link to the web app carries the company's public client id, which the app
     // needs to sign in where the deployment pins no company (APP_CLIENT_ID, DEFAULT_CLIENT_ID unset).
     signInUrl: async (trx, tenant) => {
@@ -141,73 +193,86 @@ function buildServices(deps: {
     // Only processes that serve reads keep policies in memory; a worker needs no LISTEN connection.
     ...(deps.config.role === 'worker' ? {} : { changes: deps.changes }),
   });
+  return { products, policies };
+}
+
+/** Devices and their trips, and the webhooks that tell companies what happened. */
+function buildDeviceAndWebhookServices(
+  deps: ServiceDeps,
+  journeys: JourneyService,
+  notifications: NotificationService,
+) {
+  const { db } = deps.database;
+  const { clock, logger, config } = deps;
   const telematics = createTelematicsService({
     db,
     clock,
-    positionRetentionDays: deps.config.positionRetentionDays,
+    positionRetentionDays: config.positionRetentionDays,
     journeys,
-    jobs,
+    jobs: deps.jobs,
     notifications,
-    tripEndIdleMinutes: deps.config.tripEndIdleMinutes,
+    tripEndIdleMinutes: config.tripEndIdleMinutes,
     logger,
   });
   const webhooks = createWebhookService({
     db,
     clock,
     notifications,
-    allowPrivate: deps.config.webhooksAllowPrivate,
-    retryScheduleMs: deps.config.webhookRetryScheduleMs,
-    pollIntervalMs: deps.config.webhookPollIntervalMs,
-    endpointConcurrency: deps.config.webhookEndpointConcurrency,
-    eventRetentionDays: deps.config.eventRetentionDays,
+    allowPrivate: config.webhooksAllowPrivate,
+    retryScheduleMs: config.webhookRetryScheduleMs,
+    pollIntervalMs: config.webhookPollIntervalMs,
+    endpointConcurrency: config.webhookEndpointConcurrency,
+    eventRetentionDays: config.eventRetentionDays,
     logger,
   });
+  return { telematics, webhooks };
+}
+
+/** Policyholder login and staff sessions. */
+function buildAccessServices(
+  deps: ServiceDeps,
+  uses: {
+    accounts: AccountService;
+    companies: CompanyService;
+    policies: PolicyService;
+    notifications: NotificationService;
+  },
+) {
+  const { db } = deps.database;
+  const { clock, config } = deps;
   const auth = createAuthService({
     db,
     clock,
-    accounts,
-    companies,
-    policies,
-    notifications,
+    accounts: uses.accounts,
+    companies: uses.companies,
+    policies: uses.policies,
+    notifications: uses.notifications,
     settings: {
-      accessTokenTtlSeconds: deps.config.accessTokenTtlSeconds,
-      refreshTokenTtlDays: deps.config.refreshTokenTtlDays,
-      loginSessionTtlSeconds: deps.config.loginSessionTtlSeconds,
-      signingKeyRotationDays: deps.config.signingKeyRotationDays,
-      issuer: deps.config.publicBaseUrl ?? 'milepost',
+      accessTokenTtlSeconds: config.accessTokenTtlSeconds,
+      refreshTokenTtlDays: config.refreshTokenTtlDays,
+      loginSessionTtlSeconds: config.loginSessionTtlSeconds,
+      signingKeyRotationDays: config.signingKeyRotationDays,
+      issuer: config.publicBaseUrl ?? 'milepost',
     },
   });
   const staff = createStaffService({
     db,
     clock,
-    settings: {
-      sessionIdleHours: deps.config.staffSessionIdleHours,
-      issuer: deps.config.app.brandName,
-    },
+    settings: { sessionIdleHours: config.staffSessionIdleHours, issuer: config.app.brandName },
   });
+  return { auth, staff };
+}
+
+/** Erasure of a policyholder, and the retention of detailed routes. */
+function buildDataProtectionServices(deps: ServiceDeps) {
+  const { db } = deps.database;
   const erasure = createErasureService({
     db,
-    clock,
+    clock: deps.clock,
     retentionAfterEndDays: deps.config.retentionAfterEndDays,
   });
   const retention = createRetentionService({ db, routeRetentionDays: deps.config.routeRetentionDays });
-  return {
-    auth,
-    staff,
-    erasure,
-    retention,
-    companies,
-    notifications,
-    accounts,
-    payments,
-    policies,
-    products,
-    journeys,
-    usage,
-    telematics,
-    webhooks,
-    statements,
-  };
+  return { erasure, retention };
 }
 
 /**
@@ -231,51 +296,26 @@ async function resolveAdminKey(config: Config, logger: FastifyBaseLogger): Promi
   return key;
 }
 
-/** The one place that picks implementations: PGlite or PostgreSQL, and (later) Stripe or the sandbox, SMTP or the log. */
+/**
+ * Builds every implementation the config chooses: PGlite or PostgreSQL (DATABASE_URL), SMTP or the
+ * outbox log (SMTP_URL), positions over MQTT or not (MQTT_URL). Card payments are the exception: Stripe
+ * or the built-in sandbox depends on each payment's environment, so the gateways built here
+ * (integrations/payments/gateways.ts) pick one per call, from the settings passed to them.
+ */
 export async function createContainer(
   config: Config,
   overrides: ContainerOverrides = {},
 ): Promise<Container> {
   const logger = overrides.logger ?? createLogger(config.logLevel);
   const clock = overrides.clock ?? systemClock;
-  const database =
-    overrides.database ??
-    (await openDatabase<Database>(
-      config.databaseUrl === undefined
-        ? { dataDir: path.join(config.dataDir, 'pglite') }
-        : {
-            connectionString: config.databaseUrl,
-            queryTimeoutMs: config.databaseQueryTimeoutMs,
-          },
-    ));
+  const database = overrides.database ?? (await openConfiguredDatabase(config));
   const applied = await migrateToLatest(database.db as never, migrations);
   if (applied.length > 0) logger.info({ migrations: applied }, 'applied migrations');
 
   const runWorkers = config.role !== 'api';
   setPasswordHashingConcurrency(config.passwordHashingConcurrency);
-  const jobs = createJobs({
-    connectionString: database.connectionString,
-    pglite: database.pglite,
-    runWorkers,
-    ...(overrides.cronIntervalSeconds === undefined
-      ? {}
-      : { cronIntervalSeconds: overrides.cronIntervalSeconds }),
-    ...(overrides.jobPollingSeconds === undefined
-      ? {}
-      : { pollingIntervalSeconds: overrides.jobPollingSeconds }),
-    onError: (error) => {
-      logger.error({ err: error }, 'job runner error');
-    },
-  });
-  const mailer =
-    overrides.mailer ??
-    (config.smtpUrl === undefined
-      ? createLogMailer(logger)
-      : createSmtpMailer(config.smtpUrl, config.emailFrom));
-  if (overrides.mailer === undefined && config.smtpUrl === undefined && config.databaseUrl !== undefined)
-    logger.warn(
-      'SMTP_URL is unset: emails are not sent, only kept in the outbox (GET /admin/emails); set SMTP_URL in production',
-    );
+  const jobs = createJobRunner(database, runWorkers, overrides, logger);
+  const mailer = overrides.mailer ?? createConfiguredMailer(config, logger);
   const gateways = createGateways({
     stripeSecretKey: config.stripeSecretKey,
     stripeApiBase: config.stripeApiBase,
@@ -307,20 +347,7 @@ export async function createContainer(
     metrics,
     changes,
   });
-  const housekeeping = registerHousekeeping(jobs, database.db, clock, [
-    (now) => services.auth.purgeExpired(now),
-    (now) => services.staff.purgeSessions(now),
-    (now) => services.webhooks.purgeDeliveryLog(now),
-    // Positions' monthly partitions: next months created ahead, months past retention dropped.
-    async (now) => (await services.telematics.maintainPartitions(now)).deletedDefaultRows,
-    // Events' monthly partitions: months created ahead, delivered months past EVENT_RETENTION_DAYS dropped.
-    async (now) => (await services.webhooks.maintainEventPartitions(now)).deletedDefaultRows,
-    // Journeys' monthly partitions: months created ahead (journeys are kept: nothing is dropped).
-    async (now) => (await maintainJourneyPartitions(database.db, now)).deletedDefaultRows,
-    // Routes billed more than ROUTE_RETENTION_DAYS ago, coarsened to start → end in bounded batches:
-    // hourly, a backlog drains in short runs; counted with the purged rows.
-    (now) => services.retention.applyRouteRetention(now),
-  ]);
+  const housekeeping = registerHousekeepingTasks(jobs, database, clock, services);
   const adminApiKey = await resolveAdminKey(config, logger);
   // Positions over MQTT (MQTT_URL): consumed where workers run, beside POST /telematics/positions.
   const positionsOverMqtt =
@@ -387,4 +414,72 @@ export async function createContainer(
       await database.close();
     },
   };
+}
+
+/** PostgreSQL when DATABASE_URL is set, else PGlite embedded in DATA_DIR. */
+function openConfiguredDatabase(config: Config): Promise<DatabaseHandle<Database>> {
+  return openDatabase<Database>(
+    config.databaseUrl === undefined
+      ? { dataDir: path.join(config.dataDir, 'pglite') }
+      : { connectionString: config.databaseUrl, queryTimeoutMs: config.databaseQueryTimeoutMs },
+  );
+}
+
+/** pg-boss in the same database; its workers run only where `runWorkers` (roles all and worker). */
+function createJobRunner(
+  database: DatabaseHandle<Database>,
+  runWorkers: boolean,
+  overrides: ContainerOverrides,
+  logger: Logger,
+): Jobs {
+  return createJobs({
+    connectionString: database.connectionString,
+    pglite: database.pglite,
+    runWorkers,
+    ...(overrides.cronIntervalSeconds === undefined
+      ? {}
+      : { cronIntervalSeconds: overrides.cronIntervalSeconds }),
+    ...(overrides.jobPollingSeconds === undefined
+      ? {}
+      : { pollingIntervalSeconds: overrides.jobPollingSeconds }),
+    onError: (error) => {
+      logger.error({ err: error }, 'job runner error');
+    },
+  });
+}
+
+/**
+ * SMTP when SMTP_URL is set; else emails are logged and kept in the outbox, which a PostgreSQL
+ * deployment (production) is warned of.
+ */
+function createConfiguredMailer(config: Config, logger: Logger): Mailer {
+  if (config.smtpUrl !== undefined) return createSmtpMailer(config.smtpUrl, config.emailFrom);
+  if (config.databaseUrl !== undefined)
+    logger.warn(
+      'SMTP_URL is unset: emails are not sent, only kept in the outbox (GET /admin/emails); set SMTP_URL in production',
+    );
+  return createLogMailer(logger);
+}
+
+/** The hourly housekeeping job's tasks: expired rows purged, partitions kept, routes coarsened. */
+function registerHousekeepingTasks(
+  jobs: Jobs,
+  database: DatabaseHandle<Database>,
+  clock: Clock,
+  services: ReturnType<typeof buildServices>,
+) {
+  return registerHousekeeping(jobs, database.db, clock, [
+    (now) => services.auth.purgeExpired(now),
+    (now) => services.staff.purgeSessions(now),
+    (now) => services.webhooks.purgeDeliveryLog(now),
+    // Positions' monthly partitions: next months created ahead, months past retention dropped.
+    async (now) => (await services.telematics.maintainPartitions(now)).deletedDefaultRows,
+    // Events' monthly partitions: months created ahead, delivered months past EVENT_RETENTION_DAYS dropped.
+    async (now) => (await services.webhooks.maintainEventPartitions(now)).deletedDefaultRows,
+    // Journeys' monthly partitions: months created ahead (journeys are kept: nothing is dropped).
+    async (now) => (await maintainJourneyPartitions(database.db, now)).deletedDefaultRows,
+    // Routes billed more than ROUTE_RETENTION_DAYS ago, coarsened to start → end in bounded batches:
+    // hourly, a backlog drains in short runs; counted with the purged rows.
+    (now) => services.retention.applyRouteRetention(now),
+  ]);
 }

@@ -172,10 +172,32 @@ class PlaceSetBuilder {
   }
 }
 
+/**
+ * What a namer searches. Most places are small, so the places whose extent could hold a point are found
+ * with two box searches: small places within SMALL_TOWN_METRES, and the few large ones (London's extent
+ * is 24.7 km) within the largest extent, `largeMetres`.
+ */
+interface Places {
+  readonly small: PlaceSet;
+  readonly large: PlaceSet;
+  readonly largeMetres: number;
+  readonly localities: PlaceSet;
+}
+
 /** Builds the namer from the text of gb-towns.csv and gb-localities.csv (written by build-data.ts). */
 export function createPlaceNamer(townsCsv: string, localitiesCsv: string): PlaceNamer {
-  // Most places are small, so the places whose extent could hold a point are found with two box searches:
-  // small places within SMALL_TOWN_METRES, and the few large ones (London's extent is 24.7 km) within the largest.
+  const places = loadPlaces(townsCsv, localitiesCsv);
+  const namesAt = (lat: number, lng: number): PlaceNames => namePoint(places, lat, lng);
+  return {
+    townCount: places.small.count + places.large.count,
+    localityCount: places.localities.count,
+    nameAt: (lat, lng) => namesAt(lat, lng).name,
+    namesAt,
+    placesWithin: (box, limit) => placesWithin(places, box, limit),
+  };
+}
+
+function loadPlaces(townsCsv: string, localitiesCsv: string): Places {
   const smallTowns = new PlaceSetBuilder();
   const largeTowns = new PlaceSetBuilder();
   let largeMetres = SMALL_TOWN_METRES;
@@ -189,144 +211,155 @@ export function createPlaceNamer(townsCsv: string, localitiesCsv: string): Place
   const localityBuilder = new PlaceSetBuilder();
   for (const row of eachCsvRecord(localitiesCsv, ['name', 'lat', 'lon']))
     localityBuilder.add(row.name, Number(row.lat), Number(row.lon));
-  const small = smallTowns.build();
-  const large = largeTowns.build();
-  const localities = localityBuilder.build();
-
-  const nearestLocality = (lat: number, lng: number, kilometres: number): string | undefined => {
-    const [id] = around(localities.index, lng, lat, 1, kilometres);
-    return id === undefined ? undefined : localities.name(id);
-  };
-
-  /**
-   * The locality of a point inside a town: the nearest one within 3 km that is nearer the point than the
-   * town's centre is (in the centre itself, the town's name is the finest), lies inside the town's extent
-   * (not a village beyond a small town's edge), and is not called as the town.
-   */
-  const localityInside = (
-    lat: number,
-    lng: number,
-    scale: { readonly kx: number; readonly ky: number },
-    towns: PlaceSet,
-    town: number,
-  ): string | undefined => {
-    const townLat = towns.lat[town] ?? NaN;
-    const townLng = towns.lng[town] ?? NaN;
-    const radiusMetres = towns.radiusMetres[town] ?? 0;
-    let bestMetres = Math.min(
-      LOCALITY_KILOMETRES * 1000,
-      Math.hypot((townLng - lng) * scale.kx, (townLat - lat) * scale.ky),
-    );
-    const dLng = bestMetres / scale.kx;
-    const dLat = bestMetres / scale.ky;
-    let best: number | undefined;
-    // NOTE: a box search and plane distances, as for towns: geokdbush's `around` costs ~15 µs a call, and
-    // this runs for every point in a town (most journeys' ends).
-    for (const id of localities.index.range(lng - dLng, lat - dLat, lng + dLng, lat + dLat)) {
-      const placeLat = localities.lat[id] ?? NaN;
-      const placeLng = localities.lng[id] ?? NaN;
-      const metres = Math.hypot((placeLng - lng) * scale.kx, (placeLat - lat) * scale.ky);
-      if (!(metres < bestMetres)) continue;
-      const fromCentre = Math.hypot((placeLng - townLng) * scale.kx, (placeLat - townLat) * scale.ky);
-      if (fromCentre > radiusMetres || localities.name(id) === towns.name(town)) continue;
-      best = id;
-      bestMetres = metres;
-    }
-    return best === undefined ? undefined : localities.name(best);
-  };
-
-  const namesAt = (lat: number, lng: number): PlaceNames => {
-    const scale = localScale(lat);
-    const inside = relativelyClosest(
-      relativelyClosest(undefined, small, scale, lng, lat, SMALL_TOWN_METRES, 1),
-      large,
-      scale,
-      lng,
-      lat,
-      largeMetres,
-      1,
-    );
-    if (inside !== undefined) {
-      const largest =
-        largestContaining(large, scale, lng, lat, largeMetres) ??
-        largestContaining(small, scale, lng, lat, SMALL_TOWN_METRES);
-      return {
-        name: inside.towns.name(inside.id),
-        locality: localityInside(lat, lng, scale, inside.towns, inside.id) ?? null,
-        town: largest === undefined ? inside.towns.name(inside.id) : largest.towns.name(largest.id),
-      };
-    }
-
-    const locality = nearestLocality(lat, lng, LOCALITY_KILOMETRES);
-    if (locality !== undefined) return { name: locality, locality: null, town: null };
-
-    const near = relativelyClosest(
-      relativelyClosest(undefined, small, scale, lng, lat, NEAR_METRES, Infinity),
-      large,
-      scale,
-      lng,
-      lat,
-      NEAR_METRES,
-      Infinity,
-    );
-    if (near !== undefined) return { name: near.towns.name(near.id), locality: null, town: null };
-    return { name: nearestLocality(lat, lng, NEAR_METRES / 1000) ?? null, locality: null, town: null };
-  };
-
   return {
-    townCount: small.count + large.count,
-    localityCount: localities.count,
-    nameAt: (lat, lng) => namesAt(lat, lng).name,
-    namesAt,
-    placesWithin(box, limit) {
-      const inBox = (places: PlaceSet) =>
-        places.count === 0 ? [] : places.index.range(box.west, box.south, box.east, box.north);
-      const centreLat = (box.south + box.north) / 2;
-      const centreLng = (box.west + box.east) / 2;
-      const scale = localScale(centreLat);
-      const chosen: GazetteerPlace[] = [];
-      const seen = new Map<string, GazetteerPlace[]>();
-      const offer = (places: PlaceSet, id: number, kind: GazetteerPlace['kind']) => {
-        const place = { name: places.name(id), lat: places.lat[id] ?? NaN, lng: places.lng[id] ?? NaN, kind };
-        const key = place.name.toLowerCase();
-        const same = seen.get(key) ?? [];
-        const metres = (other: GazetteerPlace) =>
-          Math.hypot((other.lng - place.lng) * scale.kx, (other.lat - place.lat) * scale.ky);
-        if (same.some((other) => metres(other) < SAME_PLACE_METRES)) return;
-        same.push(place);
-        seen.set(key, same);
-        chosen.push(place);
-      };
-
-      // Larger first (the extent grows with the population); equal ones by name, so the order never varies.
-      const towns = [
-        ...inBox(large).map((id) => ({ places: large, id, radius: large.radiusMetres[id] ?? 0 })),
-        ...inBox(small).map((id) => ({ places: small, id, radius: small.radiusMetres[id] ?? 0 })),
-      ].sort((a, b) => {
-        if (a.radius !== b.radius) return b.radius - a.radius;
-        const [nameA, nameB] = [a.places.name(a.id), b.places.name(b.id)];
-        return nameA < nameB ? -1 : nameA > nameB ? 1 : 0;
-      });
-      for (const { places, id } of towns) {
-        if (chosen.length >= limit) return chosen;
-        offer(places, id, 'town');
-      }
-
-      const metresFromCentre = (id: number) =>
-        Math.hypot(
-          ((localities.lng[id] ?? NaN) - centreLng) * scale.kx,
-          ((localities.lat[id] ?? NaN) - centreLat) * scale.ky,
-        );
-      const nearby = inBox(localities)
-        .map((id) => ({ id, metres: metresFromCentre(id) }))
-        .sort((a, b) => a.metres - b.metres || a.id - b.id);
-      for (const { id } of nearby) {
-        if (chosen.length >= limit) break;
-        offer(localities, id, 'locality');
-      }
-      return chosen;
-    },
+    small: smallTowns.build(),
+    large: largeTowns.build(),
+    largeMetres,
+    localities: localityBuilder.build(),
   };
+}
+
+/** A point's names by rules 1–4 (see the top of this file). */
+function namePoint(places: Places, lat: number, lng: number): PlaceNames {
+  const { small, large, largeMetres, localities } = places;
+  const scale = localScale(lat);
+  const inside = relativelyClosest(
+    relativelyClosest(undefined, small, scale, lng, lat, SMALL_TOWN_METRES, 1),
+    large,
+    scale,
+    lng,
+    lat,
+    largeMetres,
+    1,
+  );
+  if (inside !== undefined) {
+    const largest =
+      largestContaining(large, scale, lng, lat, largeMetres) ??
+      largestContaining(small, scale, lng, lat, SMALL_TOWN_METRES);
+    return {
+      name: inside.towns.name(inside.id),
+      locality: localityInside(localities, lat, lng, scale, inside.towns, inside.id) ?? null,
+      town: largest === undefined ? inside.towns.name(inside.id) : largest.towns.name(largest.id),
+    };
+  }
+
+  const locality = nearestLocality(localities, lat, lng, LOCALITY_KILOMETRES);
+  if (locality !== undefined) return { name: locality, locality: null, town: null };
+
+  const near = relativelyClosest(
+    relativelyClosest(undefined, small, scale, lng, lat, NEAR_METRES, Infinity),
+    large,
+    scale,
+    lng,
+    lat,
+    NEAR_METRES,
+    Infinity,
+  );
+  if (near !== undefined) return { name: near.towns.name(near.id), locality: null, town: null };
+  return {
+    name: nearestLocality(localities, lat, lng, NEAR_METRES / 1000) ?? null,
+    locality: null,
+    town: null,
+  };
+}
+
+function nearestLocality(
+  localities: PlaceSet,
+  lat: number,
+  lng: number,
+  kilometres: number,
+): string | undefined {
+  const [id] = around(localities.index, lng, lat, 1, kilometres);
+  return id === undefined ? undefined : localities.name(id);
+}
+
+/**
+ * The locality of a point inside a town: the nearest one within 3 km that is nearer the point than the
+ * town's centre is (in the centre itself, the town's name is the finest), lies inside the town's extent
+ * (not a village beyond a small town's edge), and is not called as the town.
+ */
+function localityInside(
+  localities: PlaceSet,
+  lat: number,
+  lng: number,
+  scale: { readonly kx: number; readonly ky: number },
+  towns: PlaceSet,
+  town: number,
+): string | undefined {
+  const townLat = towns.lat[town] ?? NaN;
+  const townLng = towns.lng[town] ?? NaN;
+  const radiusMetres = towns.radiusMetres[town] ?? 0;
+  let bestMetres = Math.min(
+    LOCALITY_KILOMETRES * 1000,
+    Math.hypot((townLng - lng) * scale.kx, (townLat - lat) * scale.ky),
+  );
+  const dLng = bestMetres / scale.kx;
+  const dLat = bestMetres / scale.ky;
+  let best: number | undefined;
+  // NOTE: a box search and plane distances, as for towns: geokdbush's `around` costs ~15 µs a call, and
+  // this runs for every point in a town (most journeys' ends).
+  for (const id of localities.index.range(lng - dLng, lat - dLat, lng + dLng, lat + dLat)) {
+    const placeLat = localities.lat[id] ?? NaN;
+    const placeLng = localities.lng[id] ?? NaN;
+    const metres = Math.hypot((placeLng - lng) * scale.kx, (placeLat - lat) * scale.ky);
+    if (!(metres < bestMetres)) continue;
+    const fromCentre = Math.hypot((placeLng - townLng) * scale.kx, (placeLat - townLat) * scale.ky);
+    if (fromCentre > radiusMetres || localities.name(id) === towns.name(town)) continue;
+    best = id;
+    bestMetres = metres;
+  }
+  return best === undefined ? undefined : localities.name(best);
+}
+
+/** `PlaceNamer.placesWithin`: towns by size, then localities by distance from the box's centre. */
+function placesWithin(places: Places, box: Box, limit: number): GazetteerPlace[] {
+  const { small, large, localities } = places;
+  const inBox = (set: PlaceSet) =>
+    set.count === 0 ? [] : set.index.range(box.west, box.south, box.east, box.north);
+  const centreLat = (box.south + box.north) / 2;
+  const centreLng = (box.west + box.east) / 2;
+  const scale = localScale(centreLat);
+  const chosen: GazetteerPlace[] = [];
+  const seen = new Map<string, GazetteerPlace[]>();
+  const offer = (set: PlaceSet, id: number, kind: GazetteerPlace['kind']) => {
+    const place = { name: set.name(id), lat: set.lat[id] ?? NaN, lng: set.lng[id] ?? NaN, kind };
+    const key = place.name.toLowerCase();
+    const same = seen.get(key) ?? [];
+    const metres = (other: GazetteerPlace) =>
+      Math.hypot((other.lng - place.lng) * scale.kx, (other.lat - place.lat) * scale.ky);
+    if (same.some((other) => metres(other) < SAME_PLACE_METRES)) return;
+    same.push(place);
+    seen.set(key, same);
+    chosen.push(place);
+  };
+
+  // Larger first (the extent grows with the population); equal ones by name, so the order never varies.
+  const towns = [
+    ...inBox(large).map((id) => ({ places: large, id, radius: large.radiusMetres[id] ?? 0 })),
+    ...inBox(small).map((id) => ({ places: small, id, radius: small.radiusMetres[id] ?? 0 })),
+  ].sort((a, b) => {
+    if (a.radius !== b.radius) return b.radius - a.radius;
+    const [nameA, nameB] = [a.places.name(a.id), b.places.name(b.id)];
+    return nameA < nameB ? -1 : nameA > nameB ? 1 : 0;
+  });
+  for (const { places: set, id } of towns) {
+    if (chosen.length >= limit) return chosen;
+    offer(set, id, 'town');
+  }
+
+  const metresFromCentre = (id: number) =>
+    Math.hypot(
+      ((localities.lng[id] ?? NaN) - centreLng) * scale.kx,
+      ((localities.lat[id] ?? NaN) - centreLat) * scale.ky,
+    );
+  const nearby = inBox(localities)
+    .map((id) => ({ id, metres: metresFromCentre(id) }))
+    .sort((a, b) => a.metres - b.metres || a.id - b.id);
+  for (const { id } of nearby) {
+    if (chosen.length >= limit) break;
+    offer(localities, id, 'locality');
+  }
+  return chosen;
 }
 
 /** Metres per degree of longitude and latitude at a latitude (WGS84 radii of curvature, as cheap-ruler). */

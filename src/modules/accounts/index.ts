@@ -17,3 +17,4 @@ export {
 } from './passwords.ts';
 export { userReferences } from './account-references.ts';
 export { getPolicyholderName, policyholderContacts } from './policyholder-contacts.ts';
+export { countPolicyholders } from './policyholder-count.ts';

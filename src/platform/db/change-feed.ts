@@ -184,45 +184,11 @@ function postgresFeed(connectionString: string, logger: FastifyBaseLogger): Chan
     }
   }
 
-  /**
-   * A round trip on the LISTEN connection. PostgreSQL sends a listening session the notifications
-   * committed before a query arrives ahead of that query's answer, and pg hands them to the subscribers
-   * as they come: once it answers, every write committed before it was sent has been seen.
-   */
-  async function roundTrip(): Promise<boolean> {
-    const target = client;
-    if (target === undefined) return false;
-    try {
-      await target.query({ text: 'select 1', query_timeout: HEARTBEAT_TIMEOUT_MS } as pg.QueryConfig);
-      return client === target;
-    } catch {
-      return false;
-    }
-  }
-  // One round trip in flight at a time; callers that arrive meanwhile wait for the next one, which
-  // starts after them.
-  let inFlight: Promise<boolean> | undefined;
-  let queued: Promise<boolean> | undefined;
-  const start = (): Promise<boolean> => {
-    const trip = roundTrip().finally(() => {
-      if (inFlight === trip) inFlight = undefined;
-    });
-    inFlight = trip;
-    return trip;
-  };
-
   return {
     get live() {
       return client !== undefined;
     },
-    caughtUp() {
-      if (inFlight === undefined) return start();
-      queued ??= inFlight.then(() => {
-        queued = undefined;
-        return start();
-      });
-      return queued;
-    },
+    caughtUp: sharedRoundTrips(() => client),
     subscribe(channel, handlers) {
       const list = channels.get(checked(channel));
       if (list !== undefined) {
@@ -243,5 +209,42 @@ function postgresFeed(connectionString: string, logger: FastifyBaseLogger): Chan
       client = undefined;
       if (current !== undefined) await current.end().catch(() => undefined);
     },
+  };
+}
+
+/**
+ * `caughtUp` of the PostgreSQL feed: a round trip on the LISTEN connection `current()` returns. PostgreSQL
+ * sends a listening session the notifications committed before a query arrives ahead of that query's
+ * answer, and pg hands them to the subscribers as they come: once it answers, every write committed
+ * before it was sent has been seen. One round trip is in flight at a time; callers that arrive meanwhile
+ * wait for the next one, which starts after them.
+ */
+function sharedRoundTrips(current: () => pg.Client | undefined): () => Promise<boolean> {
+  async function roundTrip(): Promise<boolean> {
+    const target = current();
+    if (target === undefined) return false;
+    try {
+      await target.query({ text: 'select 1', query_timeout: HEARTBEAT_TIMEOUT_MS } as pg.QueryConfig);
+      return current() === target;
+    } catch {
+      return false;
+    }
+  }
+  let inFlight: Promise<boolean> | undefined;
+  let queued: Promise<boolean> | undefined;
+  const start = (): Promise<boolean> => {
+    const trip = roundTrip().finally(() => {
+      if (inFlight === trip) inFlight = undefined;
+    });
+    inFlight = trip;
+    return trip;
+  };
+  return () => {
+    if (inFlight === undefined) return start();
+    queued ??= inFlight.then(() => {
+      queued = undefined;
+      return start();
+    });
+    return queued;
   };
 }

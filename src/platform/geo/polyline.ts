@@ -127,18 +127,8 @@ export function decodePolyline(
     let shift = 5;
     i++;
     while (chunk >= 32) {
-      if (i === length)
-        return failure(
-          'TRUNCATED',
-          `the route ends inside a value started at character ${pointStart}`,
-          pointStart,
-        );
-      if (shift === MAX_SHIFT)
-        return failure(
-          'OUT_OF_RANGE',
-          `point ${count} has a latitude step too large to be a coordinate`,
-          pointStart,
-        );
+      if (i === length) return truncatedValue(pointStart);
+      if (shift === MAX_SHIFT) return stepTooLarge(count, 'latitude', pointStart);
       chunk = encoded.charCodeAt(i) - 63;
       if (chunk < 0 || chunk > 63) return invalidCharacter(encoded, i);
       value |= (chunk & 31) << shift;
@@ -156,18 +146,8 @@ export function decodePolyline(
     shift = 5;
     i++;
     while (chunk >= 32) {
-      if (i === length)
-        return failure(
-          'TRUNCATED',
-          `the route ends inside a value started at character ${lngStart}`,
-          lngStart,
-        );
-      if (shift === MAX_SHIFT)
-        return failure(
-          'OUT_OF_RANGE',
-          `point ${count} has a longitude step too large to be a coordinate`,
-          lngStart,
-        );
+      if (i === length) return truncatedValue(lngStart);
+      if (shift === MAX_SHIFT) return stepTooLarge(count, 'longitude', lngStart);
       chunk = encoded.charCodeAt(i) - 63;
       if (chunk < 0 || chunk > 63) return invalidCharacter(encoded, i);
       value |= (chunk & 31) << shift;
@@ -177,13 +157,8 @@ export function decodePolyline(
     lng += (value & 1) === 0 ? value >> 1 : ~(value >> 1);
 
     // Checked at every point, this also keeps the accumulators far inside 31-bit integers.
-    if (lat < -maxLat || lat > maxLat || lng < -maxLng || lng > maxLng) {
-      return failure(
-        'OUT_OF_RANGE',
-        `point ${count} is at latitude ${(lat / factor).toFixed(precision)}, longitude ${(lng / factor).toFixed(precision)}: latitude must be within ±90 and longitude within ±180`,
-        pointStart,
-      );
-    }
+    if (lat < -maxLat || lat > maxLat || lng < -maxLng || lng > maxLng)
+      return outOfRange(count, lat / factor, lng / factor, precision, pointStart);
     if (count === maxPoints)
       return failure('TOO_MANY_POINTS', `the route has more than ${maxPoints} points`, pointStart);
     out[count * 2] = lat / factor;
@@ -207,6 +182,30 @@ function scratchFor(size: number): Float64Array<ArrayBuffer> {
   if (size > SCRATCH_KEPT) return new Float64Array(size);
   scratch = new Float64Array(Math.min(SCRATCH_KEPT, Math.max(size, scratch.length * 2)));
   return scratch;
+}
+
+// The decoder's failures, described apart from it: they are its cold paths, and the loop stays short.
+
+function truncatedValue(start: number): PolylineFailure {
+  return failure('TRUNCATED', `the route ends inside a value started at character ${start}`, start);
+}
+
+function stepTooLarge(point: number, axis: 'latitude' | 'longitude', start: number): PolylineFailure {
+  return failure('OUT_OF_RANGE', `point ${point} has a ${axis} step too large to be a coordinate`, start);
+}
+
+function outOfRange(
+  point: number,
+  latDegrees: number,
+  lngDegrees: number,
+  precision: PolylinePrecision,
+  start: number,
+): PolylineFailure {
+  return failure(
+    'OUT_OF_RANGE',
+    `point ${point} is at latitude ${latDegrees.toFixed(precision)}, longitude ${lngDegrees.toFixed(precision)}: latitude must be within ±90 and longitude within ±180`,
+    start,
+  );
 }
 
 function invalidCharacter(encoded: string, index: number): PolylineFailure {
