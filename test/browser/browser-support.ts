@@ -7,6 +7,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { buildApp } from '../../src/app.ts';
 import { createMetricsRegistry } from '../../src/platform/http/observability.ts';
 import { createCompany, createTestApp, signedInPolicyholder, type TestApp } from '../support/app.ts';
+import { make } from '../support/factories.ts';
 import { livePolicyInput } from '../support/policy-arbitraries.ts';
 
 /** Debian's Chromium: playwright-core downloads no browser. */
@@ -104,26 +105,7 @@ export async function startWebRig(options: { pinCompany?: boolean } = {}): Promi
     emails,
     async newPolicyholder(tag) {
       const email = `${tag}.${process.pid}.${++counter}@example.com`;
-      const created = await t.app.inject({
-        method: 'POST',
-        url: '/policys',
-        headers: acme.sandbox,
-        payload: livePolicyInput({ proposer: { email } }),
-      });
-      assert.equal(created.statusCode, 201, created.body);
-      const [welcome = ''] = await emails(email);
-      const username = emailLine(welcome, 'Username');
-      const temporaryPassword = emailLine(welcome, 'Temporary password');
-      assert.ok(
-        username !== undefined && temporaryPassword !== undefined,
-        'the welcome email has both lines',
-      );
-      return {
-        email,
-        reference: created.json<{ policy_reference: string }>().policy_reference,
-        username,
-        temporaryPassword,
-      };
+      return make.policyholder(t, acme, { proposer: { email } }, { live: true });
     },
     async newPage(width = 360) {
       const context = await browser.newContext({ viewport: { width, height: 740 }, locale: 'en-GB' });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { Secret, TOTP } from 'otpauth';
 import type { BrowserContext, Page } from 'playwright-core';
 import { encodePolyline } from '../../src/platform/geo/index.ts';
-import { livePolicyInput } from '../support/policy-arbitraries.ts';
+import { make, type MadePolicy } from '../support/factories.ts';
 import { startWebRig, type WebRig } from './browser-support.ts';
 
 export type StaffRole = 'admin' | 'operations' | 'viewer';
@@ -92,7 +92,7 @@ export async function startConsoleRig(): Promise<ConsoleRig> {
   const { t, acme, baseUrl } = web;
   let counter = 0;
   /** What each policy was created with, so an adjustment can send the whole snapshot again. */
-  const inputs = new Map<string, ReturnType<typeof livePolicyInput>>();
+  const inputs = new Map<string, MadePolicy['input']>();
   const unique = () => `${process.pid}-${++counter}`;
 
   const createStaff: ConsoleRig['createStaff'] = async (tag, role) => {
@@ -153,33 +153,16 @@ export async function startConsoleRig(): Promise<ConsoleRig> {
       const reg = `${letter(0)}${letter(1)}${String(10 + (n % 89))} ${letter(2)}${letter(3)}${letter(4)}`;
       const inward = (i: number) => INWARD_LETTERS[(process.pid + n * 5 + i) % INWARD_LETTERS.length] ?? 'A';
       const postcode = `BN${1 + (n % 40)} ${1 + (n % 9)}${inward(0)}${inward(1)}`;
-      const input = livePolicyInput({
+      const { reference, input } = await make.livePolicy(t.app, acme, {
         proposer: { email },
         vehicle: { reg },
         policy: { address: { postcode } },
       });
-      const created = await t.app.inject({
-        method: 'POST',
-        url: '/policys',
-        headers: acme.sandbox,
-        payload: input,
-      });
-      assert.equal(created.statusCode, 201, created.body);
-      const reference = created.json<{ policy_reference: string }>().policy_reference;
       inputs.set(reference, input);
-      const start = yesterdayAt(9);
-      const journey = await t.app.inject({
-        method: 'POST',
-        url: '/journeys',
-        headers: acme.sandbox,
-        payload: {
-          policy_reference: reference,
-          route: southCoastRoute(),
-          start_time: start,
-          end_time: start + 3600,
-        },
+      const journey = await make.journey<ConsolePolicy['journey']>(t.app, acme, reference, yesterdayAt(9), {
+        route: southCoastRoute(),
+        durationSeconds: 3600,
       });
-      assert.equal(journey.statusCode, 201, journey.body);
       const stored = await t.app.inject({
         method: 'GET',
         url: `/policys/${reference}`,
@@ -191,23 +174,13 @@ export async function startConsoleRig(): Promise<ConsoleRig> {
         email,
         reg: policy.vehicle.reg,
         postcode: policy.policy.address.postcode,
-        journey: journey.json<ConsolePolicy['journey']>(),
+        journey,
       };
     },
     async changeVehicle(reference, reg) {
-      const input = structuredClone(inputs.get(reference));
+      const input = inputs.get(reference);
       assert.ok(input !== undefined, `${reference} was made by newPolicy`);
-      const adjusted = await t.app.inject({
-        method: 'POST',
-        url: '/policys',
-        headers: acme.sandbox,
-        payload: {
-          ...input,
-          vehicle: { ...input.vehicle, reg },
-          policy: { ...input.policy, policy_reference: reference },
-        },
-      });
-      assert.equal(adjusted.statusCode, 200, adjusted.body);
+      await make.adjustment(t.app, acme, { reference, input }, { vehicle: { reg } });
     },
   };
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { assertAccessible, shoot, skipWithoutChromium as skip } from './browser-support.ts';
-import { livePolicyInput } from '../support/policy-arbitraries.ts';
+import { make } from '../support/factories.ts';
 import { startConsoleRig, unexpected, type ConsoleRig } from './console-support.ts';
 
 // A viewer reads but does not act: the policy page's action buttons are disabled (with the reason
@@ -87,17 +87,10 @@ test(
     assert.match(await page.getByTestId('credit-balance').innerText(), /£0\.00/, 'nothing was granted');
 
     // An address of one line: no empty parts.
-    const oneLine = await rig.t.app.inject({
-      method: 'POST',
-      url: '/policys',
-      headers: rig.acme.sandbox,
-      payload: livePolicyInput({
-        proposer: { email: `one-line.${String(process.pid)}@example.com` },
-        policy: { address: { line_2: undefined, line_3: undefined } },
-      }),
+    const { reference: oneLineReference } = await make.livePolicy(rig.t.app, rig.acme, {
+      proposer: { email: `one-line.${String(process.pid)}@example.com` },
+      policy: { address: { line_2: undefined, line_3: undefined } },
     });
-    assert.equal(oneLine.statusCode, 201, oneLine.body);
-    const oneLineReference = oneLine.json<{ policy_reference: string }>().policy_reference;
     await page.goto(
       `${rig.baseUrl}/console/policies/${rig.acme.company_reference}/sandbox/${oneLineReference}`,
     );

@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.ts';
 import { encodePolyline } from '../../src/platform/geo/index.ts';
 import { createMetricsRegistry } from '../../src/platform/http/observability.ts';
+import { make } from '../support/factories.ts';
 import {
   assertAccessible,
   assertFits,
@@ -61,21 +62,12 @@ after(async () => {
   if (skip === false) await rig.close();
 });
 
-async function drive(policyReference: string, start: number, via: Array<[number, number]>) {
-  const response = await rig.t.app.inject({
-    method: 'POST',
-    url: '/journeys',
-    headers: rig.acme.sandbox,
-    payload: {
-      policy_reference: policyReference,
-      route: route(...via),
-      start_time: start,
-      end_time: start + 3600,
-    },
+/** An hour's drive through `via`, starting at `start` (UNIX seconds). */
+const drive = (policyReference: string, start: number, via: Array<[number, number]>) =>
+  make.journey<PostedJourney>(rig.t.app, rig.acme, policyReference, start, {
+    route: route(...via),
+    durationSeconds: 3600,
   });
-  assert.equal(response.statusCode, 201, response.body);
-  return response.json<PostedJourney>();
-}
 
 test(
   'journeys by day with distance and cost, a void one marked, a route drawn in SVG with places and a scale',

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { encodePolyline } from '../../src/platform/geo/index.ts';
 import { createProduct, drive, type Place } from '../support/driving.ts';
+import { make } from '../support/factories.ts';
 import {
   assertAccessible,
   assertFits,
@@ -128,19 +128,11 @@ test(
     const { holder, page, problems } = await rig.signedIn('usage-axis', 360);
     // 2,100 m due north (about 1.3 miles), yesterday.
     const startS = Math.floor(Date.now() / 1000) - 86_400;
-    const posted = await rig.t.app.inject({
-      method: 'POST',
-      url: '/journeys',
-      headers: rig.acme.sandbox,
-      payload: {
-        policy_reference: holder.reference,
-        route: encodePolyline([51.5, -0.12, 51.5094, -0.12, 51.5189, -0.12], 5),
-        start_time: startS,
-        end_time: startS + 900,
-      },
+    const posted = await make.journey(rig.t.app, rig.acme, holder.reference, startS, {
+      points: [51.5, -0.12, 51.5094, -0.12, 51.5189, -0.12],
+      durationSeconds: 900,
     });
-    assert.equal(posted.statusCode, 201, posted.body);
-    assert.ok(Math.abs(posted.json<{ total_miles: number }>().total_miles - 1.3) < 0.05, posted.body);
+    assert.ok(Math.abs(posted.total_miles - 1.3) < 0.05, JSON.stringify(posted));
     await page.goto(`${rig.baseUrl}/app/usage`);
     await page.getByTestId('period-distance').filter({ hasText: '1.3 miles' }).waitFor();
     for (const chart of [0, 1]) {
@@ -173,14 +165,9 @@ test('device: none linked, then the bound device with its status', { skip, timeo
   await page.getByTestId('no-device').filter({ hasText: 'No device is linked to your policy' }).waitFor();
   await assertAccessible(page, 'device (none)');
 
-  const bound = await rig.t.app.inject({
-    method: 'POST',
-    url: '/devices',
-    headers: rig.acme.sandbox,
-    payload: { device_id: 'obd-usage-device-1', policy_reference: holder.reference, kind: 'obd' },
+  const { status } = await make.device(rig.t.app, rig.acme, holder.reference, {
+    deviceId: 'obd-usage-device-1',
   });
-  assert.equal(bound.statusCode, 201, bound.body);
-  const status = bound.json<{ status: 'online' | 'offline' }>().status;
 
   await page.reload();
   await page.getByRole('heading', { name: 'OBD dongle' }).waitFor();

@@ -4,7 +4,7 @@ import { fixedClock } from '../../src/platform/clock.ts';
 import { encodePolyline } from '../../src/platform/geo/index.ts';
 import { createCompany, createTestApp, type TestApp } from '../support/app.ts';
 import { onPostgres } from '../support/database.ts';
-import { examplePolicyInput } from '../support/policy-arbitraries.ts';
+import { make } from '../support/factories.ts';
 
 /**
  * R3, idempotency: identical requests racing over real sockets store their effect once.
@@ -70,58 +70,10 @@ const tally = (statuses: number[]): string =>
     .join(' ');
 
 /** A policy bound with a card payment (as a client confirms it with Stripe.js), so statements charge. */
-async function paidPolicy(card = 'pm_card_visa'): Promise<string> {
-  const payments = (payload: Record<string, unknown>) =>
-    t.app.inject({ method: 'POST', url: '/payments', headers: acme.sandbox, payload });
-  const intent = (
-    await payments({ type: 'CREATE_PAYMENT_INTENT', product_reference: 'pay', amount: 9550 })
-  ).json<Record<string, string>>();
-  const pi = intent['payment_provider_transaction_ref'] ?? '';
-  const confirmed = (await (
-    await fetch(`${baseUrl}/sandbox/stripe/v1/payment_intents/${pi}/confirm`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        client_secret: intent['payment_temporary_token'] ?? '',
-        payment_method: card,
-      }),
-    })
-  ).json()) as { payment_method: string };
-  const input = examplePolicyInput({
-    proposer: { email: `r3.${Math.random().toString(36).slice(2)}@example.com` },
-    pricing: { upfront_premium: 95.5 },
-    payment: {
-      provider_payment_reference: pi,
-      provider_customer_reference: intent['payment_provider_customer_ref'] ?? '',
-      payment_provider: 'stripe',
-      payment_method_id: confirmed.payment_method,
-    },
-  });
-  delete input.payment?.payment_amount;
-  const created = await t.app.inject({
-    method: 'POST',
-    url: '/policys',
-    headers: acme.sandbox,
-    payload: input,
-  });
-  assert.equal(created.statusCode, 201, created.body);
-  return created.json<{ policy_reference: string }>().policy_reference;
-}
-
-async function postJourney(reference: string, startIso: string): Promise<void> {
-  const r = await t.app.inject({
-    method: 'POST',
-    url: '/journeys',
-    headers: acme.sandbox,
-    payload: {
-      policy_reference: reference,
-      route: ROUTE,
-      start_time: unix(startIso),
-      end_time: unix(startIso) + 600,
-    },
-  });
-  assert.equal(r.statusCode, 201, r.body);
-}
+const paidPolicy = async () =>
+  (await make.cardPaidPolicy(t, acme, { pricing: { upfront_premium: 95.5 } }, { productReference: 'pay' }))
+    .reference;
+const postJourney = (reference: string, startIso: string) => make.journey(t.app, acme, reference, startIso);
 
 /** Successful charges at the processor (the sandbox's own records) for a Milepost payment reference. */
 async function processorCharges(paymentReference: string): Promise<number> {
@@ -145,14 +97,9 @@ async function paymentsOf(reference: string) {
 }
 
 test(`${String(JOURNEYS)} concurrent identical POST /journeys store one journey and one event`, async () => {
-  const policy = (
-    await t.app.inject({
-      method: 'POST',
-      url: '/policys',
-      headers: acme.sandbox,
-      payload: examplePolicyInput({ proposer: { email: 'r3.journeys@example.com' } }),
-    })
-  ).json<{ policy_reference: string }>().policy_reference;
+  const { reference: policy } = await make.policy(t.app, acme, {
+    proposer: { email: 'r3.journeys@example.com' },
+  });
   const body = {
     policy_reference: policy,
     route: ROUTE,
@@ -267,10 +214,9 @@ test(`${String(RETRIES)} concurrent RETRY_PAYMENT of one declined statement: one
 });
 
 test(`${String(ADJUSTMENTS)} concurrent adjustments of one policy: every one a version, none lost`, async () => {
-  const input = examplePolicyInput({ proposer: { email: 'r3.adjust@example.com' } });
-  const reference = (
-    await t.app.inject({ method: 'POST', url: '/policys', headers: acme.sandbox, payload: input })
-  ).json<{ policy_reference: string }>().policy_reference;
+  const { input, reference } = await make.policy(t.app, acme, {
+    proposer: { email: 'r3.adjust@example.com' },
+  });
   const regs = Array.from({ length: ADJUSTMENTS }, (_, i) => `R${String(i).padStart(2, '0')}AAA`);
   const answers = await race(ADJUSTMENTS, '/policys', (i) => ({
     ...input,

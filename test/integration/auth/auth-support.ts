@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import { hashToken } from '../../../src/platform/crypto.ts';
 import type { Clock } from '../../../src/platform/clock.ts';
 import { createTestApp, type TestApp } from '../../support/app.ts';
-import { examplePolicyInput } from '../../support/policy-arbitraries.ts';
+import { make } from '../../support/factories.ts';
 import { startSmtpServer } from '../../support/smtp.ts';
 
 export type Smtp = Awaited<ReturnType<typeof startSmtpServer>>;
@@ -56,14 +56,7 @@ export function createAuthClient(t: TestApp, smtp: Smtp) {
 
   /** Creates a policy for a new email and reads the welcome email from the SMTP server. */
   async function newHolder(company: Headers, email = uniqueEmail()): Promise<Holder> {
-    const r = await t.app.inject({
-      method: 'POST',
-      url: '/policys',
-      headers: company,
-      payload: examplePolicyInput({ proposer: { email } }),
-    });
-    assert.equal(r.statusCode, 201, r.body);
-    const policy = r.json<{ policy_reference: string; user_reference: string }>();
+    const policy = await make.policy(t.app, company, { proposer: { email } });
     const [message] = await smtp.waitFor(email);
     const username = emailLine(message!.text, 'Username');
     const temporaryPassword = emailLine(message!.text, 'Temporary password');
@@ -72,8 +65,8 @@ export function createAuthClient(t: TestApp, smtp: Smtp) {
       email,
       username,
       temporaryPassword,
-      userReference: policy.user_reference,
-      policyReference: policy.policy_reference,
+      userReference: policy.userReference,
+      policyReference: policy.reference,
     };
   }
 

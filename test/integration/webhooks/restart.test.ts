@@ -9,7 +9,7 @@ import { inTransaction, type DatabaseHandle } from '../../../src/platform/db/dat
 import type { Database } from '../../../src/schema.ts';
 import { createCompany, createTestApp } from '../../support/app.ts';
 import { createTestDatabase } from '../../support/database.ts';
-import { livePolicyInput } from '../../support/policy-arbitraries.ts';
+import { make } from '../../support/factories.ts';
 import { startReceiver, verified } from './receiver.ts';
 
 let database: DatabaseHandle<Database>;
@@ -44,13 +44,7 @@ test('a service restart between attempts loses nothing: the next process deliver
     payload: { url: `${receiver.base}/restart`, events: ['policy.created'] },
   });
   const endpoint = created.json<{ id: string; secret: string }>();
-  const policy = await first.app.inject({
-    method: 'POST',
-    url: '/policys',
-    headers: company.sandbox,
-    payload: livePolicyInput({ proposer: { email: `restart.${Date.now()}@example.com` } }),
-  });
-  assert.equal(policy.statusCode, 201, policy.body);
+  await make.livePolicy(first.app, company);
 
   const [failed] = await receiver.waitFor('/restart');
   await first.close();
