@@ -2,9 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import fc from 'fast-check';
 import { fixedClock } from '../../src/platform/clock.ts';
-import { encodePolyline } from '../../src/platform/geo/index.ts';
 import { createCompany, createTestApp, type TestApp } from '../support/app.ts';
-import { examplePolicyInput } from '../support/policy-arbitraries.ts';
+import { make } from '../support/factories.ts';
 
 // The example policy's term starts 2025-06-01 (London); everything here happens in its first 90 days.
 const TERM_START = Date.parse('2025-05-31T23:00:00Z');
@@ -35,33 +34,17 @@ const scenario = fc.record({
 test('property: every non-void journey is billed exactly once and the totals add up to the penny', async () => {
   await fc.assert(
     fc.asyncProperty(scenario, async ({ journeys, voids, statementDays, uploadAfter }) => {
-      const email = `prop${String(++runs)}@example.com`;
-      const created = await t.app.inject({
-        method: 'POST',
-        url: '/policys',
-        headers: company.sandbox,
-        payload: examplePolicyInput({ proposer: { email } }),
+      const { reference } = await make.policy(t.app, company, {
+        proposer: { email: `prop${String(++runs)}@example.com` },
       });
-      const reference = created.json<{ policy_reference: string }>().policy_reference;
-      const route = encodePolyline([51.5, -0.12, 51.51, -0.11], 5);
       const ids: string[] = [];
       // Journeys are uploaded in batches between statements (uploadAfter says after which statement), so some are late.
       const statementEnds = statementDays.map((d) => TERM_START + d * DAY);
       const post = async (i: number) => {
         const start = TERM_START + (journeys[i] ?? 0) * 60_000;
-        const r = await t.app.inject({
-          method: 'POST',
-          url: '/journeys',
-          headers: company.sandbox,
-          payload: {
-            policy_reference: reference,
-            route,
-            start_time: start / 1000,
-            end_time: start / 1000 + 600,
-          },
-        });
-        assert.equal(r.statusCode, 201, r.body);
-        ids[i] = r.json<{ journey_reference: string }>().journey_reference;
+        ids[i] = (
+          await make.journey(t.app, company, reference, start / 1000, { points: [51.5, -0.12, 51.51, -0.11] })
+        ).journey_reference;
         if (voids[i] === true && i % 2 === 0) {
           await t.app.inject({
             method: 'POST',
@@ -76,13 +59,7 @@ test('property: every non-void journey is billed exactly once and the totals add
           if (Math.min(uploadAfter[i] ?? 0, statementEnds.length) === s) await post(i);
         const end = statementEnds[s];
         if (end === undefined) break;
-        const r = await t.app.inject({
-          method: 'POST',
-          url: '/statements',
-          headers: company.sandbox,
-          payload: { policy_reference: reference, effective_date: Math.floor(end / 1000) },
-        });
-        assert.equal(r.statusCode, 201, r.body);
+        await make.statement(t.app, company, reference, Math.floor(end / 1000));
         // Some billed journeys are voided after their statement: a credit for the next.
         for (let i = 0; i < journeys.length; i++) {
           if (voids[i] === true && i % 2 === 1 && ids[i] !== undefined) {
@@ -96,13 +73,7 @@ test('property: every non-void journey is billed exactly once and the totals add
         }
       }
       // A final statement far enough ahead bills whatever is left.
-      const last = await t.app.inject({
-        method: 'POST',
-        url: '/statements',
-        headers: company.sandbox,
-        payload: { policy_reference: reference, effective_date: Math.floor((TERM_START + 120 * DAY) / 1000) },
-      });
-      assert.equal(last.statusCode, 201, last.body);
+      await make.statement(t.app, company, reference, Math.floor((TERM_START + 120 * DAY) / 1000));
 
       const db = t.container.database.db;
       const policy = await db

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { fixedClock } from '../../src/platform/clock.ts';
 import { createCompany, createTestApp, type TestApp } from '../support/app.ts';
-import { examplePolicyInput } from '../support/policy-arbitraries.ts';
+import { make } from '../support/factories.ts';
 
 const unix = (iso: string): number => Date.parse(iso) / 1000;
 const clock = fixedClock('2025-12-01T12:00:00Z');
@@ -26,7 +26,7 @@ for (const [plan, installmentsFirst, installmentsSecond] of [
   [1, 1, 1],
 ] as const) {
   test(`${String(plan)} installment(s) a term: every installment of both terms is billed once`, async () => {
-    const input = examplePolicyInput({
+    const { reference, input } = await make.policy(t.app, company, {
       proposer: { email: `terms${String(plan)}@example.com` },
       policy: {
         start_date: unix('2025-01-15T00:00:00Z'),
@@ -37,14 +37,6 @@ for (const [plan, installmentsFirst, installmentsSecond] of [
       },
       pricing: { subscription_premium: 10, subscription_installments: plan },
     });
-    const created = await t.app.inject({
-      method: 'POST',
-      url: '/policys',
-      headers: company.sandbox,
-      payload: input,
-    });
-    assert.equal(created.statusCode, 201, created.body);
-    const reference = created.json<{ policy_reference: string }>().policy_reference;
     const renewed = await t.app.inject({
       method: 'POST',
       url: `/policys/${reference}/renewals`,
@@ -54,30 +46,14 @@ for (const [plan, installmentsFirst, installmentsSecond] of [
     assert.equal(renewed.statusCode, 201, renewed.body);
 
     clock.set('2026-02-20T12:00:00Z');
-    const statement = await t.app.inject({
-      method: 'POST',
-      url: '/statements',
-      headers: company.sandbox,
-      payload: { policy_reference: reference, effective_date: unix('2026-02-20T00:00:00Z') },
-    });
-    assert.equal(statement.statusCode, 201, statement.body);
-    const body = statement.json<{ subscription_installments: number; subscription_premium: number }>();
+    const body = await make.statement(t.app, company, reference, '2026-02-20T00:00:00Z');
     assert.equal(body.subscription_installments, installmentsFirst + installmentsSecond);
     assert.equal(body.subscription_premium, installmentsFirst * 10 + installmentsSecond * 12);
 
     // The next month carries only what fell due in it: nothing billed twice.
     clock.set('2026-03-20T12:00:00Z');
-    const next = await t.app.inject({
-      method: 'POST',
-      url: '/statements',
-      headers: company.sandbox,
-      payload: { policy_reference: reference, effective_date: unix('2026-03-20T00:00:00Z') },
-    });
-    assert.equal(next.statusCode, 201, next.body);
-    assert.equal(
-      next.json<{ subscription_installments: number }>().subscription_installments,
-      plan > 2 ? 1 : 0,
-    );
+    const next = await make.statement(t.app, company, reference, '2026-03-20T00:00:00Z');
+    assert.equal(next.subscription_installments, plan > 2 ? 1 : 0);
     clock.set('2025-12-01T12:00:00Z');
   });
 }

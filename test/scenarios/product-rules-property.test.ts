@@ -6,7 +6,7 @@ import { capMetres, freeMetres } from '../../src/modules/products/index.ts';
 import { applyStatementRules } from '../../src/modules/statements/rules/usage-rules.ts';
 import { createCompany, createTestApp, type TestApp } from '../support/app.ts';
 import { createProduct, drive } from '../support/driving.ts';
-import { examplePolicyInput } from '../support/policy-arbitraries.ts';
+import { make } from '../support/factories.ts';
 
 // The database path (sums for most statements, journeys one by one where a rule may touch them) gives
 // what the pure rules give over the statement's journeys, for random products and months of driving.
@@ -61,31 +61,16 @@ test('a statement’s rule lines are what the pure rules make of its journeys', 
           ...(rules.free === undefined ? {} : { free_distance_per_statement: rules.free }),
           ...(rules.minimum === undefined ? {} : { minimum_usage_premium: rules.minimum / 100 }),
         });
-        const created = await t.app.inject({
-          method: 'POST',
-          url: '/policys',
-          headers: acme.sandbox,
-          payload: examplePolicyInput({
-            policy: { product_reference: reference },
-            proposer: { email: `${reference}.${String(Date.now())}@example.com` },
-          }),
+        const { reference: policy } = await make.policy(t.app, acme, {
+          policy: { product_reference: reference },
         });
-        assert.equal(created.statusCode, 201, created.body);
-        const policy = created.json<{ policy_reference: string }>().policy_reference;
         for (const { slot, route } of drives) {
           // Day 10 + slot/3 of November, at 06:00 + 3 h × (slot mod 3), UTC (GMT in November).
           const start =
             Date.parse('2025-11-10T06:00:00Z') / 1000 + Math.floor(slot / 3) * 86_400 + (slot % 3) * 3 * 3600;
           await drive(t.app, acme.sandbox, policy, start, 'london', DESTINATIONS[route] ?? 'birmingham');
         }
-        const s = await t.app.inject({
-          method: 'POST',
-          url: '/statements',
-          headers: acme.sandbox,
-          payload: { policy_reference: policy, effective_date: Date.parse('2025-11-17T00:00:00Z') / 1000 },
-        });
-        assert.equal(s.statusCode, 201, s.body);
-        const statement = s.json<StatementBody>();
+        const statement = await make.statement<StatementBody>(t.app, acme, policy, '2025-11-17T00:00:00Z');
         const expected = applyStatementRules({
           journeys: statement.journeys.map((j) => ({
             id: j.journey_reference,

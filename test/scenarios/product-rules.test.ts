@@ -4,7 +4,7 @@ import { fixedClock } from '../../src/platform/clock.ts';
 import { usagePremiumPence } from '../../src/modules/journeys/index.ts';
 import { createCompany, createTestApp, type TestApp } from '../support/app.ts';
 import { billingRun as billingRunOf, createProduct, drive, unix } from '../support/driving.ts';
-import { examplePolicyInput } from '../support/policy-arbitraries.ts';
+import { make } from '../support/factories.ts';
 
 // Months of billing under a product's rules, on a clock moved by hand. The example policy's term runs
 // from 2025-06-01 (London) for a year, billing day 1, usage 0.045 a mile. Journeys are long drives between
@@ -53,20 +53,9 @@ after(() => t.close());
 const product = (reference: string, rules: Record<string, unknown>) =>
   createProduct(t.app, acme.sandbox, reference, rules);
 
-let n = 0;
-async function policy(productReference: string): Promise<string> {
-  const r = await t.app.inject({
-    method: 'POST',
-    url: '/policys',
-    headers: acme.sandbox,
-    payload: examplePolicyInput({
-      policy: { product_reference: productReference },
-      proposer: { email: `rules${String(++n)}.${String(Date.now())}@example.com` },
-    }),
-  });
-  assert.equal(r.statusCode, 201, r.body);
-  return r.json<{ policy_reference: string }>().policy_reference;
-}
+/** A new policy of `productReference`. */
+const policy = async (productReference: string) =>
+  (await make.policy(t.app, acme, { policy: { product_reference: productReference } })).reference;
 
 /** A drive out of London to Birmingham or Oxford, or back from Birmingham. */
 const go = (reference: string, startIso: string, to: 'birmingham' | 'london' | 'oxford') =>
@@ -156,14 +145,7 @@ describe('daily caps', () => {
       payload: { reason: 'driven by someone else' },
     });
     assert.equal(voided.statusCode, 200, voided.body);
-    const r = await t.app.inject({
-      method: 'POST',
-      url: '/statements',
-      headers: acme.sandbox,
-      payload: { policy_reference: reference, effective_date: unix('2025-11-15T12:00:00Z') },
-    });
-    assert.equal(r.statusCode, 201, r.body);
-    const next = r.json<Statement>();
+    const next = await make.statement<Statement>(t.app, acme, reference, '2025-11-15T12:00:00Z');
     assert.equal(next.journey_count, 1);
     assert.deepEqual(next.capped_days, [
       {
@@ -186,16 +168,8 @@ describe('daily caps', () => {
   });
 });
 
-const statementTo = async (reference: string, endIso: string) => {
-  const r = await t.app.inject({
-    method: 'POST',
-    url: '/statements',
-    headers: acme.sandbox,
-    payload: { policy_reference: reference, effective_date: unix(endIso) },
-  });
-  assert.equal(r.statusCode, 201, r.body);
-  return r.json<Statement>();
-};
+const statementTo = (reference: string, endIso: string) =>
+  make.statement<Statement>(t.app, acme, reference, endIso);
 
 describe('annual cap, free distance and minimum', () => {
   test('an annual cap crossed mid-statement; free distance from the first journey; the minimum tops up', async () => {
@@ -240,31 +214,14 @@ describe('annual cap, free distance and minimum', () => {
 describe('a rate change on a capped day', () => {
   test('the journey over the cap is credited at its own rate, set by an adjustment that morning', async () => {
     await product('capped-rates', { daily_cap_distance: 150 });
-    const email = `rates.${String(Date.now())}@example.com`;
-    const created = await t.app.inject({
-      method: 'POST',
-      url: '/policys',
-      headers: acme.sandbox,
-      payload: examplePolicyInput({ policy: { product_reference: 'capped-rates' }, proposer: { email } }),
-    });
-    assert.equal(created.statusCode, 201, created.body);
-    const reference = created.json<{ policy_reference: string }>().policy_reference;
+    const made = await make.policy(t.app, acme, { policy: { product_reference: 'capped-rates' } });
+    const { reference } = made;
     clock.set('2025-11-05T12:00:00Z');
     const before = await go(reference, '2025-11-05T08:00:00Z', 'birmingham');
-    const adjusted = await t.app.inject({
-      method: 'POST',
-      url: '/policys',
-      headers: acme.sandbox,
-      payload: {
-        ...examplePolicyInput({
-          policy: { policy_reference: reference, product_reference: 'capped-rates' },
-          proposer: { email },
-          pricing: { usage_rate: 0.09 },
-        }),
-        effective_date: unix('2025-11-05T12:00:00Z'),
-      },
+    await make.adjustment(t.app, acme, made, {
+      pricing: { usage_rate: 0.09 },
+      effective_date: unix('2025-11-05T12:00:00Z'),
     });
-    assert.equal(adjusted.statusCode, 200, adjusted.body);
     clock.set('2025-11-20T12:00:00Z');
     const afterRate = await go(reference, '2025-11-05T14:00:00Z', 'london');
     const s = await statementTo(reference, '2025-11-06T00:00:00Z');
