@@ -1,7 +1,7 @@
 import { sql, type Generated } from 'kysely';
 import type { DatabaseHandle } from '../../platform/db/database.ts';
 import type { Executor } from '../../schema.ts';
-import type { Tenant } from '../companies/index.ts';
+import { forTenant, type Tenant } from '../companies/index.ts';
 import type { UsageUnit } from '../policies/index.ts';
 
 /** DatabaseHandle.prepared, for the one statement ingestion sends per journey. */
@@ -291,8 +291,7 @@ export async function findOverlappingJourney(
   const row = await db
     .selectFrom('journeys')
     .select(columns)
-    .where('company_id', '=', tenant.companyId)
-    .where('environment', '=', tenant.environment)
+    .where(forTenant(tenant))
     .where('policy_id', '=', policyId)
     .where('is_void', '=', false)
     .where('start_at', '<', span.endAt)
@@ -312,8 +311,7 @@ export async function findJourneyByProviderReference(
   const row = await db
     .selectFrom('journeys')
     .select(columns)
-    .where('company_id', '=', tenant.companyId)
-    .where('environment', '=', tenant.environment)
+    .where(forTenant(tenant))
     .where('policy_id', '=', policyId)
     .where('provider_reference', '=', providerReference)
     // A re-cut trip's voided forerunners share its name (migration 0025): the live one answers.
@@ -332,12 +330,7 @@ export async function findJourney(
   policyIds?: readonly string[],
 ): Promise<JourneyRecord | undefined> {
   if (policyIds?.length === 0) return undefined;
-  let query = db
-    .selectFrom('journeys')
-    .select(columns)
-    .where('company_id', '=', tenant.companyId)
-    .where('environment', '=', tenant.environment)
-    .where('id', '=', id);
+  let query = db.selectFrom('journeys').select(columns).where(forTenant(tenant)).where('id', '=', id);
   if (policyIds !== undefined) query = query.where('policy_id', 'in', policyIds);
   const row = await query.executeTakeFirst();
   return row === undefined ? undefined : toJourney(row);
@@ -363,8 +356,7 @@ export async function listJourneys(
   let query = db
     .selectFrom('journeys')
     .select(columns)
-    .where('company_id', '=', tenant.companyId)
-    .where('environment', '=', tenant.environment)
+    .where(forTenant(tenant))
     .where('policy_id', 'in', page.policyIds)
     .orderBy('start_at')
     .orderBy('id')
@@ -398,7 +390,7 @@ export async function markJourneyVoid(
   await sql`
     select 1 from policies
     where id = (select policy_id from journeys
-      where id = ${id} and company_id = ${tenant.companyId} and environment = ${tenant.environment})
+      where id = ${id} and ${forTenant(tenant)})
     for key share`.execute(trx);
   const row = await trx
     .updateTable('journeys')
@@ -408,8 +400,7 @@ export async function markJourneyVoid(
       void_reason: values.reason,
       statement_version_id: billedByStatement,
     })
-    .where('company_id', '=', tenant.companyId)
-    .where('environment', '=', tenant.environment)
+    .where(forTenant(tenant))
     .where('id', '=', id)
     .where('is_void', '=', false)
     .returning(columns)
@@ -439,4 +430,50 @@ export async function insertJourneyVoid(
       created_at: values.at,
     })
     .execute();
+}
+
+/** A device's trip journeys (not void) from `from` on: those starting then or later, or ending after. */
+export async function listDeviceTripsFrom(
+  db: Executor,
+  tenant: Tenant,
+  deviceId: string,
+  from: Date,
+): Promise<Array<{ id: string; policyId: string; startAt: Date; endAt: Date; route: string }>> {
+  const rows = await db
+    .selectFrom('journeys')
+    .select(['id', 'policy_id', 'start_at', 'end_at', 'route'])
+    .where(forTenant(tenant))
+    .where('device_id', '=', deviceId)
+    .where('source', '=', 'device')
+    .where('is_void', '=', false)
+    .where('end_at', '>=', from)
+    .orderBy('start_at')
+    .execute();
+  return rows.map((r) => ({
+    id: r.id,
+    policyId: r.policy_id,
+    startAt: r.start_at,
+    endAt: r.end_at,
+    route: r.route,
+  }));
+}
+
+/** A device's estimates (not void) of silent London days, by the names they were given. */
+export async function listDeviceEstimatesNamed(
+  db: Executor,
+  tenant: Tenant,
+  deviceId: string,
+  providerReferences: readonly string[],
+): Promise<Array<{ id: string; policyId: string }>> {
+  if (providerReferences.length === 0) return [];
+  const rows = await db
+    .selectFrom('journeys')
+    .select(['id', 'policy_id'])
+    .where(forTenant(tenant))
+    .where('device_id', '=', deviceId)
+    .where('source', '=', 'estimate')
+    .where('is_void', '=', false)
+    .where('provider_reference', 'in', providerReferences)
+    .execute();
+  return rows.map((r) => ({ id: r.id, policyId: r.policy_id }));
 }

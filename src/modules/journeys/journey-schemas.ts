@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { CLOCK_SKEW_ALLOWANCE_SECONDS, ROUTE_MAX_CHARACTERS, ROUTE_MAX_POINTS } from './journey-rules.ts';
+import { CLOCK_SKEW_ALLOWANCE_SECONDS, ROUTE_MAX_CHARACTERS, ROUTE_MAX_POINTS } from './rules/index.ts';
 
 const UNIX_MAX = 4_102_444_800; // 2100-01-01: far enough for any journey, small enough to catch milliseconds
 

@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import type { JsonBodyLimits } from '../../platform/http/body-limits.ts';
 import {
   ATTRIBUTE_NAME_PATTERN,
   MAX_ATTRIBUTE_NAME_CHARS,
@@ -141,6 +142,22 @@ export const PositionBatchSchema = Type.Object(
   { additionalProperties: false },
 );
 export type PositionBatch = Static<typeof PositionBatchSchema>;
+
+/** A batch's largest body (POST /telematics/positions, an MQTT message): 10,000 positions with every field (~200 bytes each). */
+export const POSITIONS_BODY_LIMIT_BYTES = 4 * 1024 * 1024;
+/**
+ * A batch's limits on a body's shape beyond the default ones (POST /telematics/positions, an MQTT
+ * message): twice what a batch of positions holds, so that one just over (10,001 positions) is still
+ * answered by validation: its positions (or a track's coordinates), and their values and keys, each
+ * position an object with a key and a value for each field and for each other attribute it may carry.
+ */
+export const POSITIONS_JSON_LIMITS: Partial<JsonBodyLimits> = {
+  itemsPerArray: 2 * MAX_POSITIONS_PER_REQUEST,
+  tokens:
+    2 *
+    MAX_POSITIONS_PER_REQUEST *
+    (1 + 2 * (Object.keys(PositionInputSchema.properties).length + MAX_ATTRIBUTES_PER_POSITION)),
+};
 
 export const PositionUploadQuerySchema = Type.Object(
   {

@@ -10,21 +10,19 @@ import type { Logger } from 'pino';
 import type { Clock } from '../../platform/clock.ts';
 import { londonDate } from '../../platform/london-calendar.ts';
 import type { Executor } from '../../schema.ts';
-import { asTenant, type DataEnvironment } from '../companies/index.ts';
-import type { JourneyService } from '../journeys/index.ts';
+import { asTenant, type DataEnvironment, type Tenant } from '../companies/index.ts';
+import { listDeviceEstimatesNamed, listDeviceTripsFrom, type JourneyService } from '../journeys/index.ts';
+import { listPositions } from './position-repository.ts';
 import { GAP_SECONDS, type TripPosition } from './rules/trips.ts';
-import { planTripJourneys, type PolicyTripPlan } from './rules/trip-journeys.ts';
+import { planTripJourneys, type PolicyTripPlan, type TripPlan } from './rules/trip-journeys.ts';
+import { findDevice } from './telematics-repository.ts';
 import {
-  estimatesNamed,
   finishTripCut,
-  findDevice,
   leasePendingDevices,
-  listPositions,
   releaseTripLeases,
   renewTripLeases,
-  tripJourneysFrom,
   type PendingDevice,
-} from './telematics-repository.ts';
+} from './trip-cutting-repository.ts';
 
 /** Devices leased by one pass of one worker. */
 const DEVICES_PER_PASS = 20;
@@ -54,7 +52,7 @@ export interface TripCutPass {
   readonly failed: number;
 }
 
-export function createTripCutting(deps: {
+interface TripCuttingDeps {
   db: Executor;
   clock: Clock;
   journeys: Pick<JourneyService, 'replace'>;
@@ -62,119 +60,233 @@ export function createTripCutting(deps: {
   /** TRIP_LEASE_MS unless a test shortens it to watch the heartbeat. */
   leaseMs?: number;
   logger?: Pick<Logger, 'warn' | 'error'>;
-}) {
-  const { db, clock, journeys } = deps;
-  const idleS = deps.tripEndIdleMinutes * 60;
-  const leaseMs = deps.leaseMs ?? TRIP_LEASE_MS;
+}
 
-  async function cutDevice(device: PendingDevice, leaseId: string, now: Date) {
-    const tenant = asTenant(device.companyId, device.environment as DataEnvironment);
-    // Read from far enough back that a trip the new positions continue (or join) is cut whole.
-    const lookbackMs = (idleS + GAP_SECONDS) * 1000;
-    let fromMs = Math.min(
-      device.pendingFrom === null ? Infinity : device.pendingFrom.getTime() - lookbackMs,
-      device.openTripFrom?.getTime() ?? Infinity,
-    );
-    if (fromMs === Infinity) fromMs = now.getTime() - lookbackMs;
-    const touching = await tripJourneysFrom(db, device, new Date(fromMs));
-    const first = touching[0];
-    if (first !== undefined) fromMs = Math.min(fromMs, first.startAt.getTime());
-    const from = new Date(fromMs);
-    const stored = touching.filter((j) => j.startAt.getTime() >= fromMs);
+type CutTotals = Pick<TripCutPass, 'stored' | 'voided' | 'refused'>;
 
-    const positions = await listPositions(db, device.id, { from, to: FAR_FUTURE, limit: MAX_CUT_POSITIONS });
-    const byPolicy = new Map<string, TripPosition[]>();
-    const daysWithData = new Set<string>();
-    const pendingMs = device.pendingFrom?.getTime() ?? Infinity;
-    for (const p of positions) {
-      let list = byPolicy.get(p.policyId);
-      if (list === undefined) {
-        list = [];
-        byPolicy.set(p.policyId, list);
-      }
-      list.push({
-        timeS: p.time.getTime() / 1000,
-        lat: p.lat,
-        lon: p.lon,
-        ...(p.speedKmh === null ? {} : { speedKmh: p.speedKmh }),
-        ...(p.accuracyM === null ? {} : { accuracyM: p.accuracyM }),
-        ...(p.ignition === null ? {} : { ignition: p.ignition }),
-      });
-      if (p.time.getTime() >= pendingMs) daysWithData.add(londonDate(p.time));
+/**
+ * The device's positions from `from` on, by the policy each was assigned to, as the trip rules take
+ * them; and the London days of those stored since the last cut (whose estimates they replace).
+ */
+async function positionsByPolicy(db: Executor, device: PendingDevice, from: Date) {
+  const positions = await listPositions(db, device.id, { from, to: FAR_FUTURE, limit: MAX_CUT_POSITIONS });
+  const byPolicy = new Map<string, TripPosition[]>();
+  const daysWithData = new Set<string>();
+  const pendingMs = device.pendingFrom?.getTime() ?? Infinity;
+  for (const p of positions) {
+    let list = byPolicy.get(p.policyId);
+    if (list === undefined) {
+      list = [];
+      byPolicy.set(p.policyId, list);
     }
-    const plan = planTripJourneys({
-      deviceId: device.deviceId,
-      positionsByPolicy: byPolicy,
-      stored,
-      nowS: Math.floor(now.getTime() / 1000),
-      tripEndIdleMinutes: deps.tripEndIdleMinutes,
+    list.push({
+      timeS: p.time.getTime() / 1000,
+      lat: p.lat,
+      lon: p.lon,
+      ...(p.speedKmh === null ? {} : { speedKmh: p.speedKmh }),
+      ...(p.accuracyM === null ? {} : { accuracyM: p.accuracyM }),
+      ...(p.ignition === null ? {} : { ignition: p.ignition }),
     });
+    if (p.time.getTime() >= pendingMs) daysWithData.add(londonDate(p.time));
+  }
+  return { byPolicy, daysWithData };
+}
 
-    const estimates = await estimatesNamed(
-      db,
-      device,
-      [...daysWithData].map((date) => estimateProviderReference(device.deviceId, date)),
+/** The references of the device's policies (from its bindings). */
+async function policyReferences(
+  db: Executor,
+  tenant: Tenant,
+  device: PendingDevice,
+  policyIds: readonly string[],
+): Promise<Map<string, string>> {
+  const references = new Map<string, string>();
+  if (policyIds.length === 0) return references;
+  const record = await findDevice(db, tenant, device.deviceId);
+  for (const b of record?.bindings ?? []) references.set(b.policyId, b.policyReference);
+  return references;
+}
+
+/**
+ * Makes each policy's trip journeys match the plan, one transaction a policy through the journeys
+ * module: its re-cut trips and the estimates of days that now have data voided, its new trips stored.
+ */
+async function replaceTripJourneys(
+  deps: TripCuttingDeps,
+  tenant: Tenant,
+  device: PendingDevice,
+  plan: TripPlan,
+  estimates: ReadonlyArray<{ id: string; policyId: string }>,
+): Promise<CutTotals> {
+  const policies = new Set([...plan.byPolicy.keys(), ...estimates.map((e) => e.policyId)]);
+  const references = await policyReferences(deps.db, tenant, device, [...policies]);
+  const totals = { stored: 0, voided: 0, refused: 0 };
+  for (const policyId of policies) {
+    const forPolicy: PolicyTripPlan = plan.byPolicy.get(policyId) ?? { voids: [], store: [] };
+    const reference = references.get(policyId);
+    if (reference === undefined) continue;
+    const outcome = await deps.journeys.replace(
+      tenant,
+      { id: policyId, reference },
+      {
+        voids: [
+          ...estimates
+            .filter((e) => e.policyId === policyId)
+            .map((e) => ({ id: e.id, reason: ESTIMATE_REPLACED_REASON })),
+          ...forPolicy.voids.map((id) => ({ id, reason: RECUT_REASON })),
+        ],
+        store: forPolicy.store.map((trip) => ({
+          providerReference: trip.providerReference,
+          source: 'device' as const,
+          deviceId: device.deviceId,
+          startAt: trip.startAt,
+          endAt: trip.endAt,
+          route: trip.route,
+          gapDistanceMetres: trip.gapDistanceMetres,
+        })),
+      },
     );
-    const policies = new Set([...plan.byPolicy.keys(), ...estimates.map((e) => e.policyId)]);
-    const references = await policyReferences(device, [...policies]);
-    const totals = { stored: 0, voided: 0, refused: 0 };
-    for (const policyId of policies) {
-      const forPolicy: PolicyTripPlan = plan.byPolicy.get(policyId) ?? { voids: [], store: [] };
-      const reference = references.get(policyId);
-      if (reference === undefined) continue;
-      const outcome = await journeys.replace(
-        tenant,
-        { id: policyId, reference },
-        {
-          voids: [
-            ...estimates
-              .filter((e) => e.policyId === policyId)
-              .map((e) => ({ id: e.id, reason: ESTIMATE_REPLACED_REASON })),
-            ...forPolicy.voids.map((id) => ({ id, reason: RECUT_REASON })),
-          ],
-          store: forPolicy.store.map((trip) => ({
-            providerReference: trip.providerReference,
-            source: 'device' as const,
-            deviceId: device.deviceId,
-            startAt: trip.startAt,
-            endAt: trip.endAt,
-            route: trip.route,
-            gapDistanceMetres: trip.gapDistanceMetres,
-          })),
-        },
+    totals.stored += outcome.stored.length;
+    totals.voided += outcome.voided.length;
+    totals.refused += outcome.refused.length;
+    for (const r of outcome.refused)
+      deps.logger?.warn(
+        { device_id: device.deviceId, provider_reference: r.providerReference, code: r.code },
+        'a trip cut from a device was not stored as a journey',
       );
-      totals.stored += outcome.stored.length;
-      totals.voided += outcome.voided.length;
-      totals.refused += outcome.refused.length;
-      for (const r of outcome.refused)
-        deps.logger?.warn(
-          { device_id: device.deviceId, provider_reference: r.providerReference, code: r.code },
-          'a trip cut from a device was not stored as a journey',
-        );
+  }
+  return totals;
+}
+
+/** Cuts one leased device's trips from what changed and ends the pass's lease on it. */
+async function cutDevice(
+  deps: TripCuttingDeps,
+  device: PendingDevice,
+  leaseId: string,
+  now: Date,
+): Promise<CutTotals> {
+  const { db } = deps;
+  const tenant = asTenant(device.companyId, device.environment as DataEnvironment);
+  // Read from far enough back that a trip the new positions continue (or join) is cut whole.
+  const lookbackMs = (deps.tripEndIdleMinutes * 60 + GAP_SECONDS) * 1000;
+  let fromMs = Math.min(
+    device.pendingFrom === null ? Infinity : device.pendingFrom.getTime() - lookbackMs,
+    device.openTripFrom?.getTime() ?? Infinity,
+  );
+  if (fromMs === Infinity) fromMs = now.getTime() - lookbackMs;
+  const touching = await listDeviceTripsFrom(db, tenant, device.deviceId, new Date(fromMs));
+  const first = touching[0];
+  if (first !== undefined) fromMs = Math.min(fromMs, first.startAt.getTime());
+  const stored = touching.filter((j) => j.startAt.getTime() >= fromMs);
+
+  const { byPolicy, daysWithData } = await positionsByPolicy(db, device, new Date(fromMs));
+  const plan = planTripJourneys({
+    deviceId: device.deviceId,
+    positionsByPolicy: byPolicy,
+    stored,
+    nowS: Math.floor(now.getTime() / 1000),
+    tripEndIdleMinutes: deps.tripEndIdleMinutes,
+  });
+  const estimates = await listDeviceEstimatesNamed(
+    db,
+    tenant,
+    device.deviceId,
+    [...daysWithData].map((date) => estimateProviderReference(device.deviceId, date)),
+  );
+  const totals = await replaceTripJourneys(deps, tenant, device, plan, estimates);
+  await finishTripCut(
+    db,
+    device,
+    leaseId,
+    plan.openTripFromS === null ? null : new Date(plan.openTripFromS * 1000),
+    now,
+  );
+  return totals;
+}
+
+/**
+ * Renews the pass's leases on the devices it still `held` every quarter of a lease, noting in `lost`
+ * those another pass has taken meanwhile. `stop` ends it once a renewal under way has finished.
+ */
+function leaseHeartbeat(
+  deps: TripCuttingDeps,
+  lease: { id: string; until: () => Date; ms: number },
+  held: ReadonlySet<string>,
+  lost: Set<string>,
+): { stop(): Promise<void> } {
+  let renewing: Promise<void> | undefined;
+  const heartbeat = setInterval(() => {
+    if (renewing !== undefined) return;
+    renewing = renewTripLeases(deps.db, lease.id, [...held], lease.until())
+      .then((still) => {
+        for (const id of held) if (!still.has(id)) lost.add(id);
+      })
+      .catch((error: unknown) => {
+        // Tried again at the next beat; the lease outlasts three missed ones.
+        deps.logger?.warn({ err: error }, 'renewing trip-cutting leases failed');
+      })
+      .finally(() => {
+        renewing = undefined;
+      });
+  }, lease.ms / 4);
+  heartbeat.unref();
+  return {
+    async stop() {
+      clearInterval(heartbeat);
+      await renewing;
+    },
+  };
+}
+
+/** One pass (see `cutPendingTrips` below). */
+async function cutPendingTrips(deps: TripCuttingDeps, now: Date, signal?: AbortSignal): Promise<TripCutPass> {
+  const { db } = deps;
+  const leaseMs = deps.leaseMs ?? TRIP_LEASE_MS;
+  const leaseId = randomUUID();
+  // The pass's time moves on with the real time it has run (`now` may be a test's fixed instant).
+  const startedMs = performance.now();
+  const leaseUntil = () => new Date(now.getTime() + (performance.now() - startedMs) + leaseMs);
+  const devices = await leasePendingDevices(db, now, {
+    idleS: deps.tripEndIdleMinutes * 60,
+    recutS: TRIP_RECUT_SECONDS,
+    leaseId,
+    leaseUntil: leaseUntil(),
+    limit: DEVICES_PER_PASS,
+  });
+  const pass = { devices: devices.length, stored: 0, voided: 0, refused: 0, failed: 0 };
+  if (devices.length === 0) return pass;
+  const held = new Set(devices.map((d) => d.id));
+  const lost = new Set<string>();
+  const heartbeat = leaseHeartbeat(deps, { id: leaseId, until: leaseUntil, ms: leaseMs }, held, lost);
+  try {
+    for (const device of devices) {
+      if (signal?.aborted === true) break;
+      if (lost.has(device.id)) {
+        held.delete(device.id);
+        deps.logger?.warn({ device_id: device.deviceId }, 'a trip-cutting lease was lost before its cut');
+        continue;
+      }
+      try {
+        const done = await cutDevice(deps, device, leaseId, now);
+        pass.stored += done.stored;
+        pass.voided += done.voided;
+        pass.refused += done.refused;
+      } catch (error) {
+        pass.failed++;
+        deps.logger?.error({ err: error, device_id: device.deviceId }, 'cutting a device’s trips failed');
+        await releaseTripLeases(db, leaseId, [device.id]).catch(() => undefined);
+      } finally {
+        held.delete(device.id);
+      }
     }
-    await finishTripCut(
-      db,
-      device,
-      leaseId,
-      plan.openTripFromS === null ? null : new Date(plan.openTripFromS * 1000),
-      now,
-    );
-    return totals;
+  } finally {
+    await heartbeat.stop();
+    // Left by a stop: another worker (or this one's next start) takes them up at once.
+    await releaseTripLeases(db, leaseId, [...held]).catch(() => undefined);
   }
+  return pass;
+}
 
-  /** The references of the device's policies (from its bindings). */
-  async function policyReferences(device: PendingDevice, policyIds: readonly string[]) {
-    const references = new Map<string, string>();
-    if (policyIds.length === 0) return references;
-    const record = await findDevice(
-      db,
-      asTenant(device.companyId, device.environment as DataEnvironment),
-      device.deviceId,
-    );
-    for (const b of record?.bindings ?? []) references.set(b.policyId, b.policyReference);
-    return references;
-  }
-
+export function createTripCutting(deps: TripCuttingDeps) {
   return {
     /**
      * One pass: leases devices with something to cut and cuts each, renewing the leases of those not yet
@@ -183,67 +295,8 @@ export function createTripCutting(deps: {
      * is left to that pass. When `signal` aborts (shutdown), the devices not yet begun are given back.
      * Returns what it did.
      */
-    async cutPendingTrips(now: Date = clock.now(), signal?: AbortSignal): Promise<TripCutPass> {
-      const leaseId = randomUUID();
-      // The pass's time moves on with the real time it has run (`now` may be a test's fixed instant).
-      const startedMs = performance.now();
-      const leaseUntil = () => new Date(now.getTime() + (performance.now() - startedMs) + leaseMs);
-      const devices = await leasePendingDevices(db, now, {
-        idleS,
-        recutS: TRIP_RECUT_SECONDS,
-        leaseId,
-        leaseUntil: leaseUntil(),
-        limit: DEVICES_PER_PASS,
-      });
-      const pass = { devices: devices.length, stored: 0, voided: 0, refused: 0, failed: 0 };
-      if (devices.length === 0) return pass;
-      const held = new Set(devices.map((d) => d.id));
-      const lost = new Set<string>();
-      let renewing: Promise<void> | undefined;
-      const heartbeat = setInterval(() => {
-        if (renewing !== undefined) return;
-        renewing = renewTripLeases(db, leaseId, [...held], leaseUntil())
-          .then((still) => {
-            for (const id of held) if (!still.has(id)) lost.add(id);
-          })
-          .catch((error: unknown) => {
-            // Tried again at the next beat; the lease outlasts three missed ones.
-            deps.logger?.warn({ err: error }, 'renewing trip-cutting leases failed');
-          })
-          .finally(() => {
-            renewing = undefined;
-          });
-      }, leaseMs / 4);
-      heartbeat.unref();
-      try {
-        for (const device of devices) {
-          if (signal?.aborted === true) break;
-          if (lost.has(device.id)) {
-            held.delete(device.id);
-            deps.logger?.warn({ device_id: device.deviceId }, 'a trip-cutting lease was lost before its cut');
-            continue;
-          }
-          try {
-            const done = await cutDevice(device, leaseId, now);
-            pass.stored += done.stored;
-            pass.voided += done.voided;
-            pass.refused += done.refused;
-          } catch (error) {
-            pass.failed++;
-            deps.logger?.error({ err: error, device_id: device.deviceId }, 'cutting a device’s trips failed');
-            await releaseTripLeases(db, leaseId, [device.id]).catch(() => undefined);
-          } finally {
-            held.delete(device.id);
-          }
-        }
-      } finally {
-        clearInterval(heartbeat);
-        await renewing;
-        // Left by a stop: another worker (or this one's next start) takes them up at once.
-        await releaseTripLeases(db, leaseId, [...held]).catch(() => undefined);
-      }
-      return pass;
-    },
+    cutPendingTrips: (now: Date = deps.clock.now(), signal?: AbortSignal): Promise<TripCutPass> =>
+      cutPendingTrips(deps, now, signal),
   };
 }
 

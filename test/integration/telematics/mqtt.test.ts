@@ -315,6 +315,27 @@ describe('positions over MQTT, consumed in process', { skip: noBroker }, () => {
     assert.equal(await stored('car-1'), 261);
   });
 
+  test('a payload beyond the positions route’s limits on a body’s shape is a bad payload, refused before it is parsed', async () => {
+    const topic = topicOf(acme.client_id, 'car-2');
+    const before = await stored('car-2');
+    // A million bytes of keys, and arrays nested far deeper than any batch: each well within 4 MiB.
+    const keys = `{${Array.from({ length: 100_000 }, (_, i) => `"k${String(i)}":0`).join(',')}}`;
+    const deep = `{"positions":[{"time":1,"lat":51.5,"lon":-0.14,"x":${'['.repeat(5_000)}${']'.repeat(5_000)}}]}`;
+    await publish(topic, keys);
+    await publish(topic, deep);
+    const refused = await until('both messages refused', async () => {
+      const bad = lines.filter((l) => l.topic === topic && l.outcome === 'bad_payload');
+      return bad.length >= 2 ? bad : undefined;
+    });
+    // Each message may be taken by another of the consumer's connections: in either order.
+    assert.deepEqual(refused.map((l) => l.reason).sort(), [
+      '/payload has more than 128 keys',
+      // Named down to where the 17th level opens.
+      `/payload/positions/0/x${'/0'.repeat(13)} nests objects and arrays more than 16 deep`,
+    ]);
+    assert.equal(await stored('car-2'), before);
+  });
+
   test('a restarted consumer gets what was published while it was down, and nothing it had acknowledged', async () => {
     await t.close();
     running = false;

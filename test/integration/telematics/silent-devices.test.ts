@@ -154,6 +154,29 @@ describe('silent devices', () => {
     assert.equal((await eventsOfType(t, 'device.online')).length, 1);
   });
 
+  test('the offline email names the policyholder’s account, so an erasure finds it', async () => {
+    const email = `silent.named.${String(process.pid)}@example.com`;
+    const policy = await policyOf('tracked', email);
+    clock.set('2025-06-20T08:00:00Z');
+    const bound = await call('POST', '/devices', acme.sandbox, {
+      device_id: 'quiet-3',
+      policy_reference: policy,
+      kind: 'obd',
+    });
+    assert.equal(bound.statusCode, 201, bound.body);
+    clock.set('2025-06-21T09:00:00Z');
+    await check();
+    assert.equal((await device('quiet-3')).status, 'offline');
+    const queued = await t.container.database.db
+      .selectFrom('outbox_emails as o')
+      .leftJoin('users as u', 'u.id', 'o.user_id')
+      .select('u.email')
+      .where('o.recipient', '=', email)
+      .where('o.template', '=', 'device-offline')
+      .execute();
+    assert.deepEqual(queued, [{ email }]);
+  });
+
   test('without the product rule a device goes offline after 24 hours, with no email and no estimate', async () => {
     const email = `silent.plain.${String(process.pid)}@example.com`;
     const r = await call(

@@ -14,7 +14,7 @@ import {
   leasePendingDevices,
   releaseTripLeases,
   renewTripLeases,
-} from '../../../src/modules/telematics/telematics-repository.ts';
+} from '../../../src/modules/telematics/trip-cutting-repository.ts';
 import { createTripCutting, TRIP_LEASE_MS } from '../../../src/modules/telematics/trip-cutting.ts';
 import { createCompany, createTestApp, TEST_ADMIN_KEY, type TestApp } from '../../support/app.ts';
 import { onPostgres } from '../../support/database.ts';

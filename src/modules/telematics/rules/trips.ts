@@ -190,24 +190,48 @@ function sortByTime(order: Int32Array, count: number, times: Float64Array): void
   }
 }
 
-/**
- * Cuts a device's positions (any order) into trips: time-ordered, each of at least 2 points and more than 0 m,
- * distances in whole metres on WGS84; every dropped fix is reported once with its reason. Deterministic, and
- * independent of input order when fixes sharing a time are identical (see the header for the rules).
- */
-export function cutTrips(positions: readonly TripPosition[], options: TripOptions = {}): TripCut {
+/** Every fix dropped so far: input indices and reasons, in the order they were dropped. */
+interface Drops {
+  readonly index: number[];
+  readonly reason: DropReason[];
+}
+
+interface TripLimits {
+  readonly idleS: number;
+  readonly maxAccuracyM: number;
+  /** The speed limit squared, (m/s)². */
+  readonly maxSpeedSquared: number;
+}
+
+/** The kept trace (in time order) and the trips cut from it, as [first kept, last kept, end reason] triples. */
+interface Traced {
+  readonly kept: TripPosition[];
+  readonly keptCoords: Float64Array;
+  readonly keptTimes: Float64Array;
+  readonly keptCount: number;
+  readonly cuts: number[];
+}
+
+function tripLimits(options: TripOptions): TripLimits {
   const idleS = (options.tripEndIdleMinutes ?? DEFAULT_TRIP_END_IDLE_MINUTES) * 60;
   const maxAccuracyM = options.maxAccuracyM ?? DEFAULT_MAX_ACCURACY_M;
   const maxSpeedKmh = options.maxSpeedKmh ?? DEFAULT_MAX_SPEED_KMH;
   if (!(idleS > 0) || !(maxAccuracyM >= 0) || !(maxSpeedKmh > 0)) {
     throw new RangeError('trip options must be positive numbers');
   }
+  return { idleS, maxAccuracyM, maxSpeedSquared: (maxSpeedKmh * maxSpeedKmh) / KMH_PER_MPS_SQUARED };
+}
 
+/**
+ * Pass 1, per fix: the checks that need no other fix (`out_of_range`, `accuracy`); the survivors' input
+ * indices in `order[0, candidates)`, sorted by time.
+ */
+function candidatesInTimeOrder(
+  positions: readonly TripPosition[],
+  maxAccuracyM: number,
+  drops: Drops,
+): { order: Int32Array; candidates: number } {
   const count = positions.length;
-  const droppedIndex: number[] = [];
-  const droppedReason: DropReason[] = [];
-
-  // Pass 1, per fix: the checks that need no other fix; survivors in input order.
   const times = new Float64Array(count);
   const order = new Int32Array(count);
   let candidates = 0;
@@ -223,13 +247,13 @@ export function cutTrips(positions: readonly TripPosition[], options: TripOption
       (speedKmh !== undefined && !(speedKmh >= 0 && speedKmh < Infinity)) ||
       (accuracyM !== undefined && !(accuracyM >= 0 && accuracyM < Infinity))
     ) {
-      droppedIndex.push(i);
-      droppedReason.push('out_of_range');
+      drops.index.push(i);
+      drops.reason.push('out_of_range');
       continue;
     }
     if (accuracyM !== undefined && accuracyM > maxAccuracyM) {
-      droppedIndex.push(i);
-      droppedReason.push('accuracy');
+      drops.index.push(i);
+      drops.reason.push('accuracy');
       continue;
     }
     times[i] = timeS;
@@ -238,14 +262,20 @@ export function cutTrips(positions: readonly TripPosition[], options: TripOption
     else lastTime = timeS;
   }
   if (!sorted) sortByTime(order, candidates, times);
+  return { order, candidates };
+}
 
-  // Pass 2, in time order: duplicates, the speed filter, movement and the trip state machine.
+/** Pass 2, in time order: duplicates, the speed filter, movement and the trip state machine. */
+function traceTrips(
+  positions: readonly TripPosition[],
+  { order, candidates }: { order: Int32Array; candidates: number },
+  { idleS, maxSpeedSquared }: TripLimits,
+  drops: Drops,
+): Traced {
   const keptCoords = new Float64Array(2 * candidates);
   const kept: TripPosition[] = [];
   const keptTimes = new Float64Array(candidates);
-  // Trips as [first kept, last kept, end reason] triples.
   const cuts: number[] = [];
-  const maxSpeedSquared = (maxSpeedKmh * maxSpeedKmh) / KMH_PER_MPS_SQUARED; // (m/s)²
   let keptCount = 0;
   let previousCandidateTime = Number.NaN;
   let prevLat = 0;
@@ -265,8 +295,8 @@ export function cutTrips(positions: readonly TripPosition[], options: TripOption
     const p = positions[i] as TripPosition;
     const timeS = p.timeS;
     if (timeS === previousCandidateTime) {
-      droppedIndex.push(i);
-      droppedReason.push('duplicate_time');
+      drops.index.push(i);
+      drops.reason.push('duplicate_time');
       continue;
     }
     previousCandidateTime = timeS;
@@ -278,13 +308,13 @@ export function cutTrips(positions: readonly TripPosition[], options: TripOption
     if (k > 0) {
       dt = timeS - prevTime;
       if (flatSquaredMetres(prevLat, prevLon, prevCos, lat, lon, cos) > maxSpeedSquared * dt * dt) {
-        droppedIndex.push(i);
-        droppedReason.push('speed');
+        drops.index.push(i);
+        drops.reason.push('speed');
         continue;
       }
     } else if (contradictedFromStart(positions, order, c, candidates, maxSpeedSquared)) {
-      droppedIndex.push(i);
-      droppedReason.push('speed');
+      drops.index.push(i);
+      drops.reason.push('speed');
       continue;
     } else {
       anchorLat = lat;
@@ -339,8 +369,11 @@ export function cutTrips(positions: readonly TripPosition[], options: TripOption
     prevIgnitionOn = ignition === true;
   }
   if (inTrip) cuts.push(tripStart, Math.min(lastActive + 1, keptCount - 1), END_OF_DATA);
+  return { kept, keptCoords, keptTimes, keptCount, cuts };
+}
 
-  // Measure the cuts on the ellipsoid; those without a point to travel to or any distance are not trips.
+/** Measures the cuts on the ellipsoid; those without a point to travel to or any distance are not trips. */
+function measureTrips({ kept, keptCoords, keptTimes, cuts }: Traced): Trip[] {
   const trips: Trip[] = [];
   for (let t = 0; t < cuts.length; t += 3) {
     const first = cuts[t] as number;
@@ -365,10 +398,22 @@ export function cutTrips(positions: readonly TripPosition[], options: TripOption
       endedBy: END_NAMES[cuts[t + 2] as number] ?? 'end_of_data',
     });
   }
+  return trips;
+}
 
-  const dropped: DroppedFix[] = droppedIndex.map((index, d) => ({
+/**
+ * Cuts a device's positions (any order) into trips: time-ordered, each of at least 2 points and more than 0 m,
+ * distances in whole metres on WGS84; every dropped fix is reported once with its reason. Deterministic, and
+ * independent of input order when fixes sharing a time are identical (see the header for the rules).
+ */
+export function cutTrips(positions: readonly TripPosition[], options: TripOptions = {}): TripCut {
+  const limits = tripLimits(options);
+  const drops: Drops = { index: [], reason: [] };
+  const candidates = candidatesInTimeOrder(positions, limits.maxAccuracyM, drops);
+  const trips = measureTrips(traceTrips(positions, candidates, limits, drops));
+  const dropped: DroppedFix[] = drops.index.map((index, d) => ({
     index,
-    reason: droppedReason[d] ?? 'out_of_range',
+    reason: drops.reason[d] ?? 'out_of_range',
   }));
   dropped.sort((a, b) => a.index - b.index);
   return { trips, dropped };

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { Place } from '../../integrations/geocoding/index.ts';
+import type { Place } from '../../../integrations/geocoding/index.ts';
 import { endNames } from './end-names.ts';
 
 const place = (name: string | null, locality?: string | null, town?: string | null): Place => ({

@@ -13,8 +13,8 @@ import {
   routeDistanceMetres,
   type PolylineFailureReason,
   type PolylinePrecision,
-} from '../../platform/geo/index.ts';
-import { setsTerm, termsAt, type PolicyTermVersion } from '../policies/index.ts';
+} from '../../../platform/geo/index.ts';
+import { setsTerm, termsAt, type TermMark } from '../../policies/rules/index.ts';
 
 /** Most points one route may have (a point a second for 27 hours). */
 export const ROUTE_MAX_POINTS = 100_000;
@@ -68,6 +68,17 @@ export function measureRoute(route: string, precision: PolylinePrecision): Measu
   };
 }
 
+/**
+ * What rating needs of a policy version: its term and when it took effect (the policies module's
+ * `PolicyTermVersion` is one, with the rate and unit a journey is rated at).
+ */
+export interface RatedVersion extends TermMark {
+  readonly effectiveAt: Date;
+  /** The term in the snapshot, UNIX seconds. */
+  readonly startDate: number;
+  readonly endDate: number;
+}
+
 export type TimeRejectionReason = 'END_NOT_AFTER_START' | 'IN_THE_FUTURE';
 
 /** `end_time` after `start_time`, and not later than now plus the clock-skew allowance (UNIX seconds). */
@@ -96,12 +107,9 @@ export function checkJourneyTimes(
  * effective time on, and an adjustment of the current term written after an early renewal does not
  * reach into the renewal's term. Statements, cancellations, lapses and superseded versions set no rate.
  */
-export function versionInForce(
-  versions: readonly PolicyTermVersion[],
-  at: Date,
-): PolicyTermVersion | undefined {
+export function versionInForce<V extends RatedVersion>(versions: readonly V[], at: Date): V | undefined {
   const terms = termsAt(versions, at, (v) => v.startDate);
-  let found: PolicyTermVersion | undefined;
+  let found: V | undefined;
   for (const v of terms?.current.versions ?? []) {
     if (v.effectiveAt.getTime() > at.getTime()) continue;
     if (found === undefined || v.sequence > found.sequence) found = v;
@@ -111,8 +119,8 @@ export function versionInForce(
 
 export type CoverRejectionReason = 'OUTSIDE_COVER' | 'POLICY_NOT_ACTIVE';
 
-export type CoverResult =
-  | { readonly ok: true; readonly version: PolicyTermVersion }
+export type CoverResult<V extends RatedVersion> =
+  | { readonly ok: true; readonly version: V }
   | { readonly ok: false; readonly reason: CoverRejectionReason; readonly message: string };
 
 const iso = (at: Date): string => at.toISOString();
@@ -124,7 +132,7 @@ const iso = (at: Date): string => at.toISOString();
  * - Cover runs from the first term's `start_date` to the current term's `end_date`: a journey starting
  *   outside that is OUTSIDE_COVER (so is one before any version took effect).
  */
-export function coverFor(versions: readonly PolicyTermVersion[], startAt: Date): CoverResult {
+export function coverFor<V extends RatedVersion>(versions: readonly V[], startAt: Date): CoverResult<V> {
   const t = startAt.getTime();
   const ending = versions.find(
     (v) => (v.versionType === 'cn' || v.versionType === 'ls') && v.supersededAt === null,

@@ -1,4 +1,12 @@
-import type { Place } from '../../integrations/geocoding/index.ts';
+/**
+ * What naming needs of an end's place (the geocoder's `Place` is one): its name, and where the name is
+ * a town, the part of it the end is in and the town it is part of.
+ */
+export interface NamedPlace {
+  readonly name: string | null;
+  readonly locality?: string | null;
+  readonly town?: string | null;
+}
 
 /** The names shown for a journey's start and end. */
 export interface EndNames {
@@ -16,11 +24,11 @@ export interface EndNames {
  *   Westminster").
  * An end without a locality keeps its name, so nothing that had a name is left without one.
  */
-export function endNames(start: Place, end: Place): EndNames {
+export function endNames(start: NamedPlace, end: NamedPlace): EndNames {
   if (start.name !== null && start.name === end.name)
     return { start: start.locality ?? start.name, end: end.locality ?? end.name };
   const town = start.town ?? null;
   if (town === null || town !== end.town) return { start: start.name, end: end.name };
-  const finer = (place: Place) => (place.name === town ? (place.locality ?? place.name) : place.name);
+  const finer = (place: NamedPlace) => (place.name === town ? (place.locality ?? place.name) : place.name);
   return { start: finer(start), end: finer(end) };
 }

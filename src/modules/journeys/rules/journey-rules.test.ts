@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { encodePolyline } from '../../platform/geo/index.ts';
-import type { PolicyTermVersion } from '../policies/index.ts';
+import { encodePolyline } from '../../../platform/geo/index.ts';
+import type { PolicyTermVersion } from '../../policies/index.ts';
 import {
   CLOCK_SKEW_ALLOWANCE_SECONDS,
   ROUTE_MAX_POINTS,

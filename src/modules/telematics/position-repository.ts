@@ -1,0 +1,121 @@
+/** A device's positions: stored a batch at a time, read back by time. */
+import { sql } from 'kysely';
+import type { Executor } from '../../schema.ts';
+import type { PositionAttributes } from './rules/position-attributes.ts';
+import type { PositionRow } from './rules/positions.ts';
+
+/**
+ * Stores a batch of a device's positions in one statement (arrays through unnest, so a batch binds the
+ * same dozen parameters however many rows) and moves the device's `last_seen_at` forward. A position
+ * whose device and second are stored already is skipped. Returns how many were new, and whether the
+ * device, as its row stood when this statement updated it, was marked offline (only when some were new).
+ */
+export async function insertPositions(
+  db: Executor,
+  deviceRowId: string,
+  rows: readonly PositionRow[],
+  latestTimeS: number,
+  receivedAt: Date,
+): Promise<{ accepted: number; offline: boolean }> {
+  if (rows.length === 0) return { accepted: 0, offline: false };
+  const column = <K extends keyof PositionRow>(key: K) => rows.map((row) => row[key]);
+  // jsonb through text: a JS array of objects is not a PostgreSQL array to pg (STACK-NOTES).
+  const attributes = rows.map((row) => (row.attributes === null ? null : JSON.stringify(row.attributes)));
+  const latest = new Date(latestTimeS * 1000);
+  // Data-modifying CTEs run to completion whether or not the outer query reads them: one round trip.
+  // The device row is touched only when something new was stored: it records what the trip cutting has
+  // still to read (from the earliest new time) and that a batch came (which a cut running meanwhile sees).
+  const result = await sql<{ accepted: number; offline: boolean }>`
+    with inserted as (
+      insert into positions (device_id, time, policy_id, lat, lon, speed_kmh, heading, accuracy_m, ignition,
+        odometer_metres, received_at, attributes)
+      select ${deviceRowId}::uuid, to_timestamp(t), p, la, lo, s, h, a, i, o, ${receivedAt}::timestamptz,
+        x::jsonb
+      from unnest(${column('timeS')}::bigint[], ${column('policyId')}::uuid[], ${column('lat')}::float8[],
+        ${column('lon')}::float8[], ${column('speedKmh')}::float4[], ${column('heading')}::float4[],
+        ${column('accuracyM')}::float4[], ${column('ignition')}::boolean[], ${column('odometerMetres')}::bigint[],
+        ${attributes}::text[])
+        as u (t, p, la, lo, s, h, a, i, o, x)
+      on conflict do nothing
+      returning time
+    ), seen as (
+      update devices set
+        last_seen_at = greatest(last_seen_at, ${latest}::timestamptz),
+        trips_pending_from = least(trips_pending_from, (select min(time) from inserted)),
+        position_batches = position_batches + 1
+      where id = ${deviceRowId}::uuid and exists (select 1 from inserted)
+      returning offline_since
+    )
+    select (select count(*) from inserted)::int as accepted,
+      exists (select 1 from seen where offline_since is not null) as offline`.execute(db);
+  const row = result.rows[0];
+  return { accepted: row?.accepted ?? 0, offline: row?.offline ?? false };
+}
+
+/** A position as stored: as it was assigned, its time as an instant, and when it was received. */
+export interface StoredPosition extends Omit<PositionRow, 'timeS'> {
+  readonly time: Date;
+  readonly receivedAt: Date;
+}
+
+/**
+ * A device's positions with `from` ≤ time ≤ `to`, time order, at most `limit`; their attributes only
+ * when asked for (`attributes` is null otherwise: the trip cutting reads up to a week of positions and
+ * needs none of them).
+ */
+export async function listPositions(
+  db: Executor,
+  deviceRowId: string,
+  range: { from: Date; to: Date; limit: number; attributes?: boolean },
+): Promise<StoredPosition[]> {
+  const rows = await db
+    .selectFrom('positions')
+    .select([
+      range.attributes === true ? 'attributes' : sql<PositionAttributes | null>`null`.as('attributes'),
+      'time',
+      'policy_id',
+      'lat',
+      'lon',
+      'speed_kmh',
+      'heading',
+      'accuracy_m',
+      'ignition',
+      'odometer_metres',
+      'received_at',
+    ])
+    .where('device_id', '=', deviceRowId)
+    .where('time', '>=', range.from)
+    .where('time', '<=', range.to)
+    .orderBy('time')
+    .limit(range.limit)
+    .execute();
+  return rows.map((r) => ({
+    time: r.time,
+    policyId: r.policy_id,
+    lat: r.lat,
+    lon: r.lon,
+    speedKmh: r.speed_kmh,
+    heading: r.heading,
+    accuracyM: r.accuracy_m,
+    ignition: r.ignition,
+    odometerMetres: r.odometer_metres,
+    attributes: r.attributes,
+    receivedAt: r.received_at,
+  }));
+}
+
+/** The device's latest position at or before `at` (where an estimate says the vehicle was). */
+export async function lastPositionBefore(
+  db: Executor,
+  deviceRowId: string,
+  at: Date,
+): Promise<{ lat: number; lon: number } | undefined> {
+  return db
+    .selectFrom('positions')
+    .select(['lat', 'lon'])
+    .where('device_id', '=', deviceRowId)
+    .where('time', '<=', at)
+    .orderBy('time', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+}
