@@ -36,10 +36,10 @@ import * as m0034 from './0034-policy-references.ts';
 import * as m0035 from './0035-journey-partitions.ts';
 import * as m0036 from './0036-due-pages.ts';
 import * as m0037 from './0037-policy-audit.ts';
-import * as m0039 from './0039-position-attributes.ts';
-import * as m0042 from './0042-outbox-accounts.ts';
-import * as m0040 from './0040-policy-feed-sources.ts';
-import * as m0043 from './0043-no-company-currency.ts';
+import * as m0038 from './0038-position-attributes.ts';
+import * as m0039 from './0039-policy-feed-sources.ts';
+import * as m0040 from './0040-outbox-accounts.ts';
+import * as m0041 from './0041-no-company-currency.ts';
 
 /** Every migration, in order. Forward-only; add new files at the end. */
 export const migrations: Record<string, Migration> = {
@@ -80,8 +80,8 @@ export const migrations: Record<string, Migration> = {
   '0035-journey-partitions': m0035,
   '0036-due-pages': m0036,
   '0037-policy-audit': m0037,
-  '0039-position-attributes': m0039,
-  '0042-outbox-accounts': m0042,
-  '0040-policy-feed-sources': m0040,
-  '0043-no-company-currency': m0043,
+  '0038-position-attributes': m0038,
+  '0039-policy-feed-sources': m0039,
+  '0040-outbox-accounts': m0040,
+  '0041-no-company-currency': m0041,
 };

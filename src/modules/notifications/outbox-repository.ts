@@ -21,7 +21,7 @@ export interface OutboxTables {
     last_error: string | null;
     created_at: Date;
     sent_at: Date | null;
-    /** The account the email is for, when its sender named it (migration 0042). */
+    /** The account the email is for, when its sender named it (migration 0040). */
     user_id: string | null;
   };
 }

@@ -109,7 +109,7 @@ function feedFreshness(feed: ChangeFeed | undefined) {
 /**
  * The policy rows that reads start from (a policyholder's policies; a policy by reference), and the
  * policy views built from them, kept in memory and dropped when PostgreSQL says their owner's policies
- * changed: reads then cost no query. Every table a view draws on notifies (migrations 0010 and 0040:
+ * changed: reads then cost no query. Every table a view draws on notifies (migrations 0010 and 0039:
  * policies, policy_versions, payments, the account's reference), so no write, whatever wrote it, leaves
  * a view behind. Used only while the change feed is live; otherwise every read goes to the database.
  */

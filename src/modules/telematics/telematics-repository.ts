@@ -22,7 +22,7 @@ export interface TelematicsTables {
     trips_pending_from: Date | null;
     position_batches: Generated<number>;
     trips_lease_until: Date | null;
-    /** The pass holding the trip-cutting lease (migration 0039). */
+    /** The pass holding the trip-cutting lease (migration 0038). */
     trips_lease_id: string | null;
     trips_cut_at: Date | null;
     open_trip_from: Date | null;
@@ -62,7 +62,7 @@ export interface TelematicsTables {
     ignition: boolean | null;
     odometer_metres: number | null;
     received_at: Date;
-    /** The position's other fields (migration 0039); null when it sent none. */
+    /** The position's other fields (migration 0038); null when it sent none. */
     attributes: PositionAttributes | null;
   };
 }
