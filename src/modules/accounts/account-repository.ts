@@ -1,5 +1,5 @@
 import type { Generated } from 'kysely';
-import type { Tenant } from '../companies/index.ts';
+import { companyIdOfReference, forTenant, type Tenant } from '../companies/index.ts';
 import type { Executor } from '../../schema.ts';
 
 export interface AccountTables {
@@ -91,8 +91,7 @@ export async function findAccountByEmail(
   const row = await db
     .selectFrom('users')
     .select(columns)
-    .where('company_id', '=', tenant.companyId)
-    .where('environment', '=', tenant.environment)
+    .where(forTenant(tenant))
     .where('email', '=', email)
     .executeTakeFirst();
   return row === undefined ? undefined : toAccount(row);
@@ -106,8 +105,7 @@ export async function findAccountById(
   const row = await db
     .selectFrom('users')
     .select(columns)
-    .where('company_id', '=', tenant.companyId)
-    .where('environment', '=', tenant.environment)
+    .where(forTenant(tenant))
     .where('id', '=', id)
     .executeTakeFirst();
   return row === undefined ? undefined : toAccount(row);
@@ -161,8 +159,7 @@ export async function findPasswordHash(
   const row = await db
     .selectFrom('users')
     .select('password_hash')
-    .where('company_id', '=', tenant.companyId)
-    .where('environment', '=', tenant.environment)
+    .where(forTenant(tenant))
     .where('id', '=', id)
     .executeTakeFirst();
   return row?.password_hash;
@@ -189,8 +186,7 @@ export async function findCredentialsByLogin(
   const rows = await db
     .selectFrom('users')
     .select([...columns, 'password_hash', 'session_generation'])
-    .where('company_id', '=', tenant.companyId)
-    .where('environment', '=', tenant.environment)
+    .where(forTenant(tenant))
     .where((eb) => eb.or([eb('username', '=', login), eb('email', '=', login)]))
     .execute();
   const row = rows.find((r) => r.username === login) ?? rows[0];
@@ -207,8 +203,7 @@ export async function findAccountByReference(
   const row = await db
     .selectFrom('users')
     .select(columns)
-    .where('company_id', '=', tenant.companyId)
-    .where('environment', '=', tenant.environment)
+    .where(forTenant(tenant))
     .where('user_reference', '=', userReference)
     .executeTakeFirst();
   return row === undefined ? undefined : toAccount(row);
@@ -234,10 +229,9 @@ export async function findTokenSubject(
 ): Promise<TokenSubject | undefined> {
   const row = await db
     .selectFrom('users')
-    .innerJoin('companies', 'companies.id', 'users.company_id')
     .select(['users.id', 'users.company_id', 'users.active', 'users.session_generation'])
     .where('users.user_reference', '=', userReference)
-    .where('companies.company_reference', '=', companyReference)
+    .where('users.company_id', '=', companyIdOfReference(db, companyReference))
     .where('users.environment', '=', environment)
     .executeTakeFirst();
   return row === undefined
@@ -272,8 +266,7 @@ export async function updatePassword(
       session_generation: eb('session_generation', '+', 1),
       updated_at: values.at,
     }))
-    .where('company_id', '=', tenant.companyId)
-    .where('environment', '=', tenant.environment)
+    .where(forTenant(tenant))
     .where('id', '=', id)
     .returning(columns)
     .executeTakeFirst();
@@ -284,8 +277,7 @@ export async function recordLogin(db: Executor, tenant: Tenant, id: string, at: 
   await db
     .updateTable('users')
     .set({ last_login_at: at })
-    .where('company_id', '=', tenant.companyId)
-    .where('environment', '=', tenant.environment)
+    .where(forTenant(tenant))
     .where('id', '=', id)
     .execute();
 }

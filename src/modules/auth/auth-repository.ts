@@ -1,6 +1,6 @@
 import { sql, type Generated } from 'kysely';
 import type { Executor } from '../../schema.ts';
-import type { Tenant } from '../companies/index.ts';
+import { forTenant, type Tenant } from '../companies/index.ts';
 import type { ThrottleState } from './rules/throttle.ts';
 
 export interface AuthTables {
@@ -163,8 +163,7 @@ export async function findLiveLoginSession(
   const row = await db
     .selectFrom('auth_login_sessions')
     .select(['id', 'user_id'])
-    .where('company_id', '=', tenant.companyId)
-    .where('environment', '=', tenant.environment)
+    .where(forTenant(tenant))
     .where('token_hash', '=', tokenHash)
     .where('used_at', 'is', null)
     .where('expires_at', '>', now)
@@ -182,8 +181,7 @@ export async function consumeLoginSession(
   const row = await db
     .updateTable('auth_login_sessions')
     .set({ used_at: now })
-    .where('company_id', '=', tenant.companyId)
-    .where('environment', '=', tenant.environment)
+    .where(forTenant(tenant))
     .where('id', '=', id)
     .where('used_at', 'is', null)
     .where('expires_at', '>', now)
@@ -242,8 +240,7 @@ export async function findRefreshToken(
         'ms_since_rotation',
       ),
     )
-    .where('company_id', '=', tenant.companyId)
-    .where('environment', '=', tenant.environment)
+    .where(forTenant(tenant))
     .where('token_hash', '=', tokenHash)
     .executeTakeFirst();
   return row === undefined
@@ -323,16 +320,14 @@ export async function revokeEverySession(
   await db
     .updateTable('auth_refresh_tokens')
     .set({ revoked_at: now, revoked_reason: reason })
-    .where('company_id', '=', tenant.companyId)
-    .where('environment', '=', tenant.environment)
+    .where(forTenant(tenant))
     .where('user_id', '=', userId)
     .where('revoked_at', 'is', null)
     .execute();
   await db
     .updateTable('auth_login_sessions')
     .set({ used_at: now })
-    .where('company_id', '=', tenant.companyId)
-    .where('environment', '=', tenant.environment)
+    .where(forTenant(tenant))
     .where('user_id', '=', userId)
     .where('used_at', 'is', null)
     .execute();
@@ -350,8 +345,7 @@ export async function invalidateResetCodes(
   await db
     .updateTable('auth_reset_codes')
     .set({ used_at: now })
-    .where('company_id', '=', tenant.companyId)
-    .where('environment', '=', tenant.environment)
+    .where(forTenant(tenant))
     .where('user_id', '=', userId)
     .where('used_at', 'is', null)
     .execute();
@@ -390,8 +384,7 @@ export async function takeResetCodeAttempt(
   const live = db
     .selectFrom('auth_reset_codes')
     .select('id')
-    .where('company_id', '=', tenant.companyId)
-    .where('environment', '=', tenant.environment)
+    .where(forTenant(tenant))
     .where('user_id', '=', userId)
     .where('used_at', 'is', null)
     .where('expires_at', '>', now)

@@ -1,7 +1,6 @@
 export type { AuthTables } from './auth-repository.ts';
 export { createAuthService, type AuthService, type AuthSettings, type Policyholder } from './auth-service.ts';
 export { authRoutes } from './auth-routes.ts';
-export { installMockPages, MOCKED_ROUTES } from './mock-pages.ts';
 export {
   createPolicyholderAuth,
   clientOrPolicyholder,
@@ -12,6 +11,6 @@ export {
   type PolicyholderAuthOptions,
 } from './policyholder-auth.ts';
 export { createThrottles, throttleOf, type Throttle, type Throttles } from './throttles.ts';
-export { ACCOUNT_THROTTLE, ADDRESS_THROTTLE } from './rules/throttle.ts';
+export { ACCOUNT_THROTTLE, ADDRESS_THROTTLE } from './rules/index.ts';
 export { checkNewPassword } from './common-passwords.ts';
 export { deleteAccountCredentials } from './account-credentials.ts';

@@ -37,13 +37,6 @@ export function bearerToken(request: FastifyRequest): string | undefined {
   return token === '' || token === 'undefined' || token === 'null' ? undefined : token;
 }
 
-/** Whether the request asks for the mock environment (and it is switched on). */
-export function isMockRequest(request: FastifyRequest, mockEnabled: boolean): boolean {
-  const value = request.headers['environment'];
-  const first = Array.isArray(value) ? value[0] : value;
-  return mockEnabled && first?.trim().toLowerCase() === 'mock';
-}
-
 export interface PolicyholderAuthOptions {
   /** Let `environment: mock` through without a token (tenant and policyholder null). */
   readonly allowMock?: boolean;

@@ -40,3 +40,4 @@ export {
   policyReferences,
 } from './policy-payment-state.ts';
 export { duePoliciesQuery, policyUsageTermsQuery } from './policy-lookups.ts';
+export { findAuditedPolicy } from './audited-policy.ts';

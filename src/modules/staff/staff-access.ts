@@ -6,8 +6,9 @@ import type { Clock } from '../../platform/clock.ts';
 import { withAuditActor, type AuditActor } from '../../platform/db/audit-context.ts';
 import { AppError } from '../../platform/errors.ts';
 import '../../platform/http/actor.ts';
+import { findAuditedPolicy } from '../policies/index.ts';
 import { staffMay } from './rules/roles.ts';
-import { findAuditedPolicy, hasAuditRecords, insertAuditRecord } from './staff-repository.ts';
+import { hasAuditRecords, insertAuditRecord } from './staff-repository.ts';
 import type { StaffService, StaffSession } from './staff-service.ts';
 
 /** The session cookie: httpOnly, SameSite=Strict, Secure over https. */

@@ -1,6 +1,8 @@
 import { sql, type Generated, type Selectable } from 'kysely';
 import type { Executor } from '../../schema.ts';
-import type { StaffRole } from './rules/roles.ts';
+import { companyLabels } from '../companies/index.ts';
+import { policyReferences } from '../policies/index.ts';
+import type { SessionStage, StaffRole } from './rules/index.ts';
 
 export interface StaffTables {
   staff: {
@@ -49,9 +51,6 @@ export interface StaffTables {
     after: unknown;
   };
 }
-
-/** The steps of a sign-in: the one-time password replaced, then TOTP enrolled or checked, then active. */
-export type SessionStage = 'new_password' | 'totp_enrol' | 'totp' | 'active';
 
 export type StaffRow = Selectable<StaffTables['staff']>;
 export type StaffSessionRow = Selectable<StaffTables['staff_sessions']>;
@@ -216,25 +215,6 @@ export async function insertAuditRecord(
     .execute();
 }
 
-/**
- * The policy a request named, if it is of the request's company and environment. An admin route has
- * neither (it names its company in the body): the reference, unique across companies, is enough there.
- */
-export async function findAuditedPolicy(
-  db: Executor,
-  policyReference: string,
-  tenant: { companyId: string | null; environment: string | null },
-): Promise<{ id: string; company_id: string; environment: string } | undefined> {
-  let query = db
-    .selectFrom('policy_references as r')
-    .innerJoin('policies as p', 'p.id', 'r.policy_id')
-    .select(['p.id', 'p.company_id', 'p.environment'])
-    .where('r.policy_reference', '=', policyReference);
-  if (tenant.companyId !== null) query = query.where('p.company_id', '=', tenant.companyId);
-  if (tenant.environment !== null) query = query.where('p.environment', '=', tenant.environment);
-  return query.executeTakeFirst();
-}
-
 export async function hasAuditRecords(db: Executor, requestId: string): Promise<boolean> {
   const row = await db
     .selectFrom('audit_records')
@@ -263,8 +243,8 @@ export interface AuditFilter {
 export async function listAuditRecords(db: Executor, filter: AuditFilter) {
   let query = db
     .selectFrom('audit_records as a')
-    .leftJoin('companies as c', 'c.id', 'a.company_id')
-    .leftJoin('policies as p', 'p.id', 'a.policy_id')
+    .leftJoin(companyLabels(db).as('c'), 'c.id', 'a.company_id')
+    .leftJoin(policyReferences(db).as('p'), 'p.id', 'a.policy_id')
     .select([
       'a.id',
       'a.occurred_at',

@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
 import { generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 import { POLICY_INPUT_EXAMPLE, type PolicyResponse } from '../policies/index.ts';
-import type { UserView } from './auth-schemas.ts';
 import { demoAccount, MOCK_NB_VERSION, MOCK_NB_PAYMENT_INTENT, MOCK_PAYMENT_METHOD } from './mock-billing.ts';
-import { MOCK_RULES, MOCK_USAGE_RATE } from './mock-journeys.ts';
+import { MOCK_RULES, MOCK_USAGE_RATE } from './rules/index.ts';
 
 /*
  * The `mock` environment's demo data: deterministic (the same answer for the same request on the same
@@ -55,7 +54,7 @@ export async function mockTokens(username: unknown, nowSeconds: number, ttlSecon
 }
 
 /** The demo policyholder, as GET /auth/users/:user_reference returns a User. */
-export function mockUser(userReference: string): UserView {
+export function mockUser(userReference: string) {
   return {
     f_names: 'Amelia Rose',
     l_names: 'Clarke',
@@ -64,11 +63,11 @@ export function mockUser(userReference: string): UserView {
     client_id: 'mock',
     client_secret: null,
     client_secret_sandbox: null,
-    role: 'policyholder',
+    role: 'policyholder' as const,
     active: true,
     created_at: '2025-01-01T09:00:00.000Z',
     updated_at: '2025-01-01T09:00:00.000Z',
-    idp_status: 'CONFIRMED',
+    idp_status: 'CONFIRMED' as const,
     company_reference: 'co_mock',
     user_reference: userReference,
     policies: [MOCK_POLICY_REFERENCE],

@@ -3,9 +3,9 @@ import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { Type, type TSchema } from 'typebox';
 import Value from 'typebox/value';
-import { MOCKED_ROUTES } from '../../../src/modules/auth/index.ts';
-import { demoAccount, demoBudget, demoDevice, demoPayments } from '../../../src/modules/auth/mock-billing.ts';
-import { MOCK_POLICY_REFERENCE } from '../../../src/modules/auth/mock-data.ts';
+import { MOCKED_ROUTES } from '../../../src/modules/demo/index.ts';
+import { demoAccount, demoBudget, demoDevice, demoPayments } from '../../../src/modules/demo/mock-billing.ts';
+import { MOCK_POLICY_REFERENCE } from '../../../src/modules/demo/mock-data.ts';
 import { JourneyListSchema, JourneySchema } from '../../../src/modules/journeys/journey-schemas.ts';
 import { PaymentRecordSchema } from '../../../src/modules/policies/policy-schemas.ts';
 import { StatementSchema } from '../../../src/modules/statements/statement-schemas.ts';
@@ -13,7 +13,7 @@ import { DeviceListSchema, DeviceSchema } from '../../../src/modules/telematics/
 import { MileageBudgetSchema } from '../../../src/modules/usage/usage-schemas.ts';
 import { createCompany, createTestApp, type TestApp } from '../../support/app.ts';
 import { livePolicyInput } from '../../support/policy-arbitraries.ts';
-import { assertProblem } from './auth-support.ts';
+import { assertProblem } from '../auth/auth-support.ts';
 
 /*
  * The web app's pages in the `mock` environment (`/app/?demo`): every route the pages read answers the

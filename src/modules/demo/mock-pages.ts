@@ -11,7 +11,7 @@ import {
 } from './mock-billing.ts';
 import { MOCK_POLICY_REFERENCE } from './mock-data.ts';
 import type { DemoJourney } from './mock-journeys.ts';
-import { isMockRequest } from './policyholder-auth.ts';
+import { isMockRequest } from './mock-environment.ts';
 
 /*
  * The policyholder app's pages in the `mock` environment. One root preHandler hook answers the read

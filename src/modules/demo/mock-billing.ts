@@ -4,16 +4,15 @@ import { totalKilometres, totalMiles, usagePremiumPence } from '../journeys/inde
 import type { PaymentRecordView } from '../policies/index.ts';
 import type { Statement } from '../statements/index.ts';
 import type { MileageBudget } from '../usage/index.ts';
+import { demoJourneys, type DemoJourney } from './mock-journeys.ts';
 import {
-  demoJourneys,
   milesToMetres,
   MOCK_DEVICE_ID,
   MOCK_RULES,
   MOCK_USAGE_RATE,
   mockUuid,
   weekdayOf,
-  type DemoJourney,
-} from './mock-journeys.ts';
+} from './rules/index.ts';
 
 /*
  * The demo policy's account in the `mock` environment: its term, versions, monthly statements (free

@@ -10,7 +10,7 @@ import {
   VehicleSchema,
 } from '../../../src/modules/policies/policy-schemas.ts';
 import { createTestApp, type TestApp } from '../../support/app.ts';
-import { assertProblem } from './auth-support.ts';
+import { assertProblem } from '../auth/auth-support.ts';
 
 let t: TestApp;
 let off: TestApp;

@@ -1,13 +1,10 @@
 import { createHash } from 'node:crypto';
-import { decodePolyline, encodePolyline, routeDistanceMetres } from '../../platform/geo/index.ts';
-import { addDays, londonMidnight } from '../../platform/london-calendar.ts';
-import { fromPence } from '../../platform/money.ts';
-import { totalKilometres, totalMiles, usagePremiumPence, type Journey } from '../journeys/index.ts';
+import { decodePolyline, encodePolyline, routeDistanceMetres } from '../../../platform/geo/index.ts';
 
 /*
- * The demo policyholder's driving, for the `mock` environment: a few months of journeys around London
- * from the demo term's start up to now, made from a handful of real routes. Deterministic: the same
- * journeys for the same day (only what has ended by `now` is shown), nothing stored.
+ * Where the demo policyholder drives, for the `mock` environment: a handful of real routes around
+ * London from home, measured as POST /journeys measures a route, and the everyday pattern of trips
+ * (commuting, an evening out, a weekend trip). Deterministic: the same trips for the same day.
  */
 
 export const MOCK_DEVICE_ID = 'obd-356938035643809';
@@ -34,11 +31,11 @@ export function mockUuid(name: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
-interface Place {
+export interface Place {
   readonly name: string;
   readonly postcode: string;
 }
-const HOME: Place = { name: 'City of London', postcode: 'EC1A 1BB' };
+export const HOME: Place = { name: 'City of London', postcode: 'EC1A 1BB' };
 const PLACES = {
   work: { name: 'Canary Wharf', postcode: 'E14 5AB' },
   camden: { name: 'Camden Town', postcode: 'NW1 8NH' },
@@ -98,7 +95,7 @@ const ROUTES: Record<Destination, { readonly points: readonly number[]; readonly
   },
 };
 
-interface Leg {
+export interface Leg {
   readonly route: string;
   readonly distanceMetres: number;
   readonly durationSeconds: number;
@@ -181,161 +178,36 @@ function plannedTrips(date: string): Trip[] {
   return trips;
 }
 
-export interface DemoJourney extends Journey {
-  /** The Europe/London day it started, `YYYY-MM-DD`. */
-  readonly day: string;
-  /** `usage_premium` in pence (not shown: the routes' schemas serialise only their own fields). */
-  readonly usagePremiumPence: number;
+/** A trip of a demo day as driven: its places, its measured way and when it leaves. */
+export interface DemoTrip {
+  readonly from: Place;
+  readonly to: Place;
+  readonly way: Leg;
+  /** Seconds after (London) midnight. */
+  readonly leaveAt: number;
+  readonly voidReason?: string;
 }
 
-/** The version of the demo policy that rates a journey: the latest in force at its start. */
-export interface DemoVersion {
-  readonly reference: string;
-  readonly effectiveAt: number;
+function driven({ to, home, leaveAt }: Trip, voidReason?: string): DemoTrip {
+  const routes = demoLegs();
+  return {
+    from: home ? PLACES[to] : HOME,
+    to: home ? HOME : PLACES[to],
+    way: home ? routes[to].back : routes[to].out,
+    leaveAt,
+    ...(voidReason === undefined ? {} : { voidReason }),
+  };
 }
-
-/** London days, `YYYY-MM-DD`. */
-export interface DemoDays {
-  /** The demo term's first day. */
-  readonly termStart: string;
-  /** The day whose trip out of town goes over the daily cap. */
-  readonly cappedDay: string;
-  /** The day the device sent nothing. */
-  readonly estimatedDay: string;
-  /** The day with a void trip. */
-  readonly voidDay: string;
-}
-
-const midnightOf = (date: string): number => londonMidnight(date).getTime() / 1000;
 
 /**
- * Every demo journey from the term's start to `nowSeconds`, oldest first: device trips, one capped day
- * (to Bath and back), one estimated day (the device silent), one void trip. `versions` oldest first;
- * `statementOf` names the statement that billed a journey starting at a time (null: not billed yet).
+ * The trips of a day, `YYYY-MM-DD`: on `cappedDay` to Bath and back (over the daily cap), else the
+ * everyday pattern; on `voidDay` also a trip the garage drove (void).
  */
-export function demoJourneys(
-  policyReference: string,
-  days: DemoDays,
-  versions: readonly DemoVersion[],
-  statementOf: (startAt: number) => string | null,
-  nowSeconds: number,
-): DemoJourney[] {
-  const routes = demoLegs();
-  const journeys: DemoJourney[] = [];
-  // A handful of distinct distances: each rated once (exact decimal rating is not cheap).
-  const premiums = new Map<number, { pence: number; pounds: number }>();
-  const premiumOf = (metres: number): { pence: number; pounds: number } => {
-    let premium = premiums.get(metres);
-    if (premium === undefined) {
-      const pence = usagePremiumPence(MOCK_USAGE_RATE, metres, 'mile');
-      premium = { pence, pounds: fromPence(pence) };
-      premiums.set(metres, premium);
-    }
-    return premium;
-  };
-  const versionAt = (startAt: number): string =>
-    versions.findLast((v) => v.effectiveAt <= startAt)?.reference ?? versions[0]?.reference ?? '';
-
-  const push = (
-    day: string,
-    startAt: number,
-    fields: Pick<
-      Journey,
-      | 'route'
-      | 'distance_in_metres'
-      | 'start_lat'
-      | 'start_long'
-      | 'end_lat'
-      | 'end_long'
-      | 'start_name'
-      | 'end_name'
-      | 'start_postcode'
-      | 'end_postcode'
-      | 'source'
-      | 'provider_reference'
-    > & { endAt: number; voidReason?: string },
-  ) => {
-    const { endAt, voidReason, ...rest } = fields;
-    if (endAt > nowSeconds) return;
-    const isVoid = voidReason !== undefined;
-    const premium = premiumOf(fields.distance_in_metres);
-    journeys.push({
-      ...rest,
-      day,
-      usagePremiumPence: premium.pence,
-      journey_reference: mockUuid(`journey:${String(startAt)}`),
-      policy_reference: policyReference,
-      policy_version_reference: versionAt(startAt),
-      precision: 5,
-      distance_units: 'miles',
-      total_miles: totalMiles(fields.distance_in_metres),
-      total_kms: totalKilometres(fields.distance_in_metres),
-      duration_in_seconds: endAt - startAt,
-      usage_rate: MOCK_USAGE_RATE,
-      usage_premium: premium.pounds,
-      start_at: startAt,
-      end_at: endAt,
-      is_void: isVoid,
-      void_reason: voidReason ?? null,
-      voided_at: isVoid ? new Date((endAt + DAY_SECONDS) * 1000).toISOString() : null,
-      statement_version_reference: isVoid ? null : statementOf(startAt),
-      // Received a couple of minutes after it ended (the device uploads when the ignition goes off).
-      created_at: new Date((endAt + 120) * 1000).toISOString(),
-      device_id: MOCK_DEVICE_ID,
-      is_estimated: fields.source === 'estimate',
-      gap_distance_in_metres: 0,
-    });
-  };
-
-  const trip = (day: string, { to, home, leaveAt }: Trip, voidReason?: string) => {
-    const way = home ? routes[to].back : routes[to].out;
-    const [from, dest] = home ? [PLACES[to], HOME] : [HOME, PLACES[to]];
-    const startAt = midnightOf(day) + leaveAt;
-    push(day, startAt, {
-      route: way.route,
-      distance_in_metres: way.distanceMetres,
-      start_lat: way.start.lat,
-      start_long: way.start.lng,
-      end_lat: way.end.lat,
-      end_long: way.end.lng,
-      start_name: from.name,
-      end_name: dest.name,
-      start_postcode: from.postcode,
-      end_postcode: dest.postcode,
-      source: 'device',
-      provider_reference: `trip:${MOCK_DEVICE_ID}:${String(startAt)}`,
-      endAt: startAt + way.durationSeconds,
-      ...(voidReason === undefined ? {} : { voidReason }),
-    });
-  };
-
-  for (let day = days.termStart; midnightOf(day) <= nowSeconds; day = addDays(day, 1)) {
-    if (day === days.estimatedDay) {
-      const midnight = midnightOf(day);
-      // NOTE: the device sent nothing all day: the product's device_offline rule bills an estimate,
-      // without a route, at the place last known (home).
-      push(day, midnight, {
-        route: '',
-        distance_in_metres: milesToMetres(MOCK_RULES.device_offline.estimated_distance_per_day),
-        start_lat: 51.5152,
-        start_long: -0.0972,
-        end_lat: 51.5152,
-        end_long: -0.0972,
-        start_name: HOME.name,
-        end_name: HOME.name,
-        start_postcode: HOME.postcode,
-        end_postcode: HOME.postcode,
-        source: 'estimate',
-        provider_reference: `estimate:${MOCK_DEVICE_ID}:${day}`,
-        endAt: midnightOf(addDays(day, 1)),
-      });
-      continue;
-    }
-    const trips =
-      day === days.cappedDay ? [out('bath', at(7, 40)), back('bath', at(16, 50))] : plannedTrips(day);
-    for (const planned of trips) trip(day, planned);
-    if (day === days.voidDay)
-      trip(day, out('greenwich', at(12, 10)), 'Driven by the garage during a service');
-  }
-  return journeys.sort((a, b) => a.start_at - b.start_at);
+export function tripsOn(date: string, cappedDay: string, voidDay: string): DemoTrip[] {
+  const planned =
+    date === cappedDay ? [out('bath', at(7, 40)), back('bath', at(16, 50))] : plannedTrips(date);
+  const trips = planned.map((trip) => driven(trip));
+  if (date === voidDay)
+    trips.push(driven(out('greenwich', at(12, 10)), 'Driven by the garage during a service'));
+  return trips;
 }
