@@ -55,6 +55,35 @@ CREATE FUNCTION public.milepost_audit_append_only() RETURNS trigger
     end $$;
 
 --
+-- Name: milepost_audit_policy(name, jsonb, text, uuid, text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.milepost_audit_policy(audited name, row_data jsonb, named_reference text, company uuid, env text) RETURNS uuid
+    LANGUAGE plpgsql STABLE
+    AS $$
+    declare
+      reference text;
+      found uuid;
+    begin
+      if audited = 'policies' then return (row_data ->> 'id')::uuid; end if;
+      if row_data ->> 'policy_id' is not null then return (row_data ->> 'policy_id')::uuid; end if;
+      if audited = 'events' then
+        reference := row_data #>> '{data,policy_reference}';
+      elsif audited = 'webhook_deliveries' then
+        select e.data ->> 'policy_reference' into reference from events e
+        where e.id = (row_data ->> 'event_id')::uuid
+          and e.created_at = (row_data ->> 'event_created_at')::timestamptz;
+      end if;
+      -- A row that names no policy (an account, a device, an email) is the named policy's.
+      reference := coalesce(reference, named_reference);
+      if reference is null then return null; end if;
+      select p.id into found from policy_references r join policies p on p.id = r.policy_id
+      where r.policy_reference = reference
+        and (company is null or p.company_id = company) and (env is null or p.environment = env);
+      return found;
+    end $$;
+
+--
 -- Name: milepost_audit_row(); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -63,19 +92,27 @@ CREATE FUNCTION public.milepost_audit_row() RETURNS trigger
     AS $$
     declare
       ctx jsonb := current_setting('milepost.audit')::jsonb;
+      audited name := milepost_audited_table(TG_RELID);
       hidden text[] := array['password_hash', 'production_secret_hash', 'sandbox_secret_hash', 'stripe_sandbox_key', 'token_hash', 'code_hash', 'key_hash', 'private_key_pkcs8', 'secret', 'previous_secret', 'totp_secret', 'totp_pending_secret', 'csrf_token', 'text_body', 'html_body', 'response_body', 'route', 'search_text', 'updated_at'];
       o jsonb;
       n jsonb;
       before_fields jsonb;
       after_fields jsonb;
       data jsonb;
+      company uuid;
+      env text;
+      policy uuid;
     begin
-      if milepost_audited_table(TG_RELID) = 'outbox_emails' then
+      if audited = 'outbox_emails' then
         -- An email's data may hold a temporary password until it is rendered.
         hidden := hidden || array['data'];
       end if;
-      if TG_OP <> 'INSERT' then o := to_jsonb(OLD) - hidden; end if;
-      if TG_OP <> 'DELETE' then n := to_jsonb(NEW) - hidden; end if;
+      if TG_OP <> 'INSERT' then o := to_jsonb(OLD); end if;
+      if TG_OP <> 'DELETE' then n := to_jsonb(NEW); end if;
+      -- The whole row, to find what it belongs to; only o and n, without the hidden columns, are kept.
+      data := coalesce(n, o);
+      o := o - hidden;
+      n := n - hidden;
       if TG_OP = 'UPDATE' then
         select coalesce(jsonb_object_agg(key, value), '{}') into before_fields
           from jsonb_each(o) where value is distinct from n -> key;
@@ -86,18 +123,20 @@ CREATE FUNCTION public.milepost_audit_row() RETURNS trigger
         before_fields := o;
         after_fields := n;
       end if;
-      data := coalesce(n, o);
+      company := case when audited = 'companies' then (data ->> 'id')::uuid
+                      else coalesce((data ->> 'company_id')::uuid, (ctx ->> 'company_id')::uuid) end;
+      env := coalesce(data ->> 'environment', ctx ->> 'environment');
+      policy := milepost_audit_policy(audited, data, ctx ->> 'policy_reference', company, env);
+      if policy is not null and (company is null or env is null) then
+        select coalesce(company, p.company_id), coalesce(env, p.environment) into company, env
+        from policies p where p.id = policy;
+      end if;
       insert into audit_records (occurred_at, request_id, actor, staff_id, role, action, resource,
         company_id, environment, policy_id, source_address, table_name, row_key, operation, before, after)
       values (
         (ctx ->> 'at')::timestamptz, ctx ->> 'request_id', ctx ->> 'actor', (ctx ->> 'staff_id')::uuid,
-        ctx ->> 'role', ctx ->> 'action', ctx ->> 'resource',
-        case when milepost_audited_table(TG_RELID) = 'companies' then (data ->> 'id')::uuid
-             else coalesce((data ->> 'company_id')::uuid, (ctx ->> 'company_id')::uuid) end,
-        coalesce(data ->> 'environment', ctx ->> 'environment'),
-        case when milepost_audited_table(TG_RELID) = 'policies' then (data ->> 'id')::uuid
-             else (data ->> 'policy_id')::uuid end,
-        ctx ->> 'source_address', milepost_audited_table(TG_RELID),
+        ctx ->> 'role', ctx ->> 'action', ctx ->> 'resource', company, env, policy,
+        ctx ->> 'source_address', audited,
         coalesce(data ->> 'id', data ->> 'policy_id', data ->> 'statement_id', data ->> 'event_id'),
         lower(TG_OP), before_fields, after_fields);
       return null;
@@ -142,6 +181,19 @@ CREATE FUNCTION public.milepost_policy_search_update() RETURNS trigger
     end $$;
 
 --
+-- Name: notify_account_reference_changes(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.notify_account_reference_changes() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+    begin
+      perform pg_notify('milepost_policies', new.id::text);
+      return null;
+    end
+    $$;
+
+--
 -- Name: notify_policy_changes(); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -152,6 +204,29 @@ CREATE FUNCTION public.notify_policy_changes() RETURNS trigger
       owners text;
     begin
       select string_agg(distinct user_id::text, ',') into owners from changed;
+      if owners is not null then
+        perform pg_notify('milepost_policies', case when octet_length(owners) > 7000 then '*' else owners end);
+      end if;
+      return null;
+    end
+    $$;
+
+--
+-- Name: notify_policy_owner_changes(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.notify_policy_owner_changes() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+    declare
+      owners text;
+    begin
+      if exists (select from changed offset 189) then
+        perform pg_notify('milepost_policies', '*');
+        return null;
+      end if;
+      select string_agg(distinct p.user_id::text, ',') into owners
+      from changed c join policies p on p.id = c.policy_id;
       if owners is not null then
         perform pg_notify('milepost_policies', case when octet_length(owners) > 7000 then '*' else owners end);
       end if;
@@ -371,7 +446,6 @@ CREATE TABLE public.companies (
     client_id text NOT NULL,
     production_secret_hash bytea NOT NULL,
     sandbox_secret_hash bytea NOT NULL,
-    currency character(3) DEFAULT 'GBP'::bpchar NOT NULL,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
     secrets_rotated_at timestamp with time zone,
@@ -701,6 +775,7 @@ CREATE TABLE public.outbox_emails (
     created_at timestamp with time zone NOT NULL,
     sent_at timestamp with time zone,
     data jsonb,
+    user_id uuid,
     CONSTRAINT outbox_emails_content CHECK (((subject IS NOT NULL) OR (data IS NOT NULL))),
     CONSTRAINT outbox_emails_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'sent'::text, 'logged'::text, 'failed'::text])))
 );
@@ -2206,6 +2281,30 @@ CREATE TRIGGER audit_webhook_endpoints AFTER INSERT OR DELETE OR UPDATE ON publi
 CREATE TRIGGER events_webhook_queue AFTER INSERT ON public.events FOR EACH ROW EXECUTE FUNCTION public.webhook_queue_event();
 
 --
+-- Name: payments payments_notify_delete; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER payments_notify_delete AFTER DELETE ON public.payments REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION public.notify_policy_owner_changes();
+
+--
+-- Name: payments payments_notify_insert; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER payments_notify_insert AFTER INSERT ON public.payments REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION public.notify_policy_owner_changes();
+
+--
+-- Name: payments payments_notify_update; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER payments_notify_update AFTER UPDATE ON public.payments REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION public.notify_policy_owner_changes();
+
+--
+-- Name: policies policies_notify_delete; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER policies_notify_delete AFTER DELETE ON public.policies REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION public.notify_policy_changes();
+
+--
 -- Name: policies policies_notify_insert; Type: TRIGGER; Schema: public; Owner: -
 --
 
@@ -2218,10 +2317,34 @@ CREATE TRIGGER policies_notify_insert AFTER INSERT ON public.policies REFERENCIN
 CREATE TRIGGER policies_notify_update AFTER UPDATE ON public.policies REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION public.notify_policy_changes();
 
 --
+-- Name: policy_versions policy_versions_notify_delete; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER policy_versions_notify_delete AFTER DELETE ON public.policy_versions REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION public.notify_policy_owner_changes();
+
+--
+-- Name: policy_versions policy_versions_notify_insert; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER policy_versions_notify_insert AFTER INSERT ON public.policy_versions REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION public.notify_policy_owner_changes();
+
+--
+-- Name: policy_versions policy_versions_notify_update; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER policy_versions_notify_update AFTER UPDATE ON public.policy_versions REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION public.notify_policy_owner_changes();
+
+--
 -- Name: policy_versions policy_versions_search; Type: TRIGGER; Schema: public; Owner: -
 --
 
 CREATE TRIGGER policy_versions_search AFTER INSERT ON public.policy_versions FOR EACH ROW WHEN ((new.snapshot IS NOT NULL)) EXECUTE FUNCTION public.milepost_policy_search_update();
+
+--
+-- Name: users users_notify_reference; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER users_notify_reference AFTER UPDATE OF user_reference ON public.users FOR EACH ROW WHEN ((old.user_reference IS DISTINCT FROM new.user_reference)) EXECUTE FUNCTION public.notify_account_reference_changes();
 
 --
 -- Name: auth_login_sessions auth_login_sessions_company_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
