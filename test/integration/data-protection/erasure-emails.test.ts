@@ -9,7 +9,7 @@ import { fixedClock } from '../../../src/platform/clock.ts';
 import { inTransaction } from '../../../src/platform/db/database.ts';
 import { createCompany, createTestApp, type TestApp } from '../../support/app.ts';
 import { onPostgres } from '../../support/database.ts';
-import { examplePolicyInput } from '../../support/policy-arbitraries.ts';
+import { make } from '../../support/factories.ts';
 import { startSmtpServer } from '../../support/smtp.ts';
 
 // An erasure and the account's emails still to be sent: whatever was queued before, during or just after
@@ -45,17 +45,10 @@ after(async () => {
 
 /** A policy for `email`, then its cancellation (which queues an email and the final statement's job). */
 async function cancelledPolicy(email: string) {
-  const created = await t.app.inject({
-    method: 'POST',
-    url: '/policys',
-    headers: acme.sandbox,
-    payload: examplePolicyInput({ proposer: { email } }),
-  });
-  assert.equal(created.statusCode, 201, created.body);
-  const policy = created.json<{ policy_reference: string; user_reference: string }>();
+  const policy = await make.policy(t.app, acme, { proposer: { email } });
   const cancelled = await t.app.inject({
     method: 'DELETE',
-    url: `/policys/${policy.policy_reference}`,
+    url: `/policys/${policy.reference}`,
     headers: acme.sandbox,
     payload: { reason: 'sold the car' },
   });
@@ -63,9 +56,9 @@ async function cancelledPolicy(email: string) {
   const user = await t.container.database.db
     .selectFrom('users')
     .select('id')
-    .where('user_reference', '=', policy.user_reference)
+    .where('user_reference', '=', policy.userReference)
     .executeTakeFirstOrThrow();
-  return { reference: policy.policy_reference, userReference: policy.user_reference, userId: user.id };
+  return { reference: policy.reference, userReference: policy.userReference, userId: user.id };
 }
 
 const erase = (userReference: string) =>

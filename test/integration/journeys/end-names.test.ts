@@ -4,14 +4,13 @@ import { asTenant } from '../../../src/modules/companies/index.ts';
 import { fixedClock } from '../../../src/platform/clock.ts';
 import { encodePolyline } from '../../../src/platform/geo/index.ts';
 import { createCompany, createTestApp, type TestApp } from '../../support/app.ts';
-import { examplePolicyInput } from '../../support/policy-arbitraries.ts';
+import { make } from '../../support/factories.ts';
 
 // A journey's ends are named by the offline geocoder: by town, and by the part of the town when both ends
 // are in the same one. Clients' journeys and the service's own (device trips) are named alike.
 
 // The example policy's term is 2025-06-01 to 2026-05-31 (London).
 const clock = fixedClock('2025-09-15T12:00:00Z');
-const unix = (iso: string): number => Date.parse(iso) / 1000;
 
 const ST_PANCRAS: [number, number] = [51.5345, -0.139];
 const CAMDEN_TOWN: [number, number] = [51.5406, -0.1433];
@@ -26,14 +25,8 @@ let policyReference: string;
 before(async () => {
   t = await createTestApp({ overrides: { clock } });
   acme = await createCompany(t.app, 'Acme');
-  const created = await t.app.inject({
-    method: 'POST',
-    url: '/policys',
-    headers: acme.sandbox,
-    payload: examplePolicyInput({ proposer: { email: 'end-names@example.com' }, payment: undefined }),
-  });
-  assert.equal(created.statusCode, 201, created.body);
-  policyReference = created.json<{ policy_reference: string }>().policy_reference;
+  policyReference = (await make.policy(t.app, acme, { proposer: { email: 'end-names@example.com' } }))
+    .reference;
 });
 after(async () => {
   await t.close();
@@ -42,26 +35,9 @@ after(async () => {
 const route = (from: [number, number], to: [number, number]): string =>
   encodePolyline([from[0], from[1], (from[0] + to[0]) / 2, (from[1] + to[1]) / 2, to[0], to[1]], 5);
 
-async function post(from: [number, number], to: [number, number], startIso: string) {
-  const response = await t.app.inject({
-    method: 'POST',
-    url: '/journeys',
-    headers: acme.sandbox,
-    payload: {
-      policy_reference: policyReference,
-      route: route(from, to),
-      start_time: unix(startIso),
-      end_time: unix(startIso) + 1200,
-    },
-  });
-  assert.equal(response.statusCode, 201, response.body);
-  return response.json<{
-    start_name: string;
-    end_name: string;
-    start_postcode: string;
-    end_postcode: string;
-  }>();
-}
+/** A 20-minute journey from `from` to `to`. */
+const post = (from: [number, number], to: [number, number], startIso: string) =>
+  make.journey(t.app, acme, policyReference, startIso, { route: route(from, to), durationSeconds: 1200 });
 
 test('within one town, each end is named by its part of the town, not the town twice', async () => {
   const journey = await post(ST_PANCRAS, PARLIAMENT, '2025-09-01T08:00:00Z');

@@ -5,9 +5,8 @@ import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { sql } from 'kysely';
 import { fixedClock } from '../../../src/platform/clock.ts';
-import { encodePolyline } from '../../../src/platform/geo/index.ts';
 import { createCompany, createTestApp, type TestApp } from '../../support/app.ts';
-import { examplePolicyInput } from '../../support/policy-arbitraries.ts';
+import { make } from '../../support/factories.ts';
 import { signInStaff, type SignedInStaff } from './staff-support.ts';
 
 /**
@@ -19,7 +18,6 @@ import { signInStaff, type SignedInStaff } from './staff-support.ts';
 
 // The example policy's term: 2025-06-01 to 2026-05-31 (London), billing day 1.
 const clock = fixedClock('2025-07-20T12:00:00Z');
-const unix = (iso: string) => Date.parse(iso) / 1000;
 
 interface AuditRecord {
   id: string;
@@ -130,11 +128,8 @@ before(async () => {
     },
   );
   assert.equal(confirmed.status, 200, await confirmed.text());
-  const created = await t.app.inject({
-    method: 'POST',
-    url: '/policys',
-    headers: acme.sandbox,
-    payload: examplePolicyInput({
+  reference = (
+    await make.policy(t.app, acme, {
       proposer: { email: 'fern.holder@example.com' },
       pricing: { upfront_premium: 95.5 },
       payment: {
@@ -144,10 +139,8 @@ before(async () => {
         payment_amount: 95.5,
         payment_method_id: undefined,
       },
-    }),
-  });
-  assert.equal(created.statusCode, 201, created.body);
-  reference = created.json<{ policy_reference: string }>().policy_reference;
+    })
+  ).reference;
   const card = await payments({
     type: 'ADD_NEW_PAYMENT_METHOD',
     policy_reference: reference,
@@ -155,26 +148,9 @@ before(async () => {
   });
   assert.equal(card.statusCode, 200, card.body);
 
-  const journey = await t.app.inject({
-    method: 'POST',
-    url: '/journeys',
-    headers: acme.sandbox,
-    payload: {
-      policy_reference: reference,
-      route: encodePolyline([51.5074, -0.1278, 51.5101, -0.134, 51.5155, -0.1419], 5),
-      start_time: unix('2025-06-10T08:00:00Z'),
-      end_time: unix('2025-06-10T08:10:00Z'),
-    },
-  });
-  assert.equal(journey.statusCode, 201, journey.body);
-  const statement = await t.app.inject({
-    method: 'POST',
-    url: '/statements',
-    headers: acme.sandbox,
-    payload: { policy_reference: reference, effective_date: unix('2025-06-30T22:59:59Z') },
-  });
-  assert.equal(statement.statusCode, 201, statement.body);
-  assert.equal(statement.json<{ payment?: { payment_amount: null } }>().payment?.payment_amount, null);
+  await make.journey(t.app, acme, reference, '2025-06-10T08:00:00Z');
+  const statement = await make.statement(t.app, acme, reference, '2025-06-30T22:59:59Z');
+  assert.equal(statement.payment?.payment_amount, null);
 
   // A receiver that is down: the replayed delivery's attempt fails and waits for its next try.
   receiver = createServer((_request, response) => {

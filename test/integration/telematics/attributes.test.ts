@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { fixedClock } from '../../../src/platform/clock.ts';
 import { createCompany, createTestApp, type TestApp } from '../../support/app.ts';
-import { caller, newPolicy, type BatchResult, type Problem } from './telematics-support.ts';
+import { make } from '../../support/factories.ts';
+import { caller, type BatchResult, type Problem } from './telematics-support.ts';
 
 type Company = Awaited<ReturnType<typeof createCompany>>;
 interface PositionPage {
@@ -31,14 +32,8 @@ const page = async (deviceId = 'tracker-1') => {
 before(async () => {
   t = await createTestApp({ overrides: { clock } });
   acme = await createCompany(t.app, 'Acme');
-  for (const deviceId of ['tracker-1', 'tracker-full']) {
-    const bound = await call('POST', '/devices', acme.sandbox, {
-      device_id: deviceId,
-      policy_reference: await newPolicy(t, acme.sandbox),
-      kind: 'obd',
-    });
-    assert.equal(bound.statusCode, 201, bound.body);
-  }
+  for (const deviceId of ['tracker-1', 'tracker-full'])
+    await make.device(t.app, acme, (await make.policy(t.app, acme)).reference, { deviceId });
   clock.set('2025-06-10T13:00:00Z');
 });
 after(async () => {

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { fixedClock } from '../../../src/platform/clock.ts';
 import { createCompany, createTestApp, type TestApp } from '../../support/app.ts';
-import { caller, newPolicy, type BatchResult, type DeviceBody, type Problem } from './telematics-support.ts';
+import { make } from '../../support/factories.ts';
+import { caller, type BatchResult, type DeviceBody, type Problem } from './telematics-support.ts';
 
 type Company = Awaited<ReturnType<typeof createCompany>>;
 interface PositionPage {
@@ -45,13 +46,8 @@ before(async () => {
   t = await createTestApp({ overrides: { clock } });
   acme = await createCompany(t.app, 'Acme');
   other = await createCompany(t.app, 'Other');
-  policy = await newPolicy(t, acme.sandbox);
-  const bound = await call('POST', '/devices', acme.sandbox, {
-    device_id: 'car-1',
-    policy_reference: policy,
-    kind: 'obd',
-  });
-  assert.equal(bound.statusCode, 201, bound.body);
+  policy = (await make.policy(t.app, acme)).reference;
+  await make.device(t.app, acme, policy, { deviceId: 'car-1' });
   clock.set('2025-06-10T13:00:00Z');
 });
 after(async () => {
@@ -152,12 +148,8 @@ describe('POST /telematics/positions', () => {
     assert.match(body.rejected[0]?.message ?? '', /not bound/);
 
     // After unbinding, later positions are refused; earlier ones still belong to the binding.
-    const policy2 = await newPolicy(t, acme.sandbox);
-    await call('POST', '/devices', acme.sandbox, {
-      device_id: 'car-2',
-      policy_reference: policy2,
-      kind: 'phone',
-    });
+    const { reference: policy2 } = await make.policy(t.app, acme);
+    await make.device(t.app, acme, policy2, { deviceId: 'car-2', kind: 'phone' });
     clock.set('2025-06-10T14:00:00Z');
     await call('DELETE', '/devices/car-2', acme.sandbox);
     clock.set('2025-06-10T15:00:00Z');
@@ -179,11 +171,7 @@ describe('POST /telematics/positions', () => {
 
   test('10,000 positions are taken in one request; 10,001 are refused with 422 naming /body/positions', async () => {
     const start = unix('2025-06-09T00:00:00Z');
-    await call('POST', '/devices', acme.sandbox, {
-      device_id: 'bulk',
-      policy_reference: await newPolicy(t, acme.sandbox),
-      kind: 'obd',
-    });
+    await make.device(t.app, acme, (await make.policy(t.app, acme)).reference, { deviceId: 'bulk' });
     // Bound at 13:00 today: move the clock to cover a trace starting later.
     const from = unix('2025-06-10T13:00:00Z');
     clock.set('2025-06-10T16:00:00Z');

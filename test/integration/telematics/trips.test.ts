@@ -214,11 +214,7 @@ describe('trips cut from positions become journeys', () => {
     assert.equal(second?.start_at, b);
 
     // A statement bills both; then the second trip is re-cut by late positions: credited on the next.
-    const st = await call('POST', '/statements', acme.sandbox, {
-      policy_reference: policy,
-      effective_date: unix('2025-06-11T12:00:00Z'),
-    });
-    assert.equal(st.statusCode, 201, st.body);
+    await make.statement(t.app, acme, policy, '2025-06-11T12:00:00Z');
     clock.set('2025-06-12T08:00:00Z');
     // The device had also recorded the minute before the second drive (it was moving already).
     await send('trip-4', drive(b, -60, -1));
@@ -229,12 +225,7 @@ describe('trips cut from positions become journeys', () => {
       (e) => (e.data as { journey_reference?: string }).journey_reference === second.journey_reference,
     );
     assert.equal((voided[0]?.data as { billed?: boolean }).billed, true);
-    const next = await call('POST', '/statements', acme.sandbox, {
-      policy_reference: policy,
-      effective_date: unix('2025-06-12T12:00:00Z'),
-    });
-    assert.equal(next.statusCode, 201, next.body);
-    const statement = next.json<{ credits_used: number; journey_count: number }>();
+    const statement = await make.statement(t.app, acme, policy, '2025-06-12T12:00:00Z');
     assert.equal(statement.credits_used, second.usage_premium);
     assert.equal(statement.journey_count, 1);
   });
@@ -244,13 +235,10 @@ describe('trips cut from positions become journeys', () => {
     await make.device(t.app, acme, policy, { deviceId: 'trip-5' });
     const startS = unix('2025-06-12T09:00:00Z');
     clock.set('2025-06-12T10:00:00Z');
-    const posted = await call('POST', '/journeys', acme.sandbox, {
-      policy_reference: policy,
+    await make.journey(t.app, acme, policy, startS + 100, {
       route: '_p~iF~ps|U_ulLnnqC_mqNvxq`@',
-      start_time: startS + 100,
-      end_time: startS + 200,
+      durationSeconds: 100,
     });
-    assert.equal(posted.statusCode, 201, posted.body);
     await send('trip-5', [...drive(startS, 0, 299), parked(startS, 300, 51.5 + 299 * 0.00009)]);
     const pass = await cut();
     assert.deepEqual(pass, { devices: 1, stored: 0, voided: 0, refused: 1, failed: 0 });
