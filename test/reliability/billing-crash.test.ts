@@ -7,7 +7,8 @@ import { sql } from 'kysely';
 import { BILLING_RUN_QUEUE } from '../../src/modules/statements/index.ts';
 import { londonDate, londonMidnight } from '../../src/modules/statements/rules/statement-period.ts';
 import { mapConcurrent } from '../../src/platform/concurrency.ts';
-import { createCardPaidPolicy, createCompany, createTestApp, type TestApp } from '../support/app.ts';
+import { createCompany, createTestApp, type TestApp } from '../support/app.ts';
+import { make } from '../support/factories.ts';
 import { onPostgres } from '../support/database.ts';
 import { seededRandom } from '../support/random.ts';
 import { startBillingWorker } from './service-processes.ts';
@@ -57,7 +58,7 @@ before(async () => {
     Array.from({ length: POLICIES }, (_, i) => i),
     16,
     async (i) => {
-      await createCardPaidPolicy(t, company, {
+      await make.cardPaidPolicy(t, company, {
         policy: { start_date: start, end_date: end, billing_day_date: day, inception_date: start },
         proposer: { email: `crash${String(i)}@example.com` },
         pricing: { upfront_premium: 95.5, subscription_premium: 29.99, subscription_installments: 12 },

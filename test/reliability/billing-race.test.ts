@@ -7,7 +7,8 @@ import { BILLING_RUN_QUEUE } from '../../src/modules/statements/index.ts';
 import { londonDate, londonMidnight } from '../../src/modules/statements/rules/statement-period.ts';
 import { mapConcurrent } from '../../src/platform/concurrency.ts';
 import { encodePolyline } from '../../src/platform/geo/index.ts';
-import { createCardPaidPolicy, createCompany, createTestApp, type TestApp } from '../support/app.ts';
+import { createCompany, createTestApp, type TestApp } from '../support/app.ts';
+import { make } from '../support/factories.ts';
 import { onPostgres } from '../support/database.ts';
 import { seededRandom } from '../support/random.ts';
 import { startBillingWorker } from './service-processes.ts';
@@ -97,7 +98,7 @@ before(async () => {
     16,
     async (i) => {
       const day = BILLING_DAYS[i % BILLING_DAYS.length] ?? 1;
-      const reference = await createCardPaidPolicy(t, company, {
+      const { reference } = await make.cardPaidPolicy(t, company, {
         policy: {
           start_date: unix(startAt),
           end_date: unix(endAt),

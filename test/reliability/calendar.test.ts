@@ -13,7 +13,7 @@ import { fixedClock } from '../../src/platform/clock.ts';
 import { addDays, londonDate, londonMidnight } from '../../src/platform/london-calendar.ts';
 import { createCompany, createTestApp, type TestApp } from '../support/app.ts';
 import { onPostgres } from '../support/database.ts';
-import { examplePolicyInput } from '../support/policy-arbitraries.ts';
+import { make } from '../support/factories.ts';
 import {
   SECOND_MS,
   datesBetween,
@@ -233,50 +233,25 @@ describe('R4 calendar: the service, day by day', () => {
   after(() => t.close());
 
   /** A policy from 00:00 London on 1 January 2027 for a year, bound with a card payment. */
-  async function createPolicy(billingDay: number): Promise<string> {
-    const intent = (await payments({ type: 'CREATE_PAYMENT_INTENT', amount: 9550 })).json<
-      Record<string, string>
-    >();
-    const pi = intent['payment_provider_transaction_ref'] ?? '';
-    const base = t.container.gateways.sandboxBaseUrl() ?? '';
-    const confirmed = (await (
-      await fetch(`${base}/sandbox/stripe/v1/payment_intents/${pi}/confirm`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({
-          client_secret: intent['payment_temporary_token'] ?? '',
-          payment_method: 'pm_card_visa',
-        }),
-      })
-    ).json()) as { payment_method: string };
+  async function policyBilledOn(billingDay: number): Promise<string> {
     const [term] = yearlyTerms(FIRST_DAY, 1);
     assert.ok(term !== undefined);
-    const input = examplePolicyInput({
-      proposer: { email: `calendar${String(billingDay)}@example.com` },
-      policy: {
-        start_date: unix(term.startAt),
-        end_date: unix(term.endAt),
-        inception_date: unix(term.startAt),
-        billing_day_date: billingDay,
-        auto_renew: !RENEWED_EARLY.has(billingDay),
+    const { reference, input } = await make.cardPaidPolicy(
+      t,
+      company,
+      {
+        proposer: { email: `calendar${String(billingDay)}@example.com` },
+        policy: {
+          start_date: unix(term.startAt),
+          end_date: unix(term.endAt),
+          inception_date: unix(term.startAt),
+          billing_day_date: billingDay,
+          auto_renew: !RENEWED_EARLY.has(billingDay),
+        },
+        pricing: { upfront_premium: 95.5, subscription_premium: 10, subscription_installments: INSTALLMENTS },
       },
-      pricing: { upfront_premium: 95.5, subscription_premium: 10, subscription_installments: INSTALLMENTS },
-      payment: {
-        provider_payment_reference: pi,
-        provider_customer_reference: intent['payment_provider_customer_ref'] ?? '',
-        payment_provider: 'stripe',
-        payment_method_id: confirmed.payment_method,
-      },
-    });
-    delete input.payment?.payment_amount;
-    const created = await t.app.inject({
-      method: 'POST',
-      url: '/policys',
-      headers: company.sandbox,
-      payload: input,
-    });
-    assert.equal(created.statusCode, 201, created.body);
-    const reference = created.json<{ policy_reference: string }>().policy_reference;
+      { productReference: 'calendar' },
+    );
     pricingOf.set(reference, input.pricing);
     if (DECLINED.has(billingDay)) {
       const card = await payments({
@@ -310,7 +285,7 @@ describe('R4 calendar: the service, day by day', () => {
   }
 
   test('two years of billing days: statements continuous, installments once each, charges once, dunning on its days', async () => {
-    for (const billingDay of BILLING_DAYS) policies.set(billingDay, await createPolicy(billingDay));
+    for (const billingDay of BILLING_DAYS) policies.set(billingDay, await policyBilledOn(billingDay));
 
     const attemptDays = new Map<string, string[]>();
     let seen = await attemptCounts();

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Clock } from '../../src/platform/clock.ts';
 import { createCompany, createTestApp, type TestApp } from '../support/app.ts';
-import { livePolicyInput } from '../support/policy-arbitraries.ts';
+import { make } from '../support/factories.ts';
 import { createStaff } from '../integration/staff/staff-support.ts';
 import { seededRandom } from '../support/random.ts';
 
@@ -38,16 +38,13 @@ before(async () => {
   t = await createTestApp({ overrides: { clock } });
   acme = await createCompany(t.app);
   for (let i = 0; i < ACCOUNTS; i++) {
-    const email = `target${String(i)}@example.com`;
-    const created = await t.app.inject({
-      method: 'POST',
-      url: '/policys',
-      headers: acme.sandbox,
-      payload: livePolicyInput({ proposer: { email } }),
-    });
-    assert.equal(created.statusCode, 201, created.body);
-    const welcome = (await t.container.services.notifications.emailsTo(email))[0]?.text ?? '';
-    usernames.push(/^Username: (\S+)\r?$/m.exec(welcome)?.[1] ?? '');
+    const holder = await make.policyholder(
+      t,
+      acme,
+      { proposer: { email: `target${String(i)}@example.com` } },
+      { live: true },
+    );
+    usernames.push(holder.username);
   }
 });
 after(() => t.close());

@@ -3,9 +3,9 @@ import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createContainer, type Container, type ContainerOverrides } from '../../src/container.ts';
 import { createLogger } from '../../src/platform/logging.ts';
-import { toPence } from '../../src/platform/money.ts';
+import type { PolicyInput } from '../../src/modules/policies/policy-schemas.ts';
 import { createTestDatabase } from './database.ts';
-import { examplePolicyInput, type PolicyOverrides } from './policy-arbitraries.ts';
+import { make } from './factories.ts';
 
 export const TEST_ADMIN_KEY = 'test-admin-key-0123456789abcdef0123456789';
 
@@ -110,11 +110,10 @@ export async function signedInPolicyholder(
   t: TestApp,
   company: Readonly<Record<string, string>>,
   email: string,
-  input: object,
+  input: PolicyInput,
   password = 'Juniper-Harbour-Lantern-42',
 ): Promise<SignedInPolicyholder> {
-  const created = await t.app.inject({ method: 'POST', url: '/policys', headers: company, payload: input });
-  if (created.statusCode !== 201) throw new Error(`policy create failed: ${created.body}`);
+  const created = await make.policyFrom(t.app, company, input);
   const welcome = (await t.container.services.notifications.emailsTo(email))[0]?.text ?? '';
   const line = (label: string) => new RegExp(`^${label}: (\\S+)\\r?$`, 'm').exec(welcome)?.[1] ?? '';
   const username = line('Username');
@@ -142,64 +141,11 @@ export async function signedInPolicyholder(
   const done = await token({ type: 'USER_PASSWORD_AUTH', username, password });
   return {
     email,
-    policyReference: created.json<{ policy_reference: string }>().policy_reference,
+    policyReference: created.reference,
     username,
     password,
     accessToken: done['access_token'] ?? '',
     refreshToken: done['refresh_token'] ?? '',
     expiry: Number(done['expiry']),
   };
-}
-
-/**
- * A policy paid for by card as the apps do it: a payment intent for its upfront premium, confirmed
- * in the built-in sandbox with Stripe's test card, then `POST /policys` with the payment block (the
- * card stays on file for its statements). Needs an app that listens. Answers the policy reference.
- */
-export async function createCardPaidPolicy(
-  t: TestApp,
-  company: { readonly sandbox: Readonly<Record<string, string>> },
-  overrides: PolicyOverrides & { pricing: { upfront_premium: number } },
-): Promise<string> {
-  const intent = await t.app.inject({
-    method: 'POST',
-    url: '/payments',
-    headers: company.sandbox,
-    payload: {
-      type: 'CREATE_PAYMENT_INTENT',
-      amount: toPence(overrides.pricing.upfront_premium),
-      product_reference: 'ppm-motor',
-    },
-  });
-  const created = intent.json<Record<string, string>>();
-  const confirm = await fetch(
-    `${t.container.gateways.sandboxBaseUrl() ?? ''}/sandbox/stripe/v1/payment_intents/${created['payment_provider_transaction_ref'] ?? ''}/confirm`,
-    {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        client_secret: created['payment_temporary_token'] ?? '',
-        payment_method: 'pm_card_visa',
-      }),
-    },
-  );
-  const confirmed = (await confirm.json()) as { payment_method: string };
-  const input = examplePolicyInput({
-    ...overrides,
-    payment: {
-      provider_payment_reference: created['payment_provider_transaction_ref'] ?? '',
-      provider_customer_reference: created['payment_provider_customer_ref'] ?? '',
-      payment_provider: 'stripe',
-      payment_method_id: confirmed.payment_method,
-    },
-  });
-  delete input.payment?.payment_amount;
-  const policy = await t.app.inject({
-    method: 'POST',
-    url: '/policys',
-    headers: company.sandbox,
-    payload: input,
-  });
-  if (policy.statusCode !== 201) throw new Error(`policy create failed: ${policy.body}`);
-  return policy.json<{ policy_reference: string }>().policy_reference;
 }

@@ -25,8 +25,7 @@ const headersOf = (tenant: Tenant): Headers =>
 
 let made = 0;
 /** A unique address, so that no two made policies share an account unless a test means them to. */
-export const uniquePolicyholderEmail = (tag = 'policyholder'): string =>
-  `${tag}.${String(process.pid)}.${String(++made)}@example.com`;
+const uniqueEmail = (): string => `policyholder.${String(process.pid)}.${String(++made)}@example.com`;
 
 /** Instants as an ISO string or UNIX seconds. */
 export type Instant = string | number;
@@ -40,7 +39,7 @@ export interface MadePolicy<Body = PolicyResponse> {
   readonly email: string;
   /** The body that was sent (the example policy with the overrides). */
   readonly input: PolicyInput;
-  /** The 201 answer. */
+  /** The answer (201 for a new policy, 200 for an adjustment). */
   readonly body: Body;
 }
 
@@ -87,7 +86,7 @@ const madeFrom = <Body>(input: PolicyInput, body: Body & References): MadePolicy
 /** The overrides with a unique proposer email unless they name one. */
 const withUniqueEmail = (overrides: PolicyOverrides): PolicyOverrides => ({
   ...overrides,
-  proposer: { email: uniquePolicyholderEmail(), ...overrides.proposer },
+  proposer: { email: uniqueEmail(), ...overrides.proposer },
 });
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
@@ -163,15 +162,15 @@ export const make = {
   },
 
   /**
-   * A policy paid for by card as the apps do it: a payment intent for its upfront premium, confirmed in
-   * the built-in sandbox with `paymentMethod` (Stripe's test card unless given), then `POST /policys`
+   * A policy paid for by card as the apps do it: a payment intent for its upfront premium (for
+   * `productReference`), confirmed in the built-in sandbox with Stripe's test card, then `POST /policys`
    * with the payment block (the card stays on file for its statements). Needs an app that listens.
    */
   async cardPaidPolicy<Body = PolicyResponse>(
     t: TestApp,
     company: { readonly sandbox: Headers },
     overrides: PolicyOverrides & { pricing: { upfront_premium: number } },
-    options: { paymentMethod?: string; productReference?: string; live?: boolean } = {},
+    options: { productReference?: string } = {},
   ): Promise<MadePolicy<Body>> {
     const intent = await t.app.inject({
       method: 'POST',
@@ -192,21 +191,22 @@ export const make = {
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
         body: new URLSearchParams({
           client_secret: created['payment_temporary_token'] ?? '',
-          payment_method: options.paymentMethod ?? 'pm_card_visa',
+          payment_method: 'pm_card_visa',
         }),
       },
     );
     const confirmed = (await confirm.json()) as { payment_method: string };
-    const withPayment = withUniqueEmail({
-      ...overrides,
-      payment: {
-        provider_payment_reference: created['payment_provider_transaction_ref'] ?? '',
-        provider_customer_reference: created['payment_provider_customer_ref'] ?? '',
-        payment_provider: 'stripe',
-        payment_method_id: confirmed.payment_method,
-      },
-    });
-    const input = options.live === true ? livePolicyInput(withPayment) : examplePolicyInput(withPayment);
+    const input = examplePolicyInput(
+      withUniqueEmail({
+        ...overrides,
+        payment: {
+          provider_payment_reference: created['payment_provider_transaction_ref'] ?? '',
+          provider_customer_reference: created['payment_provider_customer_ref'] ?? '',
+          payment_provider: 'stripe',
+          payment_method_id: confirmed.payment_method,
+        },
+      }),
+    );
     // NOTE: the amount paid is the intent's; a payment_amount from the example would have to match it.
     delete input.payment?.payment_amount;
     return postPolicy<Body>(t.app, company, input);
