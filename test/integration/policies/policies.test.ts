@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import fc from 'fast-check';
 import { verifyPassword } from '../../../src/modules/accounts/index.ts';
 import { fixedClock } from '../../../src/platform/clock.ts';
@@ -89,7 +90,13 @@ describe('POST /policys (create)', () => {
       user.temporary_password_expires_at?.toISOString(),
       new Date(clock.now().getTime() + 30 * 86_400_000).toISOString(),
     );
-    const sent = await t.container.services.notifications.emailsTo(email);
+    // NOTE: the SMTP server has the message before the worker records it as sent (a commit after the
+    // delivery), so the outbox is read once that record is made, within a bounded wait.
+    let sent = await t.container.services.notifications.emailsTo(email);
+    for (let tries = 0; tries < 100 && sent.some((e) => e.status === 'pending'); tries++) {
+      await sleep(50);
+      sent = await t.container.services.notifications.emailsTo(email);
+    }
     // A sent email's body (with the password) is not kept.
     assert.deepEqual(
       sent.map((e) => [e.status, e.text]),
