@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
-import { encodePolyline } from '../../src/platform/geo/index.ts';
+import { make } from './factories.ts';
 
 /**
  * Long drives for product-rule tests: straight two-point routes between fixed places, so distances are
@@ -24,7 +24,7 @@ export interface DrivenJourney {
 export const unix = (iso: string): number => Date.parse(iso) / 1000;
 
 /** POST /journeys: from `from` to `to`, starting at `start` (ISO or UNIX seconds), for `hours`; 201. */
-export async function drive<J = DrivenJourney>(
+export function drive<J = DrivenJourney>(
   app: FastifyInstance,
   headers: Record<string, string>,
   policyReference: string,
@@ -33,20 +33,10 @@ export async function drive<J = DrivenJourney>(
   to: Place,
   hours = 2,
 ): Promise<J> {
-  const startS = typeof start === 'number' ? start : unix(start);
-  const r = await app.inject({
-    method: 'POST',
-    url: '/journeys',
-    headers,
-    payload: {
-      policy_reference: policyReference,
-      route: encodePolyline([...PLACES[from], ...PLACES[to]], 5),
-      start_time: startS,
-      end_time: startS + hours * 3600,
-    },
+  return make.journey<J>(app, headers, policyReference, start, {
+    points: [...PLACES[from], ...PLACES[to]],
+    durationSeconds: hours * 3600,
   });
-  assert.equal(r.statusCode, 201, r.body);
-  return r.json<J>();
 }
 
 /** POST /products with `rules`, distances in `unit`; 201. */

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { fixedClock } from '../../../src/platform/clock.ts';
 import { createCompany, createTestApp, type TestApp } from '../../support/app.ts';
-import { examplePolicyInput } from '../../support/policy-arbitraries.ts';
-import { assertProblem, emailLine, nextAddress, strongPassword, uniqueEmail } from './auth-support.ts';
+import { make } from '../../support/factories.ts';
+import { assertProblem, nextAddress, strongPassword } from './auth-support.ts';
 
 // POST /auth/revoke: sign-out (issue 19).
 const clock = fixedClock('2025-06-01T12:00:00Z');
@@ -23,12 +23,7 @@ const post = (url: string, headers: Record<string, string>, payload: object) =>
 
 /** A confirmed policyholder of Acme (sandbox), logged in: its DONE answer. */
 async function signedIn() {
-  const email = uniqueEmail('revoke');
-  const created = await post('/policys', acme.sandbox, examplePolicyInput({ proposer: { email } }));
-  assert.equal(created.statusCode, 201, created.body);
-  const [welcome] = await t.container.services.notifications.emailsTo(email);
-  const username = emailLine(welcome?.text ?? '', 'Username')!;
-  const temporary = emailLine(welcome?.text ?? '', 'Temporary password')!;
+  const { username, temporaryPassword: temporary } = await make.policyholder(t, acme);
   const company = { client_id: acme.client_id };
   const first = await post('/auth/token', company, {
     type: 'USER_PASSWORD_AUTH',

@@ -12,7 +12,7 @@ import { StatementSchema } from '../../../src/modules/statements/statement-schem
 import { DeviceListSchema, DeviceSchema } from '../../../src/modules/telematics/telematics-schemas.ts';
 import { MileageBudgetSchema } from '../../../src/modules/usage/usage-schemas.ts';
 import { createCompany, createTestApp, type TestApp } from '../../support/app.ts';
-import { livePolicyInput } from '../../support/policy-arbitraries.ts';
+import { make } from '../../support/factories.ts';
 import { assertProblem } from '../auth/auth-support.ts';
 
 /*
@@ -30,14 +30,7 @@ before(async () => {
   t = await createTestApp();
   off = await createTestApp({ env: { MOCK_ENVIRONMENT: 'off' } });
   company = await createCompany(t.app);
-  const created = await t.app.inject({
-    method: 'POST',
-    url: '/policys',
-    headers: company.sandbox,
-    payload: livePolicyInput(),
-  });
-  assert.equal(created.statusCode, 201, created.body);
-  realPolicy = created.json<{ policy_reference: string }>().policy_reference;
+  realPolicy = (await make.livePolicy(t.app, company)).reference;
 });
 after(async () => {
   await t.close();

@@ -16,7 +16,8 @@ import { createLogger } from '../../../src/platform/logging.ts';
 import type { Database } from '../../../src/schema.ts';
 import { createCompany, createTestApp, TEST_ADMIN_KEY, type TestApp } from '../../support/app.ts';
 import { createTestDatabase, onPostgres } from '../../support/database.ts';
-import { caller, newPolicy } from './telematics-support.ts';
+import { make } from '../../support/factories.ts';
+import { caller } from './telematics-support.ts';
 
 /**
  * Positions over MQTT (issue #18 item 3) against a real broker (Mosquitto on 127.0.0.1:1883, or
@@ -161,14 +162,8 @@ describe('positions over MQTT, consumed in process', { skip: noBroker }, () => {
     t = await startService();
     running = true;
     acme = await createCompany(t.app, 'Acme');
-    for (const deviceId of ['car-1', 'car-2']) {
-      const bound = await call('POST', '/devices', acme.sandbox, {
-        device_id: deviceId,
-        policy_reference: await newPolicy(t, acme.sandbox),
-        kind: 'obd',
-      });
-      assert.equal(bound.statusCode, 201, bound.body);
-    }
+    for (const deviceId of ['car-1', 'car-2'])
+      await make.device(t.app, acme, (await make.policy(t.app, acme)).reference, { deviceId });
     clock.set('2025-06-10T13:00:00Z');
   });
   after(async () => {
@@ -468,14 +463,8 @@ describe(
       admin = new pg.Client({ connectionString: t.container.database.connectionString });
       await admin.connect();
       acme = await createCompany(t.app, 'Acme');
-      for (const deviceId of ['kill-1', 'outage-1']) {
-        const bound = await call('POST', '/devices', acme.sandbox, {
-          device_id: deviceId,
-          policy_reference: await newPolicy(t, acme.sandbox),
-          kind: 'obd',
-        });
-        assert.equal(bound.statusCode, 201, bound.body);
-      }
+      for (const deviceId of ['kill-1', 'outage-1'])
+        await make.device(t.app, acme, (await make.policy(t.app, acme)).reference, { deviceId });
     });
     after(async () => {
       for (const w of workers) await stopWorker(w, 'SIGKILL');

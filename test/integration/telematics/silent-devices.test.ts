@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { fixedClock } from '../../../src/platform/clock.ts';
 import { createCompany, createTestApp, type TestApp } from '../../support/app.ts';
 import { createProduct } from '../../support/driving.ts';
-import { examplePolicyInput } from '../../support/policy-arbitraries.ts';
+import { make } from '../../support/factories.ts';
 import { caller, eventsOfType, type DeviceBody } from './telematics-support.ts';
 
 type Company = Awaited<ReturnType<typeof createCompany>>;
@@ -31,16 +31,9 @@ let acme: Company;
 const call = caller(() => t);
 const MILES_150 = 241_401; // 150 × 1,609.344 m, rounded down
 
-async function policyOf(product: string, email: string): Promise<string> {
-  const r = await call(
-    'POST',
-    '/policys',
-    acme.sandbox,
-    examplePolicyInput({ policy: { product_reference: product }, proposer: { email } }),
-  );
-  assert.equal(r.statusCode, 201, r.body);
-  return r.json<{ policy_reference: string }>().policy_reference;
-}
+/** A policy of `product` for `email`. */
+const policyOf = async (product: string, email: string) =>
+  (await make.policy(t.app, acme, { policy: { product_reference: product }, proposer: { email } })).reference;
 
 async function journeysOf(policy: string): Promise<JourneyBody[]> {
   const r = await call('GET', `/journeys?policy_reference=${policy}&limit=500`, acme.sandbox);
@@ -67,12 +60,7 @@ describe('silent devices', () => {
   test('an offline week: offline after a day (event, email), estimates after the grace days, online again; a day whose data arrives late loses its estimate', async () => {
     const email = `silent.${String(process.pid)}@example.com`;
     const policy = await policyOf('tracked', email);
-    const bound = await call('POST', '/devices', acme.sandbox, {
-      device_id: 'quiet-1',
-      policy_reference: policy,
-      kind: 'obd',
-    });
-    assert.equal(bound.statusCode, 201, bound.body);
+    await make.device(t.app, acme, policy, { deviceId: 'quiet-1' });
     // It reports on Monday evening, then falls silent.
     clock.set('2025-06-02T17:31:00Z');
     const sent = await call('POST', '/telematics/positions', acme.sandbox, {
@@ -158,12 +146,7 @@ describe('silent devices', () => {
     const email = `silent.named.${String(process.pid)}@example.com`;
     const policy = await policyOf('tracked', email);
     clock.set('2025-06-20T08:00:00Z');
-    const bound = await call('POST', '/devices', acme.sandbox, {
-      device_id: 'quiet-3',
-      policy_reference: policy,
-      kind: 'obd',
-    });
-    assert.equal(bound.statusCode, 201, bound.body);
+    await make.device(t.app, acme, policy, { deviceId: 'quiet-3' });
     clock.set('2025-06-21T09:00:00Z');
     await check();
     assert.equal((await device('quiet-3')).status, 'offline');
@@ -179,21 +162,9 @@ describe('silent devices', () => {
 
   test('without the product rule a device goes offline after 24 hours, with no email and no estimate', async () => {
     const email = `silent.plain.${String(process.pid)}@example.com`;
-    const r = await call(
-      'POST',
-      '/policys',
-      acme.sandbox,
-      examplePolicyInput({ policy: { product_reference: 'untracked' }, proposer: { email } }),
-    );
-    assert.equal(r.statusCode, 201, r.body);
-    const policy = r.json<{ policy_reference: string }>().policy_reference;
+    const policy = await policyOf('untracked', email);
     clock.set('2025-06-10T08:00:00Z');
-    const bound = await call('POST', '/devices', acme.sandbox, {
-      device_id: 'quiet-2',
-      policy_reference: policy,
-      kind: 'phone',
-    });
-    assert.equal(bound.statusCode, 201, bound.body);
+    await make.device(t.app, acme, policy, { deviceId: 'quiet-2', kind: 'phone' });
     clock.set('2025-06-14T08:00:00Z');
     const pass = await check();
     assert.ok(pass.wentOffline >= 1);

@@ -1,5 +1,4 @@
 import type { TestApp } from '../../support/app.ts';
-import { make } from '../../support/factories.ts';
 
 export interface DeviceBody {
   device_id: string;
@@ -28,11 +27,6 @@ export type Method = 'GET' | 'POST' | 'DELETE';
 export function caller(t: () => TestApp) {
   return (method: Method, url: string, headers: Record<string, string>, payload?: object) =>
     t().app.inject({ method, url, headers, ...(payload === undefined ? {} : { payload }) });
-}
-
-/** A new policy of the tenant on the example's term (2025); returns its reference. */
-export async function newPolicy(t: TestApp, headers: Record<string, string>): Promise<string> {
-  return (await make.policy(t.app, headers)).reference;
 }
 
 export async function eventsOfType(t: TestApp, type: string) {

@@ -18,7 +18,8 @@ import {
 import { createTripCutting, TRIP_LEASE_MS } from '../../../src/modules/telematics/trip-cutting.ts';
 import { createCompany, createTestApp, TEST_ADMIN_KEY, type TestApp } from '../../support/app.ts';
 import { onPostgres } from '../../support/database.ts';
-import { caller, newPolicy, type BatchResult } from './telematics-support.ts';
+import { make } from '../../support/factories.ts';
+import { caller, type BatchResult } from './telematics-support.ts';
 
 /**
  * Trip cutting's leases: a pass holds its devices for TRIP_LEASE_MS past its last heartbeat, renewed
@@ -51,12 +52,7 @@ function drive(startIso: string) {
 async function deviceWithTrip(deviceId: string, startIso: string): Promise<string> {
   // Bound before the drive; the drive sent once it is over.
   clock.set(new Date(Date.parse(startIso) - 60_000));
-  const bound = await call('POST', '/devices', acme.sandbox, {
-    device_id: deviceId,
-    policy_reference: await newPolicy(t, acme.sandbox),
-    kind: 'obd',
-  });
-  assert.equal(bound.statusCode, 201, bound.body);
+  await make.device(t.app, acme, (await make.policy(t.app, acme)).reference, { deviceId });
   clock.set(new Date(Date.parse(startIso) + 120_000));
   const sent = await call('POST', '/telematics/positions', acme.sandbox, {
     device_id: deviceId,
