@@ -47,9 +47,9 @@ const PURE_RULES = [
     message: "a rule uses only rules: move the pure part of this file into the module's rules/",
   },
   {
-    // Only platform's pure parts: money, the London calendar, geometry and postcodes.
-    regex: '^(\\.\\./)+platform/(?!money\\.ts$|london-calendar\\.ts$|postcodes\\.ts$|geo/)',
-    message: 'pure rules use only the pure parts of platform (money, london-calendar, postcodes, geo)',
+    // Only platform's pure parts: money, the London calendar, working days, geometry and postcodes.
+    regex: '^(\\.\\./)+platform/(?!money\\.ts$|london-calendar\\.ts$|working-days\\.ts$|postcodes\\.ts$|geo/)',
+    message: 'pure rules use only the pure parts of platform (money, london-calendar, working-days, postcodes, geo)',
   },
 ];
 

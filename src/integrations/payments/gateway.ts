@@ -7,7 +7,11 @@
  * - Vendor failures are thrown as `AppError` with `retryable` set: `UPSTREAM_UNAVAILABLE` (network,
  *   timeouts, 5xx, rate limits: retryable), `PAYMENT_DECLINED`, `VALIDATION_FAILED`, `NOT_FOUND`,
  *   `CONFLICT` (an idempotency key reused with different parameters), `UNAUTHENTICATED` (a webhook
- *   signature that does not verify). Only `chargeOffSession` reports expected card outcomes as values.
+ *   signature that does not verify). Only `chargeOffSession` and `collectDirectDebit` report expected
+ *   payment outcomes as values.
+ * - Bacs Direct Debit: a SetupIntent collects the bank details and the mandate; a collection is an
+ *   off-session PaymentIntent that stays `processing` for about three working days, and its outcome comes
+ *   only by webhook (`payment_intent.succeeded` or `payment_intent.payment_failed`).
  */
 
 /** Stripe's PaymentIntent statuses. */
@@ -75,8 +79,10 @@ export interface PaymentIntent {
   readonly metadata: PaymentMetadata;
   /** The last failed attempt, if the intent went back to `requires_payment_method`. */
   readonly lastPaymentError: PaymentError | null;
-  /** For `chargeOffSession` intents: the idempotency key that created it (kept in metadata). */
+  /** For `chargeOffSession` and `collectDirectDebit` intents: the idempotency key that created it (kept in metadata). */
   readonly idempotencyKey: string | null;
+  /** The kind of payment method it was confirmed with (`card`, `bacs_debit`), when known. */
+  readonly paymentMethodType: string | null;
 }
 
 export interface ChargeOffSessionInput {
@@ -126,14 +132,126 @@ export interface AttachPaymentMethodInput {
   readonly idempotencyKey: string;
 }
 
+/** The kinds of payment method Milepost collects with. */
+export type PaymentMethodType = 'card' | 'bacs_debit';
+
 export interface PaymentMethod {
   readonly id: string;
+  /** Another type than these (a processor's dashboard can make any) is `card`'s null fields and its own name. */
+  readonly type: PaymentMethodType | (string & {});
+  /** The card's brand (`visa`); null for a bank account. */
   readonly brand: string | null;
+  /** The last four digits of the card number, or of the bank account number. */
   readonly last4: string | null;
   readonly expMonth: number | null;
   readonly expYear: number | null;
+  /** `bacs_debit` only: the bank's six-digit sort code (`108800`). */
+  readonly sortCode: string | null;
+  /** The name on the account, as the payer gave it (`billing_details.name`). */
+  readonly holderName: string | null;
   readonly customerId: string | null;
 }
+
+/** Stripe's SetupIntent statuses. */
+export type SetupIntentStatus =
+  | 'requires_payment_method'
+  | 'requires_confirmation'
+  | 'requires_action'
+  | 'processing'
+  | 'canceled'
+  | 'succeeded';
+
+export interface CreateBacsSetupIntentInput {
+  readonly customerId: string;
+  readonly metadata: PaymentMetadata;
+  readonly idempotencyKey: string;
+}
+
+/** A SetupIntent the payer's browser confirms with `clientSecret`, its bank details and their acceptance of the mandate. */
+export interface CreatedSetupIntent {
+  readonly id: string;
+  readonly clientSecret: string;
+  readonly status: SetupIntentStatus;
+  readonly customerId: string;
+}
+
+export interface SetupIntent {
+  readonly id: string;
+  readonly status: SetupIntentStatus;
+  readonly customerId: string | null;
+  /** The saved payment method once confirmed. */
+  readonly paymentMethodId: string | null;
+  /** The mandate the confirmation created (Bacs Direct Debit). */
+  readonly mandateId: string | null;
+  readonly metadata: PaymentMetadata;
+  /** Why the last confirmation failed (e.g. `invalid_bank_account` …), if it did. */
+  readonly lastSetupError: PaymentError | null;
+}
+
+/**
+ * A Direct Debit mandate. `status` is the processor's view (`active`: may be debited); `networkStatus`
+ * is the Bacs network's (`pending` until the bank has accepted the instruction, `refused`, `revoked`).
+ */
+export interface Mandate {
+  readonly id: string;
+  readonly status: 'active' | 'inactive' | 'pending';
+  readonly paymentMethodId: string;
+  /** The reference the payer sees on their bank statement and in their notices (Bacs: up to 18 characters). */
+  readonly reference: string | null;
+  readonly networkStatus: 'accepted' | 'pending' | 'refused' | 'revoked' | null;
+  /** When revoked: `account_closed`, `bank_account_restricted`, `bank_ownership_changed`, `could_not_process`, `debit_not_authorized`. */
+  readonly revocationReason: string | null;
+  /** When the payer accepted it. */
+  readonly acceptedAt: Date | null;
+}
+
+export interface CollectDirectDebitInput {
+  readonly customerId: string;
+  readonly paymentMethodId: string;
+  readonly mandateId: string;
+  readonly amountPence: number;
+  readonly metadata: PaymentMetadata;
+  readonly idempotencyKey: string;
+}
+
+/**
+ * The outcome of asking for one Direct Debit collection.
+ * - `processing`: submitted to Bacs; the money is not collected yet. `payment_intent.succeeded` or
+ *   `payment_intent.payment_failed` (with Stripe's failure code) follows about three working days later.
+ * - `succeeded`: already collected (not expected of Bacs, but final if a processor says so).
+ * - `failed`: refused or failed at once; nothing was collected. `code` is Stripe's: a mandate that is
+ *   no longer active (`payment_method_unexpected_state`, `debit_not_authorized`…), or a Bacs failure.
+ * - `unknown`: may or may not have been submitted (timeout, 5xx, 409): never collect with a new key;
+ *   call again with the SAME input and key, as for `chargeOffSession`.
+ */
+export type CollectionResult =
+  | { readonly outcome: 'processing'; readonly intentId: string }
+  | { readonly outcome: 'succeeded'; readonly intentId: string; readonly chargeId: string | null }
+  | {
+      readonly outcome: 'failed';
+      readonly intentId?: string;
+      readonly code: string;
+      readonly message: string;
+    }
+  | { readonly outcome: 'unknown'; readonly intentId?: string; readonly message: string };
+
+/**
+ * Stripe's failure codes for a Bacs Direct Debit payment (`last_payment_error.code` of a
+ * `payment_intent.payment_failed`), and whether the mandate survives them: after `insufficient_funds`
+ * the same mandate may be debited again; after the others it is inactive and the payer must set up a
+ * new one (or pay another way).
+ */
+export const BACS_FAILURE_CODES = {
+  insufficient_funds: { mandateSurvives: true },
+  debit_not_authorized: { mandateSurvives: false },
+  account_closed: { mandateSurvives: false },
+  bank_account_restricted: { mandateSurvives: false },
+  bank_ownership_changed: { mandateSurvives: false },
+  no_account: { mandateSurvives: false },
+  charge_exceeds_source_limit: { mandateSurvives: true },
+  charge_exceeds_weekly_limit: { mandateSurvives: true },
+  generic_could_not_process: { mandateSurvives: true },
+} as const satisfies Record<string, { mandateSurvives: boolean }>;
 
 export interface RefundInput {
   readonly paymentIntentId: string;
@@ -176,6 +294,22 @@ export type PaymentEvent =
         readonly metadata: PaymentMetadata;
       };
     }
+  | {
+      readonly kind: 'setup_intent';
+      readonly id: string;
+      /** `setup_intent.succeeded`, `setup_intent.setup_failed`, … */
+      readonly type: string;
+      readonly createdAt: Date;
+      readonly setupIntent: SetupIntent;
+    }
+  | {
+      readonly kind: 'mandate';
+      readonly id: string;
+      /** `mandate.updated`: its status changed (e.g. to `inactive` when the bank cancelled it). */
+      readonly type: string;
+      readonly createdAt: Date;
+      readonly mandate: Mandate;
+    }
   | { readonly kind: 'other'; readonly id: string; readonly type: string; readonly createdAt: Date };
 
 export interface PaymentGateway {
@@ -202,8 +336,18 @@ export interface PaymentGateway {
   /** Sets the customer's default card (invoice_settings.default_payment_method). Naturally idempotent. */
   setDefaultPaymentMethod(customerId: string, paymentMethodId: string): Promise<void>;
   retrievePaymentMethod(paymentMethodId: string): Promise<PaymentMethod>;
-  /** Refunds part or all of a succeeded intent; more than what remains is `VALIDATION_FAILED`. */
+  /** Refunds part or all of a succeeded intent (card or Direct Debit); more than what remains is `VALIDATION_FAILED`. */
   refund(input: RefundInput): Promise<Refund>;
+  /** A SetupIntent for a Bacs Direct Debit mandate, which the payer's browser confirms with its client secret. */
+  createBacsSetupIntent(input: CreateBacsSetupIntentInput): Promise<CreatedSetupIntent>;
+  retrieveSetupIntent(setupIntentId: string): Promise<SetupIntent>;
+  retrieveMandate(mandateId: string): Promise<Mandate>;
+  /**
+   * Asks for one Direct Debit collection under an active mandate: an off-session PaymentIntent,
+   * confirmed at once. Outcomes are values; see `CollectionResult`. Throws `AppError` only when the
+   * request certainly did not run (as `chargeOffSession`).
+   */
+  collectDirectDebit(input: CollectDirectDebitInput): Promise<CollectionResult>;
   /**
    * Verifies a webhook delivery against the raw request body (exact bytes, not re-serialised JSON)
    * and its `Stripe-Signature` header; throws `AppError('UNAUTHENTICATED')` when it does not verify.

@@ -1,12 +1,18 @@
 export {
+  BACS_FAILURE_CODES,
   IDEMPOTENCY_METADATA_KEY,
   type AttachPaymentMethodInput,
   type ChargeOffSessionInput,
   type ChargeResult,
+  type CollectDirectDebitInput,
+  type CollectionResult,
+  type CreateBacsSetupIntentInput,
   type CreateCustomerInput,
+  type CreatedSetupIntent,
   type CreatePaymentIntentInput,
   type CreatedPaymentIntent,
   type Customer,
+  type Mandate,
   type PaymentError,
   type PaymentEvent,
   type PaymentGateway,
@@ -14,9 +20,12 @@ export {
   type PaymentIntentStatus,
   type PaymentMetadata,
   type PaymentMethod,
+  type PaymentMethodType,
   type Refund,
   type RefundInput,
   type RefundStatus,
+  type SetupIntent,
+  type SetupIntentStatus,
 } from './gateway.ts';
 export { createStripeGateway, toAppError, type StripeGatewayOptions } from './stripe-gateway.ts';
 export { stripeSandboxPlugin, type StripeSandboxOptions } from './sandbox/sandbox-plugin.ts';

@@ -143,10 +143,13 @@ describe('Stripe gateway against the sandbox, through the stripe SDK', () => {
     const card = await gateway.retrievePaymentMethod(intent.paymentMethodId ?? '');
     assert.deepEqual(card, {
       id: intent.paymentMethodId,
+      type: 'card',
       brand: 'visa',
       last4: '4242',
       expMonth: 12,
       expYear: 2034,
+      sortCode: null,
+      holderName: null,
       customerId: customer.id,
     });
 

@@ -1,4 +1,3 @@
-import { createRequire } from 'node:module';
 import type Stripe from 'stripe';
 import { systemClock, type Clock } from '../../platform/clock.ts';
 import { AppError } from '../../platform/errors.ts';
@@ -6,28 +5,17 @@ import {
   IDEMPOTENCY_METADATA_KEY,
   type ChargeOffSessionInput,
   type ChargeResult,
-  type Customer,
-  type PaymentEvent,
   type PaymentGateway,
-  type PaymentIntent,
   type PaymentIntentStatus,
-  type PaymentMethod,
   type RefundStatus,
 } from './gateway.ts';
+import { directDebitCalls } from './stripe-direct-debit.ts';
+import { toCustomer, toIntent, toPaymentMethod } from './stripe-objects.ts';
+import { call, idOf, isAmbiguous, loadStripe, toAppError, type Client } from './stripe-sdk.ts';
+import { createWebhookVerifier } from './stripe-webhooks.ts';
 
-type StripeSdk = typeof Stripe;
-let stripeSdk: StripeSdk | undefined;
-
-/**
- * The Stripe SDK, loaded the first time a gateway talks to Stripe or the sandbox: it holds about 27 MB
- * of memory once loaded, which a process that never takes a payment (a worker, or an API process in
- * a quiet hour) need not pay (DESIGN §5: RSS ≤ 200 MB under load). Loaded synchronously through
- * `require` so that the gateway's methods keep their signatures; every use goes through here, so the
- * process holds one copy of the SDK and its error classes.
- */
-function loadStripe(): StripeSdk {
-  return (stripeSdk ??= createRequire(import.meta.url)('stripe') as StripeSdk);
-}
+export { createWebhookVerifier } from './stripe-webhooks.ts';
+export { toAppError };
 
 export interface StripeGatewayOptions {
   /** `sk_live_…` in production; any `sk_test_…` for the sandbox. */
@@ -49,114 +37,8 @@ export interface StripeGatewayOptions {
   readonly webhookToleranceSeconds?: number;
 }
 
-const idOf = (value: string | { id: string } | null | undefined): string | null =>
-  value === null || value === undefined ? null : typeof value === 'string' ? value : value.id;
-
-function toIntent(pi: Stripe.PaymentIntent): PaymentIntent {
-  const error = pi.last_payment_error;
-  return {
-    id: pi.id,
-    status: pi.status as PaymentIntentStatus,
-    amountPence: pi.amount,
-    amountReceivedPence: pi.amount_received,
-    currency: pi.currency,
-    customerId: idOf(pi.customer),
-    paymentMethodId: idOf(pi.payment_method),
-    latestChargeId: idOf(pi.latest_charge),
-    metadata: { ...pi.metadata },
-    lastPaymentError:
-      error === null
-        ? null
-        : {
-            code: error.code ?? null,
-            declineCode: error.decline_code ?? null,
-            message: error.message ?? null,
-          },
-    idempotencyKey: pi.metadata[IDEMPOTENCY_METADATA_KEY] ?? null,
-  };
-}
-
-function toPaymentMethod(pm: Stripe.PaymentMethod): PaymentMethod {
-  return {
-    id: pm.id,
-    brand: pm.card?.brand ?? null,
-    last4: pm.card?.last4 ?? null,
-    expMonth: pm.card?.exp_month ?? null,
-    expYear: pm.card?.exp_year ?? null,
-    customerId: idOf(pm.customer),
-  };
-}
-
-function toCustomer(customer: Stripe.Customer | Stripe.DeletedCustomer): Customer {
-  if (customer.deleted === true) throw new AppError('NOT_FOUND', `customer ${customer.id} has been deleted`);
-  return {
-    id: customer.id,
-    email: customer.email,
-    name: customer.name ?? null,
-    defaultPaymentMethodId: idOf(customer.invoice_settings.default_payment_method),
-  };
-}
-
 /** Stripe's search syntax quotes values with single quotes; a quote or backslash inside is escaped. */
 const searchQuote = (value: string): string => `'${value.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
-
-/**
- * Wraps an SDK error in `AppError`: network, timeouts, 409, 5xx and rate limits are retryable; card
- * errors, invalid requests and authentication failures are not.
- */
-export function toAppError(error: unknown, action: string): AppError {
-  if (error instanceof AppError) return error;
-  // An SDK that was never loaded threw nothing.
-  const sdk = stripeSdk;
-  if (sdk === undefined || !(error instanceof sdk.errors.StripeError)) {
-    return new AppError('UPSTREAM_UNAVAILABLE', `payment processor: ${action} failed`, {
-      retryable: false,
-      cause: error,
-    });
-  }
-  const detail = `payment processor: ${action}: ${error.message}`;
-  if (error instanceof sdk.errors.StripeCardError)
-    return new AppError('PAYMENT_DECLINED', detail, { retryable: false, cause: error });
-  if (error instanceof sdk.errors.StripeRateLimitError) {
-    const retryAfter = Number(error.headers?.['retry-after']);
-    return new AppError('UPSTREAM_UNAVAILABLE', detail, {
-      retryable: true,
-      cause: error,
-      ...(Number.isFinite(retryAfter) && retryAfter > 0 ? { retryAfterSeconds: retryAfter } : {}),
-    });
-  }
-  if (error instanceof sdk.errors.StripeIdempotencyError)
-    return new AppError('CONFLICT', detail, { retryable: false, cause: error });
-  if (error instanceof sdk.errors.StripeInvalidRequestError) {
-    const missing = error.statusCode === 404 || error.code === 'resource_missing';
-    return new AppError(missing ? 'NOT_FOUND' : 'VALIDATION_FAILED', detail, {
-      retryable: false,
-      cause: error,
-    });
-  }
-  if (
-    error instanceof sdk.errors.StripeAuthenticationError ||
-    error instanceof sdk.errors.StripePermissionError
-  ) {
-    return new AppError('UPSTREAM_UNAVAILABLE', detail, { retryable: false, cause: error });
-  }
-  if (error instanceof sdk.errors.StripeSignatureVerificationError) {
-    return new AppError('UNAUTHENTICATED', `webhook signature verification failed: ${error.message}`, {
-      retryable: false,
-      cause: error,
-    });
-  }
-  // StripeConnectionError (network, timeout), StripeAPIError (5xx, 409 idempotency key in use), anything else.
-  return new AppError('UPSTREAM_UNAVAILABLE', detail, { retryable: true, cause: error });
-}
-
-/** Whether a failed charge request may have been carried out: the caller must reconcile, never re-charge. */
-function isAmbiguous(error: Stripe.errors.StripeError): boolean {
-  const sdk = loadStripe();
-  if (error instanceof sdk.errors.StripeConnectionError) return true;
-  if (error instanceof sdk.errors.StripeAPIError) return true;
-  return error.statusCode === undefined || error.statusCode >= 500 || error.statusCode === 409;
-}
 
 /** `fetch` that sends every request under `prefix` (the SDK always asks for `/v1/…`). */
 function prefixedFetch(prefix: string): typeof fetch {
@@ -186,18 +68,6 @@ function clientOptions(options: StripeGatewayOptions): Stripe.StripeConfig {
   };
 }
 
-/** The SDK's client, made on first use (see loadStripe). */
-type Client = () => Stripe;
-
-/** Runs one SDK call; whatever it throws comes out as `AppError` (see toAppError). */
-async function call<T>(action: string, work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    throw toAppError(error, action);
-  }
-}
-
 /** The payment gateway over the official Stripe SDK, against Stripe or the built-in sandbox. */
 export function createStripeGateway(options: StripeGatewayOptions): PaymentGateway {
   let client: Stripe | undefined;
@@ -213,6 +83,7 @@ export function createStripeGateway(options: StripeGatewayOptions): PaymentGatew
     ...paymentIntentCalls(sdk),
     ...paymentMethodCalls(sdk),
     ...refundCalls(sdk),
+    ...directDebitCalls(sdk),
     constructWebhookEvent: createWebhookVerifier({
       webhookSecret: options.webhookSecret,
       clock: options.clock ?? systemClock,
@@ -429,82 +300,5 @@ function refundCalls(sdk: Client): Pick<PaymentGateway, 'refund'> {
           amountPence: refund.amount,
         };
       }),
-  };
-}
-
-/**
- * Verifies a webhook delivery with the official SDK against the raw body (the exact bytes Stripe signed,
- * or their UTF-8 text) and its `Stripe-Signature` header, and reduces the event to what we act on.
- * Needs only the endpoint's signing secret: no API key, no request to Stripe. Throws
- * `AppError('UNAUTHENTICATED')` for a missing header, a signature no secret made, or one older than
- * `toleranceSeconds` (Stripe's default, 300) on `clock`.
- */
-export function createWebhookVerifier(options: {
-  readonly webhookSecret: string;
-  readonly clock?: Clock;
-  readonly toleranceSeconds?: number | undefined;
-}): (rawBody: string | Uint8Array, signatureHeader: string | undefined) => PaymentEvent {
-  const clock = options.clock ?? systemClock;
-  const tolerance = options.toleranceSeconds ?? 300;
-  return (rawBody, signatureHeader) => {
-    if (signatureHeader === undefined || signatureHeader === '') {
-      throw new AppError(
-        'UNAUTHENTICATED',
-        'webhook signature verification failed: no Stripe-Signature header',
-      );
-    }
-    let event: Stripe.Event;
-    try {
-      // NOTE: the SDK takes the time of receipt in milliseconds (it divides by 1000 itself); in
-      // seconds, every signature would look fresh, and a captured delivery could be replayed for ever.
-      event = loadStripe().webhooks.constructEvent(
-        rawBody,
-        signatureHeader,
-        options.webhookSecret,
-        tolerance,
-        undefined,
-        clock.now().getTime(),
-      );
-    } catch (error) {
-      if (error instanceof loadStripe().errors.StripeSignatureVerificationError) {
-        // The SDK's first sentence says what failed; the rest is advice for its own users.
-        const reason = /^[^.\n]*/.exec(error.message)?.[0] ?? error.message;
-        throw new AppError('UNAUTHENTICATED', `webhook signature verification failed: ${reason}`, {
-          retryable: false,
-          cause: error,
-        });
-      }
-      throw toAppError(error, 'verify webhook');
-    }
-    const createdAt = new Date(event.created * 1000);
-    const object: unknown = event.data.object;
-    const kind = (object as { object?: unknown }).object;
-    if (kind === 'payment_intent') {
-      return {
-        kind: 'payment_intent',
-        id: event.id,
-        type: event.type,
-        createdAt,
-        paymentIntent: toIntent(object as Stripe.PaymentIntent),
-      };
-    }
-    if (kind === 'charge') {
-      const charge = object as Stripe.Charge;
-      return {
-        kind: 'charge',
-        id: event.id,
-        type: event.type,
-        createdAt,
-        charge: {
-          id: charge.id,
-          paymentIntentId: idOf(charge.payment_intent),
-          amountPence: charge.amount,
-          amountRefundedPence: charge.amount_refunded,
-          refunded: charge.refunded,
-          metadata: { ...charge.metadata },
-        },
-      };
-    }
-    return { kind: 'other', id: event.id, type: event.type, createdAt };
   };
 }
