@@ -3,8 +3,11 @@ import { formatDateTime, formatMoney } from '../../shared/format.ts';
 import { LoadFailed } from '../../shared/messages.tsx';
 import { useConsole, useLoad } from './console-context.tsx';
 import { followLink, hrefOf } from './router.ts';
-import type { Tenant } from './api-types.ts';
-import { ForTenant, Loading, TableBox } from './ui.tsx';
+import type { Answer, Tenant } from './api-types.ts';
+import { DataTable, FailureCell, type Column } from './data-table.tsx';
+import { ForTenant, Loading } from './ui.tsx';
+
+type FailedPayment = Answer<'payments.failed'>['payments'][number];
 
 /** The company's failed payments in dunning, newest first, each leading to its policy. */
 export function FailedPaymentsPage() {
@@ -32,65 +35,47 @@ function FailedPayments({ tenant }: { tenant: Tenant }) {
         No failed payments for {tenant.company.name} in {tenant.environment}.
       </p>
     );
+  const policyLink = (payment: FailedPayment) => {
+    const target = {
+      page: 'policy',
+      companyReference: tenant.company.company_reference,
+      environment: tenant.environment,
+      policyReference: payment.policy_reference,
+    } as const;
+    return (
+      <a
+        href={hrefOf(target)}
+        onClick={(event) => {
+          followLink(event, target);
+        }}
+      >
+        {payment.policy_reference}
+      </a>
+    );
+  };
+  const columns: readonly Column<FailedPayment>[] = [
+    { header: 'Policy', cell: policyLink },
+    { header: 'Created', nowrap: true, cell: (payment) => formatDateTime(payment.created_at) },
+    { header: 'What', cell: (payment) => payment.purpose.replace(/_/g, ' ') },
+    { header: 'Amount', number: true, cell: (payment) => formatMoney(payment.amount) },
+    { header: 'Attempts', cell: (payment) => payment.attempts },
+    {
+      header: 'Decline',
+      cell: (payment) => <FailureCell code={payment.decline_code} message={payment.error_message} />,
+    },
+    {
+      header: 'Next attempt',
+      nowrap: true,
+      cell: (payment) =>
+        payment.next_attempt_at === null ? 'None scheduled' : formatDateTime(payment.next_attempt_at),
+    },
+  ];
   return (
-    <TableBox label="Failed payments">
-      <table className="grid">
-        <thead>
-          <tr>
-            <th scope="col">Policy</th>
-            <th scope="col">Created</th>
-            <th scope="col">What</th>
-            <th scope="col" className="number">
-              Amount
-            </th>
-            <th scope="col">Attempts</th>
-            <th scope="col">Decline</th>
-            <th scope="col">Next attempt</th>
-          </tr>
-        </thead>
-        <tbody>
-          {payments.map((payment) => {
-            const target = {
-              page: 'policy',
-              companyReference: tenant.company.company_reference,
-              environment: tenant.environment,
-              policyReference: payment.policy_reference,
-            } as const;
-            return (
-              <tr key={payment.payment_reference}>
-                <th scope="row">
-                  <a
-                    href={hrefOf(target)}
-                    onClick={(event) => {
-                      followLink(event, target);
-                    }}
-                  >
-                    {payment.policy_reference}
-                  </a>
-                </th>
-                <td className="nowrap">{formatDateTime(payment.created_at)}</td>
-                <td>{payment.purpose.replace(/_/g, ' ')}</td>
-                <td className="number">{formatMoney(payment.amount)}</td>
-                <td>{payment.attempts}</td>
-                <td>
-                  {payment.decline_code ?? '—'}
-                  {payment.error_message === null ? null : (
-                    <>
-                      <br />
-                      <span className="hint">{payment.error_message}</span>
-                    </>
-                  )}
-                </td>
-                <td className="nowrap">
-                  {payment.next_attempt_at === null
-                    ? 'None scheduled'
-                    : formatDateTime(payment.next_attempt_at)}
-                </td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
-    </TableBox>
+    <DataTable
+      label="Failed payments"
+      columns={columns}
+      rows={payments}
+      rowKey={(payment) => payment.payment_reference}
+    />
   );
 }

@@ -2,7 +2,7 @@ import { unwrap } from '../../../../sdk/src/client.ts';
 import { formatDateTime, formatMoney } from '../../../shared/format.ts';
 import type { Payment } from '../api-types.ts';
 import { useConsole, useLoad } from '../console-context.tsx';
-import { TableBox } from '../ui.tsx';
+import { DataTable, FailureCell, type Column } from '../data-table.tsx';
 import { Panel, WhenLoaded, type PolicyScope } from './panel.tsx';
 import { ActionButton } from './policy-actions.tsx';
 
@@ -45,57 +45,34 @@ function RetryButton({ payment }: { payment: Payment }) {
   return <ActionButton label="Retry" action={{ kind: 'retry', payment, versionReference }} />;
 }
 
+const PAYMENT_COLUMNS: readonly Column<Payment>[] = [
+  { header: 'Created', nowrap: true, cell: (payment) => formatDateTime(payment.created_at) },
+  { header: 'What', cell: (payment) => `${payment.type} for ${payment.purpose.replace(/_/g, ' ')}` },
+  { header: 'Amount', number: true, cell: (payment) => formatMoney(payment.amount) },
+  {
+    header: 'Status',
+    cell: (payment) => <span className={`status payment-${payment.status}`}>{payment.status}</span>,
+  },
+  { header: 'Attempts', cell: (payment) => payment.attempts },
+  {
+    header: 'Decline',
+    cell: (payment) => <FailureCell code={payment.decline_code} message={payment.error_message} />,
+  },
+  {
+    header: 'Next attempt',
+    nowrap: true,
+    cell: (payment) => (payment.next_attempt_at === null ? '—' : formatDateTime(payment.next_attempt_at)),
+  },
+  { header: 'Action', cell: (payment) => <RetryButton payment={payment} /> },
+];
+
 function PaymentsTable({ payments }: { payments: readonly Payment[] }) {
   return (
-    <TableBox label="Payments">
-      <table className="grid">
-        <thead>
-          <tr>
-            <th scope="col">Created</th>
-            <th scope="col">What</th>
-            <th scope="col" className="number">
-              Amount
-            </th>
-            <th scope="col">Status</th>
-            <th scope="col">Attempts</th>
-            <th scope="col">Decline</th>
-            <th scope="col">Next attempt</th>
-            <th scope="col">Action</th>
-          </tr>
-        </thead>
-        <tbody>
-          {payments.map((payment) => (
-            <tr key={payment.payment_reference}>
-              <th scope="row" className="nowrap">
-                {formatDateTime(payment.created_at)}
-              </th>
-              <td>
-                {payment.type} for {payment.purpose.replace(/_/g, ' ')}
-              </td>
-              <td className="number">{formatMoney(payment.amount)}</td>
-              <td>
-                <span className={`status payment-${payment.status}`}>{payment.status}</span>
-              </td>
-              <td>{payment.attempts}</td>
-              <td>
-                {payment.decline_code ?? '—'}
-                {payment.error_message === null ? null : (
-                  <>
-                    <br />
-                    <span className="hint">{payment.error_message}</span>
-                  </>
-                )}
-              </td>
-              <td className="nowrap">
-                {payment.next_attempt_at === null ? '—' : formatDateTime(payment.next_attempt_at)}
-              </td>
-              <td>
-                <RetryButton payment={payment} />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </TableBox>
+    <DataTable
+      label="Payments"
+      columns={PAYMENT_COLUMNS}
+      rows={payments}
+      rowKey={(payment) => payment.payment_reference}
+    />
   );
 }
