@@ -450,7 +450,9 @@ CREATE TABLE public.companies (
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
     secrets_rotated_at timestamp with time zone,
     contact_email text,
-    stripe_sandbox_key text NOT NULL
+    stripe_sandbox_key text NOT NULL,
+    direct_debit_notice_working_days integer DEFAULT 10 NOT NULL,
+    CONSTRAINT companies_direct_debit_notice_check CHECK (((direct_debit_notice_working_days >= 3) AND (direct_debit_notice_working_days <= 30)))
 );
 
 --
@@ -491,6 +493,35 @@ CREATE TABLE public.devices (
     trips_lease_id uuid,
     CONSTRAINT devices_environment_check CHECK ((environment = ANY (ARRAY['sandbox'::text, 'production'::text]))),
     CONSTRAINT devices_kind CHECK ((kind = ANY (ARRAY['obd'::text, 'connected_car'::text, 'phone'::text])))
+);
+
+--
+-- Name: direct_debit_mandates; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.direct_debit_mandates (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    company_id uuid NOT NULL,
+    environment text NOT NULL,
+    policy_id uuid NOT NULL,
+    provider text NOT NULL,
+    provider_customer_id text NOT NULL,
+    setup_intent_id text NOT NULL,
+    payment_method_id text,
+    provider_mandate_id text,
+    reference text,
+    status text NOT NULL,
+    account_holder_name text,
+    sort_code text,
+    account_last4 text,
+    is_default boolean DEFAULT false NOT NULL,
+    created_at timestamp with time zone NOT NULL,
+    updated_at timestamp with time zone NOT NULL,
+    activated_at timestamp with time zone,
+    cancelled_at timestamp with time zone,
+    cancel_reason text,
+    CONSTRAINT direct_debit_mandates_environment_check CHECK ((environment = ANY (ARRAY['sandbox'::text, 'production'::text]))),
+    CONSTRAINT direct_debit_mandates_status_check CHECK ((status = ANY (ARRAY['setup'::text, 'pending'::text, 'active'::text, 'inactive'::text])))
 );
 
 --
@@ -822,11 +853,18 @@ CREATE TABLE public.payments (
     awaiting_new_card boolean DEFAULT false NOT NULL,
     created_at timestamp with time zone NOT NULL,
     updated_at timestamp with time zone NOT NULL,
+    method_type text DEFAULT 'card'::text NOT NULL,
+    mandate_id uuid,
+    collect_on date,
+    notice_sent_at timestamp with time zone,
+    settled_at timestamp with time zone,
     CONSTRAINT payments_amount_pence_check CHECK ((amount_pence >= 0)),
+    CONSTRAINT payments_collection_check CHECK (((method_type = 'card'::text) OR (collect_on IS NOT NULL))),
     CONSTRAINT payments_environment_check CHECK ((environment = ANY (ARRAY['sandbox'::text, 'production'::text]))),
     CONSTRAINT payments_kind_check CHECK ((kind = ANY (ARRAY['charge'::text, 'refund'::text]))),
+    CONSTRAINT payments_method_type_check CHECK ((method_type = ANY (ARRAY['card'::text, 'bacs_debit'::text]))),
     CONSTRAINT payments_purpose_check CHECK ((purpose = ANY (ARRAY['new_business'::text, 'renewal'::text, 'adjustment'::text, 'cancellation'::text, 'statement'::text, 'intent'::text]))),
-    CONSTRAINT payments_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'succeeded'::text, 'failed'::text, 'refunded'::text, 'requires_action'::text, 'canceled'::text])))
+    CONSTRAINT payments_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'succeeded'::text, 'failed'::text, 'refunded'::text, 'requires_action'::text, 'canceled'::text, 'scheduled'::text, 'processing'::text])))
 );
 
 --
@@ -1399,6 +1437,27 @@ ALTER TABLE ONLY public.devices
     ADD CONSTRAINT devices_pkey PRIMARY KEY (id);
 
 --
+-- Name: direct_debit_mandates direct_debit_mandates_mandate_key; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.direct_debit_mandates
+    ADD CONSTRAINT direct_debit_mandates_mandate_key UNIQUE (provider, provider_mandate_id);
+
+--
+-- Name: direct_debit_mandates direct_debit_mandates_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.direct_debit_mandates
+    ADD CONSTRAINT direct_debit_mandates_pkey PRIMARY KEY (id);
+
+--
+-- Name: direct_debit_mandates direct_debit_mandates_setup_intent_key; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.direct_debit_mandates
+    ADD CONSTRAINT direct_debit_mandates_setup_intent_key UNIQUE (provider, setup_intent_id);
+
+--
 -- Name: events events_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -1867,6 +1926,18 @@ CREATE INDEX device_bindings_policy ON public.device_bindings USING btree (polic
 CREATE INDEX devices_trips_pending ON public.devices USING btree (trips_pending_from) WHERE ((trips_pending_from IS NOT NULL) OR (open_trip_from IS NOT NULL));
 
 --
+-- Name: direct_debit_mandates_default_key; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE UNIQUE INDEX direct_debit_mandates_default_key ON public.direct_debit_mandates USING btree (policy_id) WHERE is_default;
+
+--
+-- Name: direct_debit_mandates_policy_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX direct_debit_mandates_policy_idx ON public.direct_debit_mandates USING btree (policy_id, created_at);
+
+--
 -- Name: journey_rule_credits_day_idx; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -1945,6 +2016,12 @@ CREATE INDEX journeys_route_retention ON ONLY public.journeys USING btree (start
 CREATE INDEX journeys_default_start_at_idx ON public.journeys_default USING btree (start_at) WHERE (point_count > 2);
 
 --
+-- Name: payments_collections_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX payments_collections_idx ON public.payments USING btree (company_id, environment, collect_on) WHERE (collect_on IS NOT NULL);
+
+--
 -- Name: payments_due_idx; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -1955,6 +2032,12 @@ CREATE INDEX payments_due_idx ON public.payments USING btree (next_attempt_at) W
 --
 
 CREATE INDEX payments_policy_idx ON public.payments USING btree (policy_id, created_at);
+
+--
+-- Name: payments_tenant_cash_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX payments_tenant_cash_idx ON public.payments USING btree (company_id, environment, COALESCE(settled_at, created_at), id);
 
 --
 -- Name: payments_tenant_created_idx; Type: INDEX; Schema: public; Owner: -
@@ -2410,6 +2493,20 @@ ALTER TABLE ONLY public.devices
     ADD CONSTRAINT devices_company_id_fkey FOREIGN KEY (company_id) REFERENCES public.companies(id);
 
 --
+-- Name: direct_debit_mandates direct_debit_mandates_company_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.direct_debit_mandates
+    ADD CONSTRAINT direct_debit_mandates_company_id_fkey FOREIGN KEY (company_id) REFERENCES public.companies(id);
+
+--
+-- Name: direct_debit_mandates direct_debit_mandates_policy_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.direct_debit_mandates
+    ADD CONSTRAINT direct_debit_mandates_policy_id_fkey FOREIGN KEY (policy_id) REFERENCES public.policies(id);
+
+--
 -- Name: journey_voids journey_voids_billed_statement_version_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -2485,6 +2582,13 @@ ALTER TABLE ONLY public.payment_customers
 
 ALTER TABLE ONLY public.payments
     ADD CONSTRAINT payments_company_id_fkey FOREIGN KEY (company_id) REFERENCES public.companies(id);
+
+--
+-- Name: payments payments_mandate_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.payments
+    ADD CONSTRAINT payments_mandate_fkey FOREIGN KEY (mandate_id) REFERENCES public.direct_debit_mandates(id);
 
 --
 -- Name: payments payments_policy_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -

@@ -48,7 +48,7 @@ import { journeyRoutes } from './modules/journeys/index.ts';
 import { placeRoutes } from './integrations/geocoding/index.ts';
 import { usageRoutes } from './modules/usage/index.ts';
 import { telematicsRoutes } from './modules/telematics/index.ts';
-import { paymentRoutes, stripeWebhookRoutes } from './modules/payments/index.ts';
+import { directDebitRoutes, paymentRoutes, stripeWebhookRoutes } from './modules/payments/index.ts';
 import {
   createKyselySandboxStore,
   stripeSandboxPlugin,
@@ -447,6 +447,7 @@ async function registerBillingRoutes(app: HttpApp, container: Container, auth: R
   const { services } = container;
   const { adminAuth, clientAuth, policyholders } = auth;
   await app.register(paymentRoutes({ payments: services.payments, clientAuth, policyholders }));
+  await app.register(directDebitRoutes({ payments: services.payments, policyholders, adminAuth }));
   await app.register(usageRoutes({ usage: services.usage, authenticate: policyholders.authenticate }));
   await app.register(stripeWebhookRoutes({ payments: services.payments }));
   await app.register(

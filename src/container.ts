@@ -135,6 +135,7 @@ function buildBillingServices(deps: ServiceDeps, notifications: NotificationServ
     notifications,
     logger,
     retryDays: deps.config.paymentRetryDays,
+    publishableKey: deps.config.app.stripePublishableKey,
   });
   const usage = createUsageService({ db, clock, notifications, logger });
   const journeys = createJourneyService({

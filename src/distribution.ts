@@ -62,6 +62,7 @@ export const DISTRIBUTION: Readonly<Record<string, Placement>> = {
   staff_sessions: coordinator,
   payment_customers: coordinator,
   payments: coordinator,
+  direct_debit_mandates: coordinator,
   processed_payment_events: coordinator,
   devices: coordinator,
   device_bindings: coordinator,
@@ -109,6 +110,11 @@ export const DROPPED_ON_CITUS: readonly { table: string; constraint: string; why
     table: 'payments',
     constraint: 'payments_policy_version_id_fkey',
     why: 'a payment is written for the version stored in its own transaction',
+  },
+  {
+    table: 'direct_debit_mandates',
+    constraint: 'direct_debit_mandates_policy_id_fkey',
+    why: 'a mandate is recorded for the policy it has just read',
   },
 ];
 

@@ -1038,6 +1038,89 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/policys/{policy_reference}/direct-debit/setup-intents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a Direct Debit: a SetupIntent for a Bacs mandate
+         * @description A SetupIntent (`payment_method_types: ["bacs_debit"]`) on the policy’s processor customer. The browser confirms it with `client_secret` and the payer’s sort code, account number, name, email and address, after showing the Direct Debit Guarantee and having the payer confirm they are the account holder and the only person needed to authorise debits (Stripe.js `confirmBacsDebitSetup`; in the sandbox `POST /sandbox/stripe/v1/setup_intents/{id}/confirm`).
+         *
+         *     Then send the SetupIntent’s payment method in `ADD_NEW_PAYMENT_METHOD`: the mandate is recorded and becomes the policy’s default method.
+         */
+        post: operations["payments.createDirectDebitSetup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/policys/{policy_reference}/direct-debit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A policy’s Direct Debit mandates and collections
+         * @description Mandates (reference, status, account holder, sort code and the account number’s last 4 digits) and every Direct Debit collection: scheduled (with its day and when its advance notice was sent), processing, paid (with when it settled) or failed (with the bank’s reason).
+         */
+        get: operations["payments.directDebit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/collections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Direct Debit collections calendar
+         * @description Per London day from `from` to `to` (both included, at most 92 days): what will be collected (`scheduled`), what is with Bacs (`processing`), what was paid and what failed, with each collection.
+         */
+        get: operations["payments.collections"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/companies/{company_reference}/direct-debit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The company’s Direct Debit advance notice period */
+        get: operations["payments.directDebitSettings"];
+        /**
+         * Set the company’s Direct Debit advance notice period
+         * @description Working days (England and Wales) between a collection’s advance notice and the collection: the Bacs scheme’s default is 10, and a period agreed with payers may be no shorter than 3. Applies to collections announced from now on.
+         */
+        put: operations["payments.setDirectDebitSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/policys/{policy_reference}/mileage-budget": {
         parameters: {
             query?: never;
@@ -4187,8 +4270,12 @@ export interface operations {
                             type: "charge" | "refund";
                             /** @description What the payment is for. */
                             purpose: "new_business" | "renewal" | "adjustment" | "cancellation" | "statement" | "intent";
-                            /** @description `pending` until the processor answers; `refunded` once a charge is refunded in full. */
-                            status: "pending" | "succeeded" | "failed" | "refunded" | "requires_action" | "canceled";
+                            /** @description `pending` until the processor answers; `refunded` once a charge is refunded in full. A Direct Debit collection is `scheduled` (announced, waiting for its day), then `processing` (submitted to Bacs) until the bank pays it (`succeeded`) or returns it (`failed`). */
+                            status: "pending" | "succeeded" | "failed" | "refunded" | "requires_action" | "canceled" | "scheduled" | "processing";
+                            /** @description How it is collected: a card, or Bacs Direct Debit. */
+                            method_type?: "card" | "bacs_debit";
+                            /** @description A Direct Debit collection’s day (London); null for a card payment. */
+                            collect_on?: string | null;
                             /** @description In major units (pounds). */
                             amount: number;
                             /** @description Of a charge: how much has been refunded (pounds). */
@@ -4723,8 +4810,12 @@ export interface operations {
                             type: "charge" | "refund";
                             /** @description What the payment is for. */
                             purpose: "new_business" | "renewal" | "adjustment" | "cancellation" | "statement" | "intent";
-                            /** @description `pending` until the processor answers; `refunded` once a charge is refunded in full. */
-                            status: "pending" | "succeeded" | "failed" | "refunded" | "requires_action" | "canceled";
+                            /** @description `pending` until the processor answers; `refunded` once a charge is refunded in full. A Direct Debit collection is `scheduled` (announced, waiting for its day), then `processing` (submitted to Bacs) until the bank pays it (`succeeded`) or returns it (`failed`). */
+                            status: "pending" | "succeeded" | "failed" | "refunded" | "requires_action" | "canceled" | "scheduled" | "processing";
+                            /** @description How it is collected: a card, or Bacs Direct Debit. */
+                            method_type?: "card" | "bacs_debit";
+                            /** @description A Direct Debit collection’s day (London); null for a card payment. */
+                            collect_on?: string | null;
                             /** @description In major units (pounds). */
                             amount: number;
                             /** @description Of a charge: how much has been refunded (pounds). */
@@ -5319,8 +5410,12 @@ export interface operations {
                             type: "charge" | "refund";
                             /** @description What the payment is for. */
                             purpose: "new_business" | "renewal" | "adjustment" | "cancellation" | "statement" | "intent";
-                            /** @description `pending` until the processor answers; `refunded` once a charge is refunded in full. */
-                            status: "pending" | "succeeded" | "failed" | "refunded" | "requires_action" | "canceled";
+                            /** @description `pending` until the processor answers; `refunded` once a charge is refunded in full. A Direct Debit collection is `scheduled` (announced, waiting for its day), then `processing` (submitted to Bacs) until the bank pays it (`succeeded`) or returns it (`failed`). */
+                            status: "pending" | "succeeded" | "failed" | "refunded" | "requires_action" | "canceled" | "scheduled" | "processing";
+                            /** @description How it is collected: a card, or Bacs Direct Debit. */
+                            method_type?: "card" | "bacs_debit";
+                            /** @description A Direct Debit collection’s day (London); null for a card payment. */
+                            collect_on?: string | null;
                             /** @description In major units (pounds). */
                             amount: number;
                             /** @description Of a charge: how much has been refunded (pounds). */
@@ -5907,8 +6002,12 @@ export interface operations {
                             type: "charge" | "refund";
                             /** @description What the payment is for. */
                             purpose: "new_business" | "renewal" | "adjustment" | "cancellation" | "statement" | "intent";
-                            /** @description `pending` until the processor answers; `refunded` once a charge is refunded in full. */
-                            status: "pending" | "succeeded" | "failed" | "refunded" | "requires_action" | "canceled";
+                            /** @description `pending` until the processor answers; `refunded` once a charge is refunded in full. A Direct Debit collection is `scheduled` (announced, waiting for its day), then `processing` (submitted to Bacs) until the bank pays it (`succeeded`) or returns it (`failed`). */
+                            status: "pending" | "succeeded" | "failed" | "refunded" | "requires_action" | "canceled" | "scheduled" | "processing";
+                            /** @description How it is collected: a card, or Bacs Direct Debit. */
+                            method_type?: "card" | "bacs_debit";
+                            /** @description A Direct Debit collection’s day (London); null for a card payment. */
+                            collect_on?: string | null;
                             /** @description In major units (pounds). */
                             amount: number;
                             /** @description Of a charge: how much has been refunded (pounds). */
@@ -6488,8 +6587,12 @@ export interface operations {
                             type: "charge" | "refund";
                             /** @description What the payment is for. */
                             purpose: "new_business" | "renewal" | "adjustment" | "cancellation" | "statement" | "intent";
-                            /** @description `pending` until the processor answers; `refunded` once a charge is refunded in full. */
-                            status: "pending" | "succeeded" | "failed" | "refunded" | "requires_action" | "canceled";
+                            /** @description `pending` until the processor answers; `refunded` once a charge is refunded in full. A Direct Debit collection is `scheduled` (announced, waiting for its day), then `processing` (submitted to Bacs) until the bank pays it (`succeeded`) or returns it (`failed`). */
+                            status: "pending" | "succeeded" | "failed" | "refunded" | "requires_action" | "canceled" | "scheduled" | "processing";
+                            /** @description How it is collected: a card, or Bacs Direct Debit. */
+                            method_type?: "card" | "bacs_debit";
+                            /** @description A Direct Debit collection’s day (London); null for a card payment. */
+                            collect_on?: string | null;
                             /** @description In major units (pounds). */
                             amount: number;
                             /** @description Of a charge: how much has been refunded (pounds). */
@@ -7481,8 +7584,12 @@ export interface operations {
                             type: "charge" | "refund";
                             /** @description What the payment is for. */
                             purpose: "new_business" | "renewal" | "adjustment" | "cancellation" | "statement" | "intent";
-                            /** @description `pending` until the processor answers; `refunded` once a charge is refunded in full. */
-                            status: "pending" | "succeeded" | "failed" | "refunded" | "requires_action" | "canceled";
+                            /** @description `pending` until the processor answers; `refunded` once a charge is refunded in full. A Direct Debit collection is `scheduled` (announced, waiting for its day), then `processing` (submitted to Bacs) until the bank pays it (`succeeded`) or returns it (`failed`). */
+                            status: "pending" | "succeeded" | "failed" | "refunded" | "requires_action" | "canceled" | "scheduled" | "processing";
+                            /** @description How it is collected: a card, or Bacs Direct Debit. */
+                            method_type?: "card" | "bacs_debit";
+                            /** @description A Direct Debit collection’s day (London); null for a card payment. */
+                            collect_on?: string | null;
                             /** @description In major units (pounds). */
                             amount: number;
                             /** @description Of a charge: how much has been refunded (pounds). */
@@ -8017,8 +8124,12 @@ export interface operations {
                             type: "charge" | "refund";
                             /** @description What the payment is for. */
                             purpose: "new_business" | "renewal" | "adjustment" | "cancellation" | "statement" | "intent";
-                            /** @description `pending` until the processor answers; `refunded` once a charge is refunded in full. */
-                            status: "pending" | "succeeded" | "failed" | "refunded" | "requires_action" | "canceled";
+                            /** @description `pending` until the processor answers; `refunded` once a charge is refunded in full. A Direct Debit collection is `scheduled` (announced, waiting for its day), then `processing` (submitted to Bacs) until the bank pays it (`succeeded`) or returns it (`failed`). */
+                            status: "pending" | "succeeded" | "failed" | "refunded" | "requires_action" | "canceled" | "scheduled" | "processing";
+                            /** @description How it is collected: a card, or Bacs Direct Debit. */
+                            method_type?: "card" | "bacs_debit";
+                            /** @description A Direct Debit collection’s day (London); null for a card payment. */
+                            collect_on?: string | null;
                             /** @description In major units (pounds). */
                             amount: number;
                             /** @description Of a charge: how much has been refunded (pounds). */
@@ -8923,8 +9034,12 @@ export interface operations {
                             type: "charge" | "refund";
                             /** @description What the payment is for. */
                             purpose: "new_business" | "renewal" | "adjustment" | "cancellation" | "statement" | "intent";
-                            /** @description `pending` until the processor answers; `refunded` once a charge is refunded in full. */
-                            status: "pending" | "succeeded" | "failed" | "refunded" | "requires_action" | "canceled";
+                            /** @description `pending` until the processor answers; `refunded` once a charge is refunded in full. A Direct Debit collection is `scheduled` (announced, waiting for its day), then `processing` (submitted to Bacs) until the bank pays it (`succeeded`) or returns it (`failed`). */
+                            status: "pending" | "succeeded" | "failed" | "refunded" | "requires_action" | "canceled" | "scheduled" | "processing";
+                            /** @description How it is collected: a card, or Bacs Direct Debit. */
+                            method_type?: "card" | "bacs_debit";
+                            /** @description A Direct Debit collection’s day (London); null for a card payment. */
+                            collect_on?: string | null;
                             /** @description In major units (pounds). */
                             amount: number;
                             /** @description Of a charge: how much has been refunded (pounds). */
@@ -11063,8 +11178,12 @@ export interface operations {
                             type: "charge" | "refund";
                             /** @description What the payment is for. */
                             purpose: "new_business" | "renewal" | "adjustment" | "cancellation" | "statement" | "intent";
-                            /** @description `pending` until the processor answers; `refunded` once a charge is refunded in full. */
-                            status: "pending" | "succeeded" | "failed" | "refunded" | "requires_action" | "canceled";
+                            /** @description `pending` until the processor answers; `refunded` once a charge is refunded in full. A Direct Debit collection is `scheduled` (announced, waiting for its day), then `processing` (submitted to Bacs) until the bank pays it (`succeeded`) or returns it (`failed`). */
+                            status: "pending" | "succeeded" | "failed" | "refunded" | "requires_action" | "canceled" | "scheduled" | "processing";
+                            /** @description How it is collected: a card, or Bacs Direct Debit. */
+                            method_type?: "card" | "bacs_debit";
+                            /** @description A Direct Debit collection’s day (London); null for a card payment. */
+                            collect_on?: string | null;
                             /** @description In major units (pounds). */
                             amount: number;
                             /** @description Of a charge: how much has been refunded (pounds). */
@@ -11254,8 +11373,12 @@ export interface operations {
                             type: "charge" | "refund";
                             /** @description What the payment is for. */
                             purpose: "new_business" | "renewal" | "adjustment" | "cancellation" | "statement" | "intent";
-                            /** @description `pending` until the processor answers; `refunded` once a charge is refunded in full. */
-                            status: "pending" | "succeeded" | "failed" | "refunded" | "requires_action" | "canceled";
+                            /** @description `pending` until the processor answers; `refunded` once a charge is refunded in full. A Direct Debit collection is `scheduled` (announced, waiting for its day), then `processing` (submitted to Bacs) until the bank pays it (`succeeded`) or returns it (`failed`). */
+                            status: "pending" | "succeeded" | "failed" | "refunded" | "requires_action" | "canceled" | "scheduled" | "processing";
+                            /** @description How it is collected: a card, or Bacs Direct Debit. */
+                            method_type?: "card" | "bacs_debit";
+                            /** @description A Direct Debit collection’s day (London); null for a card payment. */
+                            collect_on?: string | null;
                             /** @description In major units (pounds). */
                             amount: number;
                             /** @description Of a charge: how much has been refunded (pounds). */
@@ -11291,6 +11414,411 @@ export interface operations {
             };
             /** @description Forbidden */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "payments.createDirectDebitSetup": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `sandbox` (the default when absent), `production` or `mock`. */
+                environment?: string;
+            };
+            path: {
+                policy_reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A SetupIntent for a Bacs Direct Debit mandate. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The processor’s SetupIntent (`seti_…`). */
+                        setup_intent_id: string;
+                        /** @description Confirm the SetupIntent with it in the browser (Stripe.js `confirmBacsDebitSetup`), with the sort code, account number, the account holder’s name, email and address. */
+                        client_secret: string;
+                        /** @description Stripe’s publishable key for Stripe.js in production; null in the sandbox. */
+                        publishable_key: string | null;
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "payments.directDebit": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `sandbox` (the default when absent), `production` or `mock`. */
+                environment?: string;
+            };
+            path: {
+                policy_reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        policy_reference: string;
+                        /** @description Advance notice before each collection (working days). */
+                        notice_working_days: number;
+                        mandates: {
+                            /** @description Milepost’s id of the mandate. */
+                            mandate_id: string;
+                            provider_mandate_id: string | null;
+                            /** @description The reference the payer sees on their bank statement and notices. */
+                            mandate_reference: string | null;
+                            /** @description `pending` until Bacs accepts the instruction; `inactive` once cancelled or refused. */
+                            status: "pending" | "active" | "inactive";
+                            /** @description True when the policy pays by this mandate. */
+                            default: boolean;
+                            payment_method_id: string | null;
+                            account_holder_name: string | null;
+                            sort_code: string | null;
+                            account_last4: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            activated_at: string | null;
+                            cancelled_at: string | null;
+                            cancel_reason: string | null;
+                        }[];
+                        collections: {
+                            /** @description As GET /payments shows it. */
+                            payment_reference: string;
+                            policy_version_reference: string | null;
+                            /** @description Pounds. */
+                            amount: number;
+                            currency: string;
+                            /** @description `scheduled` (announced), `processing` (submitted to Bacs), `succeeded` (paid), `failed` (returned unpaid), or `pending`/`succeeded` once taken by card instead. */
+                            status: string;
+                            /** @description The London day of the collection. */
+                            collect_on: string | null;
+                            notice_sent_at: string | null;
+                            provider_payment_reference: string | null;
+                            /** @description When the bank paid it. */
+                            settled_at: string | null;
+                            /** @description Of a returned collection: the processor’s code (`insufficient_funds`, `account_closed`, …). */
+                            failure_code: string | null;
+                            failure_message: string | null;
+                            attempts: number;
+                            /** @description Returned and not to be retried: waits for a new mandate or card. */
+                            awaiting_new_method: boolean;
+                        }[];
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "payments.collections": {
+        parameters: {
+            query: {
+                company_reference: string;
+                environment: "sandbox" | "production";
+                /** @description First London day (included). */
+                from: string;
+                /** @description Last London day (included); at most 92 days on. */
+                to: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        company_reference: string;
+                        environment: string;
+                        /** Format: date */
+                        from: string;
+                        /** Format: date */
+                        to: string;
+                        days: {
+                            /** Format: date */
+                            day: string;
+                            scheduled: {
+                                count: number;
+                                /** @description Pounds. */
+                                amount: number;
+                            };
+                            processing: {
+                                count: number;
+                                /** @description Pounds. */
+                                amount: number;
+                            };
+                            paid: {
+                                count: number;
+                                /** @description Pounds. */
+                                amount: number;
+                            };
+                            failed: {
+                                count: number;
+                                /** @description Pounds. */
+                                amount: number;
+                            };
+                            collections: ({
+                                /** @description As GET /payments shows it. */
+                                payment_reference: string;
+                                policy_version_reference: string | null;
+                                /** @description Pounds. */
+                                amount: number;
+                                currency: string;
+                                /** @description `scheduled` (announced), `processing` (submitted to Bacs), `succeeded` (paid), `failed` (returned unpaid), or `pending`/`succeeded` once taken by card instead. */
+                                status: string;
+                                /** @description The London day of the collection. */
+                                collect_on: string | null;
+                                notice_sent_at: string | null;
+                                provider_payment_reference: string | null;
+                                /** @description When the bank paid it. */
+                                settled_at: string | null;
+                                /** @description Of a returned collection: the processor’s code (`insufficient_funds`, `account_closed`, …). */
+                                failure_code: string | null;
+                                failure_message: string | null;
+                                attempts: number;
+                                /** @description Returned and not to be retried: waits for a new mandate or card. */
+                                awaiting_new_method: boolean;
+                            } & {
+                                policy_reference: string;
+                                mandate_reference: string | null;
+                            })[];
+                        }[];
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "payments.directDebitSettings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                company_reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        company_reference: string;
+                        notice_working_days: number;
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "payments.setDirectDebitSettings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                company_reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Working days (England and Wales) between a collection’s advance notice and the collection: the Bacs default is 10, and never fewer than 3. */
+                    notice_working_days: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        company_reference: string;
+                        notice_working_days: number;
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12355,7 +12883,7 @@ export interface operations {
                         payments?: {
                             /**
                              * Format: date
-                             * @description The Europe/London day of `created_at`.
+                             * @description The Europe/London day the payment counts on: of `created_at`, or for a Direct Debit collection that settled, of `settled_at` (its cash arrived then, not when it was asked for).
                              */
                             day: string;
                             /** @description As GET /payments shows it. */
@@ -12394,6 +12922,10 @@ export interface operations {
                             created_at: string;
                             /** Format: date-time */
                             updated_at: string;
+                            /** @description `card` or `bacs_debit` (Direct Debit). */
+                            method_type: string;
+                            /** @description A Direct Debit collection: when the bank paid it; null until then, and for cards. */
+                            settled_at: string | null;
                         }[];
                         /** @description Every day of the range, quiet ones too. */
                         days?: {

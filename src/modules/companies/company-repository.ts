@@ -16,6 +16,8 @@ export interface CompanyTables {
     contact_email: string | null;
     /** The company's key to the built-in Stripe sandbox (migration 0017). */
     stripe_sandbox_key: string;
+    /** Working days between a Direct Debit's advance notice and its collection (migration 0044; 3–30). */
+    direct_debit_notice_working_days: Generated<number>;
   };
 }
 
@@ -184,4 +186,34 @@ export async function findSandboxKey(db: Executor, companyId: string): Promise<s
     .where('id', '=', companyId)
     .executeTakeFirst();
   return row?.stripe_sandbox_key;
+}
+
+/** The company's Direct Debit settings: its name (the Guarantee names it) and its advance notice in working days. */
+export async function findDirectDebitSettings(
+  db: Executor,
+  companyId: string,
+): Promise<{ name: string; noticeWorkingDays: number } | undefined> {
+  const row = await db
+    .selectFrom('companies')
+    .select(['name', 'direct_debit_notice_working_days'])
+    .where('id', '=', companyId)
+    .executeTakeFirst();
+  return row === undefined
+    ? undefined
+    : { name: row.name, noticeWorkingDays: row.direct_debit_notice_working_days };
+}
+
+/** Sets the company's Direct Debit advance notice (working days, 3–30: the column's CHECK); false when no such company. */
+export async function updateDirectDebitNotice(
+  db: Executor,
+  companyId: string,
+  noticeWorkingDays: number,
+  at: Date,
+): Promise<boolean> {
+  const updated = await db
+    .updateTable('companies')
+    .set({ direct_debit_notice_working_days: noticeWorkingDays, updated_at: at })
+    .where('id', '=', companyId)
+    .executeTakeFirst();
+  return Number(updated.numUpdatedRows) > 0;
 }

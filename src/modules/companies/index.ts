@@ -1,5 +1,11 @@
 export type { CompanyTables } from './company-repository.ts';
-export { findCompanyByReference, findCompanyContact, findSandboxKey } from './company-repository.ts';
+export {
+  findCompanyByReference,
+  findCompanyContact,
+  findDirectDebitSettings,
+  findSandboxKey,
+  updateDirectDebitNotice,
+} from './company-repository.ts';
 export { createCompanyService, type CompanyService, type CompanyCredentials } from './company-service.ts';
 export { companyRoutes, currentCompanyRoutes } from './company-routes.ts';
 export {

@@ -13,7 +13,7 @@ const escapeHtml = (value: string): string =>
   );
 
 /** Lines are `[label, value]` pairs (value null for a plain paragraph); one layout for every email. */
-function render(
+export function renderEmail(
   subject: string,
   greeting: string,
   lines: ReadonlyArray<readonly [string, string | null]>,
@@ -47,7 +47,7 @@ export function welcomeEmail(values: {
   /** The web app's address for this company, when the service knows it. */
   signInUrl?: string | undefined;
 }): RenderedEmail {
-  return render(
+  return renderEmail(
     'Your motor insurance account',
     `Hello ${values.firstNames},`,
     [
@@ -70,7 +70,7 @@ export function policyAddedEmail(values: {
   username: string;
   policyReference: string;
 }): RenderedEmail {
-  return render(
+  return renderEmail(
     'A new policy has been added to your account',
     `Hello ${values.firstNames},`,
     [
@@ -89,7 +89,7 @@ export function resetCodeEmail(values: {
   code: string;
   validMinutes: number;
 }): RenderedEmail {
-  return render(
+  return renderEmail(
     'Your password reset code',
     `Hello ${values.firstNames},`,
     [
@@ -112,7 +112,7 @@ export function temporaryPasswordEmail(values: {
   temporaryPassword: string;
   expiresOn: string;
 }): RenderedEmail {
-  return render(
+  return renderEmail(
     'Your new temporary password',
     `Hello ${values.firstNames},`,
     [
@@ -132,7 +132,7 @@ export function temporaryPasswordEmail(values: {
 }
 
 /** Pence as money for people to read, e.g. `£1,234.50`. */
-const formatMoney = (amountPence: number, currency: string): string => {
+export const formatMoney = (amountPence: number, currency: string): string => {
   // A formatter takes tens of microseconds to build; a billing run renders thousands of emails.
   let format = moneyFormats.get(currency);
   if (format === undefined) {
@@ -157,7 +157,7 @@ export function policyAdjustedEmail(values: {
   effectiveOn: string;
   settlement?: Settlement | undefined;
 }): RenderedEmail {
-  return render(
+  return renderEmail(
     'Your policy has been changed',
     `Hello ${values.firstNames},`,
     [
@@ -177,7 +177,7 @@ export function policyCancelledEmail(values: {
   effectiveOn: string;
   settlement?: Settlement | undefined;
 }): RenderedEmail {
-  return render(
+  return renderEmail(
     'Your policy has been cancelled',
     `Hello ${values.firstNames},`,
     [
@@ -200,7 +200,7 @@ export function policyRenewedEmail(values: {
   startOn: string;
   endOn: string;
 }): RenderedEmail {
-  return render(
+  return renderEmail(
     'Your policy has been renewed',
     `Hello ${values.firstNames},`,
     [
@@ -218,7 +218,7 @@ export function policyLapsedEmail(values: {
   policyReference: string;
   endedOn: string;
 }): RenderedEmail {
-  return render(
+  return renderEmail(
     'Your policy has ended',
     `Hello ${values.firstNames},`,
     [
@@ -277,7 +277,7 @@ function paymentLine(values: StatementIssuedValues, money: (pence: number) => st
 /** A statement was generated: the period, distance and amounts, and what will be charged. */
 export function statementIssuedEmail(values: StatementIssuedValues): RenderedEmail {
   const money = (pence: number) => formatMoney(pence, values.currency);
-  return render(
+  return renderEmail(
     `Your statement for ${values.periodStartOn} to ${values.periodEndOn}`,
     `Hello ${values.firstNames},`,
     [
@@ -307,7 +307,7 @@ export function paymentFailedEmail(values: {
   /** `YYYY-MM-DD`, or null when no further attempt is scheduled. */
   nextAttemptOn: string | null;
 }): RenderedEmail {
-  return render(
+  return renderEmail(
     'Your payment did not go through',
     `Hello ${values.firstNames},`,
     [
@@ -333,7 +333,7 @@ export function webhookEndpointDisabledEmail(values: {
   failingSince: string;
   lastError: string;
 }): RenderedEmail {
-  return render(
+  return renderEmail(
     `Webhook endpoint disabled (${values.environment})`,
     `Hello ${values.companyName},`,
     [
@@ -363,7 +363,7 @@ export function paymentActionRequiredEmail(values: {
   currency: string;
   paymentReference: string;
 }): RenderedEmail {
-  return render(
+  return renderEmail(
     'Please approve your payment',
     `Hello ${values.firstNames},`,
     [
@@ -399,7 +399,7 @@ export function mileageBudgetExceededEmail(values: {
   distanceSoFar: string;
 }): RenderedEmail {
   const month = monthName(values.month);
-  return render(
+  return renderEmail(
     `You have passed your mileage budget for ${month}`,
     `Hello ${values.firstNames},`,
     [
@@ -428,7 +428,7 @@ export function deviceOfflineEmail(values: {
   estimatedPerDay: string;
   graceDays: number;
 }): RenderedEmail {
-  return render(
+  return renderEmail(
     'Your tracker has stopped reporting',
     `Hello ${values.firstNames},`,
     [

@@ -26,3 +26,9 @@ export {
   policyRenewedEmail,
   policyLapsedEmail,
 } from './email-templates.ts';
+export {
+  directDebitAdvanceNoticeEmail,
+  directDebitGuarantee,
+  directDebitMandateConfirmedEmail,
+  directDebitMandateEndedEmail,
+} from './direct-debit-email-templates.ts';

@@ -6,6 +6,8 @@ import type { Executor } from '../../schema.ts';
 import { getPolicyholderName } from '../accounts/index.ts';
 import type { Tenant } from '../companies/index.ts';
 import type { BindingPayment, PolicyPaymentHooks, PolicyRecord } from '../policies/index.ts';
+import { addMandateMethod, mandateMethodView } from './direct-debit-service.ts';
+import { clearDefaultMandate, findDefaultMandate } from './mandate-repository.ts';
 import { findCustomer, linkCustomer } from './payment-customer-repository.ts';
 import {
   COLLECT_DUE_QUEUE,
@@ -59,6 +61,9 @@ export function createCardService(ctx: PaymentContext) {
     ): Promise<{ payment_method_id: string }> {
       const policy = await policyOf(ctx, tenant, policyReference);
       const customerId = await ensureCustomer(ctx, tenant, policy);
+      // A Bacs method from one of the policy's confirmed SetupIntents records its mandate instead.
+      const mandate = await addMandateMethod(ctx, tenant, policy, paymentMethodId);
+      if (mandate !== undefined) return mandate;
       const method = await (
         await ctx.gateway(tenant)
       ).attachPaymentMethod({
@@ -68,6 +73,8 @@ export function createCardService(ctx: PaymentContext) {
       });
       await (await ctx.gateway(tenant)).setDefaultPaymentMethod(customerId, method.id);
       const now = clock.now();
+      // The card is the policy's method now: its Direct Debit, if any, stops being the default.
+      await clearDefaultMandate(db, policy.id, now);
       for (const waiting of await listAwaitingNewCard(db, tenant, policy.id)) {
         if (waiting.purpose === 'statement' || waiting.purpose === 'adjustment') {
           await updatePayment(db, waiting.id, { awaitingNewCard: false, nextAttemptAt: now }, now);
@@ -92,6 +99,8 @@ export function createCardService(ctx: PaymentContext) {
     async getPaymentMethod(tenant: Tenant, policyReference: string, refund: boolean) {
       const policy = await policyOf(ctx, tenant, policyReference);
       let methodId: string | null;
+      const mandate = refund ? undefined : await findDefaultMandate(db, policy.id);
+      if (mandate !== undefined) return mandateMethodView(mandate);
       if (refund) {
         const first = (await listPaymentsOfPolicy(db, tenant, policy.id)).find(
           (p) => p.kind === 'charge' && (p.status === 'succeeded' || p.status === 'refunded'),
@@ -106,6 +115,7 @@ export function createCardService(ctx: PaymentContext) {
       return {
         type: 'GET_PAYMENT_METHOD' as const,
         payment_method_id: method.id,
+        method_type: method.type === 'bacs_debit' ? ('bacs_debit' as const) : ('card' as const),
         brand: method.brand,
         last4: method.last4,
         exp_month: method.expMonth,
@@ -193,7 +203,11 @@ async function customerOf(ctx: PaymentContext, tenant: Tenant, policy: PolicyRec
  * (ADD_NEW_PAYMENT_METHOD is how such a policy gets a card). Concurrent calls make one: the
  * processor's create is idempotent per policyholder, and the first link wins.
  */
-async function ensureCustomer(ctx: PaymentContext, tenant: Tenant, policy: PolicyRecord): Promise<string> {
+export async function ensureCustomer(
+  ctx: PaymentContext,
+  tenant: Tenant,
+  policy: PolicyRecord,
+): Promise<string> {
   const { db } = ctx;
   const existing = await findCustomer(db, tenant, policy.userId, PROVIDER);
   if (existing !== undefined) return existing;

@@ -12,6 +12,7 @@ import {
   type RenderedEmail,
 } from '../notifications/index.ts';
 import { findPolicyholderId, policyReferences } from '../policies/index.ts';
+import { scheduleStatementCollections } from './direct-debit-collections.ts';
 import { customersOf, usersWithCustomer } from './payment-customer-repository.ts';
 import {
   CHARGE_LEASE_MS,
@@ -299,10 +300,15 @@ export function createChargeService(ctx: PaymentContext) {
         amountPence: number;
       }>,
     ): Promise<Map<string, string>> {
-      const owing = items.filter((item) => item.amountPence > 0);
+      // NOTE: a policy paying by Direct Debit is collected on a later day, announced now (Bacs advance notice).
+      const { scheduled, byCard: owing } = await scheduleStatementCollections(
+        ctx,
+        trx,
+        items.filter((item) => item.amountPence > 0),
+      );
       const customers = await customersOf(trx, owing, PROVIDER);
       const now = clock.now();
-      return insertPendingCharges(
+      const charged = await insertPendingCharges(
         trx,
         owing.flatMap((item) => {
           const providerCustomerId = customers.get(item.userId);
@@ -314,6 +320,7 @@ export function createChargeService(ctx: PaymentContext) {
         now,
         new Date(now.getTime() + CHARGE_LEASE_MS),
       );
+      return new Map([...scheduled, ...charged]);
     },
 
     /** Records and attempts one statement's charge (undefined when its policyholder pays elsewhere). */
@@ -356,6 +363,13 @@ export function createChargeService(ctx: PaymentContext) {
     async outcomeOf(tenant: Tenant, paymentId: string): Promise<ChargeOutcome | undefined> {
       const payment = await findPayment(db, tenant, paymentId);
       if (payment === undefined) return undefined;
+      if (payment.status === 'scheduled' || payment.status === 'processing')
+        return {
+          payment_amount: null,
+          error_message: `${payment.status === 'scheduled' ? 'To be collected' : 'Submitted for collection'} by Direct Debit on ${payment.collectOn ?? ''}`,
+          payment_reference: payment.id,
+          status: payment.status,
+        };
       return payment.status === 'succeeded'
         ? {
             payment_amount: fromPence(payment.amountPence),

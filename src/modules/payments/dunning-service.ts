@@ -3,6 +3,8 @@ import { inTransaction } from '../../platform/db/database.ts';
 import { AppError, notFound } from '../../platform/errors.ts';
 import type { Tenant } from '../companies/index.ts';
 import { attemptCharge } from './charge-service.ts';
+import { switchCollectionToCard } from './collection-repository.ts';
+import { attemptCollection } from './direct-debit-collections.ts';
 import {
   CHARGE_LEASE_MS,
   COLLECT_DUE_QUEUE,
@@ -117,6 +119,8 @@ async function retryPayment(
   // NOTE: taken before the processor is called, so that concurrent retries make one attempt (and
   // one event); the others learn it is in progress.
   const now = ctx.clock.now();
+  // NOTE: asked for now, a Direct Debit could not be announced in advance: a retry on request is by card.
+  if (outstanding.methodType === 'bacs_debit') await switchCollectionToCard(ctx.db, outstanding.id, now);
   const payment = await claimForAttempt(
     ctx.db,
     outstanding.id,
@@ -142,6 +146,8 @@ async function collectDue(ctx: PaymentContext, now: Date): Promise<number> {
   await mapConcurrent(claimed, COLLECT_CONCURRENCY, async (payment) => {
     try {
       if (payment.kind === 'refund') await executeRefund(ctx, payment);
+      else if (payment.methodType === 'bacs_debit')
+        await attemptCollection(ctx, payment, payment.attempts + 1);
       // A `pending` payment had an attempt in progress or of unknown outcome and recorded attempts − 1,
       // so attempts + 1 replays that attempt's idempotency key; after a decline it is the next attempt's.
       else await attemptCharge(ctx, payment, payment.attempts + 1);

@@ -8,6 +8,7 @@ export {
   COLLECT_DUE_QUEUE,
 } from './payment-service.ts';
 export { paymentRoutes, stripeWebhookRoutes, type PolicyholderAccess } from './payment-routes.ts';
+export { directDebitRoutes } from './direct-debit-routes.ts';
 export {
   adjustmentAmountPence,
   cancellationAmountPence,

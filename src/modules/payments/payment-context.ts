@@ -55,6 +55,8 @@ export interface PaymentDeps {
   readonly notifications: NotificationService;
   readonly logger: FastifyBaseLogger;
   readonly retryDays?: readonly number[];
+  /** Stripe's publishable key for production browsers (a SetupIntent's confirmation); none in the sandbox. */
+  readonly publishableKey?: string | undefined;
 }
 
 /** The dependencies every use case of the payment service shares, with the processor of a tenant. */
@@ -123,4 +125,6 @@ export const paymentView = (p: PaymentRecord, versionRef: string | null): Paymen
   attempts: p.attempts,
   next_attempt_at: p.nextAttemptAt?.toISOString() ?? null,
   created_at: p.createdAt.toISOString(),
+  method_type: p.methodType,
+  collect_on: p.collectOn,
 });

@@ -1,14 +1,28 @@
-import type { Generated, Selectable } from 'kysely';
+import { sql, type Generated, type Selectable } from 'kysely';
 import type { Executor } from '../../schema.ts';
 import { forTenant, type Tenant } from '../companies/index.ts';
+import type { MandateTables } from './mandate-repository.ts';
 import { bumpPaymentsRevision, bumpPaymentsRevisions, policyReferences } from '../policies/index.ts';
 
 export type PaymentKind = 'charge' | 'refund';
 export type PaymentPurpose =
   'new_business' | 'renewal' | 'adjustment' | 'cancellation' | 'statement' | 'intent';
-export type PaymentStatus = 'pending' | 'succeeded' | 'failed' | 'refunded' | 'requires_action' | 'canceled';
+export type PaymentStatus =
+  | 'pending'
+  | 'succeeded'
+  | 'failed'
+  | 'refunded'
+  | 'requires_action'
+  | 'canceled'
+  /** A Direct Debit collection announced and waiting for its day. */
+  | 'scheduled'
+  /** A Direct Debit collection submitted, until the bank pays or returns it. */
+  | 'processing';
+/** How a payment is collected: a card, or a Bacs Direct Debit under a mandate. */
+export type PaymentMethodType = 'card' | 'bacs_debit';
 
-export interface PaymentTables {
+/** The payment module's tables: payments, customers, processed events, and Direct Debit mandates. */
+export interface PaymentTables extends MandateTables {
   payment_customers: {
     company_id: string;
     environment: string;
@@ -42,6 +56,12 @@ export interface PaymentTables {
     awaiting_new_card: Generated<boolean>;
     created_at: Date;
     updated_at: Date;
+    method_type: Generated<PaymentMethodType>;
+    mandate_id: string | null;
+    /** A Direct Debit collection's London day (`YYYY-MM-DD`). */
+    collect_on: string | null;
+    notice_sent_at: Date | null;
+    settled_at: Date | null;
   };
   processed_payment_events: { provider: string; event_id: string; type: string; processed_at: Date };
 }
@@ -71,11 +91,18 @@ export interface PaymentRecord {
   readonly awaitingNewCard: boolean;
   readonly createdAt: Date;
   readonly updatedAt: Date;
+  readonly methodType: PaymentMethodType;
+  readonly mandateId: string | null;
+  /** A Direct Debit collection's London day. */
+  readonly collectOn: string | null;
+  readonly noticeSentAt: Date | null;
+  /** When the money arrived (a Direct Debit's settlement): the cash report's day for it. */
+  readonly settledAt: Date | null;
 }
 
 type Row = Selectable<PaymentTables['payments']>;
 
-const toRecord = (r: Row): PaymentRecord => ({
+export const toRecord = (r: Row): PaymentRecord => ({
   id: r.id,
   companyId: r.company_id,
   environment: r.environment,
@@ -100,6 +127,11 @@ const toRecord = (r: Row): PaymentRecord => ({
   awaitingNewCard: r.awaiting_new_card,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
+  methodType: r.method_type,
+  mandateId: r.mandate_id,
+  collectOn: r.collect_on,
+  noticeSentAt: r.notice_sent_at,
+  settledAt: r.settled_at,
 });
 
 export interface NewPayment {
@@ -253,6 +285,11 @@ export type PaymentChanges = Partial<{
   nextAttemptAt: Date | null;
   awaitingNewCard: boolean;
   refundedPence: number;
+  methodType: PaymentMethodType;
+  mandateId: string | null;
+  collectOn: string | null;
+  noticeSentAt: Date | null;
+  settledAt: Date | null;
 }>;
 
 const PAYMENT_COLUMNS: Readonly<Record<string, string>> = {
@@ -270,9 +307,14 @@ const PAYMENT_COLUMNS: Readonly<Record<string, string>> = {
   nextAttemptAt: 'next_attempt_at',
   awaitingNewCard: 'awaiting_new_card',
   refundedPence: 'refunded_pence',
+  methodType: 'method_type',
+  mandateId: 'mandate_id',
+  collectOn: 'collect_on',
+  noticeSentAt: 'notice_sent_at',
+  settledAt: 'settled_at',
 };
 
-function columnsOf(changes: PaymentChanges, at: Date): Record<string, unknown> {
+export function columnsOf(changes: PaymentChanges, at: Date): Record<string, unknown> {
   const set: Record<string, unknown> = { updated_at: at };
   for (const [key, value] of Object.entries(changes)) {
     const column = PAYMENT_COLUMNS[key];
@@ -282,7 +324,7 @@ function columnsOf(changes: PaymentChanges, at: Date): Record<string, unknown> {
 }
 
 /** A payment changed: its policy's cached reads are stale (the policy found by a subquery, one statement). */
-const bumpRevisionOfPayment = (db: Executor, id: string): Promise<void> =>
+export const bumpRevisionOfPayment = (db: Executor, id: string): Promise<void> =>
   bumpPaymentsRevision(db, db.selectFrom('payments').select('policy_id').where('id', '=', id));
 
 export async function updatePayment(
@@ -486,7 +528,7 @@ export async function recordAttemptOutcome(
 }
 
 /** The states of a charge that the processor may still collect: in progress, declined, or waiting for authentication. */
-const OPEN_CHARGE: readonly PaymentStatus[] = ['pending', 'failed', 'requires_action'];
+const OPEN_CHARGE: readonly PaymentStatus[] = ['pending', 'failed', 'requires_action', 'processing'];
 
 /**
  * Records that the processor collected the charge `id` through its intent `providerPaymentId` (its
@@ -510,6 +552,8 @@ export async function recordProcessorSuccess(
       decline_code: null,
       error_message: null,
       ...(paymentMethodId === null ? {} : { payment_method_id: paymentMethodId }),
+      // NOTE: a Direct Debit's cash arrives when the bank pays it, which is what this event says.
+      settled_at: sql<Date | null>`case when method_type = 'bacs_debit' then ${at} else settled_at end`,
       updated_at: at,
     })
     .where('id', '=', id)

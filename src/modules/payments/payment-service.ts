@@ -2,6 +2,7 @@ import type { Tenant } from '../companies/index.ts';
 import type { PaymentRecordView, PolicyPaymentHooks } from '../policies/index.ts';
 import { createCardService, recordBinding, verifyBinding } from './card-service.ts';
 import { createChargeService } from './charge-service.ts';
+import { createDirectDebitService } from './direct-debit-service.ts';
 import { createDunningService } from './dunning-service.ts';
 import {
   COLLECT_DUE_QUEUE,
@@ -58,6 +59,7 @@ export function createPaymentService(deps: PaymentDeps) {
     ...createCardService(ctx),
     ...createChargeService(ctx),
     ...createDunningService(ctx),
+    directDebit: createDirectDebitService(ctx, deps.publishableKey),
 
     handleWebhook: (rawBody: string | Uint8Array, signature: string | undefined) =>
       handleWebhook(ctx, rawBody, signature),

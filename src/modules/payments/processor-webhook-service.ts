@@ -1,8 +1,10 @@
-import type { PaymentIntent } from '../../integrations/payments/index.ts';
+import type { Mandate, PaymentIntent } from '../../integrations/payments/index.ts';
 import { inTransaction } from '../../platform/db/database.ts';
 import { recordEvent } from '../../platform/events.ts';
 import type { Executor } from '../../schema.ts';
-import type { DataEnvironment } from '../companies/index.ts';
+import { asTenant, type DataEnvironment } from '../companies/index.ts';
+import { recordMandateChange, recordReturned } from './direct-debit-collections.ts';
+import { findMandateByProviderId } from './mandate-repository.ts';
 import { eventBase, PROVIDER, type PaymentContext } from './payment-context.ts';
 import {
   findPaymentByProviderIdAnyTenant,
@@ -23,12 +25,67 @@ export async function handleWebhook(
 ): Promise<{ duplicate: boolean }> {
   const { environment, event } = ctx.gateways.verifyWebhook(rawBody, signature);
   const now = ctx.clock.now();
+  // A mandate's change needs to know whether a card is on file: asked of the processor before the transaction.
+  const mandateChange =
+    event.kind === 'mandate' ? await mandateChangeOf(ctx, environment, event.mandate) : undefined;
   return inTransaction(ctx.db, async (trx) => {
     if (!(await markEventProcessed(trx, PROVIDER, event.id, event.type, now))) return { duplicate: true };
     if (event.kind === 'payment_intent' && event.type === 'payment_intent.succeeded')
       await recordIntentSucceeded(ctx, trx, environment, event.paymentIntent, now);
+    if (event.kind === 'payment_intent' && event.type === 'payment_intent.payment_failed')
+      await recordIntentFailed(ctx, trx, environment, event.paymentIntent, now);
+    if (mandateChange !== undefined)
+      await recordMandateChange(trx, ctx, mandateChange.mandate, mandateChange.change, now);
     return { duplicate: false };
   });
+}
+
+const MANDATE_STATUSES = { active: 'active', pending: 'pending', inactive: 'inactive' } as const;
+
+/** The mandate a `mandate.updated` event is about, in the environment that signed it, and what changed. */
+async function mandateChangeOf(ctx: PaymentContext, environment: DataEnvironment, mandate: Mandate) {
+  const known = await findMandateByProviderId(ctx.db, PROVIDER, mandate.id);
+  if (known === undefined || known.environment !== environment) return undefined;
+  const status = MANDATE_STATUSES[mandate.status];
+  if (status === known.status) return undefined;
+  let cardOnFile = false;
+  if (status === 'inactive') {
+    const gateway = await ctx.gateway(asTenant(known.companyId, known.environment));
+    const customer = await gateway.retrieveCustomer(known.providerCustomerId);
+    cardOnFile = customer.defaultPaymentMethodId !== null;
+  }
+  return {
+    mandate: known,
+    change: { status, reason: mandate.revocationReason ?? mandate.networkStatus, cardOnFile },
+  };
+}
+
+/**
+ * The bank returned a Direct Debit collection unpaid (`payment_intent.payment_failed`): its failure code
+ * drives what follows (see `recordReturned`). Card intents fail synchronously and are recorded then.
+ */
+async function recordIntentFailed(
+  ctx: PaymentContext,
+  trx: Executor,
+  environment: DataEnvironment,
+  intent: PaymentIntent,
+  now: Date,
+): Promise<void> {
+  const payment = await findPaymentByProviderIdAnyTenant(trx, PROVIDER, intent.id);
+  if (payment?.environment !== environment || payment.methodType !== 'bacs_debit') return;
+  const error = intent.lastPaymentError;
+  await recordReturned(
+    ctx,
+    trx,
+    payment,
+    {
+      attempt: payment.attempts,
+      code: error?.code ?? error?.declineCode ?? null,
+      message: error?.message ?? 'The bank did not pay the Direct Debit',
+      intentId: intent.id,
+    },
+    now,
+  );
 }
 
 /**

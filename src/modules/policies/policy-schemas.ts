@@ -91,8 +91,23 @@ export const PaymentRecordSchema = Type.Object(
         Type.Literal('refunded'),
         Type.Literal('requires_action'),
         Type.Literal('canceled'),
+        Type.Literal('scheduled'),
+        Type.Literal('processing'),
       ],
-      { description: '`pending` until the processor answers; `refunded` once a charge is refunded in full.' },
+      {
+        description:
+          '`pending` until the processor answers; `refunded` once a charge is refunded in full. A Direct Debit collection is `scheduled` (announced, waiting for its day), then `processing` (submitted to Bacs) until the bank pays it (`succeeded`) or returns it (`failed`).',
+      },
+    ),
+    method_type: Type.Optional(
+      Type.Union([Type.Literal('card'), Type.Literal('bacs_debit')], {
+        description: 'How it is collected: a card, or Bacs Direct Debit.',
+      }),
+    ),
+    collect_on: Type.Optional(
+      Type.Union([Type.String({ format: 'date' }), Type.Null()], {
+        description: 'A Direct Debit collection’s day (London); null for a card payment.',
+      }),
     ),
     amount: Type.Number({ description: 'In major units (pounds).' }),
     refunded_amount: Type.Number({ description: 'Of a charge: how much has been refunded (pounds).' }),

@@ -46,7 +46,7 @@ export interface CashReportRequest {
 
 function paymentView(r: CashPaymentRow): CashPayment {
   return {
-    day: londonDayOf(r.createdAt),
+    day: londonDayOf(r.cashAt),
     payment_reference: r.id,
     kind: r.kind,
     purpose: r.purpose,
@@ -68,6 +68,8 @@ function paymentView(r: CashPaymentRow): CashPayment {
     next_attempt_at: r.nextAttemptAt,
     created_at: r.createdAt,
     updated_at: r.updatedAt,
+    method_type: r.methodType,
+    settled_at: r.settledAt,
   };
 }
 

@@ -26,6 +26,10 @@ export interface CashPaymentRow {
   readonly nextAttemptAt: string | null;
   readonly createdAt: string;
   readonly updatedAt: string;
+  readonly methodType: string;
+  readonly settledAt: string | null;
+  /** The instant the payment counts at: its settlement (a Direct Debit's), else its creation. */
+  readonly cashAt: string;
 }
 
 /**
@@ -36,8 +40,12 @@ export interface CashPaymentRow {
 const isoText = (column: string): RawBuilder<string> =>
   sql<string>`to_char(${sql.ref(column)} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
+/** Where a payment counts: a Direct Debit once settled on its settlement, everything else when asked for. */
+const CASH_AT = sql`coalesce(p.settled_at, p.created_at)`;
+
 /**
- * Up to `limit` of the tenant's payments and refunds created in [fromAt, toAt), in created order, after
+ * Up to `limit` of the tenant's payments and refunds counting in [fromAt, toAt) (created then, or for a
+ * Direct Debit collection, settled then), in that order, after
  * the payment `afterId` (a keyset: the position is that row's own created_at and id, read in SQL, so no
  * timestamp goes through a JS Date and loses its microseconds). Intents that never bound a policy
  * (purpose `intent`) moved no money and are left out, as GET /payments leaves them out.
@@ -74,16 +82,19 @@ export async function listCashPayments(
       isoText('p.next_attempt_at').as('next_attempt_at'),
       isoText('p.created_at').as('created_at'),
       isoText('p.updated_at').as('updated_at'),
+      'p.method_type',
+      isoText('p.settled_at').as('settled_at'),
+      sql<string>`to_char(${CASH_AT} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`.as('cash_at'),
     ])
     .where(forTenant(tenant, 'p'))
     .where('p.purpose', '<>', 'intent')
-    .where('p.created_at', '>=', range.fromAt)
-    .where('p.created_at', '<', range.toAt);
+    .where(CASH_AT, '>=', range.fromAt)
+    .where(CASH_AT, '<', range.toAt);
   if (afterId !== undefined)
     query = query.where(
-      sql<boolean>`(p.created_at, p.id) > (select a.created_at, a.id from payments a where a.id = ${afterId})`,
+      sql<boolean>`(${CASH_AT}, p.id) > (select coalesce(a.settled_at, a.created_at), a.id from payments a where a.id = ${afterId})`,
     );
-  const rows = await query.orderBy('p.created_at').orderBy('p.id').limit(limit).execute();
+  const rows = await query.orderBy(CASH_AT).orderBy('p.id').limit(limit).execute();
   return rows.map((r) => ({
     id: r.id,
     kind: r.kind,
@@ -105,5 +116,8 @@ export async function listCashPayments(
     nextAttemptAt: r.next_attempt_at,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
+    methodType: r.method_type,
+    settledAt: r.settled_at,
+    cashAt: r.cash_at,
   }));
 }

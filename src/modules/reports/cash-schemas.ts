@@ -31,7 +31,11 @@ const nullableDateTime = Type.Union([Type.String({ format: 'date-time' }), Type.
 const pounds = (description: string) => Type.Number({ description: `${description} (pounds).` });
 
 export const CashPaymentSchema = Type.Object({
-  day: Type.String({ format: 'date', description: 'The Europe/London day of `created_at`.' }),
+  day: Type.String({
+    format: 'date',
+    description:
+      'The Europe/London day the payment counts on: of `created_at`, or for a Direct Debit collection that settled, of `settled_at` (its cash arrived then, not when it was asked for).',
+  }),
   payment_reference: Type.String({ description: 'As GET /payments shows it.' }),
   kind: Type.Union([Type.Literal('charge'), Type.Literal('refund')], {
     description: 'GET /payments calls this `type`.',
@@ -67,6 +71,10 @@ export const CashPaymentSchema = Type.Object({
   next_attempt_at: nullableDateTime,
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),
+  method_type: Type.String({ description: '`card` or `bacs_debit` (Direct Debit).' }),
+  settled_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+    description: 'A Direct Debit collection: when the bank paid it; null until then, and for cards.',
+  }),
 });
 export type CashPayment = Static<typeof CashPaymentSchema>;
 

@@ -80,6 +80,10 @@ function paymentStatus(statement: Statement, payment: PaymentRecord | undefined)
       return 'Payment cancelled';
     case 'failed':
       return 'Payment failed';
+    case 'scheduled':
+      return `Direct Debit of ${formatMoney(payment.amount)} on ${payment.collect_on ?? 'its day'}`;
+    case 'processing':
+      return `Direct Debit of ${formatMoney(payment.amount)} with your bank`;
   }
 }
 

@@ -45,11 +45,22 @@ export function londonDayOf(isoInstant: string): string {
 }
 
 export type CashKind = 'charge' | 'refund';
-export type CashStatus = 'pending' | 'succeeded' | 'failed' | 'refunded' | 'requires_action' | 'canceled';
+export type CashStatus =
+  | 'pending'
+  | 'succeeded'
+  | 'failed'
+  | 'refunded'
+  | 'requires_action'
+  | 'canceled'
+  | 'scheduled'
+  | 'processing';
 
 /** What the summary needs of one payment, as it stands when the report is made. */
 export interface CashFacts {
-  /** The London day the payment was asked for (created). */
+  /**
+   * The London day the payment counts on: the day it was asked for (created), except a Direct Debit
+   * collection that settled, which counts on the day its money arrived.
+   */
   readonly day: string;
   readonly kind: CashKind;
   readonly status: CashStatus;
@@ -76,7 +87,11 @@ export function bucketOf(p: Pick<CashFacts, 'kind' | 'status'>): CashBucket {
       case 'succeeded':
       case 'refunded':
         return 'charged';
+      // NOTE: a Direct Debit announced or submitted is not cash until the bank pays it (Bacs: about
+      // three working days after submission); it may still be returned unpaid.
       case 'pending':
+      case 'scheduled':
+      case 'processing':
         return 'pending';
       case 'failed':
       case 'requires_action':
@@ -89,6 +104,8 @@ export function bucketOf(p: Pick<CashFacts, 'kind' | 'status'>): CashBucket {
     case 'succeeded':
       return 'refunded';
     case 'pending':
+    case 'scheduled':
+    case 'processing':
     case 'failed':
     case 'requires_action':
       return 'refund_outstanding';

@@ -28,6 +28,7 @@ export const STAFF_ACTIONS: Readonly<Record<string, StaffRole>> = {
   'products.create': 'admin',
   'products.update': 'admin',
   'statements.billingRun': 'admin',
+  'payments.setDirectDebitSettings': 'admin',
   'staff.create': 'admin',
   'staff.update': 'admin',
   'webhooks.create': 'admin',
