@@ -1,0 +1,372 @@
+/**
+ * The page every document shares: A4, the company's heading (colour, logo, name), tagged headings,
+ * paragraphs, lists, label/value blocks and tables that break across pages, and a footer with page
+ * numbers. Text goes through `printable` so no caller can break a line or a layout with what it prints.
+ */
+import PDFDocument from 'pdfkit';
+import SVGtoPDF from 'svg-to-pdfkit';
+import type { Branding, BrandingLogo } from '../document-content.ts';
+import { documentFonts } from './fonts.ts';
+import { printable } from './text.ts';
+
+export const PAGE_WIDTH_PT = 595.28;
+export const PAGE_HEIGHT_PT = 841.89;
+export const MARGIN_PT = 50;
+const TOP_MARGIN_PT = 64;
+const BOTTOM_MARGIN_PT = 64;
+export const CONTENT_WIDTH_PT = PAGE_WIDTH_PT - 2 * MARGIN_PT;
+const LOGO_BOX_PT: [number, number] = [130, 44];
+const BODY_SIZE_PT = 9.5;
+const INK = '#1a1a1a';
+const MUTED = '#555555';
+const RULE = '#c8c8c8';
+
+/** What the PDF's information dictionary and every page's heading and footer say. */
+export interface DocumentMeta {
+  readonly title: string;
+  /** Printed in each footer beside the title: the policy reference, or the product for an IPID. */
+  readonly reference: string;
+  readonly subject: string;
+  /** The content's own instant: the PDF's creation date, so the same content gives the same bytes. */
+  readonly issuedAt: Date;
+}
+
+export interface Layout {
+  readonly doc: PDFKit.PDFDocument;
+  readonly meta: DocumentMeta;
+  readonly branding: Branding;
+  readonly accent: string;
+  /** The structure root every tagged element hangs from (a screen reader's reading order). */
+  readonly root: PDFKit.PDFStructureElement;
+  readonly bytes: Promise<Uint8Array>;
+}
+
+const HEX_COLOUR = /^#[0-9a-fA-F]{6}$/;
+
+/** Opens an A4 document with the company's heading on page 1; text continues below it. */
+export function openLayout(meta: DocumentMeta, branding: Branding): Layout {
+  const { regular, bold } = documentFonts();
+  const doc = new PDFDocument({
+    size: 'A4',
+    margins: { top: TOP_MARGIN_PT, bottom: BOTTOM_MARGIN_PT, left: MARGIN_PT, right: MARGIN_PT },
+    bufferPages: true,
+    tagged: true,
+    lang: 'en-GB',
+    displayTitle: true,
+    pdfVersion: '1.7',
+    info: {
+      Title: printable(meta.title),
+      Author: printable(branding.companyName),
+      Subject: printable(meta.subject),
+      Creator: 'Milepost',
+      Producer: 'Milepost',
+      CreationDate: meta.issuedAt,
+      ModDate: meta.issuedAt,
+    },
+  });
+  const chunks: Uint8Array[] = [];
+  doc.on('data', (chunk: Uint8Array) => chunks.push(chunk));
+  const bytes = new Promise<Uint8Array>((resolve, reject) => {
+    doc.on('end', () => {
+      resolve(Buffer.concat(chunks));
+    });
+    doc.on('error', reject);
+  });
+  // NOTE: pdfkit takes a parsed fontkit font as well as bytes (its factory accepts anything with
+  // `layout`); its type only names bytes.
+  doc.registerFont('Body', regular as unknown as PDFKit.Mixins.PDFFontSource);
+  doc.registerFont('Bold', bold as unknown as PDFKit.Mixins.PDFFontSource);
+  doc.font('Body').fontSize(BODY_SIZE_PT).fillColor(INK);
+  const root = doc.struct('Document');
+  doc.addStructure(root);
+  const accent = HEX_COLOUR.test(branding.colourHex) ? branding.colourHex : '#1f4e79';
+  const layout: Layout = { doc, meta, branding, accent, root, bytes };
+  drawFirstHeading(layout);
+  return layout;
+}
+
+function drawFirstHeading(l: Layout): void {
+  const { doc, branding, accent } = l;
+  doc.markContent('Artifact', { type: 'Layout' });
+  doc.rect(0, 0, PAGE_WIDTH_PT, 8).fill(accent);
+  doc.endMarkedContent();
+  let nameX = MARGIN_PT;
+  if (branding.logo !== undefined) {
+    const logo = branding.logo;
+    l.root.add(
+      doc.struct('Figure', { alt: `${printable(branding.companyName)} logo` }, () => {
+        drawLogo(doc, logo, MARGIN_PT, 24);
+      }),
+    );
+    nameX = MARGIN_PT + LOGO_BOX_PT[0] + 12;
+  }
+  const nameWidth = PAGE_WIDTH_PT - MARGIN_PT - nameX;
+  doc.font('Bold').fontSize(13).fillColor(accent);
+  l.root.add(
+    doc.struct('P', {}, () => {
+      doc.text(printable(branding.companyName), nameX, 28, { width: nameWidth, height: 34, ellipsis: true });
+    }),
+  );
+  doc.font('Body').fontSize(8).fillColor(MUTED);
+  l.root.add(
+    doc.struct('P', {}, () => {
+      doc.text(`Insurer: ${printable(branding.insurerName)}`, nameX, 48, {
+        width: nameWidth,
+        height: 22,
+        ellipsis: true,
+      });
+    }),
+  );
+  doc
+    .moveTo(MARGIN_PT, 76)
+    .lineTo(PAGE_WIDTH_PT - MARGIN_PT, 76)
+    .lineWidth(0.75)
+    .stroke(RULE);
+  doc.font('Bold').fontSize(17).fillColor(INK);
+  l.root.add(
+    doc.struct('H1', {}, () => doc.text(printable(l.meta.title), MARGIN_PT, 88, { width: CONTENT_WIDTH_PT })),
+  );
+  doc.font('Body').fontSize(BODY_SIZE_PT).fillColor(INK);
+  doc.moveDown(0.6);
+}
+
+/** Draws a logo fitted into the logo box at (x, y): PNG through pdfkit, SVG as vectors. Throws on bad bytes. */
+export function drawLogo(doc: PDFKit.PDFDocument, logo: BrandingLogo, x: number, y: number): void {
+  const [width, height] = LOGO_BOX_PT;
+  if (logo.mediaType === 'image/png') {
+    doc.image(Buffer.from(logo.bytes), x, y, { fit: [width, height], valign: 'center' });
+    return;
+  }
+  const warnings: string[] = [];
+  SVGtoPDF(doc, new TextDecoder().decode(logo.bytes), x, y, {
+    width,
+    height,
+    preserveAspectRatio: 'xMinYMid meet',
+    assumePt: true,
+    // NOTE: by default an <image href> is opened by pdfkit, which reads local files and fetches nothing
+    // useful: a logo may embed a raster only as a data: URI, never name a file on the server.
+    imageCallback: (link: string) =>
+      /^data:image\/(png|jpeg);base64,/i.test(link.trim()) ? link.trim() : '',
+    // Every <text> in a logo is set in the document's own font, so no standard font is pulled in.
+    fontCallback: (_family: string, isBold: boolean) => (isBold ? 'Bold' : 'Body'),
+    warningCallback: (warning: string) => warnings.push(warning),
+  });
+}
+
+/** Moves to a new page unless `heightPt` still fits above the footer. */
+export function ensureSpace(l: Layout, heightPt: number): void {
+  const { doc } = l;
+  if (doc.y + heightPt > doc.page.height - doc.page.margins.bottom) doc.addPage();
+  doc.x = MARGIN_PT;
+}
+
+/** A section heading (H2) in the company's colour, kept with at least a few lines after it. */
+export function heading(l: Layout, text: string): void {
+  const { doc } = l;
+  ensureSpace(l, 60);
+  doc.moveDown(0.5);
+  doc.font('Bold').fontSize(11.5).fillColor(l.accent);
+  doc.text(printable(text), MARGIN_PT, doc.y, {
+    width: CONTENT_WIDTH_PT,
+    structParent: l.root,
+    structType: 'H2',
+  });
+  doc.moveDown(0.25);
+  doc.font('Body').fontSize(BODY_SIZE_PT).fillColor(INK);
+}
+
+/** A paragraph across the text width; `bold` for a statement the reader must not miss. */
+export function paragraph(l: Layout, text: string, options: { bold?: boolean; sizePt?: number } = {}): void {
+  const { doc } = l;
+  doc.font(options.bold === true ? 'Bold' : 'Body').fontSize(options.sizePt ?? BODY_SIZE_PT);
+  ensureSpace(l, doc.currentLineHeight(true) * 2);
+  doc.fillColor(INK).text(printable(text), MARGIN_PT, doc.y, {
+    width: CONTENT_WIDTH_PT,
+    structParent: l.root,
+    structType: 'P',
+    paragraphGap: 3,
+  });
+  doc.font('Body').fontSize(BODY_SIZE_PT);
+}
+
+/** A bulleted list, tagged as a list. */
+export function bullets(l: Layout, items: readonly string[]): void {
+  const { doc } = l;
+  if (items.length === 0) return;
+  const list = doc.struct('L');
+  l.root.add(list);
+  for (const item of items) {
+    const text = printable(item);
+    ensureSpace(l, doc.heightOfString(text, { width: CONTENT_WIDTH_PT - 14 }) + 2);
+    const y = doc.y;
+    list.add(
+      doc.struct('LI', {}, [
+        doc.struct('Lbl', {}, () => {
+          doc.fillColor(l.accent).text('•', MARGIN_PT + 2, y, { width: 10, lineBreak: false });
+        }),
+        doc.struct('LBody', {}, () => {
+          doc.fillColor(INK).text(text, MARGIN_PT + 14, y, { width: CONTENT_WIDTH_PT - 14, paragraphGap: 2 });
+        }),
+      ]),
+    );
+  }
+  list.end();
+  doc.x = MARGIN_PT;
+}
+
+export interface Column {
+  readonly header: string;
+  /** A share of the text width; the columns' shares add up to 1. */
+  readonly share: number;
+  readonly align?: 'left' | 'right';
+}
+
+const CELL_PAD_PT = 3.5;
+
+function rowHeight(doc: PDFKit.PDFDocument, cells: readonly string[], widths: readonly number[]): number {
+  let tallest = 0;
+  cells.forEach((cell, i) => {
+    tallest = Math.max(tallest, doc.heightOfString(cell, { width: (widths[i] ?? 0) - 2 * CELL_PAD_PT }));
+  });
+  return tallest + 2 * CELL_PAD_PT;
+}
+
+function drawRow(
+  l: Layout,
+  table: PDFKit.PDFStructureElement,
+  cells: readonly string[],
+  widths: readonly number[],
+  style: { header: boolean; columns: readonly Column[]; shaded: boolean },
+): void {
+  const { doc } = l;
+  doc.font(style.header ? 'Bold' : 'Body').fontSize(style.header ? 8.5 : BODY_SIZE_PT);
+  const height = rowHeight(doc, cells, widths);
+  const top = doc.y;
+  doc.markContent('Artifact', { type: 'Layout' });
+  if (style.header) doc.rect(MARGIN_PT, top, CONTENT_WIDTH_PT, height).fill(l.accent);
+  else if (style.shaded) doc.rect(MARGIN_PT, top, CONTENT_WIDTH_PT, height).fill('#f2f4f7');
+  doc.endMarkedContent();
+  const row = doc.struct('TR');
+  table.add(row);
+  let x = MARGIN_PT;
+  cells.forEach((cell, i) => {
+    const width = widths[i] ?? 0;
+    const cellX = x;
+    row.add(
+      doc.struct(style.header ? 'TH' : 'TD', {}, () => {
+        doc.fillColor(style.header ? '#ffffff' : INK).text(cell, cellX + CELL_PAD_PT, top + CELL_PAD_PT, {
+          width: width - 2 * CELL_PAD_PT,
+          align: style.columns[i]?.align ?? 'left',
+        });
+      }),
+    );
+    x += width;
+  });
+  row.end();
+  doc.x = MARGIN_PT;
+  doc.y = top + height;
+}
+
+/** A table whose header row repeats on each page it runs onto; cells wrap, rows never split. */
+export function table(
+  l: Layout,
+  columns: readonly Column[],
+  rows: ReadonlyArray<readonly string[]>,
+  options: { totals?: readonly string[] } = {},
+): void {
+  const { doc } = l;
+  const widths = columns.map((c) => c.share * CONTENT_WIDTH_PT);
+  const headers = columns.map((c) => printable(c.header));
+  const tableStruct = doc.struct('Table');
+  l.root.add(tableStruct);
+  const bottom = (): number => doc.page.height - doc.page.margins.bottom;
+  doc.font('Bold').fontSize(8.5);
+  ensureSpace(l, rowHeight(doc, headers, widths) + 3 * BODY_SIZE_PT);
+  drawRow(l, tableStruct, headers, widths, { header: true, columns, shaded: false });
+  const all = options.totals === undefined ? rows : [...rows, options.totals];
+  all.forEach((raw, index) => {
+    const cells = raw.map(printable);
+    const isTotal = options.totals !== undefined && index === rows.length;
+    doc.font(isTotal ? 'Bold' : 'Body').fontSize(BODY_SIZE_PT);
+    if (doc.y + rowHeight(doc, cells, widths) > bottom()) {
+      doc.addPage();
+      drawRow(l, tableStruct, headers, widths, { header: true, columns, shaded: false });
+    }
+    drawRow(l, tableStruct, cells, widths, { header: false, columns, shaded: index % 2 === 1 });
+  });
+  tableStruct.end();
+  doc.markContent('Artifact', { type: 'Layout' });
+  doc
+    .moveTo(MARGIN_PT, doc.y)
+    .lineTo(PAGE_WIDTH_PT - MARGIN_PT, doc.y)
+    .lineWidth(0.5)
+    .stroke(RULE);
+  doc.endMarkedContent();
+  doc.font('Body').fontSize(BODY_SIZE_PT);
+  doc.moveDown(0.6);
+}
+
+/** Labels beside their values, a two-column table (e.g. the vehicle, the term). */
+export function facts(l: Layout, rows: ReadonlyArray<readonly [string, string]>): void {
+  table(
+    l,
+    [
+      { header: 'Item', share: 0.34 },
+      { header: 'Detail', share: 0.66 },
+    ],
+    rows,
+  );
+}
+
+/** Draws each page's heading (after the first) and footer with `Page n of N`, then ends the document. */
+export function finish(l: Layout): Promise<Uint8Array> {
+  const { doc, branding, meta } = l;
+  const range = doc.bufferedPageRange();
+  const footer = `${printable(branding.companyName)} · ${printable(meta.title)} · ${printable(meta.reference)}`;
+  for (let i = range.start; i < range.start + range.count; i += 1) {
+    doc.switchToPage(i);
+    const page = doc.page;
+    const savedBottom = page.margins.bottom;
+    // NOTE: text below the bottom margin would start a new page; the footer lives there, so lift it.
+    page.margins.bottom = 0;
+    doc.markContent('Artifact', { type: 'Pagination' });
+    if (i > range.start) {
+      doc.rect(0, 0, PAGE_WIDTH_PT, 4).fill(l.accent);
+      doc.font('Bold').fontSize(8).fillColor(MUTED);
+      doc.text(`${printable(branding.companyName)} · ${printable(meta.title)}`, MARGIN_PT, 26, {
+        width: CONTENT_WIDTH_PT,
+        height: 12,
+        ellipsis: true,
+        lineBreak: false,
+      });
+    }
+    const lineY = PAGE_HEIGHT_PT - 44;
+    doc
+      .moveTo(MARGIN_PT, lineY)
+      .lineTo(PAGE_WIDTH_PT - MARGIN_PT, lineY)
+      .lineWidth(0.5)
+      .stroke(RULE);
+    doc.font('Body').fontSize(7.5).fillColor(MUTED);
+    doc.text(footer, MARGIN_PT, lineY + 8, {
+      width: CONTENT_WIDTH_PT - 80,
+      height: 10,
+      ellipsis: true,
+      lineBreak: false,
+    });
+    doc.text(
+      `Page ${String(i - range.start + 1)} of ${String(range.count)}`,
+      PAGE_WIDTH_PT - MARGIN_PT - 80,
+      lineY + 8,
+      {
+        width: 80,
+        align: 'right',
+        lineBreak: false,
+      },
+    );
+    doc.endMarkedContent();
+    page.margins.bottom = savedBottom;
+  }
+  l.root.end();
+  doc.end();
+  return l.bytes;
+}

@@ -1,0 +1,124 @@
+/**
+ * The statement's map: the period's routes over the outline of Great Britain, drawn as PDF vectors in Web
+ * Mercator (the projection of the web app's maps), offline, fitted to the routes.
+ */
+import type { LonLat } from '../document-content.ts';
+import type { Layout } from './layout.ts';
+import { ukOutline } from './uk-outline.ts';
+
+const EARTH_RADIUS_METRES = 6_371_008.8;
+/** The least ground the map spans, so a month of short trips still shows the coast and towns around. */
+const MIN_SPAN_METRES = 40_000;
+/** Room around the routes, as a share of their extent on each side. */
+const PADDING_SHARE = 0.1;
+/** Points closer than this on the page are dropped: the eye cannot tell them apart, the file stays small. */
+const MIN_STEP_PT = 0.8;
+/** Great Britain and Ireland as a whole, for a period without journeys. */
+const ISLES: readonly LonLat[] = [
+  [-10.5, 49.8],
+  [1.8, 58.7],
+];
+
+const mercatorX = (lng: number): number => (lng * Math.PI) / 180;
+const mercatorY = (lat: number): number => Math.log(Math.tan(Math.PI / 4 + (lat * Math.PI) / 360));
+const latOf = (y: number): number => ((2 * Math.atan(Math.exp(y)) - Math.PI / 2) * 180) / Math.PI;
+
+interface View {
+  readonly minX: number;
+  readonly maxY: number;
+  /** Points per Mercator unit. */
+  readonly scale: number;
+  readonly width: number;
+  readonly height: number;
+}
+
+function fitView(points: readonly LonLat[], width: number, height: number): View {
+  let minX = Infinity;
+  let maxX = -Infinity;
+  let minY = Infinity;
+  let maxY = -Infinity;
+  for (const [lng, lat] of points) {
+    minX = Math.min(minX, mercatorX(lng));
+    maxX = Math.max(maxX, mercatorX(lng));
+    minY = Math.min(minY, mercatorY(lat));
+    maxY = Math.max(maxY, mercatorY(lat));
+  }
+  const midLat = latOf((minY + maxY) / 2);
+  // NOTE: a Mercator unit covers R·cos(latitude) metres of ground, so the least span depends on latitude.
+  const minSpan = MIN_SPAN_METRES / (EARTH_RADIUS_METRES * Math.cos((midLat * Math.PI) / 180));
+  let spanX = Math.max(maxX - minX, minSpan) * (1 + 2 * PADDING_SHARE);
+  let spanY = Math.max(maxY - minY, minSpan) * (1 + 2 * PADDING_SHARE);
+  if (spanX / spanY < width / height) spanX = (spanY * width) / height;
+  else spanY = (spanX * height) / width;
+  const centreX = (minX + maxX) / 2;
+  const centreY = (minY + maxY) / 2;
+  return { minX: centreX - spanX / 2, maxY: centreY + spanY / 2, scale: width / spanX, width, height };
+}
+
+/** Draws one polyline's path (not stroked), skipping points too close to the last one drawn. */
+function tracePath(
+  doc: PDFKit.PDFDocument,
+  view: View,
+  origin: readonly [number, number],
+  lngLat: (i: number) => readonly [number, number],
+  count: number,
+  close: boolean,
+): void {
+  let lastX = NaN;
+  let lastY = NaN;
+  for (let i = 0; i < count; i += 1) {
+    const [lng, lat] = lngLat(i);
+    const x = origin[0] + (mercatorX(lng) - view.minX) * view.scale;
+    const y = origin[1] + (view.maxY - mercatorY(lat)) * view.scale;
+    if (i === 0) doc.moveTo(x, y);
+    else if (i === count - 1 || Math.abs(x - lastX) + Math.abs(y - lastY) >= MIN_STEP_PT) doc.lineTo(x, y);
+    else continue;
+    lastX = x;
+    lastY = y;
+  }
+  if (close) doc.closePath();
+}
+
+const finite = (p: LonLat): boolean =>
+  Number.isFinite(p[0]) && Number.isFinite(p[1]) && Math.abs(p[1]) < 85 && Math.abs(p[0]) <= 180;
+
+/**
+ * Draws the map in a box at the current position, `heightPt` tall across the text width, and moves below
+ * it. Tagged as a figure whose alternative text says what it shows.
+ */
+export function drawRouteMap(
+  l: Layout,
+  routes: ReadonlyArray<readonly LonLat[]>,
+  box: { x: number; y: number; width: number; height: number },
+  alt: string,
+): void {
+  const { doc } = l;
+  const clean = routes.map((route) => route.filter(finite)).filter((route) => route.length > 0);
+  const view = fitView(clean.length === 0 ? ISLES : clean.flat(), box.width, box.height);
+  const west = (view.minX * 180) / Math.PI;
+  const east = ((view.minX + view.width / view.scale) * 180) / Math.PI;
+  const north = latOf(view.maxY);
+  const south = latOf(view.maxY - view.height / view.scale);
+  const origin: [number, number] = [box.x, box.y];
+  l.root.add(
+    doc.struct('Figure', { alt }, () => {
+      doc.save();
+      doc.rect(box.x, box.y, box.width, box.height).fill('#dfeaf3');
+      doc.rect(box.x, box.y, box.width, box.height).clip();
+      for (const ring of ukOutline()) {
+        if (ring.east < west || ring.west > east || ring.north < south || ring.south > north) continue;
+        const pts = ring.points;
+        tracePath(doc, view, origin, (i) => [pts[2 * i] ?? 0, pts[2 * i + 1] ?? 0], pts.length / 2, true);
+      }
+      doc.lineWidth(0.4).fillAndStroke('#f7f5ef', '#9aa7b1');
+      for (const route of clean) {
+        tracePath(doc, view, origin, (i) => route[i] ?? [0, 0], route.length, false);
+      }
+      doc.lineWidth(1.6).lineJoin('round').lineCap('round').strokeOpacity(0.85).stroke(l.accent);
+      doc.restore();
+      doc.rect(box.x, box.y, box.width, box.height).lineWidth(0.5).stroke('#9aa7b1');
+    }),
+  );
+  doc.x = box.x;
+  doc.y = box.y + box.height + 6;
+}
