@@ -525,6 +525,48 @@ CREATE TABLE public.direct_debit_mandates (
 );
 
 --
+-- Name: document_logos; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.document_logos (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    company_id uuid NOT NULL,
+    environment text NOT NULL,
+    media_type text NOT NULL,
+    sha256 text NOT NULL,
+    size_bytes integer NOT NULL,
+    width_px integer NOT NULL,
+    height_px integer NOT NULL,
+    bytes bytea NOT NULL,
+    created_at timestamp with time zone NOT NULL,
+    CONSTRAINT document_logos_environment_check CHECK ((environment = ANY (ARRAY['sandbox'::text, 'production'::text]))),
+    CONSTRAINT document_logos_media_type_check CHECK ((media_type = ANY (ARRAY['image/png'::text, 'image/svg+xml'::text]))),
+    CONSTRAINT document_logos_size_check CHECK (((size_bytes = octet_length(bytes)) AND (size_bytes <= 262144)))
+);
+
+--
+-- Name: document_templates; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.document_templates (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    company_id uuid NOT NULL,
+    environment text NOT NULL,
+    version integer NOT NULL,
+    product_reference text,
+    effective_from date NOT NULL,
+    company_name text NOT NULL,
+    insurer_name text NOT NULL,
+    colour_hex text NOT NULL,
+    logo_id uuid,
+    logo_sha256 text,
+    created_at timestamp with time zone NOT NULL,
+    CONSTRAINT document_templates_colour_check CHECK ((colour_hex ~ '^#[0-9a-f]{6}$'::text)),
+    CONSTRAINT document_templates_environment_check CHECK ((environment = ANY (ARRAY['sandbox'::text, 'production'::text]))),
+    CONSTRAINT document_templates_logo_check CHECK (((logo_id IS NULL) = (logo_sha256 IS NULL)))
+);
+
+--
 -- Name: events; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -1458,6 +1500,34 @@ ALTER TABLE ONLY public.direct_debit_mandates
     ADD CONSTRAINT direct_debit_mandates_setup_intent_key UNIQUE (provider, setup_intent_id);
 
 --
+-- Name: document_logos document_logos_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.document_logos
+    ADD CONSTRAINT document_logos_pkey PRIMARY KEY (id);
+
+--
+-- Name: document_logos document_logos_sha256_key; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.document_logos
+    ADD CONSTRAINT document_logos_sha256_key UNIQUE (company_id, environment, sha256);
+
+--
+-- Name: document_templates document_templates_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.document_templates
+    ADD CONSTRAINT document_templates_pkey PRIMARY KEY (id);
+
+--
+-- Name: document_templates document_templates_version_key; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.document_templates
+    ADD CONSTRAINT document_templates_version_key UNIQUE (company_id, environment, version);
+
+--
 -- Name: events events_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -1938,6 +2008,12 @@ CREATE UNIQUE INDEX direct_debit_mandates_default_key ON public.direct_debit_man
 CREATE INDEX direct_debit_mandates_policy_idx ON public.direct_debit_mandates USING btree (policy_id, created_at);
 
 --
+-- Name: document_templates_in_effect; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX document_templates_in_effect ON public.document_templates USING btree (company_id, environment, product_reference, effective_from DESC, version DESC);
+
+--
 -- Name: journey_rule_credits_day_idx; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -2232,6 +2308,12 @@ CREATE TRIGGER audit_device_bindings AFTER INSERT OR DELETE OR UPDATE ON public.
 CREATE TRIGGER audit_devices AFTER INSERT OR DELETE OR UPDATE ON public.devices FOR EACH ROW WHEN ((COALESCE(current_setting('milepost.audit'::text, true), ''::text) <> ''::text)) EXECUTE FUNCTION public.milepost_audit_row();
 
 --
+-- Name: document_templates audit_document_templates; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER audit_document_templates AFTER INSERT OR DELETE OR UPDATE ON public.document_templates FOR EACH ROW WHEN ((COALESCE(current_setting('milepost.audit'::text, true), ''::text) <> ''::text)) EXECUTE FUNCTION public.milepost_audit_row();
+
+--
 -- Name: events audit_events; Type: TRIGGER; Schema: public; Owner: -
 --
 
@@ -2505,6 +2587,27 @@ ALTER TABLE ONLY public.direct_debit_mandates
 
 ALTER TABLE ONLY public.direct_debit_mandates
     ADD CONSTRAINT direct_debit_mandates_policy_id_fkey FOREIGN KEY (policy_id) REFERENCES public.policies(id);
+
+--
+-- Name: document_logos document_logos_company_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.document_logos
+    ADD CONSTRAINT document_logos_company_id_fkey FOREIGN KEY (company_id) REFERENCES public.companies(id);
+
+--
+-- Name: document_templates document_templates_company_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.document_templates
+    ADD CONSTRAINT document_templates_company_id_fkey FOREIGN KEY (company_id) REFERENCES public.companies(id);
+
+--
+-- Name: document_templates document_templates_logo_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.document_templates
+    ADD CONSTRAINT document_templates_logo_id_fkey FOREIGN KEY (logo_id) REFERENCES public.document_logos(id);
 
 --
 -- Name: journey_voids journey_voids_billed_statement_version_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -

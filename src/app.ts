@@ -39,6 +39,7 @@ import {
 } from './modules/auth/index.ts';
 import { installMockPages } from './modules/demo/index.ts';
 import { productRoutes } from './modules/products/index.ts';
+import { templateRoutes } from './modules/documents/index.ts';
 import { reportRoutes } from './modules/reports/index.ts';
 import { erasureRoutes, subjectAccessRoutes } from './modules/data-protection/index.ts';
 import { installStaffAccess, SESSION_COOKIE, staffRoutes } from './modules/staff/index.ts';
@@ -418,6 +419,7 @@ async function registerLoginAndSetupRoutes(
   );
   await app.register(webhookRoutes({ webhooks: services.webhooks, clientAuth }));
   await app.register(productRoutes({ products: services.products, clientAuth }));
+  await app.register(templateRoutes({ templates: services.templates, clientAuth }));
   await app.register(notificationRoutes({ db: container.database.db, adminAuth }));
 }
 

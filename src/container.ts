@@ -15,6 +15,7 @@ import { createCompanyService, findCompanyContact, type CompanyService } from '.
 import { createNotificationService, type NotificationService } from './modules/notifications/index.ts';
 import { createPaymentService, type PaymentService } from './modules/payments/index.ts';
 import { createProductService } from './modules/products/index.ts';
+import { createTemplateService } from './modules/documents/index.ts';
 import { createStaffService } from './modules/staff/index.ts';
 import { createErasureService, createRetentionService } from './modules/data-protection/index.ts';
 import { createPolicyService, type PolicyService } from './modules/policies/index.ts';
@@ -120,6 +121,7 @@ function buildServices(deps: ServiceDeps) {
     usage: billing.usage,
     ...devicesAndWebhooks,
     statements: billing.statements,
+    templates: createTemplateService({ db, clock }),
   };
 }
 

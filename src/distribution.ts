@@ -50,6 +50,8 @@ export const DISTRIBUTION: Readonly<Record<string, Placement>> = {
   policy_references: reference,
   products: reference,
   product_versions: reference,
+  document_logos: reference,
+  document_templates: reference,
   webhook_endpoints: reference,
   staff: reference,
   auth_signing_keys: reference,

@@ -8,6 +8,7 @@ import type { SandboxTables } from './integrations/payments/index.ts';
 import type { JourneyTables } from './modules/journeys/index.ts';
 import type { PolicyTables } from './modules/policies/index.ts';
 import type { ProductTables } from './modules/products/index.ts';
+import type { TemplateTables } from './modules/documents/index.ts';
 import type { TelematicsTables } from './modules/telematics/index.ts';
 import type { StaffTables } from './modules/staff/index.ts';
 import type { StatementTables } from './modules/statements/index.ts';
@@ -34,7 +35,8 @@ export interface Database
     StatementTables,
     UsageTables,
     TelematicsTables,
-    StaffTables {}
+    StaffTables,
+    TemplateTables {}
 
 /**
  * What repositories take: the database or an open transaction over it. One type for all of them,

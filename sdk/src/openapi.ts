@@ -746,6 +746,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/document-templates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List document template versions
+         * @description Every version of the company’s document templates (company-wide and per product), newest first, each saying whether documents made today use it, and the defaults from the company’s name used while none is in effect. Client credentials, or a staff session of `admin`.
+         */
+        get: operations["documentTemplates.list"];
+        put?: never;
+        /**
+         * Add a document template version
+         * @description A new version of the company-wide template (no `product_reference`) or of one registered product’s, effective from `effective_from` (a Europe/London day, default today; never before the latest version of the same scope). Documents made on or after that day for a policy of the product use the product’s version in effect, else the company-wide one, else the defaults; documents already issued never change. A logo is sent base64 in `logo.data_base64` and refused with 422 naming what is wrong (size, PNG signature or decoding, SVG scripts, event handlers, `foreignObject`, outside references). Audited. Client credentials, or a staff session of `admin`.
+         */
+        post: operations["documentTemplates.create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/document-templates/{version}/logo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a template version’s logo
+         * @description The logo file as uploaded (`image/png` or `image/svg+xml`). A version of another company, or one without a logo, answers 404. Client credentials, or a staff session of `admin`.
+         */
+        get: operations["documentTemplates.logo"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/emails": {
         parameters: {
             query?: never;
@@ -2093,6 +2137,41 @@ export interface components {
                 /** Format: date-time */
                 created_at: string;
             }[];
+            /** Format: date-time */
+            created_at: string;
+        };
+        DocumentTemplate: {
+            /** @description The version’s number, unique in the company and environment; each issued document records the version it was made with. */
+            version: number;
+            /** @description The product this version is for; null for the company-wide template. */
+            product_reference: string | null;
+            /**
+             * Format: date
+             * @description The Europe/London day from which documents are made with this version.
+             */
+            effective_from: string;
+            /** @description The name documents show the company by. */
+            company_name: string;
+            /** @description The authorised insurer named on certificates (the certification of cover). */
+            insurer_name: string;
+            /** @description The documents’ accent colour, `#rrggbb`. */
+            colour_hex: string;
+            logo: {
+                /** @description The logo’s format: a PNG image or an SVG drawing. */
+                media_type: "image/png" | "image/svg+xml";
+                /** @description SHA-256 of the logo’s bytes, lowercase hex. */
+                sha256: string;
+                /** @description The logo file’s size in bytes. */
+                size_bytes: number;
+                /** @description Width: pixels of a PNG, user units of an SVG’s viewBox. */
+                width_px: number;
+                /** @description Height, in the same units as `width_px`. */
+                height_px: number;
+                /** @description Where to read the logo (client credentials, or a staff session). */
+                url: string;
+            } | null;
+            /** @description Whether documents made today for its scope (its product, or the company-wide scope) use this version. */
+            in_effect: boolean;
             /** Format: date-time */
             created_at: string;
         };
@@ -9993,6 +10072,200 @@ export interface operations {
             };
             /** @description Unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "documentTemplates.list": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `sandbox` (the default when absent), `production` or `mock`. */
+                environment?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Newest version first. */
+                        templates: components["schemas"]["DocumentTemplate"][];
+                        /** @description What documents show while no version is in effect: from the company’s own name. */
+                        defaults: {
+                            company_name: string;
+                            insurer_name: string;
+                            colour_hex: string;
+                        };
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "documentTemplates.create": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `sandbox` (the default when absent), `production` or `mock`. */
+                environment?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A registered product’s reference, for that product’s documents alone; absent or null for the company-wide template. */
+                    product_reference?: string | null;
+                    /** @description The Europe/London day from which it applies (`YYYY-MM-DD`; default today); never before the latest version of the same scope. */
+                    effective_from?: string;
+                    /** @description The name documents show the company by. */
+                    company_name: string;
+                    /** @description The authorised insurer named on certificates. */
+                    insurer_name: string;
+                    /** @description The accent colour as `#rrggbb`. */
+                    colour_hex: string;
+                    /** @description The logo: a PNG (checked by its signature and decoded in full; at most 2,600 pixels a side) or an SVG (refused if it holds a script, an event handler, a `foreignObject`, a reference outside the file or a DOCTYPE); absent or null for none. */
+                    logo?: {
+                        /** @description The logo’s format: a PNG image or an SVG drawing. */
+                        media_type: "image/png" | "image/svg+xml";
+                        /** @description The file, base64 (at most 262144 bytes decoded). */
+                        data_base64: string;
+                    } | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DocumentTemplate"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "documentTemplates.logo": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `sandbox` (the default when absent), `production` or `mock`. */
+                environment?: string;
+            };
+            path: {
+                /** @description A version number. */
+                version: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The logo. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/png": string;
+                    "image/svg+xml": string;
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -40,6 +40,7 @@ import * as m0038 from './0038-position-attributes.ts';
 import * as m0039 from './0039-policy-feed-sources.ts';
 import * as m0040 from './0040-outbox-accounts.ts';
 import * as m0041 from './0041-no-company-currency.ts';
+import * as m0043 from './0043-document-templates.ts';
 import * as m0044 from './0044-direct-debit.ts';
 
 /** Every migration, in order. Forward-only; add new files at the end. */
@@ -85,5 +86,6 @@ export const migrations: Record<string, Migration> = {
   '0039-policy-feed-sources': m0039,
   '0040-outbox-accounts': m0040,
   '0041-no-company-currency': m0041,
+  '0043-document-templates': m0043,
   '0044-direct-debit': m0044,
 };

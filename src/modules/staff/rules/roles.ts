@@ -27,6 +27,7 @@ export const STAFF_ACTIONS: Readonly<Record<string, StaffRole>> = {
   'auth.rotateSigningKeys': 'admin',
   'products.create': 'admin',
   'products.update': 'admin',
+  'documentTemplates.create': 'admin',
   'statements.billingRun': 'admin',
   'payments.setDirectDebitSettings': 'admin',
   'staff.create': 'admin',
@@ -38,8 +39,13 @@ export const STAFF_ACTIONS: Readonly<Record<string, StaffRole>> = {
   'webhooks.test': 'admin',
 };
 
-/** Reads kept to admins: the outbox holds temporary passwords; the staff list is theirs to manage. */
-const ADMIN_READS: ReadonlySet<string> = new Set(['emails.list', 'staff.list']);
+/** Reads kept to admins: the outbox holds temporary passwords; staff and document templates are theirs to manage. */
+const ADMIN_READS: ReadonlySet<string> = new Set([
+  'emails.list',
+  'staff.list',
+  'documentTemplates.list',
+  'documentTemplates.logo',
+]);
 
 /** Reads beyond viewers: finance reports and a person's whole record (subject access). */
 const OPERATIONS_READS: ReadonlySet<string> = new Set([
