@@ -11546,7 +11546,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description By type — CREATE_PAYMENT_INTENT: `type`, `payment_provider_customer_ref`, `payment_provider_transaction_ref`, `payment_temporary_token`. ADD_NEW_PAYMENT_METHOD: `type`, `payment_method_id`. GET_PAYMENT_METHOD: `payment_method_id`, `brand`, `last4`, `exp_month`, `exp_year`. RETRY_PAYMENT: `payment_amount` (null on failure), `error_message`, `payment_reference`, `status`. */
+            /** @description By type — CREATE_PAYMENT_INTENT: `type`, `payment_provider_customer_ref`, `payment_provider_transaction_ref`, `payment_temporary_token`. ADD_NEW_PAYMENT_METHOD: `type`, `payment_method_id`. GET_PAYMENT_METHOD: `payment_method_id`, `method_type`, and for a card `brand`, `last4`, `exp_month`, `exp_year`, for a Direct Debit `mandate_reference`, `mandate_status`, `account_holder_name`, `sort_code`, `last4` (of the account number). RETRY_PAYMENT: `payment_amount` (null on failure), `error_message`, `payment_reference`, `status`. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -11564,6 +11564,14 @@ export interface operations {
                         exp_month?: number | null;
                         exp_year?: number | null;
                         refund?: boolean;
+                        /** @description GET_PAYMENT_METHOD: a card, or a Bacs Direct Debit mandate. */
+                        method_type?: "card" | "bacs_debit";
+                        /** @description GET_PAYMENT_METHOD of a Direct Debit: the reference on the payer’s bank statement. */
+                        mandate_reference?: string | null;
+                        /** @description GET_PAYMENT_METHOD of a Direct Debit: pending, active or inactive. */
+                        mandate_status?: string;
+                        account_holder_name?: string | null;
+                        sort_code?: string | null;
                         /** @description RETRY_PAYMENT: the amount collected (pounds), null when it failed. */
                         payment_amount?: number | null;
                         error_message?: string;

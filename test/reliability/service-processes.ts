@@ -199,12 +199,13 @@ export async function policyholder(
   };
 }
 
-export type ProxyMode = 'pass' | 'refuse' | 'blackhole';
+export type ProxyMode = 'pass' | 'refuse' | 'blackhole' | 'mute';
 
 /**
  * A TCP hop between the service and PostgreSQL that can fail as networks do: `refuse` drops every
  * connection and refuses new ones (a database restart, a PgBouncer restart); `blackhole` keeps the
- * sockets open but carries nothing, either way (a failover, a partition). Connections that went dark
+ * sockets open but carries nothing, either way (a failover, a partition); `mute` carries requests but
+ * loses every answer (a request that arrived, whose caller never hears back). Connections that went dark
  * stay dark after `pass` is restored, as the old paths to a failed-over primary do.
  */
 export async function startFaultProxy(target: { host: string; port: number }) {
@@ -235,7 +236,7 @@ export async function startFaultProxy(target: { host: string; port: number }) {
       if (!pair.dark) upstream.write(data);
     });
     upstream.on('data', (data) => {
-      if (!pair.dark) client.write(data);
+      if (!pair.dark && mode !== 'mute') client.write(data);
     });
     const closeBoth = () => {
       pairs.delete(pair);

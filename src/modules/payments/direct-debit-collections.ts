@@ -20,6 +20,7 @@ import {
 } from './collection-repository.ts';
 import {
   defaultMandatesOf,
+  findDefaultMandate,
   findMandateById,
   updateMandateStatus,
   type MandateRecord,
@@ -32,7 +33,12 @@ import {
   type ChargeOutcome,
   type PaymentContext,
 } from './payment-context.ts';
-import { findPaymentById, recordAttemptOutcome, type PaymentRecord } from './payment-repository.ts';
+import {
+  findPaymentById,
+  recordAttemptOutcome,
+  updatePayment,
+  type PaymentRecord,
+} from './payment-repository.ts';
 import { collectionDay, DEFAULT_NOTICE_WORKING_DAYS, returnedCollection } from './rules/direct-debit.ts';
 
 /** A statement's amount owed by a policy, as `recordStatementCharges` receives it. */
@@ -175,13 +181,17 @@ export async function attemptCollection(
 ): Promise<ChargeOutcome> {
   const tenant = tenantOfPayment(payment);
   const now = ctx.clock.now();
-  const mandate = payment.mandateId === null ? undefined : await findMandateById(ctx.db, payment.mandateId);
-  if (
-    mandate?.providerMandateId == null ||
-    mandate.paymentMethodId === null ||
-    mandate.status === 'inactive' ||
-    !mandate.isDefault
-  ) {
+  const usable = (
+    m: MandateRecord | undefined,
+  ): m is MandateRecord & { providerMandateId: string; paymentMethodId: string } =>
+    m?.providerMandateId != null && m.paymentMethodId !== null && m.status !== 'inactive' && m.isDefault;
+  let mandate = payment.mandateId === null ? undefined : await findMandateById(ctx.db, payment.mandateId);
+  if (!usable(mandate) && payment.policyId !== null) {
+    // NOTE: the policyholder replaced the mandate since the notice: the policy's mandate now collects it.
+    mandate = await findDefaultMandate(ctx.db, payment.policyId);
+    if (usable(mandate)) await updatePayment(ctx.db, payment.id, { mandateId: mandate.id }, now);
+  }
+  if (!usable(mandate)) {
     // NOTE: the mandate is gone (or the policyholder chose a card since): a card on file pays instead.
     await switchCollectionToCard(ctx.db, payment.id, now);
     const asCard = await findPaymentById(ctx.db, payment.id);

@@ -67,6 +67,21 @@ export const PaymentResponseSchema = Type.Object(
     exp_month: Type.Optional(nullableInteger),
     exp_year: Type.Optional(nullableInteger),
     refund: Type.Optional(Type.Boolean()),
+    method_type: Type.Optional(
+      Type.Union([Type.Literal('card'), Type.Literal('bacs_debit')], {
+        description: 'GET_PAYMENT_METHOD: a card, or a Bacs Direct Debit mandate.',
+      }),
+    ),
+    mandate_reference: Type.Optional(
+      Type.Union([Type.String(), Type.Null()], {
+        description: 'GET_PAYMENT_METHOD of a Direct Debit: the reference on the payer’s bank statement.',
+      }),
+    ),
+    mandate_status: Type.Optional(
+      Type.String({ description: 'GET_PAYMENT_METHOD of a Direct Debit: pending, active or inactive.' }),
+    ),
+    account_holder_name: Type.Optional(nullableString),
+    sort_code: Type.Optional(nullableString),
     payment_amount: Type.Optional(
       Type.Union([Type.Number(), Type.Null()], {
         description: 'RETRY_PAYMENT: the amount collected (pounds), null when it failed.',
@@ -78,6 +93,6 @@ export const PaymentResponseSchema = Type.Object(
   },
   {
     description:
-      'By type — CREATE_PAYMENT_INTENT: `type`, `payment_provider_customer_ref`, `payment_provider_transaction_ref`, `payment_temporary_token`. ADD_NEW_PAYMENT_METHOD: `type`, `payment_method_id`. GET_PAYMENT_METHOD: `payment_method_id`, `brand`, `last4`, `exp_month`, `exp_year`. RETRY_PAYMENT: `payment_amount` (null on failure), `error_message`, `payment_reference`, `status`.',
+      'By type — CREATE_PAYMENT_INTENT: `type`, `payment_provider_customer_ref`, `payment_provider_transaction_ref`, `payment_temporary_token`. ADD_NEW_PAYMENT_METHOD: `type`, `payment_method_id`. GET_PAYMENT_METHOD: `payment_method_id`, `method_type`, and for a card `brand`, `last4`, `exp_month`, `exp_year`, for a Direct Debit `mandate_reference`, `mandate_status`, `account_holder_name`, `sort_code`, `last4` (of the account number). RETRY_PAYMENT: `payment_amount` (null on failure), `error_message`, `payment_reference`, `status`.',
   },
 );

@@ -28,6 +28,7 @@ const INTEGRATION_ONLY = new Set([
   'telematics.odometer.create',
   'usage.setMileageBudget',
   'statements.create',
+  'payments.createDirectDebitSetup',
 ]);
 
 /** The least role for the actions the issue names, written out (not read from the rule). */
@@ -60,6 +61,9 @@ const EXPECTED: ReadonlyArray<[string, StaffRole | 'integration', object?]> = [
   ['products.update', 'admin'],
   ['statements.billingRun', 'admin'],
   ['webhooks.create', 'admin'],
+  ['payments.setDirectDebitSettings', 'admin'],
+  ['payments.collections', 'viewer'],
+  ['payments.createDirectDebitSetup', 'integration'],
   ['journeys.create', 'integration'],
   ['policies.submit', 'integration'],
 ];
