@@ -6,6 +6,7 @@ import { AppError, notFound } from '../../platform/errors.ts';
 import { recordEvent } from '../../platform/events.ts';
 import { deleteAccountCredentials } from '../auth/index.ts';
 import { asTenant, forTenant, type DataEnvironment } from '../companies/index.ts';
+import { eraseMandateHolders } from '../payments/index.ts';
 import { erasePositionsAndDevices } from '../telematics/index.ts';
 import {
   decideErasure,
@@ -147,6 +148,7 @@ async function eraseOwnRecords(trx: Executor, erasure: Erasure) {
   await deleteAccountCredentials(trx, subject.id);
   const journeysErased = await eraseJourneys(trx, policyIds);
   const positionsDeleted = await erasePositionsAndDevices(trx, policyIds);
+  await eraseMandateHolders(trx, policyIds, ERASED_NAME, now);
   const emailsErased = await eraseEmails(trx, {
     userId: subject.id,
     recipients: [subject.email, ...erasure.needles.filter((n) => n.includes('@'))],

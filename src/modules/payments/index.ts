@@ -16,3 +16,4 @@ export {
   MINIMUM_CHARGE_MINOR_UNITS,
   remainingShare,
 } from './rules/index.ts';
+export { eraseMandateHolders } from './mandate-repository.ts';

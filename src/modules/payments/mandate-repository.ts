@@ -264,3 +264,23 @@ export async function updateMandateStatus(
     .execute();
   return toRecord(before);
 }
+
+/**
+ * Erasure (UK GDPR art. 17): the account holder's name on these policies' mandates becomes `pseudonym`;
+ * the mandate references, sort codes and last digits stay with the financial records they explain.
+ */
+export async function eraseMandateHolders(
+  db: Executor,
+  policyIds: readonly string[],
+  pseudonym: string,
+  at: Date,
+): Promise<number> {
+  if (policyIds.length === 0) return 0;
+  const updated = await db
+    .updateTable('direct_debit_mandates')
+    .set({ account_holder_name: pseudonym, updated_at: at })
+    .where('policy_id', 'in', [...policyIds])
+    .where('account_holder_name', 'is not', null)
+    .executeTakeFirst();
+  return Number(updated.numUpdatedRows);
+}
