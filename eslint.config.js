@@ -48,8 +48,10 @@ const PURE_RULES = [
   },
   {
     // Only platform's pure parts: money, the London calendar, working days, geometry and postcodes.
-    regex: '^(\\.\\./)+platform/(?!money\\.ts$|london-calendar\\.ts$|working-days\\.ts$|postcodes\\.ts$|geo/)',
-    message: 'pure rules use only the pure parts of platform (money, london-calendar, working-days, postcodes, geo)',
+    regex:
+      '^(\\.\\./)+platform/(?!money\\.ts$|london-calendar\\.ts$|working-days\\.ts$|postcodes\\.ts$|geo/)',
+    message:
+      'pure rules use only the pure parts of platform (money, london-calendar, working-days, postcodes, geo)',
   },
 ];
 

@@ -527,6 +527,8 @@ async function installStripeSandbox(app: HttpApp, container: Container): Promise
         },
         secret: container.gateways.sandboxWebhookSecret,
       },
+      // Bacs payments settle on their settlement day without anyone asking.
+      settlementSweepMs: 60_000,
     }),
     { prefix: '/sandbox/stripe' },
   );

@@ -3,6 +3,7 @@ import { invalidRequest } from './errors.ts';
 import { mergeMetadata, readParams, type FormObject } from './form.ts';
 import { newId, randomId, type CustomerObject } from './objects.ts';
 import { resolvePaymentMethod } from './payment-methods.ts';
+import { loadTestClock } from './test-helpers.ts';
 
 export async function createCustomer(ctx: EngineContext, params: FormObject): Promise<CustomerObject> {
   const p = readParams(params, [
@@ -13,7 +14,10 @@ export async function createCustomer(ctx: EngineContext, params: FormObject): Pr
     'metadata',
     'payment_method',
     'invoice_settings',
+    'test_clock',
   ]);
+  const testClock = p.string('test_clock');
+  if (testClock !== undefined) await loadTestClock(ctx, testClock, 'test_clock');
   const id = newId('cus');
   const paymentMethod = p.string('payment_method');
   const pm =
@@ -54,7 +58,7 @@ export async function createCustomer(ctx: EngineContext, params: FormObject): Pr
     preferred_locales: [],
     shipping: null,
     tax_exempt: 'none',
-    test_clock: null,
+    test_clock: testClock ?? null,
   };
   await ctx.store.put(customer);
   return customer;

@@ -8,7 +8,8 @@ export type Caller = { readonly kind: 'secret' } | { readonly kind: 'publishable
 
 /** The request an event came from, as Stripe reports it in `event.request`. */
 export interface RequestInfo {
-  readonly id: string;
+  /** Null for what the sandbox does on its own (a Bacs payment settling, a test clock advancing). */
+  readonly id: string | null;
   readonly idempotencyKey: string | null;
 }
 

@@ -6,13 +6,23 @@ import { searchPaymentIntents } from './payment-intent-search.ts';
 import { confirmPaymentIntent, createPaymentIntent, retrievePaymentIntent } from './payment-intents.ts';
 import { attachPaymentMethod, createPaymentMethod, retrievePaymentMethod } from './payment-methods.ts';
 import { createRefund } from './refunds.ts';
+import { confirmSetupIntent, createSetupIntent, retrieveSetupIntent } from './setup-intents.ts';
+import {
+  advanceTestClock,
+  createTestClock,
+  loadTestClock,
+  retrieveMandate,
+  revokeMandate,
+  settleDuePayments,
+} from './test-helpers.ts';
 import type { SandboxStore } from './store.ts';
 
 export type { Caller, Emit, RequestInfo } from './engine-context.ts';
 
 /**
  * The Stripe behaviour of the sandbox, over its store; HTTP concerns live in the plugin. One use case
- * family a file (customers, payment methods, payment intents and their attempts, search, refunds), all
+ * family a file (customers, payment methods, payment intents and their attempts, search, refunds,
+ * SetupIntents and Bacs mandates, Bacs payments and their settlement, test clocks), all
  * sharing one context, so that the per-object locks are the same for every endpoint.
  */
 export function createSandboxEngine(deps: { store: SandboxStore; clock: Clock; emit: Emit }) {
@@ -32,6 +42,19 @@ export function createSandboxEngine(deps: { store: SandboxStore; clock: Clock; e
       confirmPaymentIntent(ctx, id, params, caller, request),
     searchPaymentIntents: (params: FormObject) => searchPaymentIntents(ctx, params),
     createRefund: (params: FormObject, request: RequestInfo) => createRefund(ctx, params, request),
+    createSetupIntent: (params: FormObject) => createSetupIntent(ctx, params),
+    retrieveSetupIntent: (id: string, params: FormObject, caller: Caller) =>
+      retrieveSetupIntent(ctx, id, params, caller),
+    confirmSetupIntent: (id: string, params: FormObject, caller: Caller, request: RequestInfo) =>
+      confirmSetupIntent(ctx, id, params, caller, request),
+    retrieveMandate: (id: string) => retrieveMandate(ctx, id),
+    revokeMandate: (id: string, params: FormObject, request: RequestInfo) =>
+      revokeMandate(ctx, id, params, request),
+    createTestClock: (params: FormObject) => createTestClock(ctx, params),
+    retrieveTestClock: (id: string) => loadTestClock(ctx, id),
+    advanceTestClock: (id: string, params: FormObject, request: RequestInfo) =>
+      advanceTestClock(ctx, id, params, request),
+    settleDuePayments: (params: FormObject) => settleDuePayments(ctx, params),
   };
 }
 

@@ -169,7 +169,7 @@ export interface CustomerObject extends SandboxObject {
   preferred_locales: string[];
   shipping: null;
   tax_exempt: 'none';
-  test_clock: null;
+  test_clock: string | null;
 }
 
 export interface LastPaymentError {
@@ -183,7 +183,12 @@ export interface LastPaymentError {
 }
 
 export type IntentStatus =
-  'requires_payment_method' | 'requires_confirmation' | 'requires_action' | 'succeeded' | 'canceled';
+  | 'requires_payment_method'
+  | 'requires_confirmation'
+  | 'requires_action'
+  | 'processing'
+  | 'succeeded'
+  | 'canceled';
 
 export interface PaymentIntentObject extends SandboxObject {
   id: string;
@@ -214,7 +219,8 @@ export interface PaymentIntentObject extends SandboxObject {
   payment_method: string | null;
   payment_method_configuration_details: null;
   payment_method_options: {
-    card: { installments: null; mandate_options: null; network: null; request_three_d_secure: 'automatic' };
+    card?: { installments: null; mandate_options: null; network: null; request_three_d_secure: 'automatic' };
+    bacs_debit?: { mandate_options: Record<string, never> };
   };
   payment_method_types: string[];
   processing: null;
@@ -243,7 +249,7 @@ export interface ChargeObject extends SandboxObject {
   currency: string;
   customer: string | null;
   description: string | null;
-  disputed: false;
+  disputed: boolean;
   failure_code: string | null;
   failure_message: string | null;
   livemode: false;
@@ -252,10 +258,12 @@ export interface ChargeObject extends SandboxObject {
   paid: boolean;
   payment_intent: string;
   payment_method: string;
-  payment_method_details: { card: Record<string, unknown>; type: 'card' };
+  payment_method_details:
+    | { card: Record<string, unknown>; type: 'card' }
+    | { bacs_debit: Record<string, unknown>; type: 'bacs_debit' };
   receipt_url: null;
   refunded: boolean;
-  status: 'succeeded' | 'failed';
+  status: 'succeeded' | 'failed' | 'pending';
 }
 
 export interface RefundObject extends SandboxObject {
@@ -266,10 +274,12 @@ export interface RefundObject extends SandboxObject {
   charge: string;
   created: number;
   currency: string;
-  destination_details: {
-    card: { reference_status: 'pending'; reference_type: 'acquirer_reference_number'; type: 'refund' };
-    type: 'card';
-  };
+  destination_details:
+    | {
+        card: { reference_status: 'pending'; reference_type: 'acquirer_reference_number'; type: 'refund' };
+        type: 'card';
+      }
+    | { gb_bank_transfer: { reference: null; reference_status: 'pending' }; type: 'gb_bank_transfer' };
   metadata: Record<string, string>;
   payment_intent: string;
   reason: string | null;

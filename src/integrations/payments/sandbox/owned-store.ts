@@ -13,6 +13,12 @@ interface RequestScope {
   owner: string | undefined;
 }
 
+/** The account a stored object belongs to, as the raw store holds it (for work the sandbox does on its own). */
+export function ownerOf(object: SandboxObject): string | undefined {
+  const owner = object[OWNER];
+  return typeof owner === 'string' && owner !== UNCLAIMED ? owner : undefined;
+}
+
 function withoutOwner(object: SandboxObject): SandboxObject {
   const { [OWNER]: _owner, ...served } = object;
   return served;

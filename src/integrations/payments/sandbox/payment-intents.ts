@@ -2,6 +2,7 @@ import { money, type Caller, type EngineContext, type RequestInfo } from './engi
 import { invalidRequest, StripeApiError } from './errors.ts';
 import { mergeMetadata, readParams, type FormObject } from './form.ts';
 import { newId, randomId, type PaymentIntentObject, type PaymentMethodObject } from './objects.ts';
+import { activeMandateFor, isBacs, submitBacsPayment } from './bacs-payments.ts';
 import { attemptPayment } from './payment-attempts.ts';
 import { resolvePaymentMethod } from './payment-methods.ts';
 
@@ -41,7 +42,25 @@ const INTENT_PARAMS = [
   'error_on_requires_action',
   'return_url',
   'use_stripe_sdk',
+  'mandate',
+  'mandate_data',
+  'payment_method_options',
 ];
+
+/** The payment method types an intent allows: `card` unless it names `bacs_debit` alone. */
+function allowedTypes(p: IntentParams): ['card'] | ['bacs_debit'] {
+  const types = p.stringArray('allowed_payment_method_types') ?? p.stringArray('payment_method_types');
+  return types?.length === 1 && types[0] === 'bacs_debit' ? ['bacs_debit'] : ['card'];
+}
+
+/** A payment method of another type than the intent allows is refused, as Stripe refuses it. */
+function checkType(types: readonly string[], pm: PaymentMethodObject | undefined): void {
+  if (pm === undefined || types.includes(pm.type)) return;
+  throw invalidRequest(
+    `The PaymentMethod provided (${pm.type}) is not allowed for this PaymentIntent. Allowed types: ${types.join(', ')}.`,
+    { param: 'payment_method', code: 'payment_intent_incompatible_payment_method' },
+  );
+}
 
 function setupFutureUsage(
   value: string | undefined,
@@ -84,9 +103,10 @@ function readAmount(p: IntentParams): { amount: number; currency: string } {
 function refuseUnsupported(p: IntentParams): void {
   for (const name of ['allowed_payment_method_types', 'payment_method_types']) {
     const types = p.stringArray(name);
-    if (types !== undefined && (types.length === 0 || types.some((t) => t !== 'card'))) {
+    const supported = types?.length === 1 && (types[0] === 'card' || types[0] === 'bacs_debit');
+    if (types !== undefined && !supported) {
       throw invalidRequest(
-        `The sandbox supports only the payment method type card (got ${types.join(', ')}).`,
+        `The sandbox supports the payment method types card or bacs_debit, one at a time (got ${types.join(', ')}).`,
         { param: name, code: 'payment_method_unactivated' },
       );
     }
@@ -125,10 +145,21 @@ export async function createPaymentIntent(
       code: 'payment_intent_unexpected_state',
     });
   }
-  const intent = newIntent(ctx, p, { amount, currency, customer, pm });
+  const types = allowedTypes(p);
+  checkType(types, pm);
+  // NOTE: a Bacs payment without an active mandate is refused before any intent exists.
+  const mandate =
+    confirm && pm !== undefined && isBacs(pm)
+      ? await activeMandateFor(ctx, pm, p.string('mandate'), currency)
+      : undefined;
+  const intent = newIntent(ctx, p, { amount, currency, customer, pm, types });
   await ctx.store.put(intent);
   if (!confirm || pm === undefined) return intent;
-  return ctx.withLock(intent.id, () => attemptPayment(ctx, intent, pm, offSession, request));
+  return ctx.withLock(intent.id, () =>
+    isBacs(pm) && mandate !== undefined
+      ? submitBacsPayment(ctx, intent, pm, mandate, request)
+      : attemptPayment(ctx, intent, pm, offSession, request),
+  );
 }
 
 function newIntent(
@@ -139,9 +170,10 @@ function newIntent(
     currency: string;
     customer: string | undefined;
     pm: PaymentMethodObject | undefined;
+    types: ['card'] | ['bacs_debit'];
   },
 ): PaymentIntentObject {
-  const { amount, currency, customer, pm } = fields;
+  const { amount, currency, customer, pm, types } = fields;
   const id = newId('pi');
   return {
     id,
@@ -171,15 +203,18 @@ function newIntent(
     on_behalf_of: null,
     payment_method: pm?.id ?? null,
     payment_method_configuration_details: null,
-    payment_method_options: {
-      card: {
-        installments: null,
-        mandate_options: null,
-        network: null,
-        request_three_d_secure: 'automatic',
-      },
-    },
-    payment_method_types: ['card'],
+    payment_method_options:
+      types[0] === 'bacs_debit'
+        ? { bacs_debit: { mandate_options: {} } }
+        : {
+            card: {
+              installments: null,
+              mandate_options: null,
+              network: null,
+              request_three_d_secure: 'automatic',
+            },
+          },
+    payment_method_types: types,
     processing: null,
     receipt_email: p.string('receipt_email') ?? null,
     review: null,
@@ -279,6 +314,7 @@ export async function confirmPaymentIntent(
         },
       );
     }
+    checkType(intent.payment_method_types, pm);
     const usage = setupFutureUsage(p.string('setup_future_usage'));
     const receiptEmail = p.string('receipt_email');
     const updated: PaymentIntentObject = {
@@ -286,6 +322,10 @@ export async function confirmPaymentIntent(
       ...(usage === undefined ? {} : { setup_future_usage: usage }),
       ...(receiptEmail === undefined ? {} : { receipt_email: receiptEmail }),
     };
+    if (isBacs(pm)) {
+      const mandate = await activeMandateFor(ctx, pm, undefined, updated.currency);
+      return submitBacsPayment(ctx, updated, pm, mandate, request);
+    }
     return attemptPayment(ctx, updated, pm, offSession, request);
   });
 }

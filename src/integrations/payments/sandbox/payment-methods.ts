@@ -1,3 +1,4 @@
+import { readBacsPaymentMethod } from './bacs-details.ts';
 import { checkCardDetails } from './card-details.ts';
 import type { EngineContext } from './engine-context.ts';
 import { invalidRequest, StripeApiError } from './errors.ts';
@@ -58,6 +59,8 @@ export async function createPaymentMethod(
   const p = readParams(params, [
     'type',
     'card',
+    'bacs_debit',
+    'billing_details',
     'metadata',
     'key',
     'payment_user_agent',
@@ -66,8 +69,15 @@ export async function createPaymentMethod(
     'muid',
     'sid',
   ]);
-  if (p.requiredString('type') !== 'card') {
-    throw invalidRequest('The sandbox supports only the payment method type card.', {
+  const type = p.requiredString('type');
+  if (type === 'bacs_debit') {
+    // NOTE: a bank account made this way still needs a mandate: confirm a SetupIntent with it.
+    const bacs = readBacsPaymentMethod(params, '', null, ctx.now());
+    await ctx.store.put(bacs);
+    return bacs as unknown as PaymentMethodObject;
+  }
+  if (type !== 'card') {
+    throw invalidRequest('The sandbox supports the payment method types card and bacs_debit.', {
       param: 'type',
       code: 'payment_method_unactivated',
     });

@@ -52,6 +52,10 @@ export async function createRefund(
   const chargeToRefund = target ?? '';
   return ctx.withLock(chargeToRefund, async () => {
     const charge = await ctx.loadCharge(chargeToRefund);
+    if (charge.disputed)
+      throw invalidRequest(`Charge ${charge.id} has been disputed and cannot be refunded.`, {
+        code: 'charge_disputed',
+      });
     if (charge.status !== 'succeeded')
       throw invalidRequest(`Charge ${charge.id} did not succeed and cannot be refunded.`, {
         code: 'charge_not_refundable',
@@ -76,10 +80,18 @@ export async function createRefund(
       charge: charge.id,
       created: ctx.now(),
       currency: charge.currency,
-      destination_details: {
-        card: { reference_status: 'pending', reference_type: 'acquirer_reference_number', type: 'refund' },
-        type: 'card',
-      },
+      // NOTE: a Direct Debit is refunded by a credit to the payer's bank account, not to a card.
+      destination_details:
+        charge.payment_method_details.type === 'bacs_debit'
+          ? { gb_bank_transfer: { reference: null, reference_status: 'pending' }, type: 'gb_bank_transfer' }
+          : {
+              card: {
+                reference_status: 'pending',
+                reference_type: 'acquirer_reference_number',
+                type: 'refund',
+              },
+              type: 'card',
+            },
       metadata,
       payment_intent: charge.payment_intent,
       reason: reason ?? null,

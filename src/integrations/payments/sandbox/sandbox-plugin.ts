@@ -14,7 +14,7 @@ import { createSandboxEngine, type Emit, type SandboxEngine } from './engine.ts'
 import { StripeApiError, type StripeErrorBody } from './errors.ts';
 import { FormError, parseForm, type FormBody } from './form.ts';
 import { newId, SANDBOX_API_VERSION, type EventObject } from './objects.ts';
-import { ownedStore } from './owned-store.ts';
+import { ownedStore, ownerOf } from './owned-store.ts';
 import { createMemorySandboxStore, type SandboxStore } from './store.ts';
 import { createWebhookDeliverer, type SandboxWebhookTarget } from './webhooks.ts';
 
@@ -37,6 +37,11 @@ export interface StripeSandboxOptions {
   readonly rateLimitPerSecond?: number;
   /** The random source of `failureRate` (tests pass a deterministic one). */
   readonly random?: () => number;
+  /**
+   * How often the sandbox settles, by itself, the Bacs payments its clock has passed the settlement
+   * time of (customers on no test clock). Undefined: only when asked (`settle_due_payments`).
+   */
+  readonly settlementSweepMs?: number;
 }
 
 /**
@@ -73,7 +78,49 @@ export function stripeSandboxPlugin(options: StripeSandboxOptions = {}): Fastify
     registerPaymentMethodRoutes(app, endpoint, engine);
     registerPaymentIntentRoutes(app, endpoint, engine);
     registerRefundRoutes(app, endpoint, engine);
+    registerDirectDebitRoutes(app, endpoint, engine);
+    if (options.settlementSweepMs !== undefined)
+      startSettlementSweep(app, { store, owners, engine, everyMs: options.settlementSweepMs });
   };
+}
+
+/**
+ * Settles due Bacs payments of every account on an interval, each in its own account's scope (so what
+ * it writes stays that account's). One sweep at a time; a failure is logged and retried next time.
+ */
+function startSettlementSweep(
+  app: FastifyInstance,
+  deps: {
+    store: SandboxStore;
+    owners: ReturnType<typeof ownedStore>;
+    engine: SandboxEngine;
+    everyMs: number;
+  },
+): void {
+  let running: Promise<void> | undefined;
+  const sweep = async (): Promise<void> => {
+    const pending = await deps.store.find(
+      'sandbox_settlement',
+      { status: 'pending', test_clock: null },
+      10_000,
+    );
+    const accounts = new Set(pending.map(ownerOf).filter((a): a is string => a !== undefined));
+    for (const account of accounts) await deps.owners.run(account, () => deps.engine.settleDuePayments({}));
+  };
+  const timer = setInterval(() => {
+    running ??= sweep()
+      .catch((error: unknown) => {
+        app.log.warn({ err: error }, 'stripe sandbox: settlement sweep failed');
+      })
+      .finally(() => {
+        running = undefined;
+      });
+  }, deps.everyMs);
+  timer.unref();
+  app.addHook('onClose', async () => {
+    clearInterval(timer);
+    await running;
+  });
 }
 
 /**
@@ -257,5 +304,63 @@ function registerRefundRoutes(app: FastifyInstance, endpoint: EndpointFactory, e
     '/v1/refunds',
     hidden,
     endpoint('secret', ({ params, request }) => engine.createRefund(params, request)),
+  );
+}
+
+/**
+ * Bacs Direct Debit: SetupIntents (a browser confirms with the client secret, as Stripe.js does),
+ * mandates, Stripe's test clocks, and the sandbox's own test helpers (settle now, revoke a mandate).
+ */
+function registerDirectDebitRoutes(
+  app: FastifyInstance,
+  endpoint: EndpointFactory,
+  engine: SandboxEngine,
+): void {
+  app.post(
+    '/v1/setup_intents',
+    hidden,
+    endpoint('secret', ({ params }) => engine.createSetupIntent(params)),
+  );
+  app.get(
+    '/v1/setup_intents/:id',
+    hidden,
+    endpoint('client_secret', ({ id, params, caller }) => engine.retrieveSetupIntent(id, params, caller)),
+  );
+  app.post(
+    '/v1/setup_intents/:id/confirm',
+    hidden,
+    endpoint('client_secret', ({ id, params, caller, request }) =>
+      engine.confirmSetupIntent(id, params, caller, request),
+    ),
+  );
+  app.get(
+    '/v1/mandates/:id',
+    hidden,
+    endpoint('secret', ({ id }) => engine.retrieveMandate(id)),
+  );
+  app.post(
+    '/v1/test_helpers/test_clocks',
+    hidden,
+    endpoint('secret', ({ params }) => engine.createTestClock(params)),
+  );
+  app.get(
+    '/v1/test_helpers/test_clocks/:id',
+    hidden,
+    endpoint('secret', ({ id }) => engine.retrieveTestClock(id)),
+  );
+  app.post(
+    '/v1/test_helpers/test_clocks/:id/advance',
+    hidden,
+    endpoint('secret', ({ id, params, request }) => engine.advanceTestClock(id, params, request)),
+  );
+  app.post(
+    '/v1/test_helpers/sandbox/settle_due_payments',
+    hidden,
+    endpoint('secret', ({ params }) => engine.settleDuePayments(params)),
+  );
+  app.post(
+    '/v1/test_helpers/sandbox/mandates/:id/revoke',
+    hidden,
+    endpoint('secret', ({ id, params, request }) => engine.revokeMandate(id, params, request)),
   );
 }
