@@ -3,6 +3,9 @@
 // A charge answered 429 (or with an unknown outcome) is retried after a short backoff under the SAME
 // idempotency key; at the end every succeeded intent in the sandbox is matched to the keys the
 // workers saw succeed: none may be missing ("lost") and none may be there twice ("doubled").
+// Then, for as long, Bacs Direct Debit collections under the same limits (each customer's mandate set
+// up first, as a browser confirms it): every collection acknowledged `processing` must be one
+// processing intent in the sandbox, and the two rates are reported side by side.
 //
 //   npx node bench/charges.ts [seconds=10] [concurrency=50]
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -63,6 +66,107 @@ async function setUpCustomers(gateway: PaymentGateway, count: number, counters: 
       return { customerId: customer.id, paymentMethodId: card.id };
     }),
   );
+}
+
+/** A Bacs mandate for each customer: a SetupIntent confirmed with Stripe's test account, as a browser does. */
+async function setUpMandates(
+  gateway: PaymentGateway,
+  customers: readonly { customerId: string }[],
+  apiBase: string,
+  counters: { retries: number },
+) {
+  return Promise.all(
+    customers.map(async ({ customerId }, i) => {
+      const setup = await persist(
+        () => gateway.createBacsSetupIntent({ customerId, metadata: {}, idempotencyKey: `bench:seti:${i}` }),
+        counters,
+      );
+      for (;;) {
+        const response = await fetch(`${apiBase}/v1/setup_intents/${setup.id}/confirm`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({
+            client_secret: setup.clientSecret,
+            'payment_method_data[type]': 'bacs_debit',
+            'payment_method_data[bacs_debit][sort_code]': '108800',
+            'payment_method_data[bacs_debit][account_number]': '00012345',
+            'payment_method_data[billing_details][name]': `Bench ${i}`,
+            'payment_method_data[billing_details][email]': `bench${i}@example.com`,
+            'payment_method_data[billing_details][address][line1]': '1 High Street',
+            'payment_method_data[billing_details][address][postal_code]': 'LS1 1AA',
+            'mandate_data[customer_acceptance][type]': 'online',
+            'mandate_data[customer_acceptance][online][infer_from_client]': 'true',
+          }),
+        });
+        await response.body?.cancel();
+        if (response.status !== 429) break;
+        counters.retries += 1;
+        await backoff();
+      }
+      const confirmed = await persist(() => gateway.retrieveSetupIntent(setup.id), counters);
+      if (confirmed.paymentMethodId === null || confirmed.mandateId === null)
+        throw new Error(`setup intent ${setup.id} was not confirmed`);
+      return { customerId, paymentMethodId: confirmed.paymentMethodId, mandateId: confirmed.mandateId };
+    }),
+  );
+}
+
+/** Direct Debit collections for `seconds`, one stream a customer, each checked against the sandbox's records. */
+async function benchDirectDebit(
+  gateway: PaymentGateway,
+  customers: readonly { customerId: string }[],
+  apiBase: string,
+) {
+  const setupCounters = { retries: 0 };
+  const mandates = await setUpMandates(gateway, customers, apiBase, setupCounters);
+  await sleep(1_100);
+  const counters = { retries: 0 };
+  const processingKeys: string[] = [];
+  let next = 0;
+  const started = performance.now();
+  const deadline = started + seconds * 1000;
+  await Promise.all(
+    mandates.map(async (mandate) => {
+      while (performance.now() < deadline) {
+        const idempotencyKey = `bench:dd:${next++}`;
+        const result = await persist(
+          () =>
+            gateway.collectDirectDebit({
+              ...mandate,
+              amountPence: 4_250,
+              metadata: { bench: 'direct-debit' },
+              idempotencyKey,
+            }),
+          counters,
+          (r) => r.outcome === 'unknown',
+        );
+        if (result.outcome !== 'processing') throw new Error(`collection ${result.outcome}`);
+        processingKeys.push(idempotencyKey);
+      }
+    }),
+  );
+  const elapsedSeconds = (performance.now() - started) / 1000;
+  const intents = await sandbox.store.find(
+    'payment_intent',
+    { status: 'processing', metadata: { bench: 'direct-debit' } },
+    1_000_000,
+  );
+  const perKey = new Map<string, number>();
+  for (const intent of intents) {
+    const k = (intent['metadata'] as Record<string, string>)[IDEMPOTENCY_METADATA_KEY] ?? '';
+    perKey.set(k, (perKey.get(k) ?? 0) + 1);
+  }
+  const acknowledged = new Set(processingKeys);
+  return {
+    processing: processingKeys.length,
+    elapsedSeconds,
+    rate: processingKeys.length / elapsedSeconds,
+    retries: counters.retries,
+    setupRetries: setupCounters.retries,
+    lost: [...acknowledged].filter((k) => !perKey.has(k)).length,
+    doubled: [...perKey.values()].filter((n) => n > 1).length,
+    unacknowledged: [...perKey.keys()].filter((k) => !acknowledged.has(k)).length,
+  };
 }
 
 const sandbox = await startStripeSandbox({ latencyMs: LATENCY_MS, rateLimitPerSecond: RATE_LIMIT });
@@ -130,6 +234,7 @@ try {
     metadata: { bench: 'charges' },
   });
 
+  const directDebit = await benchDirectDebit(gateway, cards, sandbox.apiBase);
   const rate = succeededKeys.length / elapsedSeconds;
   process.stdout.write(
     [
@@ -140,10 +245,13 @@ try {
         ? []
         : [`other outcomes: ${JSON.stringify(Object.fromEntries(otherOutcomes))}`]),
       `charges: ${rate.toFixed(1)}/s (limit ${RATE_LIMIT}/s, ratio ${(rate / RATE_LIMIT).toFixed(2)}), lost ${lost}, doubled ${doubled}`,
+      `direct debit: ${directDebit.processing} collections processing in ${directDebit.elapsedSeconds.toFixed(2)} s; retries ${directDebit.retries} (mandates ${directDebit.setupRetries})`,
+      `direct debit collections: ${directDebit.rate.toFixed(1)}/s (limit ${RATE_LIMIT}/s, ratio to card charges ${(directDebit.rate / rate).toFixed(2)}), lost ${directDebit.lost}, doubled ${directDebit.doubled}`,
       '',
     ].join('\n'),
   );
   if (lost > 0 || doubled > 0 || unacknowledged > 0 || charges !== intents.length) process.exitCode = 1;
+  if (directDebit.lost > 0 || directDebit.doubled > 0 || directDebit.unacknowledged > 0) process.exitCode = 1;
 } finally {
   await sandbox.close();
 }
