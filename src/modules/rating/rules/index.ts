@@ -36,3 +36,43 @@ export {
   type ContentProblem,
   type ContentValidation,
 } from './rate-book-validation.ts';
+export { factorRowProblems } from './rate-book-validation.ts';
+export {
+  deriveValues,
+  wholeYears,
+  withinYears,
+  type DerivedValues,
+  type DriverValues,
+} from './derived-values.ts';
+export { type FactorLine, type RatingProblem } from './factor-lookup.ts';
+export {
+  customerBreakdown,
+  rate,
+  termDays,
+  yearlyEstimatePence,
+  type FixedBreakdown,
+  type InstallmentsBreakdown,
+  type PerUnitBreakdown,
+  type RatedPricing,
+  type RatedQuote,
+  type RateResult,
+  type RatingBreakdown,
+  type UsageEstimateBreakdown,
+} from './rate.ts';
+export {
+  decide,
+  holds,
+  type DecisionResult,
+  type MatchedRule,
+  type UnderwritingDecision,
+} from './underwriting.ts';
+export {
+  asNewBusiness,
+  renewalPrice,
+  type LastYearPricing,
+  type RenewalPrice,
+  type RenewalResult,
+} from './renewal.ts';
+export { installmentPlanApr, installmentsApr } from './apr.ts';
+export { factorFromCsv, factorToCsv, type CsvProblem, type FactorCsvResult } from './factor-csv.ts';
+export { EXAMPLE_QUOTE_INPUT, EXAMPLE_RATE_BOOK } from './example-rate-book.ts';

@@ -355,6 +355,22 @@ function rules(problems: Problems, value: unknown, path: string): void {
   });
 }
 
+/**
+ * The problems of one factor table's rows (an upload of its CSV), with paths `rows[3].factor`: the
+ * same checks as in a whole rate book. Pure.
+ */
+export function factorRowProblems(
+  kind: 'bands' | 'keys',
+  source: FactorSource,
+  rows: readonly unknown[],
+): readonly ContentProblem[] {
+  const problems: Problems = [];
+  if (!list(problems, rows, 'rows', LIMITS.rowsPerFactor, 1)) return problems;
+  if (kind === 'bands') bandRows(problems, rows, 'rows');
+  else keyRows(problems, rows, 'rows', source);
+  return problems;
+}
+
 const TOP_LEVEL = [
   'usage_unit',
   'base_fixed_premium_pence',
