@@ -86,6 +86,18 @@ export async function renderDocument(input: DocumentInput, branding: Branding): 
 }
 
 const ASCII_SAFE = /[^A-Za-z0-9-]+/g;
+/** Letters NFKD does not take apart into a base letter and an accent. */
+const FOLDED: Record<string, string> = {
+  ł: 'l',
+  Ł: 'L',
+  ø: 'o',
+  Ø: 'O',
+  đ: 'd',
+  Đ: 'D',
+  ß: 'ss',
+  æ: 'ae',
+  Æ: 'AE',
+};
 
 /** The London date a document is known by: commencement, a statement's last day, else the day issued. */
 function documentDate(input: DocumentInput): string {
@@ -106,6 +118,7 @@ export function documentFileName(input: DocumentInput): string {
   const reference = input.kind === 'ipid' ? input.content.productReference : input.content.policyReference;
   const safe = (text: string): string =>
     text
+      .replace(/[łŁøØđĐßæÆ]/g, (letter) => FOLDED[letter] ?? '')
       .normalize('NFKD')
       .replace(/[\u0300-\u036f]/g, '')
       .replace(ASCII_SAFE, '-')

@@ -101,30 +101,42 @@ function drawFirstHeading(l: Layout): void {
     nameX = MARGIN_PT + LOGO_BOX_PT[0] + 12;
   }
   const nameWidth = PAGE_WIDTH_PT - MARGIN_PT - nameX;
+  const companyName = printable(branding.companyName);
   doc.font('Bold').fontSize(13).fillColor(accent);
+  // NOTE: a long name takes at most two lines (then an ellipsis); the insurer's line goes below what it took.
+  const nameHeight = Math.min(
+    doc.heightOfString(companyName, { width: nameWidth }),
+    2 * doc.currentLineHeight(true),
+  );
   l.root.add(
     doc.struct('P', {}, () => {
-      doc.text(printable(branding.companyName), nameX, 28, { width: nameWidth, height: 34, ellipsis: true });
+      doc.text(companyName, nameX, 26, { width: nameWidth, height: nameHeight, ellipsis: true });
     }),
   );
   doc.font('Body').fontSize(8).fillColor(MUTED);
+  const insurerY = 26 + nameHeight + 2;
   l.root.add(
     doc.struct('P', {}, () => {
-      doc.text(`Insurer: ${printable(branding.insurerName)}`, nameX, 48, {
+      doc.text(`Insurer: ${printable(branding.insurerName)}`, nameX, insurerY, {
         width: nameWidth,
-        height: 22,
+        height: 11,
         ellipsis: true,
       });
     }),
   );
+  const ruleY = Math.max(76, insurerY + 16);
+  doc.markContent('Artifact', { type: 'Layout' });
   doc
-    .moveTo(MARGIN_PT, 76)
-    .lineTo(PAGE_WIDTH_PT - MARGIN_PT, 76)
+    .moveTo(MARGIN_PT, ruleY)
+    .lineTo(PAGE_WIDTH_PT - MARGIN_PT, ruleY)
     .lineWidth(0.75)
     .stroke(RULE);
+  doc.endMarkedContent();
   doc.font('Bold').fontSize(17).fillColor(INK);
   l.root.add(
-    doc.struct('H1', {}, () => doc.text(printable(l.meta.title), MARGIN_PT, 88, { width: CONTENT_WIDTH_PT })),
+    doc.struct('H1', {}, () =>
+      doc.text(printable(l.meta.title), MARGIN_PT, ruleY + 12, { width: CONTENT_WIDTH_PT }),
+    ),
   );
   doc.font('Body').fontSize(BODY_SIZE_PT).fillColor(INK);
   doc.moveDown(0.6);
@@ -236,10 +248,10 @@ function drawRow(
   table: PDFKit.PDFStructureElement,
   cells: readonly string[],
   widths: readonly number[],
-  style: { header: boolean; columns: readonly Column[]; shaded: boolean },
+  style: { header: boolean; rowHeader: boolean; columns: readonly Column[]; shaded: boolean; bold?: boolean },
 ): void {
   const { doc } = l;
-  doc.font(style.header ? 'Bold' : 'Body').fontSize(style.header ? 8.5 : BODY_SIZE_PT);
+  doc.font(style.header || style.bold === true ? 'Bold' : 'Body').fontSize(style.header ? 8.5 : BODY_SIZE_PT);
   const height = rowHeight(doc, cells, widths);
   const top = doc.y;
   doc.markContent('Artifact', { type: 'Layout' });
@@ -252,9 +264,11 @@ function drawRow(
   cells.forEach((cell, i) => {
     const width = widths[i] ?? 0;
     const cellX = x;
+    const isRowHeader = style.rowHeader && i === 0;
+    const colour = style.header ? '#ffffff' : isRowHeader ? MUTED : INK;
     row.add(
-      doc.struct(style.header ? 'TH' : 'TD', {}, () => {
-        doc.fillColor(style.header ? '#ffffff' : INK).text(cell, cellX + CELL_PAD_PT, top + CELL_PAD_PT, {
+      doc.struct(style.header || isRowHeader ? 'TH' : 'TD', {}, () => {
+        doc.fillColor(colour).text(cell, cellX + CELL_PAD_PT, top + CELL_PAD_PT, {
           width: width - 2 * CELL_PAD_PT,
           align: style.columns[i]?.align ?? 'left',
         });
@@ -272,17 +286,23 @@ export function table(
   l: Layout,
   columns: readonly Column[],
   rows: ReadonlyArray<readonly string[]>,
-  options: { totals?: readonly string[] } = {},
+  options: { totals?: readonly string[]; headerRow?: boolean; rowHeaders?: boolean } = {},
 ): void {
   const { doc } = l;
   const widths = columns.map((c) => c.share * CONTENT_WIDTH_PT);
   const headers = columns.map((c) => printable(c.header));
+  const withHeader = options.headerRow ?? true;
+  const rowHeader = options.rowHeaders ?? false;
   const tableStruct = doc.struct('Table');
   l.root.add(tableStruct);
   const bottom = (): number => doc.page.height - doc.page.margins.bottom;
+  const header = (): void => {
+    if (withHeader)
+      drawRow(l, tableStruct, headers, widths, { header: true, rowHeader, columns, shaded: false });
+  };
   doc.font('Bold').fontSize(8.5);
-  ensureSpace(l, rowHeight(doc, headers, widths) + 3 * BODY_SIZE_PT);
-  drawRow(l, tableStruct, headers, widths, { header: true, columns, shaded: false });
+  ensureSpace(l, (withHeader ? rowHeight(doc, headers, widths) : 0) + 3 * BODY_SIZE_PT);
+  header();
   const all = options.totals === undefined ? rows : [...rows, options.totals];
   all.forEach((raw, index) => {
     const cells = raw.map(printable);
@@ -290,9 +310,16 @@ export function table(
     doc.font(isTotal ? 'Bold' : 'Body').fontSize(BODY_SIZE_PT);
     if (doc.y + rowHeight(doc, cells, widths) > bottom()) {
       doc.addPage();
-      drawRow(l, tableStruct, headers, widths, { header: true, columns, shaded: false });
+      header();
+      doc.font(isTotal ? 'Bold' : 'Body').fontSize(BODY_SIZE_PT);
     }
-    drawRow(l, tableStruct, cells, widths, { header: false, columns, shaded: index % 2 === 1 });
+    drawRow(l, tableStruct, cells, widths, {
+      header: false,
+      rowHeader,
+      columns,
+      shaded: index % 2 === 1,
+      bold: isTotal,
+    });
   });
   tableStruct.end();
   doc.markContent('Artifact', { type: 'Layout' });
@@ -315,6 +342,7 @@ export function facts(l: Layout, rows: ReadonlyArray<readonly [string, string]>)
       { header: 'Detail', share: 0.66 },
     ],
     rows,
+    { headerRow: false, rowHeaders: true },
   );
 }
 

@@ -82,41 +82,88 @@ function tracePath(
 const finite = (p: LonLat): boolean =>
   Number.isFinite(p[0]) && Number.isFinite(p[1]) && Math.abs(p[1]) < 85 && Math.abs(p[0]) <= 180;
 
+interface Box {
+  readonly x: number;
+  readonly y: number;
+  readonly width: number;
+  readonly height: number;
+}
+
+/** The view's box in degrees. */
+function boundsOf(view: View): { west: number; east: number; south: number; north: number } {
+  return {
+    west: (view.minX * 180) / Math.PI,
+    east: ((view.minX + view.width / view.scale) * 180) / Math.PI,
+    north: latOf(view.maxY),
+    south: latOf(view.maxY - view.height / view.scale),
+  };
+}
+
+/** Sea, then the land of every ring that reaches into the view, clipped to the box. */
+function drawOutline(doc: PDFKit.PDFDocument, view: View, box: Box): void {
+  const { west, east, south, north } = boundsOf(view);
+  const origin: [number, number] = [box.x, box.y];
+  doc.rect(box.x, box.y, box.width, box.height).fill('#dfeaf3');
+  doc.rect(box.x, box.y, box.width, box.height).clip();
+  for (const ring of ukOutline()) {
+    if (ring.east < west || ring.west > east || ring.north < south || ring.south > north) continue;
+    const pts = ring.points;
+    tracePath(doc, view, origin, (i) => [pts[2 * i] ?? 0, pts[2 * i + 1] ?? 0], pts.length / 2, true);
+  }
+  doc.lineWidth(0.4).fillAndStroke('#f7f5ef', '#9aa7b1');
+}
+
+const INSET_PT = { width: 78, height: 100, margin: 6 };
+
+/** The whole of the isles in a corner, with the main map's area marked, so any month's map has its place. */
+function drawInset(doc: PDFKit.PDFDocument, main: View, box: Box, accent: string): void {
+  const inset: Box = {
+    x: box.x + box.width - INSET_PT.width - INSET_PT.margin,
+    y: box.y + INSET_PT.margin,
+    width: INSET_PT.width,
+    height: INSET_PT.height,
+  };
+  const view = fitView(ISLES, inset.width, inset.height);
+  doc.save();
+  drawOutline(doc, view, inset);
+  const { west, east, south, north } = boundsOf(main);
+  const [x0, y0] = [(mercatorX(west) - view.minX) * view.scale, (view.maxY - mercatorY(north)) * view.scale];
+  const [x1, y1] = [(mercatorX(east) - view.minX) * view.scale, (view.maxY - mercatorY(south)) * view.scale];
+  const w = Math.max(x1 - x0, 4);
+  const h = Math.max(y1 - y0, 4);
+  doc
+    .rect(inset.x + (x0 + x1) / 2 - w / 2, inset.y + (y0 + y1) / 2 - h / 2, w, h)
+    .lineWidth(1)
+    .stroke(accent);
+  doc.restore();
+  doc.rect(inset.x, inset.y, inset.width, inset.height).lineWidth(0.5).stroke('#9aa7b1');
+}
+
 /**
- * Draws the map in a box at the current position, `heightPt` tall across the text width, and moves below
- * it. Tagged as a figure whose alternative text says what it shows.
+ * Draws the map in a box (the routes over the coast, and an inset of the isles marking where they are)
+ * and moves below it. Tagged as a figure whose alternative text says what it shows.
  */
 export function drawRouteMap(
   l: Layout,
   routes: ReadonlyArray<readonly LonLat[]>,
-  box: { x: number; y: number; width: number; height: number },
+  box: Box,
   alt: string,
 ): void {
   const { doc } = l;
   const clean = routes.map((route) => route.filter(finite)).filter((route) => route.length > 0);
   const view = fitView(clean.length === 0 ? ISLES : clean.flat(), box.width, box.height);
-  const west = (view.minX * 180) / Math.PI;
-  const east = ((view.minX + view.width / view.scale) * 180) / Math.PI;
-  const north = latOf(view.maxY);
-  const south = latOf(view.maxY - view.height / view.scale);
   const origin: [number, number] = [box.x, box.y];
   l.root.add(
     doc.struct('Figure', { alt }, () => {
       doc.save();
-      doc.rect(box.x, box.y, box.width, box.height).fill('#dfeaf3');
-      doc.rect(box.x, box.y, box.width, box.height).clip();
-      for (const ring of ukOutline()) {
-        if (ring.east < west || ring.west > east || ring.north < south || ring.south > north) continue;
-        const pts = ring.points;
-        tracePath(doc, view, origin, (i) => [pts[2 * i] ?? 0, pts[2 * i + 1] ?? 0], pts.length / 2, true);
-      }
-      doc.lineWidth(0.4).fillAndStroke('#f7f5ef', '#9aa7b1');
+      drawOutline(doc, view, box);
       for (const route of clean) {
         tracePath(doc, view, origin, (i) => route[i] ?? [0, 0], route.length, false);
       }
       doc.lineWidth(1.6).lineJoin('round').lineCap('round').strokeOpacity(0.85).stroke(l.accent);
       doc.restore();
       doc.rect(box.x, box.y, box.width, box.height).lineWidth(0.5).stroke('#9aa7b1');
+      if (clean.length > 0) drawInset(doc, view, box, l.accent);
     }),
   );
   doc.x = box.x;
