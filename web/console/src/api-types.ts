@@ -34,6 +34,7 @@ export type Device = components['schemas']['Device'];
 export type Webhook = components['schemas']['WebhookEndpoint'];
 export type WebhookDelivery = components['schemas']['WebhookDelivery'];
 export type Product = components['schemas']['Product'];
+export type DocumentTemplate = components['schemas']['DocumentTemplate'];
 /** A billing run's result; its progress events carry the counts alone. */
 export type BillingRun = Answer<'statements.billingRun'>;
 export type BillingRunCounts = Omit<BillingRun, 'failures'>;

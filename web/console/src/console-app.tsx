@@ -12,6 +12,7 @@ import { DevicesPage } from './devices.tsx';
 import { FailedPaymentsPage } from './failed-payments.tsx';
 import { PolicyPage } from './policy/policy-page.tsx';
 import { ProductsPage } from './products.tsx';
+import { DocumentTemplatesPage } from './document-templates.tsx';
 import { followLink, hrefOf, NAV, navigate, routeKey, useRoute, type Route } from './router.ts';
 import { loadConfig, type ConsoleConfig } from './config.ts';
 import { SearchPage } from './search.tsx';
@@ -282,6 +283,8 @@ function Page({ route, onSignedOut }: { route: Route; onSignedOut: (message: str
       return <CompaniesPage />;
     case 'products':
       return <ProductsPage />;
+    case 'document-templates':
+      return <DocumentTemplatesPage />;
     case 'staff':
       return <StaffPage />;
     case 'audit':

@@ -22,6 +22,7 @@ export type NavPage =
   | 'devices'
   | 'companies'
   | 'products'
+  | 'document-templates'
   | 'staff'
   | 'audit'
   | 'account';
@@ -42,6 +43,7 @@ export const NAV: ReadonlyArray<{
   { page: 'billing-runs', name: 'Billing runs', role: 'admin', perCompany: false },
   { page: 'companies', name: 'Companies', role: 'admin', perCompany: false },
   { page: 'products', name: 'Products', role: 'admin', perCompany: true },
+  { page: 'document-templates', name: 'Document templates', role: 'admin', perCompany: true },
   { page: 'staff', name: 'Staff', role: 'admin', perCompany: false },
   { page: 'account', name: 'My account', role: 'viewer', perCompany: false },
 ];
