@@ -221,10 +221,14 @@ function bucketOf(status: PaymentRecord['status']): 'scheduled' | 'processing' |
 export async function addMandateMethod(
   ctx: PaymentContext,
   tenant: Tenant,
-  policy: PolicyRecord,
+  policy: Pick<PolicyRecord, 'id'>,
   paymentMethodId: string,
 ): Promise<{ payment_method_id: string } | undefined> {
-  const setups = (await listMandatesOfPolicy(ctx.db, tenant, policy.id)).filter((m) => m.status === 'setup');
+  const mandates = await listMandatesOfPolicy(ctx.db, tenant, policy.id);
+  // Recorded already (the processor's `setup_intent.succeeded` came first, or a repeated request).
+  if (mandates.some((m) => m.paymentMethodId === paymentMethodId && m.status !== 'setup'))
+    return { payment_method_id: paymentMethodId };
+  const setups = mandates.filter((m) => m.status === 'setup');
   const gateway = await ctx.gateway(tenant);
   let found: { row: MandateRecord; intent: SetupIntent } | undefined;
   for (const row of setups.toReversed()) {

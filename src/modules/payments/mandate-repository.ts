@@ -162,6 +162,21 @@ export async function findMandateById(db: Executor, id: string): Promise<Mandate
   return row === undefined ? undefined : toRecord(row);
 }
 
+/** Across tenants: a processor webhook names only the processor's SetupIntent. */
+export async function findMandateBySetupIntent(
+  db: Executor,
+  provider: string,
+  setupIntentId: string,
+): Promise<MandateRecord | undefined> {
+  const row = await db
+    .selectFrom('direct_debit_mandates')
+    .selectAll()
+    .where('provider', '=', provider)
+    .where('setup_intent_id', '=', setupIntentId)
+    .executeTakeFirst();
+  return row === undefined ? undefined : toRecord(row);
+}
+
 /** Across tenants: a processor webhook names only the processor's mandate id. */
 export async function findMandateByProviderId(
   db: Executor,

@@ -1,10 +1,11 @@
-import type { Mandate, PaymentIntent } from '../../integrations/payments/index.ts';
+import type { Mandate, PaymentIntent, SetupIntent } from '../../integrations/payments/index.ts';
 import { inTransaction } from '../../platform/db/database.ts';
 import { recordEvent } from '../../platform/events.ts';
 import type { Executor } from '../../schema.ts';
 import { asTenant, type DataEnvironment } from '../companies/index.ts';
 import { recordMandateChange, recordReturned } from './direct-debit-collections.ts';
-import { findMandateByProviderId } from './mandate-repository.ts';
+import { addMandateMethod } from './direct-debit-service.ts';
+import { findMandateByProviderId, findMandateBySetupIntent } from './mandate-repository.ts';
 import { eventBase, PROVIDER, type PaymentContext } from './payment-context.ts';
 import {
   findPaymentByProviderIdAnyTenant,
@@ -25,6 +26,8 @@ export async function handleWebhook(
 ): Promise<{ duplicate: boolean }> {
   const { environment, event } = ctx.gateways.verifyWebhook(rawBody, signature);
   const now = ctx.clock.now();
+  if (event.kind === 'setup_intent' && event.type === 'setup_intent.succeeded')
+    await recordSetupSucceeded(ctx, environment, event.setupIntent);
   // A mandate's change needs to know whether a card is on file: asked of the processor before the transaction.
   const mandateChange =
     event.kind === 'mandate' ? await mandateChangeOf(ctx, environment, event.mandate) : undefined;
@@ -38,6 +41,32 @@ export async function handleWebhook(
       await recordMandateChange(trx, ctx, mandateChange.mandate, mandateChange.change, now);
     return { duplicate: false };
   });
+}
+
+/**
+ * The payer confirmed a SetupIntent of ours: its mandate is recorded as ADD_NEW_PAYMENT_METHOD would
+ * (once: a later ADD_NEW_PAYMENT_METHOD, or a repeat of this event, finds it recorded), so a payer who
+ * closed the page before the app sent the method still pays by Direct Debit.
+ */
+async function recordSetupSucceeded(
+  ctx: PaymentContext,
+  environment: DataEnvironment,
+  setupIntent: SetupIntent,
+): Promise<void> {
+  const setup = await findMandateBySetupIntent(ctx.db, PROVIDER, setupIntent.id);
+  if (setup?.environment !== environment || setup.status !== 'setup' || setupIntent.paymentMethodId === null)
+    return;
+  try {
+    await addMandateMethod(
+      ctx,
+      asTenant(setup.companyId, environment),
+      { id: setup.policyId },
+      setupIntent.paymentMethodId,
+    );
+  } catch (error) {
+    // A mandate the bank refused is not a method; the event is acknowledged all the same.
+    ctx.logger.warn({ err: error, setupIntent: setupIntent.id }, 'a confirmed SetupIntent was not recorded');
+  }
 }
 
 const MANDATE_STATUSES = { active: 'active', pending: 'pending', inactive: 'inactive' } as const;
