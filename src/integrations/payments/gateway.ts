@@ -310,7 +310,30 @@ export type PaymentEvent =
       readonly createdAt: Date;
       readonly mandate: Mandate;
     }
+  | {
+      readonly kind: 'dispute';
+      readonly id: string;
+      /**
+       * `charge.dispute.created`, …: the payer's bank took a payment back (for a Direct Debit, an
+       * indemnity claim under the Direct Debit Guarantee, which the payee cannot contest: `status: lost`).
+       */
+      readonly type: string;
+      readonly createdAt: Date;
+      readonly dispute: PaymentDispute;
+    }
   | { readonly kind: 'other'; readonly id: string; readonly type: string; readonly createdAt: Date };
+
+/** A payment the payer's bank took back, in whole or part. */
+export interface PaymentDispute {
+  readonly id: string;
+  readonly chargeId: string | null;
+  readonly paymentIntentId: string | null;
+  readonly amountPence: number;
+  /** Stripe's reason, e.g. `debit_not_authorized`, `fraudulent`. */
+  readonly reason: string;
+  /** `lost` once the money is gone for good; `needs_response`, `under_review`, `won`… for cards. */
+  readonly status: string;
+}
 
 export interface PaymentGateway {
   createCustomer(input: CreateCustomerInput): Promise<Customer>;

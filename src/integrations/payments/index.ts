@@ -13,6 +13,7 @@ export {
   type CreatedPaymentIntent,
   type Customer,
   type Mandate,
+  type PaymentDispute,
   type PaymentError,
   type PaymentEvent,
   type PaymentGateway,

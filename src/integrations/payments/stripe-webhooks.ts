@@ -86,6 +86,23 @@ export function createWebhookVerifier(options: {
       const mandate = toMandate(object as Stripe.Mandate);
       return { kind: 'mandate', id: event.id, type: event.type, createdAt, mandate };
     }
+    if (kind === 'dispute') {
+      const dispute = object as Stripe.Dispute;
+      return {
+        kind: 'dispute',
+        id: event.id,
+        type: event.type,
+        createdAt,
+        dispute: {
+          id: dispute.id,
+          chargeId: idOf(dispute.charge),
+          paymentIntentId: idOf(dispute.payment_intent),
+          amountPence: dispute.amount,
+          reason: dispute.reason,
+          status: dispute.status,
+        },
+      };
+    }
     return { kind: 'other', id: event.id, type: event.type, createdAt };
   };
 }

@@ -70,7 +70,8 @@ async function eventsOf(id: string, count: number): Promise<PaymentEvent[]> {
         (e.kind === 'payment_intent' && e.paymentIntent.id === id) ||
         (e.kind === 'mandate' && e.mandate.id === id) ||
         (e.kind === 'setup_intent' && e.setupIntent.id === id) ||
-        (e.kind === 'charge' && e.charge.paymentIntentId === id),
+        (e.kind === 'charge' && e.charge.paymentIntentId === id) ||
+        (e.kind === 'dispute' && e.dispute.paymentIntentId === id),
     );
   for (let i = 0; i < 100 && of().length < count; i++) await sleep(20);
   return of();
@@ -410,8 +411,13 @@ describe('collections', () => {
     clock.set('2026-12-30T00:00:00Z');
     await settleDue();
     assert.equal((await gateway.retrievePaymentIntent(intentId)).status, 'succeeded');
-    for (let i = 0; i < 100 && !events.some((e) => e.type === 'charge.dispute.created'); i++) await sleep(20);
-    assert.ok(events.some((e) => e.type === 'charge.dispute.created'));
+    const claimed = (await eventsOf(intentId, 4)).find((e) => e.kind === 'dispute');
+    if (claimed?.kind !== 'dispute') assert.fail('no dispute event');
+    assert.equal(claimed.type, 'charge.dispute.created');
+    assert.deepEqual(
+      [claimed.dispute.amountPence, claimed.dispute.reason, claimed.dispute.status],
+      [4_250, 'debit_not_authorized', 'lost'],
+    );
     await assert.rejects(
       gateway.refund({ paymentIntentId: intentId, idempotencyKey: key('re') }),
       (error: unknown) => error instanceof AppError && /disputed/.test(error.message),
