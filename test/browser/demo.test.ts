@@ -37,7 +37,7 @@ const PAGES: ReadonlyArray<{ name: string; shows: RegExp[] }> = [
       /Paid £\d+\.\d\d/,
     ],
   },
-  { name: 'Cards', shows: [/Visa •••• 4242/] },
+  { name: 'Payment methods', shows: [/Visa •••• 4242/] },
   { name: 'Device', shows: [/Online/, /obd-356938035643809/] },
 ];
 

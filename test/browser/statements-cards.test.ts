@@ -168,16 +168,16 @@ test('a failed statement payment fixed by adding a card and paying', { skip, tim
   await assertAccessible(page, 'statements, paid');
   await shoot(page, 'statements');
 
-  // The Cards page shows the card just added as the default.
-  await page.getByRole('link', { name: 'Cards' }).click();
-  await page.getByRole('heading', { name: 'Cards', level: 1 }).waitFor();
+  // The payment methods page shows the card just added as the default.
+  await page.getByRole('link', { name: 'Payment methods' }).click();
+  await page.getByRole('heading', { name: 'Payment methods', level: 1 }).waitFor();
   await page.getByTestId('default-card').filter({ hasText: 'Visa •••• 4242' }).waitFor();
   assert.match(await page.getByTestId('default-card').innerText(), /Expires 12\/2030/);
   await assertFits(page, 360);
   await assertAccessible(page, 'cards');
   await shoot(page, 'cards');
 
-  // On a desktop, another card from the Cards page becomes the default.
+  // On a desktop, another card from the payment methods page becomes the default.
   await page.setViewportSize({ width: 1280, height: 900 });
   await page.getByRole('button', { name: 'Add a card' }).click();
   await page.getByLabel('Card number').fill('5555 5555 5555 4444');

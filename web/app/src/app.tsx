@@ -5,11 +5,12 @@ import { loadConfig, textOn, withLinkedCompany, type AppConfig } from './config.
 import { DEMO_PASSWORD, DEMO_USERNAME, demoConfig, isDemo, leaveDemoHref } from './demo.ts';
 import { CardsPage } from './cards.tsx';
 import { DevicePage } from './device.tsx';
+import { DirectDebitPage } from './direct-debit.tsx';
 import { JourneysPage } from './journeys.tsx';
 import type { PageProps } from './page-props.ts';
 import { PolicyProvider } from './policy-context.tsx';
 import { PolicyPage } from './policy.tsx';
-import { hrefOf, navigate, PAGES, useRoute, type Route } from './router.ts';
+import { hrefOf, navigate, PAGES, SUBPAGES, useRoute, type Route } from './router.ts';
 import { createAppSession } from './session.ts';
 import { SignInPage } from './sign-in.tsx';
 import { StatementsPage } from './statements.tsx';
@@ -22,6 +23,7 @@ const PAGE_COMPONENTS: Readonly<Record<Exclude<Route, 'sign-in'>, (props: PagePr
   usage: UsagePage,
   statements: StatementsPage,
   cards: CardsPage,
+  'direct-debit': DirectDebitPage,
   device: DevicePage,
 };
 
@@ -88,7 +90,12 @@ function Signed({ config }: { config: AppConfig }) {
     if (session.isSignedIn() && route === 'sign-in') navigate('policy', true);
   }, [session, route, opening]);
   useEffect(() => {
-    const name = route === 'sign-in' ? 'Sign in' : PAGES.find((page) => page.route === route)?.name;
+    const name =
+      route === 'sign-in'
+        ? 'Sign in'
+        : route === 'direct-debit'
+          ? 'Set up a Direct Debit'
+          : PAGES.find((page) => page.route === route)?.name;
     document.title = `${name ?? 'My policy'} · ${config.brand_name}`;
   }, [route, config.brand_name]);
 
@@ -171,6 +178,7 @@ function SignedInPage({ route, ...props }: PageProps & { route: Exclude<Route, '
  * wrap into a grid, so every page and the current one are in sight without scrolling sideways.
  */
 function Navigation({ route }: { route: Route }) {
+  const marked = SUBPAGES[route] ?? route;
   return (
     <nav className="app-tabs" aria-label="Pages">
       <ul>
@@ -178,7 +186,7 @@ function Navigation({ route }: { route: Route }) {
           <li key={page.route}>
             <a
               href={hrefOf(page.route)}
-              aria-current={page.route === route ? 'page' : undefined}
+              aria-current={page.route === marked ? 'page' : undefined}
               onClick={(event) => {
                 if (event.metaKey || event.ctrlKey || event.shiftKey || event.button !== 0) return;
                 event.preventDefault();

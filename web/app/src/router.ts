@@ -1,15 +1,24 @@
 import { goTo, useLocationRoute } from '../../shared/router.ts';
 
 /** The app's pages, as paths under /app/. */
-export type Route = 'sign-in' | 'policy' | 'journeys' | 'usage' | 'statements' | 'cards' | 'device';
+export type Route =
+  'sign-in' | 'policy' | 'journeys' | 'usage' | 'statements' | 'cards' | 'direct-debit' | 'device';
+
+/** Pages reached from another page rather than the navigation, with the page the navigation marks for them. */
+export const SUBPAGES: Readonly<Partial<Record<Route, Exclude<Route, 'sign-in'>>>> = {
+  'direct-debit': 'cards',
+};
 
 /** The signed-in pages, in the order the navigation shows them, with their names. */
-export const PAGES: ReadonlyArray<{ readonly route: Exclude<Route, 'sign-in'>; readonly name: string }> = [
+export const PAGES: ReadonlyArray<{
+  readonly route: Exclude<Route, 'sign-in' | 'direct-debit'>;
+  readonly name: string;
+}> = [
   { route: 'policy', name: 'My policy' },
   { route: 'journeys', name: 'Journeys' },
   { route: 'usage', name: 'Usage' },
   { route: 'statements', name: 'Statements' },
-  { route: 'cards', name: 'Cards' },
+  { route: 'cards', name: 'Payment methods' },
   { route: 'device', name: 'Device' },
 ];
 
@@ -19,6 +28,7 @@ function current(): Route {
   const path = window.location.pathname.startsWith(BASE) ? window.location.pathname.slice(BASE.length) : '';
   const name = path.replace(/\/+$/, '');
   if (name === 'sign-in') return 'sign-in';
+  if (name === 'direct-debit') return 'direct-debit';
   return PAGES.find((page) => page.route === name)?.route ?? 'policy';
 }
 

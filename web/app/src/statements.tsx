@@ -7,7 +7,7 @@ import {
   type Session,
 } from '../../../sdk/src/index.ts';
 import { CardForm } from './card-form.tsx';
-import { addCard, productReferenceOf } from './cards.tsx';
+import { addPaymentMethod, productReferenceOf } from './cards.tsx';
 import type { AppConfig } from './config.ts';
 import { PageMessages } from '../../shared/messages.tsx';
 import { humanError } from './errors.ts';
@@ -296,7 +296,7 @@ function PayNow(props: {
   const { statement, payment, session, policy, onPaid } = props;
   const [paying, setPaying] = useState(false);
   const pay = async (paymentMethodId: string) => {
-    await addCard(session, policy, paymentMethodId);
+    await addPaymentMethod(session, policy, paymentMethodId);
     const outcome = await payNow(session, policy, statement);
     setPaying(false);
     onPaid(statement, outcome);

@@ -1,5 +1,5 @@
 import type { StripeCardElement } from '@stripe/stripe-js';
-import { CardProblem } from './stripe-sandbox.ts';
+import { BankProblem, CardProblem, type BankDetails } from './stripe-sandbox.ts';
 
 /** Stripe's card field, mounted in the page; `create` turns what was typed into a payment method. */
 export interface MountedStripeCard {
@@ -37,4 +37,41 @@ export async function mountStripeCard(
       card.destroy();
     },
   };
+}
+
+/**
+ * Confirms a Bacs Direct Debit SetupIntent with Stripe.js in production (`confirmBacsDebitSetup`): the
+ * bank details go from this page to Stripe only. The form, the Guarantee and the confirmation step are
+ * this app's own (Stripe's requirements for a self-hosted Bacs mandate form). Answers the payment method's id.
+ */
+export async function confirmStripeBacsSetup(
+  publishableKey: string,
+  clientSecret: string,
+  details: BankDetails,
+): Promise<string> {
+  const { loadStripe } = await import('@stripe/stripe-js/pure');
+  const stripe = await loadStripe(publishableKey);
+  if (stripe === null) throw new BankProblem('The Direct Debit could not be set up. Please reload the page.');
+  const result = await stripe.confirmBacsDebitSetup(clientSecret, {
+    payment_method: {
+      bacs_debit: { sort_code: details.sortCode, account_number: details.accountNumber },
+      billing_details: {
+        name: details.holderName,
+        email: details.email,
+        address: {
+          line1: details.address.line1,
+          ...(details.address.line2 === '' ? {} : { line2: details.address.line2 }),
+          city: details.address.city,
+          postal_code: details.address.postcode,
+          country: 'GB',
+        },
+      },
+    },
+  });
+  if (result.error !== undefined)
+    throw new BankProblem(result.error.message ?? 'Your bank details could not be used. Please check them.');
+  const method = result.setupIntent.payment_method;
+  const id = typeof method === 'string' ? method : method?.id;
+  if (id === undefined) throw new BankProblem('The Direct Debit could not be set up. Please try again.');
+  return id;
 }

@@ -87,3 +87,123 @@ export async function createSandboxPaymentMethod(
     field,
   );
 }
+
+/** A UK bank account and its holder, as typed into the Direct Debit form (already checked and normalised). */
+export interface BankDetails {
+  /** Six digits, no dashes. */
+  readonly sortCode: string;
+  /** Eight digits. */
+  readonly accountNumber: string;
+  readonly holderName: string;
+  readonly email: string;
+  readonly address: {
+    readonly line1: string;
+    readonly line2: string;
+    readonly city: string;
+    readonly postcode: string;
+  };
+}
+
+/** Which field of the Direct Debit form a bank problem is about. */
+export type BankField = 'sortCode' | 'accountNumber';
+
+/** A bank account the processor refused, told as a sentence for the person typing it. */
+export class BankProblem extends Error {
+  readonly field: BankField | undefined;
+  constructor(message: string, field?: BankField) {
+    super(message);
+    this.name = 'BankProblem';
+    this.field = field;
+  }
+}
+
+/**
+ * Stripe's published Bacs Direct Debit test accounts (docs.stripe.com/payments/bacs-debit, "Test your
+ * integration"), all with the sort code 10-88-00, as the form's hint lists them.
+ */
+export const SANDBOX_TEST_BANK_ACCOUNTS: ReadonlyArray<{
+  readonly accountNumber: string;
+  readonly outcome: string;
+}> = [
+  { accountNumber: '00012345', outcome: 'sets up a Direct Debit whose payments succeed' },
+  { accountNumber: '22222227', outcome: 'sets one up whose payments fail for insufficient funds' },
+  { accountNumber: '00044444', outcome: 'is refused as an invalid account' },
+];
+export const SANDBOX_TEST_SORT_CODE = '10-88-00';
+
+const BANK_FIELD_OF_PARAM: Readonly<Record<string, BankField>> = {
+  'payment_method_data[bacs_debit][sort_code]': 'sortCode',
+  'payment_method_data[bacs_debit][account_number]': 'accountNumber',
+};
+
+/** Stripe's codes for a refused bank account in this app's words. */
+const BANK_SENTENCES: Readonly<Record<string, string>> = {
+  invalid_bank_account:
+    'That account could not be found with this sort code and account number. Please check them.',
+  bank_account_declined: 'Your bank refused this Direct Debit. Please use another account, or pay by card.',
+  bank_account_unusable:
+    'This account cannot pay by Direct Debit. Please use another account, or pay by card.',
+  account_number_invalid: 'That account number is not valid. Please check it.',
+  routing_number_invalid: 'That sort code is not valid. Please check it.',
+  test_mode_live_account:
+    'This is a test environment: a real account cannot be used. Please use one of the test accounts.',
+};
+
+/** The form Stripe.js sends to confirm a Bacs SetupIntent: the bank details, holder and mandate acceptance. */
+function bacsConfirmForm(clientSecret: string, details: BankDetails, publishableKey: string | null) {
+  const form = new URLSearchParams({ client_secret: clientSecret });
+  form.set('payment_method_data[type]', 'bacs_debit');
+  form.set('payment_method_data[bacs_debit][sort_code]', details.sortCode);
+  form.set('payment_method_data[bacs_debit][account_number]', details.accountNumber);
+  form.set('payment_method_data[billing_details][name]', details.holderName);
+  form.set('payment_method_data[billing_details][email]', details.email);
+  form.set('payment_method_data[billing_details][address][line1]', details.address.line1);
+  if (details.address.line2 !== '')
+    form.set('payment_method_data[billing_details][address][line2]', details.address.line2);
+  form.set('payment_method_data[billing_details][address][city]', details.address.city);
+  form.set('payment_method_data[billing_details][address][postal_code]', details.address.postcode);
+  form.set('payment_method_data[billing_details][address][country]', 'GB');
+  // NOTE: the payer accepted the mandate in this page just now; Stripe.js says so the same way.
+  form.set('mandate_data[customer_acceptance][type]', 'online');
+  form.set('mandate_data[customer_acceptance][online][infer_from_client]', 'true');
+  if (publishableKey?.startsWith('pk_test_') === true) form.set('key', publishableKey);
+  return form;
+}
+
+/**
+ * Confirms a Bacs Direct Debit SetupIntent in the built-in sandbox as Stripe.js would
+ * (`POST /v1/setup_intents/:id/confirm` with the publishable key and the client secret): the bank
+ * details go only to the sandbox, never to the service's API. Answers the new payment method's id.
+ */
+export async function confirmSandboxBacsSetup(
+  setupIntentId: string,
+  clientSecret: string,
+  details: BankDetails,
+  publishableKey: string | null,
+): Promise<string> {
+  let response: Response;
+  try {
+    response = await fetch(`/sandbox/stripe/v1/setup_intents/${encodeURIComponent(setupIntentId)}/confirm`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: bacsConfirmForm(clientSecret, details, publishableKey),
+    });
+  } catch {
+    throw new BankProblem('The account could not be checked: there is no connection. Please try again.');
+  }
+  const body = (await response.json().catch(() => ({}))) as {
+    readonly error?: { readonly code?: string; readonly param?: string; readonly message?: string };
+    readonly status?: string;
+    readonly payment_method?: string | { readonly id?: string } | null;
+  };
+  const method = typeof body.payment_method === 'string' ? body.payment_method : body.payment_method?.id;
+  if (response.ok && body.status === 'succeeded' && typeof method === 'string') return method;
+  const field = BANK_FIELD_OF_PARAM[body.error?.param ?? ''];
+  const known = BANK_SENTENCES[body.error?.code ?? ''];
+  // Stripe writes its bank errors for the payer (as Stripe.js shows them); a server failure is ours to word.
+  const told = response.status < 500 ? body.error?.message : undefined;
+  throw new BankProblem(
+    known ?? told ?? 'The Direct Debit could not be set up. Please try again later.',
+    field,
+  );
+}

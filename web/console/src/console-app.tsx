@@ -7,6 +7,7 @@ import { allows, ConsoleContext, useConsole, type ConsoleState } from './console
 import { AccountPage } from './account.tsx';
 import { AuditPage } from './audit.tsx';
 import { BillingRunsPage } from './billing-runs.tsx';
+import { CollectionsPage } from './collections.tsx';
 import { CompaniesPage } from './companies.tsx';
 import { DevicesPage } from './devices.tsx';
 import { FailedPaymentsPage } from './failed-payments.tsx';
@@ -273,6 +274,8 @@ function Page({ route, onSignedOut }: { route: Route; onSignedOut: (message: str
       return <PolicyPage {...route} />;
     case 'failed-payments':
       return <FailedPaymentsPage />;
+    case 'collections':
+      return <CollectionsPage />;
     case 'billing-runs':
       return <BillingRunsPage />;
     case 'webhooks':

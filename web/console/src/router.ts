@@ -17,6 +17,7 @@ export type Route =
 /** The pages the navigation links to, besides search. */
 export type NavPage =
   | 'failed-payments'
+  | 'collections'
   | 'billing-runs'
   | 'webhooks'
   | 'devices'
@@ -37,6 +38,7 @@ export const NAV: ReadonlyArray<{
 }> = [
   { page: 'search', name: 'Search', role: 'viewer', perCompany: false },
   { page: 'failed-payments', name: 'Failed payments', role: 'viewer', perCompany: true },
+  { page: 'collections', name: 'Collections', role: 'viewer', perCompany: true },
   { page: 'webhooks', name: 'Webhooks', role: 'viewer', perCompany: true },
   { page: 'devices', name: 'Devices offline', role: 'viewer', perCompany: true },
   { page: 'audit', name: 'Audit', role: 'viewer', perCompany: false },

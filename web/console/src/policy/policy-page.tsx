@@ -7,6 +7,7 @@ import { Loading, useNotice } from '../ui.tsx';
 import { ActionDialog } from './action-dialogs.tsx';
 import { AuditPanel, useAuditTrail } from './audit.tsx';
 import { DevicesPanel, useDevices } from './devices.tsx';
+import { DirectDebitPanel, usePolicyDirectDebit } from './direct-debit.tsx';
 import { JourneysPanel, useJourneys } from './journeys.tsx';
 import type { PolicyScope } from './panel.tsx';
 import { PaymentsPanel, usePayments } from './payments.tsx';
@@ -16,14 +17,14 @@ import { SummaryPanel } from './summary.tsx';
 import { VersionsPanel } from './versions.tsx';
 
 /** The parts of the page that load again after an action. */
-type Part = 'policy' | 'journeys' | 'statements' | 'payments' | 'audit';
+type Part = 'policy' | 'journeys' | 'statements' | 'payments' | 'directDebit' | 'audit';
 
 /** What each action changes besides the audit trail (which every action adds to). */
 const CHANGES: Readonly<Record<Action['kind'], readonly Part[]>> = {
   void: ['journeys'],
   credit: [],
-  retry: ['payments', 'statements'],
-  cancel: ['policy', 'payments'],
+  retry: ['payments', 'statements', 'directDebit'],
+  cancel: ['policy', 'payments', 'directDebit'],
   welcome: [],
 };
 
@@ -32,6 +33,7 @@ const NONE_YET: Readonly<Record<Part, number>> = {
   journeys: 0,
   statements: 0,
   payments: 0,
+  directDebit: 0,
   audit: 0,
 };
 
@@ -111,6 +113,7 @@ function PolicyView({ tenant, policyReference }: { tenant: Tenant; policyReferen
     journeys: useJourneys(scope, generations.journeys),
     statements: useStatements(scope, generations.statements),
     payments: usePayments(scope, generations.payments),
+    directDebit: usePolicyDirectDebit(scope, generations.directDebit),
     devices: useDevices(scope),
     credits: useCredits(scope),
     audit: useAuditTrail(scope, generations.audit),
@@ -170,6 +173,7 @@ function PolicyView({ tenant, policyReference }: { tenant: Tenant; policyReferen
       <VersionsPanel versions={details.versions} />
       <JourneysPanel journeys={parts.journeys} />
       <PaymentsPanel payments={parts.payments} />
+      <DirectDebitPanel directDebit={parts.directDebit} />
       <StatementsPanel statements={parts.statements} />
       <AuditPanel audit={parts.audit} />
       {action === undefined ? null : (
