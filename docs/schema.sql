@@ -181,6 +181,21 @@ CREATE FUNCTION public.milepost_policy_search_update() RETURNS trigger
     end $$;
 
 --
+-- Name: milepost_rate_book_version_frozen(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.milepost_rate_book_version_frozen() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+    begin
+      if OLD.status = 'approved' then
+        raise exception 'rate book version % is approved and cannot be changed or deleted', OLD.id
+          using errcode = 'P0001';
+      end if;
+      return case when TG_OP = 'DELETE' then OLD else NEW end;
+    end $$;
+
+--
 -- Name: notify_account_reference_changes(); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -1082,6 +1097,48 @@ CREATE TABLE public.products (
 );
 
 --
+-- Name: rate_book_versions; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.rate_book_versions (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    rate_book_id uuid NOT NULL,
+    version_number integer NOT NULL,
+    status text NOT NULL,
+    content jsonb NOT NULL,
+    effective_from timestamp with time zone,
+    author text NOT NULL,
+    author_staff_id uuid,
+    contributor_staff_ids uuid[] DEFAULT '{}'::uuid[] NOT NULL,
+    contributors text[] DEFAULT '{}'::text[] NOT NULL,
+    approver text,
+    approver_staff_id uuid,
+    approved_at timestamp with time zone,
+    created_at timestamp with time zone NOT NULL,
+    updated_at timestamp with time zone NOT NULL,
+    CONSTRAINT rate_book_versions_approval_check CHECK ((((status = 'draft'::text) AND (approver IS NULL) AND (approver_staff_id IS NULL) AND (approved_at IS NULL)) OR ((status = 'approved'::text) AND (approver IS NOT NULL) AND (approver_staff_id IS NOT NULL) AND (approved_at IS NOT NULL) AND (effective_from IS NOT NULL)))),
+    CONSTRAINT rate_book_versions_contributors_check CHECK ((cardinality(contributors) = cardinality(contributor_staff_ids))),
+    CONSTRAINT rate_book_versions_four_eyes_check CHECK (((approver_staff_id IS NULL) OR (NOT (approver_staff_id = ANY (contributor_staff_ids))))),
+    CONSTRAINT rate_book_versions_number_check CHECK ((version_number >= 1)),
+    CONSTRAINT rate_book_versions_status_check CHECK ((status = ANY (ARRAY['draft'::text, 'approved'::text])))
+);
+
+--
+-- Name: rate_books; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.rate_books (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    company_id uuid NOT NULL,
+    environment text NOT NULL,
+    rate_book_reference text NOT NULL,
+    product_id uuid NOT NULL,
+    name text NOT NULL,
+    created_at timestamp with time zone NOT NULL,
+    CONSTRAINT rate_books_environment_check CHECK ((environment = ANY (ARRAY['sandbox'::text, 'production'::text])))
+);
+
+--
 -- Name: staff; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -1745,6 +1802,41 @@ ALTER TABLE ONLY public.products
     ADD CONSTRAINT products_reference_key UNIQUE (company_id, environment, product_reference);
 
 --
+-- Name: rate_book_versions rate_book_versions_number_key; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.rate_book_versions
+    ADD CONSTRAINT rate_book_versions_number_key UNIQUE (rate_book_id, version_number);
+
+--
+-- Name: rate_book_versions rate_book_versions_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.rate_book_versions
+    ADD CONSTRAINT rate_book_versions_pkey PRIMARY KEY (id);
+
+--
+-- Name: rate_books rate_books_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.rate_books
+    ADD CONSTRAINT rate_books_pkey PRIMARY KEY (id);
+
+--
+-- Name: rate_books rate_books_product_key; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.rate_books
+    ADD CONSTRAINT rate_books_product_key UNIQUE (product_id);
+
+--
+-- Name: rate_books rate_books_reference_key; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.rate_books
+    ADD CONSTRAINT rate_books_reference_key UNIQUE (company_id, environment, rate_book_reference);
+
+--
 -- Name: staff staff_email_key; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -2182,6 +2274,12 @@ CREATE INDEX policy_credits_policy_idx ON public.policy_credits USING btree (pol
 CREATE INDEX policy_versions_effective_idx ON public.policy_versions USING btree (effective_at, id);
 
 --
+-- Name: rate_book_versions_in_force; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX rate_book_versions_in_force ON public.rate_book_versions USING btree (rate_book_id, effective_from DESC) WHERE (status = 'approved'::text);
+
+--
 -- Name: staff_sessions_staff; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -2398,6 +2496,18 @@ CREATE TRIGGER audit_product_versions AFTER INSERT OR DELETE OR UPDATE ON public
 CREATE TRIGGER audit_products AFTER INSERT OR DELETE OR UPDATE ON public.products FOR EACH ROW WHEN ((COALESCE(current_setting('milepost.audit'::text, true), ''::text) <> ''::text)) EXECUTE FUNCTION public.milepost_audit_row();
 
 --
+-- Name: rate_book_versions audit_rate_book_versions; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER audit_rate_book_versions AFTER INSERT OR DELETE OR UPDATE ON public.rate_book_versions FOR EACH ROW WHEN ((COALESCE(current_setting('milepost.audit'::text, true), ''::text) <> ''::text)) EXECUTE FUNCTION public.milepost_audit_row();
+
+--
+-- Name: rate_books audit_rate_books; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER audit_rate_books AFTER INSERT OR DELETE OR UPDATE ON public.rate_books FOR EACH ROW WHEN ((COALESCE(current_setting('milepost.audit'::text, true), ''::text) <> ''::text)) EXECUTE FUNCTION public.milepost_audit_row();
+
+--
 -- Name: audit_records audit_records_append_only; Type: TRIGGER; Schema: public; Owner: -
 --
 
@@ -2504,6 +2614,12 @@ CREATE TRIGGER policy_versions_notify_update AFTER UPDATE ON public.policy_versi
 --
 
 CREATE TRIGGER policy_versions_search AFTER INSERT ON public.policy_versions FOR EACH ROW WHEN ((new.snapshot IS NOT NULL)) EXECUTE FUNCTION public.milepost_policy_search_update();
+
+--
+-- Name: rate_book_versions rate_book_versions_frozen; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER rate_book_versions_frozen BEFORE DELETE OR UPDATE ON public.rate_book_versions FOR EACH ROW EXECUTE FUNCTION public.milepost_rate_book_version_frozen();
 
 --
 -- Name: users users_notify_reference; Type: TRIGGER; Schema: public; Owner: -
@@ -2762,6 +2878,41 @@ ALTER TABLE ONLY public.product_versions
 
 ALTER TABLE ONLY public.products
     ADD CONSTRAINT products_company_id_fkey FOREIGN KEY (company_id) REFERENCES public.companies(id);
+
+--
+-- Name: rate_book_versions rate_book_versions_approver_staff_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.rate_book_versions
+    ADD CONSTRAINT rate_book_versions_approver_staff_id_fkey FOREIGN KEY (approver_staff_id) REFERENCES public.staff(id);
+
+--
+-- Name: rate_book_versions rate_book_versions_author_staff_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.rate_book_versions
+    ADD CONSTRAINT rate_book_versions_author_staff_id_fkey FOREIGN KEY (author_staff_id) REFERENCES public.staff(id);
+
+--
+-- Name: rate_book_versions rate_book_versions_rate_book_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.rate_book_versions
+    ADD CONSTRAINT rate_book_versions_rate_book_id_fkey FOREIGN KEY (rate_book_id) REFERENCES public.rate_books(id);
+
+--
+-- Name: rate_books rate_books_company_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.rate_books
+    ADD CONSTRAINT rate_books_company_id_fkey FOREIGN KEY (company_id) REFERENCES public.companies(id);
+
+--
+-- Name: rate_books rate_books_product_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.rate_books
+    ADD CONSTRAINT rate_books_product_id_fkey FOREIGN KEY (product_id) REFERENCES public.products(id);
 
 --
 -- Name: staff_sessions staff_sessions_staff_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -

@@ -40,6 +40,7 @@ import {
 import { installMockPages } from './modules/demo/index.ts';
 import { productRoutes } from './modules/products/index.ts';
 import { templateRoutes } from './modules/documents/index.ts';
+import { rateBookRoutes } from './modules/rating/index.ts';
 import { reportRoutes } from './modules/reports/index.ts';
 import { erasureRoutes, subjectAccessRoutes } from './modules/data-protection/index.ts';
 import { installStaffAccess, SESSION_COOKIE, staffRoutes } from './modules/staff/index.ts';
@@ -420,6 +421,7 @@ async function registerLoginAndSetupRoutes(
   await app.register(webhookRoutes({ webhooks: services.webhooks, clientAuth }));
   await app.register(productRoutes({ products: services.products, clientAuth }));
   await app.register(templateRoutes({ templates: services.templates, clientAuth }));
+  await app.register(rateBookRoutes({ rateBooks: services.rateBooks, clientAuth }));
   await app.register(notificationRoutes({ db: container.database.db, adminAuth }));
 }
 

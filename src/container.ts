@@ -16,6 +16,7 @@ import { createNotificationService, type NotificationService } from './modules/n
 import { createPaymentService, type PaymentService } from './modules/payments/index.ts';
 import { createProductService } from './modules/products/index.ts';
 import { createTemplateService } from './modules/documents/index.ts';
+import { createRateBookService } from './modules/rating/index.ts';
 import { createStaffService } from './modules/staff/index.ts';
 import { createErasureService, createRetentionService } from './modules/data-protection/index.ts';
 import { createPolicyService, type PolicyService } from './modules/policies/index.ts';
@@ -117,6 +118,7 @@ function buildServices(deps: ServiceDeps) {
     payments: billing.payments,
     policies: policyServices.policies,
     products: policyServices.products,
+    rateBooks: createRateBookService({ db, clock }),
     journeys: billing.journeys,
     usage: billing.usage,
     ...devicesAndWebhooks,

@@ -52,6 +52,8 @@ export const DISTRIBUTION: Readonly<Record<string, Placement>> = {
   product_versions: reference,
   document_logos: reference,
   document_templates: reference,
+  rate_books: reference,
+  rate_book_versions: reference,
   webhook_endpoints: reference,
   staff: reference,
   auth_signing_keys: reference,

@@ -9,6 +9,7 @@ import type { JourneyTables } from './modules/journeys/index.ts';
 import type { PolicyTables } from './modules/policies/index.ts';
 import type { ProductTables } from './modules/products/index.ts';
 import type { TemplateTables } from './modules/documents/index.ts';
+import type { RatingTables } from './modules/rating/index.ts';
 import type { TelematicsTables } from './modules/telematics/index.ts';
 import type { StaffTables } from './modules/staff/index.ts';
 import type { StatementTables } from './modules/statements/index.ts';
@@ -36,7 +37,8 @@ export interface Database
     UsageTables,
     TelematicsTables,
     StaffTables,
-    TemplateTables {}
+    TemplateTables,
+    RatingTables {}
 
 /**
  * What repositories take: the database or an open transaction over it. One type for all of them,

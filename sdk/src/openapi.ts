@@ -790,6 +790,151 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/rate-books": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List rate books
+         * @description Every rate book of the company and environment, with its versions and the one in force.
+         */
+        get: operations["rateBooks.list"];
+        put?: never;
+        /**
+         * Register a rate book for a product
+         * @description One rate book per product, without versions yet. 409 when the reference is taken or the product has one; 422 `UNKNOWN_PRODUCT` when the product is not the company’s.
+         */
+        post: operations["rateBooks.create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/rate-books/{rate_book_reference}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a rate book
+         * @description Its versions (without their content) and the one in force now. Another company’s: 404.
+         */
+        get: operations["rateBooks.get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/rate-books/{rate_book_reference}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Write a draft version
+         * @description A draft, numbered after the last version. 422 names every bad cell of `content` (e.g. `/body/content/factors/2/rows/5/factor`) and an `effective_from` in the past or not after the latest approved version’s.
+         */
+        post: operations["rateBooks.createVersion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/rate-books/{rate_book_reference}/versions/{version_number}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a version with its tables */
+        get: operations["rateBooks.getVersion"];
+        /**
+         * Rewrite a draft
+         * @description Replaces a draft’s content and `effective_from`; whoever changes it becomes one of its writers, who may not approve it. 409 once it is approved: an approved version never changes.
+         */
+        put: operations["rateBooks.updateVersion"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/rate-books/{rate_book_reference}/versions/{version_number}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a draft (four eyes)
+         * @description By a signed-in staff member with the admin role who wrote none of the draft: 403 `FOUR_EYES_REQUIRED` for its author or anyone who changed it, and for client credentials. It then never changes, and is in force from its `effective_from` (now when it has none). 409 when it is approved already, or its `effective_from` has passed or is not after the latest approved version’s. Audited.
+         */
+        post: operations["rateBooks.approveVersion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/rate-books/{rate_book_reference}/versions/{version_number}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export a version as JSON
+         * @description A file (`Content-Disposition: attachment`) that `POST …/versions/import` takes back.
+         */
+        get: operations["rateBooks.exportVersion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/rate-books/{rate_book_reference}/versions/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import a version from JSON (a new draft)
+         * @description An exported version (of this rate book or another: from sandbox to production, say) becomes a new draft here, numbered after the last, to be approved as any draft. Its `effective_from` is kept while still to come, else dropped (the draft then takes effect at its approval). 422 names every bad cell.
+         */
+        post: operations["rateBooks.importVersion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/emails": {
         parameters: {
             query?: never;
@@ -2174,6 +2319,71 @@ export interface components {
             in_effect: boolean;
             /** Format: date-time */
             created_at: string;
+        };
+        RateBookVersionSummary: {
+            version_number: number;
+            /** @description `draft` (may change; not used), `approved` (never changes; in force from `effective_from`, still to come), `in_force` (the approved version with the latest `effective_from` that has come), `superseded` (approved, and a later one is in force). Only draft and approved are stored; the rest are read from the dates at the time of the answer. */
+            status: "draft" | "approved" | "in_force" | "superseded";
+            effective_from: string | null;
+            /** @description `staff:<email>`, or `integration` for client credentials. */
+            author: string;
+            approver: string | null;
+            approved_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        RateBook: {
+            rate_book_reference: string;
+            product_reference: string;
+            name: string;
+            /** @description The number of the version in force now; null before the first takes effect. */
+            version_in_force: number | null;
+            /** @description Oldest first. */
+            versions: components["schemas"]["RateBookVersionSummary"][];
+            /** Format: date-time */
+            created_at: string;
+        };
+        RateBookVersion: {
+            rate_book_reference: string;
+            product_reference: string;
+            version_number: number;
+            /** @description `draft` (may change; not used), `approved` (never changes; in force from `effective_from`, still to come), `in_force` (the approved version with the latest `effective_from` that has come), `superseded` (approved, and a later one is in force). Only draft and approved are stored; the rest are read from the dates at the time of the answer. */
+            status: "draft" | "approved" | "in_force" | "superseded";
+            effective_from: string | null;
+            /** @description `staff:<email>`, or `integration` for client credentials. */
+            author: string;
+            approver: string | null;
+            approved_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** @description The staff who wrote the draft (`staff:<email>`): none of them may approve it. */
+            contributors: string[];
+            /** @description The version’s tables, as `docs/api.md` ("Rate books") describes them: base premium and rate per unit, rating factors (bands or keys, each cell a decimal factor), minimum and maximum fixed premium, fees, IPT and commission rates, installment plans and underwriting rules. Every bad cell answers 422 naming its path, e.g. `/body/content/factors/2/rows/5/factor`. */
+            content: {
+                [key: string]: unknown;
+            };
+        };
+        /** @description A version as a file: what `POST …/versions/import` takes back, in this rate book or another (from sandbox to production). */
+        RateBookExport: {
+            /** @enum {string} */
+            format: "milepost.rate-book-version";
+            /** @enum {number} */
+            format_version: 1;
+            rate_book_reference: string;
+            product_reference: string;
+            version_number: number;
+            status: "draft" | "approved" | "in_force" | "superseded";
+            effective_from: string | null;
+            /** Format: date-time */
+            exported_at: string;
+            /** @description The version’s tables, as `docs/api.md` ("Rate books") describes them: base premium and rate per unit, rating factors (bands or keys, each cell a decimal factor), minimum and maximum fixed premium, fees, IPT and commission rates, installment plans and underwriting rules. Every bad cell answers 422 naming its path, e.g. `/body/content/factors/2/rows/5/factor`. */
+            content: {
+                [key: string]: unknown;
+            };
         };
         /** @description A journey with what the service derived from its route. */
         Journey: {
@@ -10253,6 +10463,581 @@ export interface operations {
                 content: {
                     "image/png": string;
                     "image/svg+xml": string;
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "rateBooks.list": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `sandbox` (the default when absent), `production` or `mock`. */
+                environment?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        rate_books: components["schemas"]["RateBook"][];
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "rateBooks.create": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `sandbox` (the default when absent), `production` or `mock`. */
+                environment?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Your reference for the rate book: letters, digits, `.`, `_`, `-`; up to 100. */
+                    rate_book_reference: string;
+                    /** @description The product it rates (one rate book per product). */
+                    product_reference: string;
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateBook"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "rateBooks.get": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `sandbox` (the default when absent), `production` or `mock`. */
+                environment?: string;
+            };
+            path: {
+                rate_book_reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateBook"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "rateBooks.createVersion": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `sandbox` (the default when absent), `production` or `mock`. */
+                environment?: string;
+            };
+            path: {
+                rate_book_reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description When the version comes into force once approved (ISO 8601). Absent or null: at its approval. It may not be in the past, nor at or before an approved version’s. */
+                    effective_from?: string | null;
+                    /** @description The version’s tables, as `docs/api.md` ("Rate books") describes them: base premium and rate per unit, rating factors (bands or keys, each cell a decimal factor), minimum and maximum fixed premium, fees, IPT and commission rates, installment plans and underwriting rules. Every bad cell answers 422 naming its path, e.g. `/body/content/factors/2/rows/5/factor`. */
+                    content: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateBookVersion"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "rateBooks.getVersion": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `sandbox` (the default when absent), `production` or `mock`. */
+                environment?: string;
+            };
+            path: {
+                rate_book_reference: string;
+                /** @description The version’s number, from 1. */
+                version_number: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateBookVersion"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "rateBooks.updateVersion": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `sandbox` (the default when absent), `production` or `mock`. */
+                environment?: string;
+            };
+            path: {
+                rate_book_reference: string;
+                /** @description The version’s number, from 1. */
+                version_number: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description When the version comes into force once approved (ISO 8601). Absent or null: at its approval. It may not be in the past, nor at or before an approved version’s. */
+                    effective_from?: string | null;
+                    /** @description The version’s tables, as `docs/api.md` ("Rate books") describes them: base premium and rate per unit, rating factors (bands or keys, each cell a decimal factor), minimum and maximum fixed premium, fees, IPT and commission rates, installment plans and underwriting rules. Every bad cell answers 422 naming its path, e.g. `/body/content/factors/2/rows/5/factor`. */
+                    content: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateBookVersion"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "rateBooks.approveVersion": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `sandbox` (the default when absent), `production` or `mock`. */
+                environment?: string;
+            };
+            path: {
+                rate_book_reference: string;
+                /** @description The version’s number, from 1. */
+                version_number: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateBookVersion"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "rateBooks.exportVersion": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `sandbox` (the default when absent), `production` or `mock`. */
+                environment?: string;
+            };
+            path: {
+                rate_book_reference: string;
+                /** @description The version’s number, from 1. */
+                version_number: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A version as a file: what `POST …/versions/import` takes back, in this rate book or another (from sandbox to production). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateBookExport"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "rateBooks.importVersion": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `sandbox` (the default when absent), `production` or `mock`. */
+                environment?: string;
+            };
+            path: {
+                rate_book_reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    format: "milepost.rate-book-version";
+                    /** @enum {number} */
+                    format_version: 1;
+                    /** @description Where it was exported from (ignored). */
+                    rate_book_reference?: string;
+                    /** @description Ignored: the rate book’s product rates it. */
+                    product_reference?: string;
+                    /** @description Ignored: the draft takes the next number. */
+                    version_number?: number;
+                    /** @description Ignored: an import is always a draft. */
+                    status?: string;
+                    exported_at?: string;
+                    /** @description When the version comes into force once approved (ISO 8601). Absent or null: at its approval. It may not be in the past, nor at or before an approved version’s. */
+                    effective_from?: string | null;
+                    /** @description The version’s tables, as `docs/api.md` ("Rate books") describes them: base premium and rate per unit, rating factors (bands or keys, each cell a decimal factor), minimum and maximum fixed premium, fees, IPT and commission rates, installment plans and underwriting rules. Every bad cell answers 422 naming its path, e.g. `/body/content/factors/2/rows/5/factor`. */
+                    content: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateBookVersion"];
                 };
             };
             /** @description Unauthorized */

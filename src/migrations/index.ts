@@ -42,6 +42,7 @@ import * as m0040 from './0040-outbox-accounts.ts';
 import * as m0041 from './0041-no-company-currency.ts';
 import * as m0043 from './0043-document-templates.ts';
 import * as m0044 from './0044-direct-debit.ts';
+import * as m0046 from './0046-rate-books.ts';
 
 /** Every migration, in order. Forward-only; add new files at the end. */
 export const migrations: Record<string, Migration> = {
@@ -88,4 +89,5 @@ export const migrations: Record<string, Migration> = {
   '0041-no-company-currency': m0041,
   '0043-document-templates': m0043,
   '0044-direct-debit': m0044,
+  '0046-rate-books': m0046,
 };

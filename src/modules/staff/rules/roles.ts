@@ -1,7 +1,7 @@
 /*
  * What each staff role may do, by the route's operationId: the one table the server enforces on every
  * route a staff session reaches. Viewers read; operations staff also act on policies and deliveries;
- * admins also manage companies, secrets, staff, products and billing runs. A route that changes state
+ * admins also manage companies, secrets, staff, products, rate books and billing runs. A route that changes state
  * and is not in the table is an integration's (client credentials), never a staff member's: default deny.
  */
 
@@ -28,6 +28,11 @@ export const STAFF_ACTIONS: Readonly<Record<string, StaffRole>> = {
   'products.create': 'admin',
   'products.update': 'admin',
   'documentTemplates.create': 'admin',
+  'rateBooks.create': 'admin',
+  'rateBooks.createVersion': 'admin',
+  'rateBooks.updateVersion': 'admin',
+  'rateBooks.approveVersion': 'admin',
+  'rateBooks.importVersion': 'admin',
   'statements.billingRun': 'admin',
   'payments.setDirectDebitSettings': 'admin',
   'staff.create': 'admin',
