@@ -2,13 +2,61 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import * as fontkit from 'fontkit';
+import { BoundedCache } from '../../../platform/bounded-cache.ts';
 
 const require = createRequire(import.meta.url);
+
+/** Shaped words kept per font: the words of statements and letters repeat (dates, amounts, labels). */
+const LAYOUT_CACHE_WORDS = 20_000;
+
+interface Position {
+  xAdvance: number;
+  yAdvance: number;
+  xOffset: number;
+  yOffset: number;
+  [key: string]: number;
+}
+
+interface Run {
+  readonly glyphs: readonly fontkit.Glyph[];
+  readonly positions: readonly Position[];
+}
+
+/*
+ * NOTE: a font for pdfkit whose `layout` (OpenType shaping of a word) is remembered across documents.
+ * pdfkit keeps such a cache only per document, and shaping was a sixth of a statement's time. pdfkit
+ * scales the positions it gets in place, so each call hands out fresh copies; the glyphs are only read.
+ */
+function withSharedLayout(font: fontkit.Font): fontkit.Font {
+  const cache = new BoundedCache<string, Run>(LAYOUT_CACHE_WORDS);
+  const layout = (text: string, features?: unknown): unknown => {
+    const key = features === undefined ? text : `${JSON.stringify(features)}\u0000${text}`;
+    let run = cache.get(key);
+    if (run === undefined) {
+      const shaped = font.layout(text, features as string[] | undefined);
+      run = { glyphs: shaped.glyphs, positions: shaped.positions.map((p) => ({ ...p })) };
+      cache.set(key, run);
+    }
+    const positions = run.positions.map((p) => ({ ...p }));
+    return {
+      glyphs: run.glyphs,
+      positions,
+      // pdfkit reads the advance after it scaled the positions, as fontkit's GlyphRun computes it.
+      get advanceWidth(): number {
+        return positions.reduce((sum, p) => sum + p.xAdvance, 0);
+      },
+    };
+  };
+  return new Proxy(font, {
+    get: (target, property) =>
+      property === 'layout' ? layout : (Reflect.get(target, property, target) as unknown),
+  });
+}
 
 const load = (file: string): fontkit.Font => {
   const font = fontkit.create(readFileSync(require.resolve(`dejavu-fonts-ttf/ttf/${file}`)));
   if (!('layout' in font)) throw new Error(`${file} is a font collection, not a font`);
-  return font;
+  return withSharedLayout(font);
 };
 
 /*

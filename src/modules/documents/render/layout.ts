@@ -47,6 +47,8 @@ const HEX_COLOUR = /^#[0-9a-fA-F]{6}$/;
 export function openLayout(meta: DocumentMeta, branding: Branding): Layout {
   const { regular, bold } = documentFonts();
   const doc = new PDFDocument({
+    // NOTE: no default font: pdfkit would load Helvetica's metrics for every document, and none prints in it.
+    font: null as unknown as string,
     size: 'A4',
     margins: { top: TOP_MARGIN_PT, bottom: BOTTOM_MARGIN_PT, left: MARGIN_PT, right: MARGIN_PT },
     bufferPages: true,

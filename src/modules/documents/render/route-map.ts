@@ -55,21 +55,20 @@ function fitView(points: readonly LonLat[], width: number, height: number): View
   return { minX: centreX - spanX / 2, maxY: centreY + spanY / 2, scale: width / spanX, width, height };
 }
 
-/** Draws one polyline's path (not stroked), skipping points too close to the last one drawn. */
+/** Draws one polyline's path (not stroked) from Mercator points, skipping points too close to the last. */
 function tracePath(
   doc: PDFKit.PDFDocument,
   view: View,
   origin: readonly [number, number],
-  lngLat: (i: number) => readonly [number, number],
-  count: number,
+  mercator: ArrayLike<number>,
   close: boolean,
 ): void {
   let lastX = NaN;
   let lastY = NaN;
+  const count = mercator.length / 2;
   for (let i = 0; i < count; i += 1) {
-    const [lng, lat] = lngLat(i);
-    const x = origin[0] + (mercatorX(lng) - view.minX) * view.scale;
-    const y = origin[1] + (view.maxY - mercatorY(lat)) * view.scale;
+    const x = origin[0] + ((mercator[2 * i] ?? 0) - view.minX) * view.scale;
+    const y = origin[1] + (view.maxY - (mercator[2 * i + 1] ?? 0)) * view.scale;
     if (i === 0) doc.moveTo(x, y);
     else if (i === count - 1 || Math.abs(x - lastX) + Math.abs(y - lastY) >= MIN_STEP_PT) doc.lineTo(x, y);
     else continue;
@@ -77,6 +76,16 @@ function tracePath(
     lastY = y;
   }
   if (close) doc.closePath();
+}
+
+/** A route's points in Web Mercator radians. */
+function projected(route: readonly LonLat[]): Float64Array {
+  const out = new Float64Array(route.length * 2);
+  route.forEach(([lng, lat], i) => {
+    out[2 * i] = mercatorX(lng);
+    out[2 * i + 1] = mercatorY(lat);
+  });
+  return out;
 }
 
 const finite = (p: LonLat): boolean =>
@@ -107,8 +116,7 @@ function drawOutline(doc: PDFKit.PDFDocument, view: View, box: Box): void {
   doc.rect(box.x, box.y, box.width, box.height).clip();
   for (const ring of ukOutline()) {
     if (ring.east < west || ring.west > east || ring.north < south || ring.south > north) continue;
-    const pts = ring.points;
-    tracePath(doc, view, origin, (i) => [pts[2 * i] ?? 0, pts[2 * i + 1] ?? 0], pts.length / 2, true);
+    tracePath(doc, view, origin, ring.mercator, true);
   }
   doc.lineWidth(0.4).fillAndStroke('#f7f5ef', '#9aa7b1');
 }
@@ -158,7 +166,7 @@ export function drawRouteMap(
       doc.save();
       drawOutline(doc, view, box);
       for (const route of clean) {
-        tracePath(doc, view, origin, (i) => route[i] ?? [0, 0], route.length, false);
+        tracePath(doc, view, origin, projected(route), false);
       }
       doc.lineWidth(1.6).lineJoin('round').lineCap('round').strokeOpacity(0.85).stroke(l.accent);
       doc.restore();

@@ -16,6 +16,8 @@ const COUNTRY_IDS = new Set(['826', '372']);
 /** A ring as `[lng0, lat0, lng1, lat1, …]` in degrees, with its bounding box. */
 export interface OutlineRing {
   readonly points: Float64Array;
+  /** The same points in Web Mercator radians `[x0, y0, x1, y1, …]`, projected once. */
+  readonly mercator: Float64Array;
   readonly west: number;
   readonly east: number;
   readonly south: number;
@@ -26,6 +28,7 @@ let rings: readonly OutlineRing[] | undefined;
 
 function ringOf(coordinates: ReadonlyArray<readonly number[]>): OutlineRing {
   const points = new Float64Array(coordinates.length * 2);
+  const mercator = new Float64Array(coordinates.length * 2);
   let west = Infinity;
   let east = -Infinity;
   let south = Infinity;
@@ -33,12 +36,14 @@ function ringOf(coordinates: ReadonlyArray<readonly number[]>): OutlineRing {
   coordinates.forEach(([lng = 0, lat = 0], i) => {
     points[2 * i] = lng;
     points[2 * i + 1] = lat;
+    mercator[2 * i] = (lng * Math.PI) / 180;
+    mercator[2 * i + 1] = Math.log(Math.tan(Math.PI / 4 + (lat * Math.PI) / 360));
     west = Math.min(west, lng);
     east = Math.max(east, lng);
     south = Math.min(south, lat);
     north = Math.max(north, lat);
   });
-  return { points, west, east, south, north };
+  return { points, mercator, west, east, south, north };
 }
 
 /** The rings of the United Kingdom and Ireland, loaded on first use. */
