@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
+import { encodePolyline } from '../../src/platform/geo/index.ts';
 import {
   assertAccessible,
   assertFits,
@@ -39,6 +40,22 @@ async function directDebitOf(reference: string): Promise<DirectDebitRead> {
   });
   assert.equal(r.statusCode, 200, r.body);
   return r.json<DirectDebitRead>();
+}
+
+/** A journey two days ago and a statement now, which the Direct Debit collects after its notice period. */
+async function statementNow(reference: string): Promise<void> {
+  const post = (url: string, payload: object) =>
+    rig.t.app.inject({ method: 'POST', url, headers: rig.acme.sandbox, payload });
+  const startSeconds = Math.floor(Date.now() / 1000) - 2 * 86_400;
+  const journey = await post('/journeys', {
+    policy_reference: reference,
+    route: encodePolyline([51.5074, -0.1278, 52.4862, -1.8904, 53.4808, -2.2426], 5),
+    start_time: startSeconds,
+    end_time: startSeconds + 4 * 3600,
+  });
+  assert.equal(journey.statusCode, 201, journey.body);
+  const statement = await post('/statements', { policy_reference: reference });
+  assert.equal(statement.statusCode, 201, statement.body);
 }
 
 /** The details step, typed with the keyboard: the bank fields first (the holder's come from the policy). */
@@ -159,6 +176,149 @@ test(
     await staff.page.setViewportSize({ width: 360, height: 740 });
     await assertFits(staff.page, 360);
     await shoot(staff.page, 'console-collections-empty');
+    assert.deepEqual(unexpected(staff.problems), []);
+    await staff.context.close();
+  },
+);
+
+test(
+  'a Direct Debit set up in the app, refused then accepted, listed, and shown to staff',
+  { skip, timeout: 90_000 },
+  async () => {
+    const { holder, context, page, problems } = await rig.signedIn('dd');
+    page.setDefaultTimeout(10_000);
+    await page.goto(`${rig.baseUrl}/app/cards`);
+    await page.getByRole('heading', { name: 'Payment methods', level: 1 }).waitFor();
+    await page.getByText('No Direct Debit set up.').waitFor();
+
+    // Keyboard only: to the link, then the form.
+    await tabTo(page, 'a[href^="/app/direct-debit"]', 30);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Set up a Direct Debit', level: 1 }).waitFor();
+    const guarantee = page.getByTestId('dd-guarantee');
+    await guarantee.getByRole('heading', { name: 'The Direct Debit Guarantee' }).waitFor();
+    assert.match(
+      await guarantee.innerText(),
+      /This Guarantee is offered by all banks and building societies that accept instructions to pay Direct Debits/,
+    );
+    assert.match(
+      await guarantee.innerText(),
+      /Direct Debit Milepost will notify you 10 working days in advance of your account being debited/,
+    );
+
+    // Nothing ticked: the confirmation of being the sole authoriser is asked for before anything is sent.
+    await typeBankDetails(page, '00044444');
+    await page.keyboard.press('Enter');
+    await page.getByRole('alert').filter({ hasText: 'Please check the details below.' }).waitFor();
+    await page.getByText('Confirm that you are the account holder').waitFor();
+    assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('type')), 'checkbox');
+    await page.keyboard.press('Space');
+    await tabTo(page, 'form button.primary', 5);
+    await page.keyboard.press('Enter');
+
+    // The details shown back: the bank refuses the account on confirming, and says why.
+    const check = page.getByTestId('dd-check');
+    await check.waitFor();
+    assert.match(await check.innerText(), /Sort code\s*10-88-00/);
+    assert.match(await check.innerText(), /Account number\s*00044444/);
+    await tabTo(page, 'button.primary', 5);
+    await page.keyboard.press('Enter');
+    const refusal = page.getByRole('alert');
+    await refusal.waitFor();
+    const refused = await refusal.innerText();
+    assert.doesNotMatch(refused, /Please try again later|Something went wrong/, 'the refusal’s own reason');
+    assert.equal((await directDebitOf(holder.reference)).mandates.length, 0, 'no mandate recorded');
+
+    // Back to the details (the bank named the account number, or the payer chooses to change it).
+    if ((await page.getByTestId('dd-check').count()) > 0) {
+      await tabTo(page, 'button.link-button', 5);
+      await page.keyboard.press('Enter');
+    }
+    await page.getByLabel('Account number').waitFor();
+    await page.getByLabel('Sort code').focus();
+    await typeBankDetails(page, '00012345');
+    await tabTo(page, 'form button.primary', 12);
+    await page.keyboard.press('Enter');
+    await check.waitFor();
+    assert.match(await check.innerText(), /Account number\s*00012345/);
+    await tabTo(page, 'button.primary', 5);
+    await page.keyboard.press('Enter');
+
+    const done = page.getByRole('status').filter({ hasText: 'Your Direct Debit is set up' });
+    await done.waitFor({ timeout: 20_000 });
+    const read = await directDebitOf(holder.reference);
+    assert.equal(read.mandates.length, 1);
+    const mandate = read.mandates[0];
+    assert.ok(mandate !== undefined && mandate.default, 'the Direct Debit is the default');
+    const reference = mandate.mandate_reference;
+    assert.ok(reference !== null, 'the mandate has its reference');
+    assert.match(await done.innerText(), new RegExp(reference));
+    await assertAccessible(page, 'direct debit set up');
+
+    // Listed beside the card, as the default.
+    await tabTo(page, 'main a', 5);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Payment methods', level: 1 }).waitFor();
+    const listed = page.getByTestId('mandate');
+    await listed.filter({ hasText: reference }).waitFor();
+    assert.match(await listed.innerText(), /Account ending 2345, sort code 10-88-00/);
+    assert.match(await listed.innerText(), /Default/);
+    await assertFits(page, 360);
+    await assertAccessible(page, 'payment methods with a direct debit');
+    await shoot(page, 'payment-methods-direct-debit');
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await assertAccessible(page, 'payment methods on a desktop');
+    await shoot(page, 'payment-methods-direct-debit-desktop');
+    // Chromium logs each refused request: the card's 404/409 (none on file) and the sandbox's refusal of
+    // the test account are expected; nothing else is.
+    assert.deepEqual(
+      problems.filter((p) => !/the server responded with a status of (400|402|404|409)\b/.test(p)),
+      [],
+      'no console errors',
+    );
+    await context.close();
+
+    // A statement: its collection is scheduled after the notice period.
+    await statementNow(holder.reference);
+    const collection = (await directDebitOf(holder.reference)).collections[0];
+    assert.ok(collection?.collect_on != null, 'a collection is scheduled');
+    assert.equal(collection.status, 'scheduled');
+    const collectOn = collection.collect_on;
+
+    // Staff: the policy page's Direct Debit panel, then the calendar's day.
+    const staff = await rig.signedInStaff('dd-viewer', 'viewer');
+    await staff.page.goto(
+      `${rig.baseUrl}/console/policies/${rig.acme.company_reference}/sandbox/${encodeURIComponent(holder.reference)}`,
+    );
+    const panel = staff.page.getByRole('region', { name: 'Direct Debit' });
+    await panel.getByTestId('mandates').filter({ hasText: reference }).waitFor();
+    assert.match(await panel.getByTestId('mandates').innerText(), /active|pending/);
+    assert.match(await panel.getByTestId('collections').innerText(), /scheduled/);
+    await assertAccessible(staff.page, 'console policy direct debit');
+    await shoot(staff.page, 'console-policy-direct-debit');
+
+    await staff.page
+      .getByRole('navigation', { name: 'Console pages' })
+      .getByRole('link', { name: 'Collections' })
+      .click();
+    await staff.page.getByRole('heading', { name: 'Collections', level: 1 }).waitFor();
+    const month = new Intl.DateTimeFormat('en-GB', {
+      month: 'long',
+      year: 'numeric',
+      timeZone: 'UTC',
+    }).format(new Date(`${collectOn}T00:00:00Z`));
+    for (let i = 0; i < 3; i++) {
+      if ((await staff.page.getByRole('heading', { name: month, level: 2 }).count()) > 0) break;
+      await staff.page.getByRole('button', { name: 'Next month' }).click();
+    }
+    const day = staff.page.getByTestId('collection-day').filter({ hasText: holder.reference });
+    await day.waitFor();
+    assert.match(await day.innerText(), /scheduled/);
+    assert.match(await day.getByRole('heading').innerText(), new RegExp(String(Number(collectOn.slice(8)))));
+    await assertAccessible(staff.page, 'console collections');
+    await shoot(staff.page, 'console-collections');
+    await staff.page.setViewportSize({ width: 360, height: 740 });
+    await assertFits(staff.page, 360);
     assert.deepEqual(unexpected(staff.problems), []);
     await staff.context.close();
   },
