@@ -6,7 +6,7 @@ import { Decimal } from '../../../platform/money.ts';
 import { splitPremium } from '../../reports/rules/index.ts';
 import { EXAMPLE_QUOTE_INPUT, EXAMPLE_RATE_BOOK } from './example-rate-book.ts';
 import type { QuoteInput, RateBookContent, RatingFactor } from './rate-book.ts';
-import { customerBreakdown, rate, type RatedQuote } from './rate.ts';
+import { customerBreakdown, rate, termDays, type RatedQuote } from './rate.ts';
 
 /** The worked example of docs/api.md: its JSON blocks and its table of breakdown figures. */
 function workedExample() {
@@ -171,6 +171,31 @@ describe('rate: rules', () => {
     assert.equal(june.pricing.usage_premium, 60.15); // 0.1220 × 493 = 60.146
     // (7079 + 6015) × 365 ÷ 30 = 159310.33… → 159310
     assert.equal(june.pricing.yearly_premium_estimate, 1593.1);
+  });
+
+  test('a year from its start has 366 days when a 29 February falls in it', () => {
+    const from = (date: string) => {
+      const startSeconds = Date.parse(`${date}T12:00:00Z`) / 1000;
+      const policy = {
+        ...EXAMPLE_QUOTE_INPUT.policy,
+        start_date: startSeconds,
+        end_date: startSeconds + 86_400,
+      };
+      return termDays({ ...EXAMPLE_QUOTE_INPUT, policy }).yearDays;
+    };
+    assert.deepEqual(
+      [
+        '2024-01-15',
+        '2024-02-28',
+        '2024-02-29',
+        '2024-03-01',
+        '2023-03-01',
+        '2023-02-28',
+        '2100-01-01',
+        '2000-01-01',
+      ].map(from),
+      [366, 366, 365, 365, 366, 365, 365, 366],
+    );
   });
 
   test('a customer sees only the factors the version marks visible', () => {

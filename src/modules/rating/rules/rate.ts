@@ -120,18 +120,23 @@ export type RateResult =
   | { readonly ok: false; readonly problems: readonly RatingProblem[] };
 
 const DAY_SECONDS = 86_400;
-const daysBetween = (from: string, to: string) =>
-  (Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000;
+const isLeap = (year: number) => (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+
+/** Days from `start` (`YYYY-MM-DD`) to its anniversary: 366 when a 29 February falls between. */
+function yearDaysFrom(start: string): number {
+  const year = Number(start.slice(0, 4));
+  const monthDay = start.slice(5);
+  // A term from 29 February runs to its anniversary on 28 February, as renewals do: 365 days.
+  if (monthDay === '02-29') return 365;
+  return (monthDay < '02-29' ? isLeap(year) : isLeap(year + 1)) ? 366 : 365;
+}
 
 /** The term's whole days and the days of the year from its start (365, or 366 across a 29 February). */
 export function termDays(input: QuoteInput): { termDays: number; yearDays: number } {
   const start = londonDate(new Date(input.policy.start_date * 1000));
-  const year = String(Number(start.slice(0, 4)) + 1).padStart(4, '0');
-  // A term from 29 February runs to its anniversary on 28 February, as renewals do.
-  const anniversary = start.slice(5) === '02-29' ? `${year}-02-28` : `${year}${start.slice(4)}`;
   // NOTE: rounded to whole days, so a term ending at 23:59:59 or on a clock change is still its days.
   const days = Math.round((input.policy.end_date - input.policy.start_date) / DAY_SECONDS);
-  return { termDays: Math.max(days, 1), yearDays: daysBetween(start, anniversary) };
+  return { termDays: Math.max(days, 1), yearDays: yearDaysFrom(start) };
 }
 
 /** `annual` × the term's days ÷ the year's days (the division last; none for a year's term). */

@@ -34,9 +34,28 @@ export interface DecisionResult {
 
 type FieldValue = ConditionScalar | null;
 
+interface DriverSummary {
+  readonly ages: readonly number[];
+  readonly licensed: readonly number[];
+}
+
+const summaries = new WeakMap<DerivedValues, DriverSummary>();
+
+/** The drivers' ages and years licensed that are known, worked out once per set of values. */
+function summary(values: DerivedValues): DriverSummary {
+  let known = summaries.get(values);
+  if (known === undefined) {
+    known = {
+      ages: values.drivers.map((d) => d.age).filter((age) => age !== null),
+      licensed: values.drivers.map((d) => d.yearsLicensed).filter((years) => years !== null),
+    };
+    summaries.set(values, known);
+  }
+  return known;
+}
+
 function derivedField(field: ConditionField, values: DerivedValues): FieldValue {
-  const ages = values.drivers.map((d) => d.age).filter((age) => age !== null);
-  const licensed = values.drivers.map((d) => d.yearsLicensed).filter((years) => years !== null);
+  const { ages, licensed } = summary(values);
   switch (field) {
     case 'postcode_district':
       return values.postcodeDistrict;
