@@ -935,6 +935,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/rate-books/{rate_book_reference}/versions/{version_number}/factors/{factor_name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A rating factor’s table as CSV */
+        get: operations["rateBooks.exportFactor"];
+        /**
+         * Replace a rating factor’s table in a draft from CSV
+         * @description The factor keeps its name, source, kind and what it applies to; its rows become the CSV’s. 422 names each bad cell as `/body/<row>/<column>`; 409 once the version is approved; 404 for a factor the version does not have (add one with `PUT …/versions/:n` in JSON).
+         */
+        put: operations["rateBooks.importFactor"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/emails": {
         parameters: {
             query?: never;
@@ -11060,6 +11081,147 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "rateBooks.exportFactor": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `sandbox` (the default when absent), `production` or `mock`. */
+                environment?: string;
+            };
+            path: {
+                rate_book_reference: string;
+                version_number: string;
+                /** @description The rating factor’s `name`. */
+                factor_name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The table */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "rateBooks.importFactor": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `sandbox` (the default when absent), `production` or `mock`. */
+                environment?: string;
+            };
+            path: {
+                rate_book_reference: string;
+                version_number: string;
+                /** @description The rating factor’s `name`. */
+                factor_name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "text/csv": string;
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateBookVersion"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

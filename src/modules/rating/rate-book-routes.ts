@@ -8,6 +8,8 @@ import type { VersionActor } from './rate-book-repository.ts';
 import {
   CreateRateBookSchema,
   CreateVersionSchema,
+  FactorCsvSchema,
+  FactorParamsSchema,
   ImportVersionSchema,
   RateBookExportSchema,
   RateBookListSchema,
@@ -21,6 +23,7 @@ import type { RateBookService } from './rate-book-service.ts';
 
 const security = [{ clientId: [], clientSecret: [] }];
 const tags = ['rate books'];
+const CSV_TYPE = 'text/csv';
 const headers = ClientHeadersSchema;
 const versionRef = Type.Ref('RateBookVersion');
 
@@ -54,6 +57,7 @@ export function rateBookRoutes(deps: {
     registerVersions(app, ctx);
     registerApproval(app, ctx);
     registerExchange(app, ctx);
+    registerFactorCsv(app, ctx);
   };
 }
 
@@ -278,6 +282,72 @@ function registerExchange(app: App, { rateBooks, preHandler }: Context): void {
         request.body,
       );
       return reply.code(201).header('location', versionPath(reference, version.version_number)).send(version);
+    },
+  );
+}
+
+function registerFactorCsv(app: App, { rateBooks, preHandler }: Context): void {
+  const path = '/rate-books/:rate_book_reference/versions/:version_number/factors/:factor_name';
+  app.get(
+    path,
+    {
+      preHandler,
+      schema: {
+        operationId: 'rateBooks.exportFactor',
+        tags,
+        summary: 'A rating factor’s table as CSV',
+        security,
+        headers,
+        params: FactorParamsSchema,
+        response: {
+          200: { description: 'The table', content: { [CSV_TYPE]: { schema: FactorCsvSchema } } },
+          ...problemResponses(401, 404, 422),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { rate_book_reference: reference, version_number: number, factor_name: name } = request.params;
+      const { csv, filename } = await rateBooks.exportFactorCsv(
+        tenantOf(request),
+        reference,
+        Number(number),
+        name,
+      );
+      return reply
+        .type('text/csv; charset=utf-8')
+        .header('content-disposition', `attachment; filename="${filename.replaceAll('"', '')}"`)
+        .send(csv);
+    },
+  );
+
+  app.put(
+    path,
+    {
+      preHandler,
+      schema: {
+        operationId: 'rateBooks.importFactor',
+        tags,
+        summary: 'Replace a rating factor’s table in a draft from CSV',
+        description:
+          'The factor keeps its name, source, kind and what it applies to; its rows become the CSV’s. 422 names each bad cell as `/body/<row>/<column>`; 409 once the version is approved; 404 for a factor the version does not have (add one with `PUT …/versions/:n` in JSON).',
+        security,
+        headers,
+        params: FactorParamsSchema,
+        body: { content: { [CSV_TYPE]: { schema: FactorCsvSchema } } },
+        response: { 200: versionRef, ...problemResponses(401, 403, 404, 409, 415, 422) },
+      },
+    },
+    async (request) => {
+      const { rate_book_reference: reference, version_number: number, factor_name: name } = request.params;
+      return rateBooks.importFactorCsv(
+        tenantOf(request),
+        actorOf(request),
+        reference,
+        Number(number),
+        name,
+        // Fastify has validated the CSV body as a string; the provider infers nothing from a per-type body.
+        request.body as string,
+      );
     },
   );
 }

@@ -27,6 +27,12 @@ export const VersionParamsSchema = Type.Object({
   version_number: Type.String({ pattern: '^[1-9][0-9]{0,8}$', description: 'The version’s number, from 1.' }),
 });
 
+export const FactorParamsSchema = Type.Object({
+  rate_book_reference: Type.String({ pattern: REFERENCE_PATTERN }),
+  version_number: Type.String({ pattern: '^[1-9][0-9]{0,8}$' }),
+  factor_name: Type.String({ minLength: 1, maxLength: 100, description: 'The rating factor’s `name`.' }),
+});
+
 export const CreateRateBookSchema = Type.Object(
   {
     rate_book_reference: Type.String({
@@ -144,3 +150,8 @@ export const ImportVersionSchema = Type.Object(
   { additionalProperties: false },
 );
 export type ImportVersionInput = Static<typeof ImportVersionSchema>;
+
+export const FactorCsvSchema = Type.String({
+  description:
+    'One rating factor’s table, RFC 4180 with a header row: for bands `from,to,factor` (`to` empty for the last, open band), for keys `key,factor`.',
+});

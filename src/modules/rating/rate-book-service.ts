@@ -1,5 +1,5 @@
 import { inTransaction } from '../../platform/db/database.ts';
-import { AppError } from '../../platform/errors.ts';
+import { AppError, notFound } from '../../platform/errors.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Executor } from '../../schema.ts';
 import type { Tenant } from '../companies/index.ts';
@@ -21,6 +21,7 @@ import {
   type RateBookVersionView,
   type RateBookView,
 } from './rate-book-schemas.ts';
+import { factorFromCsv, factorToCsv } from './rules/index.ts';
 import { checkedContent, rateBookView, statusAt, versionInForceAt } from './rate-book-views.ts';
 import {
   createRateBookContext,
@@ -85,7 +86,7 @@ function rateBookUseCases({ db, clock, getBook, productOf }: RateBookContext) {
   };
 }
 
-/** Writing drafts: from JSON, from an exported file. */
+/** Writing drafts: from JSON, from an exported file, a factor's table from CSV. */
 function draftUseCases({ clock, draft, rewrite }: RateBookContext) {
   return {
     /** A new draft from JSON content; 422 naming every bad cell. */
@@ -125,6 +126,35 @@ function draftUseCases({ clock, draft, rewrite }: RateBookContext) {
         content,
         effectiveFrom: dateOf(input.effective_from),
       }));
+    },
+
+    /** Replaces one factor's table in a draft from CSV; 422 naming each bad cell by row and column. */
+    async importFactorCsv(
+      tenant: Tenant,
+      actor: VersionActor,
+      reference: string,
+      number: number,
+      factorName: string,
+      csv: string,
+    ): Promise<RateBookVersionView> {
+      return rewrite(tenant, actor, reference, number, (version) => {
+        const index = version.content.factors.findIndex((f) => f.name === factorName);
+        const factor = version.content.factors[index];
+        if (factor === undefined) throw notFound('rating factor');
+        const parsed = factorFromCsv(csv, factor);
+        if (!parsed.ok)
+          throw new AppError('VALIDATION_FAILED', `The CSV of ${factorName} has bad cells`, {
+            errors: parsed.problems.map((p) => ({
+              path: `/body${p.row === null ? '' : `/${String(p.row)}`}${p.column === null ? '' : `/${p.column}`}`,
+              message: p.message,
+            })),
+          });
+        const factors = version.content.factors.map((f, i) =>
+          i === index ? { ...f, rows: parsed.rows } : f,
+        );
+        const content = checkedContent({ ...version.content, factors }, '/body/content');
+        return { content, effectiveFrom: version.effectiveFrom };
+      });
     },
   };
 }
@@ -200,6 +230,14 @@ function versionUseCases({ db, clock, locate, viewOf }: RateBookContext) {
         if (approved === undefined) throw new AppError('CONFLICT', `Version ${number} is approved already`);
         return viewOf(trx, { ...located, version: approved });
       });
+    },
+
+    /** One factor's table as CSV. */
+    async exportFactorCsv(tenant: Tenant, reference: string, number: number, factorName: string) {
+      const { version } = await locate(db, tenant, reference, number);
+      const factor = version.content.factors.find((f) => f.name === factorName);
+      if (factor === undefined) throw notFound('rating factor');
+      return { csv: factorToCsv(factor), filename: `${reference}-v${String(number)}-${factorName}.csv` };
     },
   };
 }

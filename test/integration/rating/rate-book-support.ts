@@ -125,3 +125,10 @@ export const BAD_CELL_PATHS = [
   '/body/content/base_rate_per_unit',
   '/body/content/min_fixed_premium_pence',
 ];
+
+/** The example's first factor (driver age bands) as CSV, with its first band's factor doubled. */
+export const withFirstFactorDoubled = (csv: string): string => csv.replace(/^(17,21,)2\.2\r\n/m, '$14.4\r\n');
+
+/** The CSV with a factor that is not a number and a band that ends before it starts. */
+export const badCsv = (csv: string): string =>
+  csv.replace(/^17,21,2\.2\r\n/m, '17,21,abc\r\n').replace(/^21,25,/m, '21,19,');

@@ -10,11 +10,13 @@ import { signInStaff, type SignedInStaff } from '../staff/staff-support.ts';
 import {
   BAD_CELL_PATHS,
   badCells,
+  badCsv,
   exampleRateBookContent,
   make,
   type Problem,
   type RateBook,
   type RateBookVersion,
+  withFirstFactorDoubled,
 } from './rate-book-support.ts';
 
 type Company = Awaited<ReturnType<typeof createCompany>>;
@@ -243,6 +245,13 @@ describe('rate books', () => {
     const put = await call('PUT', '/rate-books/rates-d/versions/1', as(ada), { content });
     assert.equal(put.statusCode, 409, put.body);
     assert.equal((await call('POST', '/rate-books/rates-d/versions/1/approve', as(cy))).statusCode, 409);
+    const factor = content.factors[0]!.name;
+    const csv = await call('GET', `/rate-books/rates-d/versions/1/factors/${factor}`, acme.sandbox);
+    assert.equal(
+      (await call('PUT', `/rate-books/rates-d/versions/1/factors/${factor}`, as(ada), csv.body, 'text/csv'))
+        .statusCode,
+      409,
+    );
 
     const { db } = t.container.database;
     await assert.rejects(
@@ -370,6 +379,39 @@ describe('rate books', () => {
     assert.equal((await call('GET', '/rate-books/rates-f/versions/1/export', other.sandbox)).statusCode, 404);
     assert.equal(
       (await call('POST', '/rate-books/rates-f/versions/import', other.sandbox, file)).statusCode,
+      404,
+    );
+  });
+
+  test('a factor table as CSV: exported, imported into a draft, bad cells named by row and column', async () => {
+    await make.rateBook(t, acme.sandbox, 'ppm-g', 'rates-g');
+    const content = exampleRateBookContent();
+    assert.equal((await call('POST', '/rate-books/rates-g/versions', as(ada), { content })).statusCode, 201);
+    const factor = content.factors[0]!;
+    const url = `/rate-books/rates-g/versions/1/factors/${factor.name}`;
+    const exported = await call('GET', url, acme.sandbox);
+    assert.equal(exported.statusCode, 200, exported.body);
+    assert.match(String(exported.headers['content-type']), /^text\/csv/);
+    const changedCsv = withFirstFactorDoubled(exported.body);
+    const imported = await call('PUT', url, as(bob), changedCsv, 'text/csv');
+    assert.equal(imported.statusCode, 200, imported.body);
+    const after = imported.json<RateBookVersion>();
+    assert.notDeepEqual(after.content, content);
+    assert.ok(after.contributors.includes('staff:bob@insurer.example'));
+    assert.equal((await call('GET', url, acme.sandbox)).body, changedCsv);
+
+    const bad = await call('PUT', url, as(bob), badCsv(exported.body), 'text/csv');
+    assert.equal(bad.statusCode, 422, bad.body);
+    assert.ok(paths(bad.body).includes('/body/2/factor'), bad.body);
+    assert.ok(paths(bad.body).length > 0 && paths(bad.body).every((p) => /^\/body\//.test(p)), bad.body);
+    assert.equal(
+      (await call('PUT', `/rate-books/rates-g/versions/1/factors/nope`, as(bob), changedCsv, 'text/csv'))
+        .statusCode,
+      404,
+    );
+    assert.equal((await call('GET', url, other.sandbox)).statusCode, 404);
+    assert.equal(
+      (await call('GET', '/rate-books/rates-g/versions/1/factors/nope', acme.sandbox)).statusCode,
       404,
     );
   });

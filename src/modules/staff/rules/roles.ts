@@ -33,6 +33,7 @@ export const STAFF_ACTIONS: Readonly<Record<string, StaffRole>> = {
   'rateBooks.updateVersion': 'admin',
   'rateBooks.approveVersion': 'admin',
   'rateBooks.importVersion': 'admin',
+  'rateBooks.importFactor': 'admin',
   'statements.billingRun': 'admin',
   'payments.setDirectDebitSettings': 'admin',
   'staff.create': 'admin',
