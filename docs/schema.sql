@@ -26,6 +26,30 @@ CREATE EXTENSION IF NOT EXISTS pg_trgm WITH SCHEMA public;
 COMMENT ON EXTENSION pg_trgm IS 'text similarity measurement and index searching based on trigrams';
 
 --
+-- Name: documents_immutable(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.documents_immutable() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+    begin
+      raise exception 'issued documents are immutable' using errcode = 'P0001';
+    end $$;
+
+--
+-- Name: documents_queue_event(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.documents_queue_event() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+    begin
+      insert into document_pending_events (event_id, company_id, environment, type, data, created_at)
+      values (new.id, new.company_id, new.environment, new.type, new.data, new.created_at);
+      return null;
+    end $$;
+
+--
 -- Name: journey_statement(uuid, boolean, boolean, uuid, timestamp with time zone); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -540,6 +564,16 @@ CREATE TABLE public.direct_debit_mandates (
 );
 
 --
+-- Name: document_files; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.document_files (
+    document_id uuid NOT NULL,
+    policy_id uuid NOT NULL,
+    content bytea NOT NULL
+);
+
+--
 -- Name: document_logos; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -557,6 +591,30 @@ CREATE TABLE public.document_logos (
     CONSTRAINT document_logos_environment_check CHECK ((environment = ANY (ARRAY['sandbox'::text, 'production'::text]))),
     CONSTRAINT document_logos_media_type_check CHECK ((media_type = ANY (ARRAY['image/png'::text, 'image/svg+xml'::text]))),
     CONSTRAINT document_logos_size_check CHECK (((size_bytes = octet_length(bytes)) AND (size_bytes <= 262144)))
+);
+
+--
+-- Name: document_pending_events; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.document_pending_events (
+    event_id uuid NOT NULL,
+    company_id uuid NOT NULL,
+    environment text NOT NULL,
+    type text NOT NULL,
+    data jsonb NOT NULL,
+    created_at timestamp with time zone NOT NULL
+);
+
+--
+-- Name: document_settings; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.document_settings (
+    company_id uuid NOT NULL,
+    environment text NOT NULL,
+    attach_to_emails boolean DEFAULT false NOT NULL,
+    updated_at timestamp with time zone NOT NULL
 );
 
 --
@@ -579,6 +637,57 @@ CREATE TABLE public.document_templates (
     CONSTRAINT document_templates_colour_check CHECK ((colour_hex ~ '^#[0-9a-f]{6}$'::text)),
     CONSTRAINT document_templates_environment_check CHECK ((environment = ANY (ARRAY['sandbox'::text, 'production'::text]))),
     CONSTRAINT document_templates_logo_check CHECK (((logo_id IS NULL) = (logo_sha256 IS NULL)))
+);
+
+--
+-- Name: documents; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.documents (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    policy_id uuid NOT NULL,
+    company_id uuid NOT NULL,
+    environment text NOT NULL,
+    kind text NOT NULL,
+    policy_version_id uuid,
+    statement_id uuid,
+    payment_id uuid,
+    journey_id uuid,
+    template_version text NOT NULL,
+    sha256 text NOT NULL,
+    size_bytes integer NOT NULL,
+    file_name text NOT NULL,
+    issued_at timestamp with time zone NOT NULL,
+    source_event_id uuid,
+    reissue_of uuid,
+    reissue_reason text,
+    CONSTRAINT documents_kind_known CHECK ((kind = ANY (ARRAY['certificate'::text, 'schedule'::text, 'ipid'::text, 'statement_of_fact'::text, 'renewal_notice'::text, 'statement'::text, 'credit_note'::text, 'cancellation_notice'::text]))),
+    CONSTRAINT documents_origin CHECK (((source_event_id IS NULL) <> (reissue_of IS NULL))),
+    CONSTRAINT documents_sha256_hex CHECK ((sha256 ~ '^[0-9a-f]{64}$'::text)),
+    CONSTRAINT documents_size_positive CHECK ((size_bytes > 0))
+);
+
+--
+-- Name: documents_owed; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.documents_owed (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    policy_id uuid NOT NULL,
+    company_id uuid NOT NULL,
+    environment text NOT NULL,
+    event_id uuid NOT NULL,
+    kind text NOT NULL,
+    policy_version_id uuid,
+    statement_id uuid,
+    payment_id uuid,
+    journey_id uuid,
+    due_at timestamp with time zone NOT NULL,
+    attempts integer DEFAULT 0 NOT NULL,
+    leased_until timestamp with time zone,
+    last_error text,
+    created_at timestamp with time zone NOT NULL,
+    CONSTRAINT documents_owed_kind_known CHECK ((kind = ANY (ARRAY['certificate'::text, 'schedule'::text, 'ipid'::text, 'statement_of_fact'::text, 'renewal_notice'::text, 'statement'::text, 'credit_note'::text, 'cancellation_notice'::text])))
 );
 
 --
@@ -864,6 +973,7 @@ CREATE TABLE public.outbox_emails (
     sent_at timestamp with time zone,
     data jsonb,
     user_id uuid,
+    attachments jsonb,
     CONSTRAINT outbox_emails_content CHECK (((subject IS NOT NULL) OR (data IS NOT NULL))),
     CONSTRAINT outbox_emails_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'sent'::text, 'logged'::text, 'failed'::text])))
 );
@@ -1557,6 +1667,13 @@ ALTER TABLE ONLY public.direct_debit_mandates
     ADD CONSTRAINT direct_debit_mandates_setup_intent_key UNIQUE (provider, setup_intent_id);
 
 --
+-- Name: document_files document_files_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.document_files
+    ADD CONSTRAINT document_files_pkey PRIMARY KEY (document_id, policy_id);
+
+--
 -- Name: document_logos document_logos_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -1571,6 +1688,20 @@ ALTER TABLE ONLY public.document_logos
     ADD CONSTRAINT document_logos_sha256_key UNIQUE (company_id, environment, sha256);
 
 --
+-- Name: document_pending_events document_pending_events_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.document_pending_events
+    ADD CONSTRAINT document_pending_events_pkey PRIMARY KEY (event_id);
+
+--
+-- Name: document_settings document_settings_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.document_settings
+    ADD CONSTRAINT document_settings_pkey PRIMARY KEY (company_id, environment);
+
+--
 -- Name: document_templates document_templates_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -1583,6 +1714,34 @@ ALTER TABLE ONLY public.document_templates
 
 ALTER TABLE ONLY public.document_templates
     ADD CONSTRAINT document_templates_version_key UNIQUE (company_id, environment, version);
+
+--
+-- Name: documents documents_made_once; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.documents
+    ADD CONSTRAINT documents_made_once UNIQUE (policy_id, source_event_id, kind);
+
+--
+-- Name: documents_owed documents_owed_once; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.documents_owed
+    ADD CONSTRAINT documents_owed_once UNIQUE (policy_id, event_id, kind);
+
+--
+-- Name: documents_owed documents_owed_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.documents_owed
+    ADD CONSTRAINT documents_owed_pkey PRIMARY KEY (id, policy_id);
+
+--
+-- Name: documents documents_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.documents
+    ADD CONSTRAINT documents_pkey PRIMARY KEY (id, policy_id);
 
 --
 -- Name: events events_pkey; Type: CONSTRAINT; Schema: public; Owner: -
@@ -2100,10 +2259,28 @@ CREATE UNIQUE INDEX direct_debit_mandates_default_key ON public.direct_debit_man
 CREATE INDEX direct_debit_mandates_policy_idx ON public.direct_debit_mandates USING btree (policy_id, created_at);
 
 --
+-- Name: document_pending_events_order; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX document_pending_events_order ON public.document_pending_events USING btree (created_at, event_id);
+
+--
 -- Name: document_templates_in_effect; Type: INDEX; Schema: public; Owner: -
 --
 
 CREATE INDEX document_templates_in_effect ON public.document_templates USING btree (company_id, environment, product_reference, effective_from DESC, version DESC);
+
+--
+-- Name: documents_by_policy; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX documents_by_policy ON public.documents USING btree (policy_id, issued_at);
+
+--
+-- Name: documents_owed_due; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX documents_owed_due ON public.documents_owed USING btree (due_at);
 
 --
 -- Name: journey_rule_credits_day_idx; Type: INDEX; Schema: public; Owner: -
@@ -2406,10 +2583,22 @@ CREATE TRIGGER audit_device_bindings AFTER INSERT OR DELETE OR UPDATE ON public.
 CREATE TRIGGER audit_devices AFTER INSERT OR DELETE OR UPDATE ON public.devices FOR EACH ROW WHEN ((COALESCE(current_setting('milepost.audit'::text, true), ''::text) <> ''::text)) EXECUTE FUNCTION public.milepost_audit_row();
 
 --
+-- Name: document_settings audit_document_settings; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER audit_document_settings AFTER INSERT OR DELETE OR UPDATE ON public.document_settings FOR EACH ROW WHEN ((COALESCE(current_setting('milepost.audit'::text, true), ''::text) <> ''::text)) EXECUTE FUNCTION public.milepost_audit_row();
+
+--
 -- Name: document_templates audit_document_templates; Type: TRIGGER; Schema: public; Owner: -
 --
 
 CREATE TRIGGER audit_document_templates AFTER INSERT OR DELETE OR UPDATE ON public.document_templates FOR EACH ROW WHEN ((COALESCE(current_setting('milepost.audit'::text, true), ''::text) <> ''::text)) EXECUTE FUNCTION public.milepost_audit_row();
+
+--
+-- Name: documents audit_documents; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER audit_documents AFTER INSERT OR DELETE OR UPDATE ON public.documents FOR EACH ROW WHEN ((COALESCE(current_setting('milepost.audit'::text, true), ''::text) <> ''::text)) EXECUTE FUNCTION public.milepost_audit_row();
 
 --
 -- Name: events audit_events; Type: TRIGGER; Schema: public; Owner: -
@@ -2548,6 +2737,24 @@ CREATE TRIGGER audit_webhook_deliveries AFTER INSERT OR DELETE OR UPDATE ON publ
 --
 
 CREATE TRIGGER audit_webhook_endpoints AFTER INSERT OR DELETE OR UPDATE ON public.webhook_endpoints FOR EACH ROW WHEN ((COALESCE(current_setting('milepost.audit'::text, true), ''::text) <> ''::text)) EXECUTE FUNCTION public.milepost_audit_row();
+
+--
+-- Name: document_files document_files_no_update; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER document_files_no_update BEFORE UPDATE ON public.document_files FOR EACH ROW EXECUTE FUNCTION public.documents_immutable();
+
+--
+-- Name: documents documents_no_update; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER documents_no_update BEFORE UPDATE ON public.documents FOR EACH ROW EXECUTE FUNCTION public.documents_immutable();
+
+--
+-- Name: events events_documents_queue; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER events_documents_queue AFTER INSERT ON public.events FOR EACH ROW WHEN ((new.type = ANY (ARRAY['policy.created'::text, 'policy.adjusted'::text, 'policy.renewal_scheduled'::text, 'policy.renewed'::text, 'policy.cancelled'::text, 'statement.created'::text, 'journey.voided'::text, 'payment.refunded'::text]))) EXECUTE FUNCTION public.documents_queue_event();
 
 --
 -- Name: events events_webhook_queue; Type: TRIGGER; Schema: public; Owner: -
@@ -2705,11 +2912,25 @@ ALTER TABLE ONLY public.direct_debit_mandates
     ADD CONSTRAINT direct_debit_mandates_policy_id_fkey FOREIGN KEY (policy_id) REFERENCES public.policies(id);
 
 --
+-- Name: document_files document_files_document_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.document_files
+    ADD CONSTRAINT document_files_document_fkey FOREIGN KEY (document_id, policy_id) REFERENCES public.documents(id, policy_id) ON DELETE CASCADE;
+
+--
 -- Name: document_logos document_logos_company_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
 --
 
 ALTER TABLE ONLY public.document_logos
     ADD CONSTRAINT document_logos_company_id_fkey FOREIGN KEY (company_id) REFERENCES public.companies(id);
+
+--
+-- Name: document_settings document_settings_company_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.document_settings
+    ADD CONSTRAINT document_settings_company_fkey FOREIGN KEY (company_id) REFERENCES public.companies(id);
 
 --
 -- Name: document_templates document_templates_company_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
@@ -2724,6 +2945,41 @@ ALTER TABLE ONLY public.document_templates
 
 ALTER TABLE ONLY public.document_templates
     ADD CONSTRAINT document_templates_logo_id_fkey FOREIGN KEY (logo_id) REFERENCES public.document_logos(id);
+
+--
+-- Name: documents_owed documents_owed_policy_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.documents_owed
+    ADD CONSTRAINT documents_owed_policy_fkey FOREIGN KEY (policy_id) REFERENCES public.policies(id);
+
+--
+-- Name: documents documents_policy_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.documents
+    ADD CONSTRAINT documents_policy_fkey FOREIGN KEY (policy_id) REFERENCES public.policies(id);
+
+--
+-- Name: documents documents_reissue_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.documents
+    ADD CONSTRAINT documents_reissue_fkey FOREIGN KEY (reissue_of, policy_id) REFERENCES public.documents(id, policy_id);
+
+--
+-- Name: documents documents_statement_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.documents
+    ADD CONSTRAINT documents_statement_fkey FOREIGN KEY (statement_id, policy_id) REFERENCES public.statements(id, policy_id);
+
+--
+-- Name: documents documents_version_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.documents
+    ADD CONSTRAINT documents_version_fkey FOREIGN KEY (policy_version_id, policy_id) REFERENCES public.policy_versions(id, policy_id);
 
 --
 -- Name: journey_voids journey_voids_billed_statement_version_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -

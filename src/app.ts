@@ -31,6 +31,7 @@ import {
 } from './modules/companies/index.ts';
 import { policyRoutes, policySearchRoutes } from './modules/policies/index.ts';
 import { statementRoutes } from './modules/statements/index.ts';
+import { documentRoutes } from './modules/documents/index.ts';
 import {
   authRoutes,
   clientOrPolicyholder,
@@ -463,6 +464,7 @@ async function registerBillingRoutes(app: HttpApp, container: Container, auth: R
       policyholders,
     }),
   );
+  await app.register(documentRoutes({ documents: services.documents, clientAuth, policyholders }));
 }
 
 /** Finance reports, subject access exports and erasure. */

@@ -22,6 +22,8 @@ import { createErasureService, createRetentionService } from './modules/data-pro
 import { createPolicyService, type PolicyService } from './modules/policies/index.ts';
 import { createStatementService, type StatementService } from './modules/statements/index.ts';
 import { createWebhookService } from './modules/webhooks/index.ts';
+import { createDocumentService, createRenderer, listDocumentFiles } from './modules/documents/index.ts';
+
 import {
   createJourneyService,
   maintainJourneyPartitions,
@@ -102,10 +104,22 @@ function buildServices(deps: ServiceDeps) {
   const { db } = deps.database;
   const { clock } = deps;
   const companies = createCompanyService({ db, clock });
-  const notifications = createNotificationService({ db, clock, jobs: deps.jobs, mailer: deps.mailer });
+  const notifications = buildNotifications(deps);
   const accounts = createAccountService({ db, clock });
   const billing = buildBillingServices(deps, notifications);
   const policyServices = buildPolicyServices(deps, { accounts, notifications, ...billing });
+  const documents = createDocumentService({
+    db,
+    clock,
+    logger: deps.logger,
+    notifications,
+    // Documents read what they state through the owners' services.
+    render: createRenderer({
+      policy: (tenant, reference) => policyServices.policies.get(tenant, reference),
+      statement: (tenant, id) => billing.statements.get(tenant, id),
+      journey: (tenant, id) => billing.journeys.get(tenant, id),
+    }),
+  });
   const devicesAndWebhooks = buildDeviceAndWebhookServices(deps, billing.journeys, notifications);
   const access = buildAccessServices(deps, { accounts, companies, notifications, ...policyServices });
   const dataProtection = buildDataProtectionServices(deps);
@@ -124,7 +138,55 @@ function buildServices(deps: ServiceDeps) {
     ...devicesAndWebhooks,
     statements: billing.statements,
     templates: createTemplateService({ db, clock }),
+    documents,
   };
+}
+
+/**
+ * The web app's address for a company's policyholders (the welcome email's link): it carries the
+ * company's public client id, which the app needs to sign in where the deployment pins no company
+ * (APP_CLIENT_ID, DEFAULT_CLIENT_ID unset). Undefined when the service does not know its own address.
+ */
+async function webAppUrl(
+  deps: ServiceDeps,
+  trx: Parameters<typeof findCompanyContact>[0],
+  scope: { companyId: string; environment: string },
+  page = '',
+): Promise<URL | undefined> {
+  const base = deps.config.publicBaseUrl ?? deps.gateways.sandboxBaseUrl();
+  const company = await findCompanyContact(trx, scope.companyId);
+  if (base === undefined || company === undefined) return undefined;
+  const url = new URL(`${base.replace(/\/+$/, '')}/app/${page}`);
+  url.searchParams.set('client_id', company.clientId);
+  url.searchParams.set('environment', scope.environment);
+  return url;
+}
+
+/** Emails through the outbox: their documents attached where a company chose it, their links to the web app. */
+function buildNotifications(deps: ServiceDeps): NotificationService {
+  return createNotificationService({
+    db: deps.database.db,
+    clock: deps.clock,
+    jobs: deps.jobs,
+    mailer: deps.mailer,
+    loadAttachments: async (trx, refs) =>
+      (
+        await listDocumentFiles(
+          trx,
+          refs.map((r) => ({ documentId: r.document_id, policyId: r.policy_id })),
+        )
+      ).map((file) => ({ filename: file.fileName, content: file.content, contentType: 'application/pdf' })),
+    // The policyholders' app lists a policy's documents at /app/documents?policy=<reference>.
+    documentLinks: async (trx, scope) => {
+      const page = await webAppUrl(deps, trx, scope, 'documents');
+      if (page === undefined) return undefined;
+      return (policyReference) => {
+        const url = new URL(page);
+        url.searchParams.set('policy', policyReference);
+        return url.toString();
+      };
+    },
+  });
 }
 
 /** Card payments, journeys and the usage they count, and the statements that bill them. */
@@ -188,13 +250,7 @@ function buildPolicyServices(
     onEnded: (trx, tenant, ended) => uses.statements.scheduleFinal(trx, tenant, ended),
     // The welcome email's link to the web app carries the company's public client id, which the app
     // needs to sign in where the deployment pins no company (APP_CLIENT_ID, DEFAULT_CLIENT_ID unset).
-    signInUrl: async (trx, tenant) => {
-      const base = deps.config.publicBaseUrl ?? deps.gateways.sandboxBaseUrl();
-      const company = await findCompanyContact(trx, tenant.companyId);
-      if (base === undefined || company === undefined) return undefined;
-      const query = new URLSearchParams({ client_id: company.clientId, environment: tenant.environment });
-      return `${base.replace(/\/+$/, '')}/app/?${query.toString()}`;
-    },
+    signInUrl: async (trx, tenant) => (await webAppUrl(deps, trx, tenant))?.toString(),
     // Only processes that serve reads keep policies in memory; a worker needs no LISTEN connection.
     ...(deps.config.role === 'worker' ? {} : { changes: deps.changes }),
   });
@@ -404,6 +460,7 @@ export async function createContainer(
         await services.webhooks.registerWorkers();
         await positionsOverMqtt?.start();
         await services.telematics.registerWorkers();
+        await services.documents.registerWorkers();
       }
     },
     async close() {
@@ -413,6 +470,7 @@ export async function createContainer(
       services.payments.stopWorkers();
       await services.telematics.stopWorkers(config.shutdownTimeoutMs);
       await services.webhooks.stopWorkers(config.shutdownTimeoutMs);
+      await services.documents.stopWorkers(config.shutdownTimeoutMs);
       await jobs.stop(config.shutdownTimeoutMs);
       await changes.close();
       mailer.close();

@@ -43,6 +43,9 @@ export const DISTRIBUTION: Readonly<Record<string, Placement>> = {
   mileage_budgets: policy,
   usage_alerts: policy,
   odometer_readings: policy,
+  documents: policy,
+  document_files: policy,
+  documents_owed: policy,
 
   positions: { kind: 'device', column: 'device_id' },
 
@@ -55,6 +58,7 @@ export const DISTRIBUTION: Readonly<Record<string, Placement>> = {
   rate_books: reference,
   rate_book_versions: reference,
   webhook_endpoints: reference,
+  document_settings: reference,
   staff: reference,
   auth_signing_keys: reference,
 
@@ -72,6 +76,7 @@ export const DISTRIBUTION: Readonly<Record<string, Placement>> = {
   device_bindings: coordinator,
   events: coordinator,
   webhook_pending_events: coordinator,
+  document_pending_events: coordinator,
   webhook_deliveries: coordinator,
   webhook_delivery_attempts: coordinator,
   outbox_emails: coordinator,

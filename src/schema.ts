@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { AccountTables } from './modules/accounts/index.ts';
 import type { AuthTables } from './modules/auth/index.ts';
 import type { CompanyTables } from './modules/companies/index.ts';
+import type { DocumentTables } from './modules/documents/index.ts';
 import type { OutboxTables } from './modules/notifications/index.ts';
 import type { PaymentTables } from './modules/payments/index.ts';
 import type { SandboxTables } from './integrations/payments/index.ts';
@@ -38,7 +39,8 @@ export interface Database
     TelematicsTables,
     StaffTables,
     TemplateTables,
-    RatingTables {}
+    RatingTables,
+    DocumentTables {}
 
 /**
  * What repositories take: the database or an open transaction over it. One type for all of them,

@@ -1460,6 +1460,87 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/policys/{policy_reference}/documents/{document_id}/reissue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reissue a document
+         * @description Issues a new document with the same subject (the same policy version, statement, refund or void) rendered now with the current template; the original stays as issued, and the new one names it in `reissue_of`. Audited with its `reason`. Client credentials, or a staff session of `operations` or `admin`. 404 when the policy or document is not the company’s, or the document is not the policy’s.
+         */
+        post: operations["documents.reissue"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/documents/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The company’s document settings */
+        get: operations["documents.settings"];
+        /**
+         * Set the company’s document settings
+         * @description Per environment. `attach_to_emails`: each change’s documents are also emailed to the policyholder as attachments (default false: the emails link the web app’s documents page). Client credentials, or a staff session of `admin`.
+         */
+        put: operations["documents.updateSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/policys/{policy_reference}/documents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A policy’s documents
+         * @description Every document issued for the policy (certificate of motor insurance, schedule, IPID, statement of fact, renewal and cancellation notices, statements, credit notes), the current certificate first, then newest first. Documents are made by the worker shortly after the change that owes them commits. Client credentials, or the policyholder’s own token; another company’s or policyholder’s policy answers 404.
+         */
+        get: operations["documents.list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/documents/{document_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A document’s PDF
+         * @description The PDF as issued (its SHA-256 is the listed `sha256`), served inline with its file name in `Content-Disposition` (RFC 6266, with `filename*` for names beyond ASCII). Client credentials, or the policyholder’s own token; another company’s or policyholder’s document answers 404.
+         */
+        get: operations["documents.get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/reports/bordereau": {
         parameters: {
             query?: never;
@@ -13931,6 +14012,348 @@ export interface operations {
             };
         };
     };
+    "documents.reissue": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `sandbox` (the default when absent), `production` or `mock`. */
+                environment?: string;
+            };
+            path: {
+                policy_reference: string;
+                document_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Why it is reissued (kept with the new document and in the audit trail). */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description A document issued for a policy: stored as issued, never changed. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description The document; `GET /documents/{id}` serves its PDF.
+                         */
+                        id: string;
+                        /** @description `certificate` (certificate of motor insurance), `schedule` (policy schedule), `ipid` (insurance product information document), `statement_of_fact`, `renewal_notice`, `statement` (a monthly statement with its map), `credit_note` (a void credited or a refund), `cancellation_notice`. */
+                        kind: "certificate" | "schedule" | "ipid" | "statement_of_fact" | "renewal_notice" | "statement" | "credit_note" | "cancellation_notice";
+                        /**
+                         * Format: date-time
+                         * @description When it was issued.
+                         */
+                        issued_at: string;
+                        /** @description The PDF’s file name, as served. */
+                        file_name: string;
+                        /** @description Size of the PDF in bytes. */
+                        size_bytes: number;
+                        /** @description SHA-256 of the PDF’s bytes (lower-case hex): the bytes served are always these. */
+                        sha256: string;
+                        /** @description The template version it was rendered with. */
+                        template_version: string;
+                        policy_reference: string;
+                        /** @description The policy version it belongs to; for a statement, the statement’s `policy_version_reference`. Null for a renewal notice of terms stored for automatic renewal and for credit notes. */
+                        policy_version_reference: string | null;
+                        /** @description The refund a credit note is for. */
+                        payment_reference: string | null;
+                        /** @description The voided journey a credit note is for. */
+                        journey_reference: string | null;
+                        /** @description The document this one reissues (the original stays as issued). */
+                        reissue_of: string | null;
+                        /** @description True for the current certificate of motor insurance (listed first); false otherwise. */
+                        current: boolean;
+                        /** @description Where its PDF is served: `/documents/{id}`. */
+                        url: string;
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "documents.settings": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `sandbox` (the default when absent), `production` or `mock`. */
+                environment?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The company’s document settings, per environment. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Attach each change’s documents (PDF) to an email to the policyholder, beside the link every change’s email carries. Default false. */
+                        attach_to_emails: boolean;
+                        /** @description When they were last saved; null while the defaults apply. */
+                        updated_at: string | null;
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "documents.updateSettings": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `sandbox` (the default when absent), `production` or `mock`. */
+                environment?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    attach_to_emails: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The company’s document settings, per environment. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Attach each change’s documents (PDF) to an email to the policyholder, beside the link every change’s email carries. Default false. */
+                        attach_to_emails: boolean;
+                        /** @description When they were last saved; null while the defaults apply. */
+                        updated_at: string | null;
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "documents.list": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `sandbox` (the default when absent), `production` or `mock`. */
+                environment?: string;
+            };
+            path: {
+                policy_reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A policy’s documents. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The current certificate first, then every document newest first. */
+                        documents: {
+                            /**
+                             * Format: uuid
+                             * @description The document; `GET /documents/{id}` serves its PDF.
+                             */
+                            id: string;
+                            /** @description `certificate` (certificate of motor insurance), `schedule` (policy schedule), `ipid` (insurance product information document), `statement_of_fact`, `renewal_notice`, `statement` (a monthly statement with its map), `credit_note` (a void credited or a refund), `cancellation_notice`. */
+                            kind: "certificate" | "schedule" | "ipid" | "statement_of_fact" | "renewal_notice" | "statement" | "credit_note" | "cancellation_notice";
+                            /**
+                             * Format: date-time
+                             * @description When it was issued.
+                             */
+                            issued_at: string;
+                            /** @description The PDF’s file name, as served. */
+                            file_name: string;
+                            /** @description Size of the PDF in bytes. */
+                            size_bytes: number;
+                            /** @description SHA-256 of the PDF’s bytes (lower-case hex): the bytes served are always these. */
+                            sha256: string;
+                            /** @description The template version it was rendered with. */
+                            template_version: string;
+                            policy_reference: string;
+                            /** @description The policy version it belongs to; for a statement, the statement’s `policy_version_reference`. Null for a renewal notice of terms stored for automatic renewal and for credit notes. */
+                            policy_version_reference: string | null;
+                            /** @description The refund a credit note is for. */
+                            payment_reference: string | null;
+                            /** @description The voided journey a credit note is for. */
+                            journey_reference: string | null;
+                            /** @description The document this one reissues (the original stays as issued). */
+                            reissue_of: string | null;
+                            /** @description True for the current certificate of motor insurance (listed first); false otherwise. */
+                            current: boolean;
+                            /** @description Where its PDF is served: `/documents/{id}`. */
+                            url: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "documents.get": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `sandbox` (the default when absent), `production` or `mock`. */
+                environment?: string;
+            };
+            path: {
+                document_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The PDF. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     "reports.bordereau": {
         parameters: {
             query: {
@@ -14355,6 +14778,10 @@ export interface operations {
                         emails: {
                             [key: string]: unknown;
                         }[];
+                        /** @description Documents issued for their policies (certificates, schedules, notices, statements, credit notes): kind, dates, SHA-256 and the PDF as base64 (`content_base64`). */
+                        documents: {
+                            [key: string]: unknown;
+                        }[];
                         /** @description Staff and admin-key actions on the person’s records and requests naming them. */
                         audit_records: {
                             [key: string]: unknown;
@@ -14363,7 +14790,7 @@ export interface operations {
                         events: {
                             [key: string]: unknown;
                         }[];
-                        /** @description Rows in each section: `payment_customers`, `login_sessions`, `refresh_tokens`, `password_reset_codes`, `policies`, `policy_versions`, `journeys`, `journey_voids`, `journey_rule_credits`, `devices`, `device_bindings`, `positions`, `odometer_readings`, `statements`, `statement_odometers`, `policy_credits`, `policy_usage_years`, `mileage_budgets`, `usage_alerts`, `payments`, `emails`, `audit_records`, `events`, `webhook_deliveries`. */
+                        /** @description Rows in each section: `payment_customers`, `login_sessions`, `refresh_tokens`, `password_reset_codes`, `policies`, `policy_versions`, `journeys`, `journey_voids`, `journey_rule_credits`, `devices`, `device_bindings`, `positions`, `odometer_readings`, `statements`, `statement_odometers`, `policy_credits`, `policy_usage_years`, `mileage_budgets`, `usage_alerts`, `payments`, `emails`, `audit_records`, `events`, `webhook_deliveries`, `documents`. */
                         contents: {
                             [key: string]: number;
                         };
@@ -14454,6 +14881,23 @@ export interface operations {
                         emails_erased: number;
                         /** @description Audit records whose before/after values held their personal data. */
                         audit_records_scrubbed: number;
+                        /** @description Issued documents (PDFs) of their policies deleted. */
+                        documents_deleted: number;
+                        /** @description Documents the law requires keeping, kept as issued: a term’s certificate and schedule until six years after the term ends (docs/data-protection.md). */
+                        documents_kept: {
+                            /** Format: uuid */
+                            document_id: string;
+                            policy_reference: string;
+                            /** @description `certificate` or `schedule`. */
+                            kind: string;
+                            /**
+                             * Format: date-time
+                             * @description Six years after the term ended.
+                             */
+                            keep_until: string;
+                            /** @description The law that requires keeping it. */
+                            reason: string;
+                        }[];
                     };
                 };
             };
@@ -15099,6 +15543,18 @@ export interface operations {
                         erased_at: string;
                         /** @description The account’s policies, all erased. */
                         policy_references: string[];
+                        /** @description Documents the law requires keeping (a term’s certificate and schedule), kept as issued with the reason; every other document was deleted. */
+                        documents_kept: {
+                            /** Format: uuid */
+                            document_id: string;
+                            kind: string;
+                            /**
+                             * Format: date-time
+                             * @description Six years after the term ended.
+                             */
+                            keep_until: string;
+                            reason: string;
+                        }[];
                     };
                 };
             };

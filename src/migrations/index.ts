@@ -40,6 +40,7 @@ import * as m0038 from './0038-position-attributes.ts';
 import * as m0039 from './0039-policy-feed-sources.ts';
 import * as m0040 from './0040-outbox-accounts.ts';
 import * as m0041 from './0041-no-company-currency.ts';
+import * as m0042 from './0042-documents.ts';
 import * as m0043 from './0043-document-templates.ts';
 import * as m0044 from './0044-direct-debit.ts';
 import * as m0046 from './0046-rate-books.ts';
@@ -87,6 +88,7 @@ export const migrations: Record<string, Migration> = {
   '0039-policy-feed-sources': m0039,
   '0040-outbox-accounts': m0040,
   '0041-no-company-currency': m0041,
+  '0042-documents': m0042,
   '0043-document-templates': m0043,
   '0044-direct-debit': m0044,
   '0046-rate-books': m0046,

@@ -1,1 +1,7 @@
-export { createLogMailer, createSmtpMailer, type EmailMessage, type Mailer } from './mailer.ts';
+export {
+  createLogMailer,
+  createSmtpMailer,
+  type EmailAttachment,
+  type EmailMessage,
+  type Mailer,
+} from './mailer.ts';

@@ -6,6 +6,14 @@ export interface EmailMessage {
   readonly subject: string;
   readonly text: string;
   readonly html: string;
+  /** Files sent with the email (a policy's documents, where the company chose attachments). */
+  readonly attachments?: readonly EmailAttachment[] | undefined;
+}
+
+export interface EmailAttachment {
+  readonly filename: string;
+  readonly content: Uint8Array;
+  readonly contentType: string;
 }
 
 /** The mail port: real SMTP, or the log when no SMTP is configured. */
@@ -33,6 +41,15 @@ export function createSmtpMailer(smtpUrl: string, from: string): Mailer {
         subject: message.subject,
         text: message.text,
         html: message.html,
+        ...(message.attachments === undefined || message.attachments.length === 0
+          ? {}
+          : {
+              attachments: message.attachments.map((a) => ({
+                filename: a.filename,
+                content: Buffer.from(a.content),
+                contentType: a.contentType,
+              })),
+            }),
       });
     },
     close: () => {
@@ -54,7 +71,13 @@ export function createLogMailer(logger: FastifyBaseLogger): Mailer {
     kind: 'log',
     async send(message) {
       logger.info(
-        { email: { to: message.to, subject: message.subject } },
+        {
+          email: {
+            to: message.to,
+            subject: message.subject,
+            attachments: message.attachments?.map((a) => a.filename),
+          },
+        },
         'email kept in the outbox, not sent (no SMTP_URL): read it with GET /admin/emails or npm run cli -- emails',
       );
     },

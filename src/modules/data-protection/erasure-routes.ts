@@ -37,6 +37,20 @@ export const ErasureResultSchema = Type.Object({
   audit_records_scrubbed: Type.Integer({
     description: 'Audit records whose before/after values held their personal data.',
   }),
+  documents_deleted: Type.Integer({ description: 'Issued documents (PDFs) of their policies deleted.' }),
+  documents_kept: Type.Array(
+    Type.Object({
+      document_id: Type.String({ format: 'uuid' }),
+      policy_reference: Type.String(),
+      kind: Type.String({ description: '`certificate` or `schedule`.' }),
+      keep_until: Type.String({ format: 'date-time', description: 'Six years after the term ended.' }),
+      reason: Type.String({ description: 'The law that requires keeping it.' }),
+    }),
+    {
+      description:
+        'Documents the law requires keeping, kept as issued: a term’s certificate and schedule until six years after the term ends (docs/data-protection.md).',
+    },
+  ),
 });
 
 export interface ErasureRouteDeps {
@@ -86,6 +100,14 @@ export function erasureRoutes(deps: ErasureRouteDeps): FastifyPluginAsyncTypebox
           positions_deleted: result.positionsDeleted,
           emails_erased: result.emailsErased,
           audit_records_scrubbed: result.auditRecordsScrubbed,
+          documents_deleted: result.documentsDeleted,
+          documents_kept: result.documentsKept.map((d) => ({
+            document_id: d.documentId,
+            policy_reference: d.policyReference,
+            kind: d.kind,
+            keep_until: d.keepUntil.toISOString(),
+            reason: d.reason,
+          })),
         };
       },
     );

@@ -5,6 +5,7 @@ import { withoutQueryTimeout } from '../../platform/db/database.ts';
 import { AppError, notFound } from '../../platform/errors.ts';
 import { recordEvent } from '../../platform/events.ts';
 import { deleteAccountCredentials } from '../auth/index.ts';
+import { eraseDocuments, type KeptDocument } from '../documents/index.ts';
 import { asTenant, forTenant, type DataEnvironment } from '../companies/index.ts';
 import { eraseMandateHolders } from '../payments/index.ts';
 import { erasePositionsAndDevices } from '../telematics/index.ts';
@@ -59,6 +60,9 @@ export interface ErasureResult {
   readonly positionsDeleted: number;
   readonly emailsErased: number;
   readonly auditRecordsScrubbed: number;
+  readonly documentsDeleted: number;
+  /** Documents kept because the law requires them, each with its reason (the erasure's record of them). */
+  readonly documentsKept: readonly KeptDocument[];
 }
 
 /** One erasure, once its subject is locked and allowed: who, their policies, and what names them. */
@@ -327,6 +331,11 @@ async function eraseSubject(
   };
   await erasePolicies(trx, erasure);
   const erased = await eraseOwnRecords(trx, erasure);
+  const documents = await eraseDocuments(
+    trx,
+    policies.map((p) => ({ id: p.id, reference: p.reference })),
+    now,
+  );
   const found = mentionsOf(erasure);
   const auditRecordsScrubbed = await scrubFreeText(trx, erasure, found);
   await scrubProcessorAndJobs(trx, erasure, found);
@@ -338,6 +347,12 @@ async function eraseSubject(
       user_reference: subject.userReference,
       erased_at: now.toISOString(),
       policy_references: erasure.references,
+      documents_kept: documents.documentsKept.map((d) => ({
+        document_id: d.documentId,
+        kind: d.kind,
+        keep_until: d.keepUntil.toISOString(),
+        reason: d.reason,
+      })),
     },
     now,
   );
@@ -348,6 +363,7 @@ async function eraseSubject(
     policyReferences: erasure.references,
     ...erased,
     auditRecordsScrubbed,
+    ...documents,
   };
 }
 

@@ -2,6 +2,7 @@ import { Zip, ZipDeflate } from 'fflate';
 import type { Executor } from '../../schema.ts';
 import { journeyFeature } from './rules/index.ts';
 import { pageJourneys } from './subject-access-journey-repository.ts';
+import { documentSections } from './subject-access-documents.ts';
 import { listPolicies, type Subject } from './subject-access-repository.ts';
 import {
   accountSections,
@@ -37,6 +38,7 @@ const NOTES = [
   'A journey’s `route` is a Google encoded polyline at `route_precision` decimal places; the .zip form of this export has the routes as GeoJSON.',
   'Passwords, reset codes and session tokens are stored only as one-way hashes and are not shown; bodies of emails that carried a temporary password or a reset code are withheld (`body_withheld`).',
   'Card numbers are never held by Milepost: payments show the card’s brand and last four digits where known.',
+  'Each issued document (certificate, schedule, notices, statements as PDF) is in `documents`, its PDF bytes in `content_base64` (base64); `sha256` is of those bytes.',
 ];
 
 type JourneyKey = { start_at: Date; journey_reference: string };
@@ -51,6 +53,7 @@ const SECTIONS = [
   paymentSections,
   correspondenceSections,
   eventSections,
+  documentSections,
 ];
 
 /**

@@ -95,6 +95,9 @@ export const SubjectAccessDocumentSchema = Type.Object(
     emails: records(
       'Emails sent to the person: template, subject, status, dates, and the text body unless withheld.',
     ),
+    documents: records(
+      'Documents issued for their policies (certificates, schedules, notices, statements, credit notes): kind, dates, SHA-256 and the PDF as base64 (`content_base64`).',
+    ),
     audit_records: records('Staff and admin-key actions on the person’s records and requests naming them.'),
     events: records('Webhook events naming the person or their policies, with their `deliveries`.'),
     contents: Type.Record(Type.String(), Type.Integer(), {

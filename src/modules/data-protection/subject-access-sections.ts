@@ -94,6 +94,7 @@ export const EXPORT_SECTIONS = [
   'audit_records',
   'events',
   'webhook_deliveries',
+  'documents',
 ] as const;
 export type ExportSection = (typeof EXPORT_SECTIONS)[number];
 
@@ -161,7 +162,7 @@ async function* mapPages<R, T>(batches: AsyncIterable<R[]>, map: (row: R) => T):
 }
 
 /** `"name": [ …records, one a line… ]`, counting them. */
-async function* array(
+export async function* array(
   ctx: ExportContext,
   name: ExportSection,
   batches: AsyncIterable<Row[]>,

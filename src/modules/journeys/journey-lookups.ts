@@ -13,6 +13,8 @@ export interface BilledJourney {
   readonly policyReference: string;
   readonly policyVersionId: string;
   readonly route: string;
+  /** The route's polyline precision: 5 (1e-5°) or 6. */
+  readonly precision: 5 | 6;
   readonly startAt: Date;
   readonly endAt: Date;
   readonly distanceMetres: number;
@@ -37,6 +39,7 @@ const journeyColumns = [
   'policy_reference',
   'policy_version_id',
   'route',
+  'route_precision',
   'start_at',
   'end_at',
   'distance_metres',
@@ -61,6 +64,7 @@ type JourneyRow = {
   policy_reference: string;
   policy_version_id: string;
   route: string;
+  route_precision: number;
   start_at: Date;
   end_at: Date;
   distance_metres: number;
@@ -85,6 +89,7 @@ const toJourney = (r: JourneyRow): BilledJourney => ({
   policyReference: r.policy_reference,
   policyVersionId: r.policy_version_id,
   route: r.route,
+  precision: r.route_precision === 6 ? 6 : 5,
   startAt: r.start_at,
   endAt: r.end_at,
   distanceMetres: r.distance_metres,

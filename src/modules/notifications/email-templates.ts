@@ -38,6 +38,10 @@ export function renderEmail(
   return { subject, text, html };
 }
 
+/** The line that links a change's documents (certificate, schedule, notices, statements) in the web app. */
+const documentsLine = (url: string | undefined): Array<readonly [string, string | null]> =>
+  url === undefined ? [] : [['Your documents', url]];
+
 export function welcomeEmail(values: {
   firstNames: string;
   username: string;
@@ -46,6 +50,8 @@ export function welcomeEmail(values: {
   expiresOn: string;
   /** The web app's address for this company, when the service knows it. */
   signInUrl?: string | undefined;
+  /** The policy's documents page in the web app, when the service knows its address. */
+  documentsUrl?: string | undefined;
 }): RenderedEmail {
   return renderEmail(
     'Your motor insurance account',
@@ -56,6 +62,7 @@ export function welcomeEmail(values: {
       ['Username', values.username],
       ['Temporary password', values.temporaryPassword],
       ...(values.signInUrl === undefined ? [] : [['Sign in at', values.signInUrl] as const]),
+      ...documentsLine(values.documentsUrl),
       [
         `Log in with these details to choose your own password before ${values.expiresOn}, when the temporary password expires.`,
         null,
@@ -69,6 +76,7 @@ export function policyAddedEmail(values: {
   firstNames: string;
   username: string;
   policyReference: string;
+  documentsUrl?: string | undefined;
 }): RenderedEmail {
   return renderEmail(
     'A new policy has been added to your account',
@@ -77,6 +85,7 @@ export function policyAddedEmail(values: {
       ['A new policy has been added to your existing account. Log in with your usual password.', null],
       ['Policy', values.policyReference],
       ['Username', values.username],
+      ...documentsLine(values.documentsUrl),
     ],
     'Drive safely.',
   );
@@ -156,6 +165,7 @@ export function policyAdjustedEmail(values: {
   policyReference: string;
   effectiveOn: string;
   settlement?: Settlement | undefined;
+  documentsUrl?: string | undefined;
 }): RenderedEmail {
   return renderEmail(
     'Your policy has been changed',
@@ -165,6 +175,7 @@ export function policyAdjustedEmail(values: {
       ['Policy', values.policyReference],
       ['Effective from', values.effectiveOn],
       ...settlementLines(values.settlement),
+      ...documentsLine(values.documentsUrl),
     ],
     'Drive safely.',
   );
@@ -176,6 +187,7 @@ export function policyCancelledEmail(values: {
   policyReference: string;
   effectiveOn: string;
   settlement?: Settlement | undefined;
+  documentsUrl?: string | undefined;
 }): RenderedEmail {
   return renderEmail(
     'Your policy has been cancelled',
@@ -188,6 +200,7 @@ export function policyCancelledEmail(values: {
         ? ([['There is no refund and nothing more to pay for the cancellation.', null]] as const)
         : settlementLines(values.settlement)),
       ['A final statement for your driving up to the cancellation follows.', null],
+      ...documentsLine(values.documentsUrl),
     ],
     'Thank you for driving with us.',
   );
@@ -199,6 +212,7 @@ export function policyRenewedEmail(values: {
   policyReference: string;
   startOn: string;
   endOn: string;
+  documentsUrl?: string | undefined;
 }): RenderedEmail {
   return renderEmail(
     'Your policy has been renewed',
@@ -207,6 +221,7 @@ export function policyRenewedEmail(values: {
       ['Your policy has been renewed for a new term.', null],
       ['Policy', values.policyReference],
       ['New term', `${values.startOn} to ${values.endOn}`],
+      ...documentsLine(values.documentsUrl),
     ],
     'Drive safely.',
   );
@@ -259,6 +274,8 @@ export interface StatementIssuedValues {
    */
   payment?: 'card' | 'carried' | 'none';
   carriedForwardPence?: number;
+  /** The policy's documents page in the web app (the statement's PDF is there), when known. */
+  documentsUrl?: string;
 }
 
 /** What the statement email says about paying. */
@@ -291,6 +308,28 @@ export function statementIssuedEmail(values: StatementIssuedValues): RenderedEma
       ['Total premium', money(values.totalPremiumPence)],
       ['Amount to pay', money(values.billedPremiumPence)],
       [paymentLine(values, money), null],
+      ...documentsLine(values.documentsUrl),
+    ],
+    'Drive safely.',
+  );
+}
+
+/** A change's documents, attached (the company chose attachments): what they are, and where to read them. */
+export function documentsIssuedEmail(values: {
+  firstNames: string;
+  policyReference: string;
+  /** The attached files' names, as the policyholder sees them. */
+  fileNames: readonly string[];
+  documentsUrl?: string | undefined;
+}): RenderedEmail {
+  return renderEmail(
+    'Your insurance documents',
+    `Hello ${values.firstNames},`,
+    [
+      ['Your documents for this change are attached. Please keep them, and check that they are right.', null],
+      ['Policy', values.policyReference],
+      ...values.fileNames.map((name) => ['Attached', name] as const),
+      ...documentsLine(values.documentsUrl),
     ],
     'Drive safely.',
   );

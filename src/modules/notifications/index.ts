@@ -25,6 +25,7 @@ export {
   policyCancelledEmail,
   policyRenewedEmail,
   policyLapsedEmail,
+  documentsIssuedEmail,
 } from './email-templates.ts';
 export {
   directDebitAdvanceNoticeEmail,
@@ -32,3 +33,5 @@ export {
   directDebitMandateConfirmedEmail,
   directDebitMandateEndedEmail,
 } from './direct-debit-email-templates.ts';
+export type { AttachmentRef } from './outbox-repository.ts';
+export type { NotificationServiceDeps } from './notification-service.ts';

@@ -1,5 +1,5 @@
 import type { Executor } from '../../schema.ts';
-import type { Mailer } from '../../integrations/mail/index.ts';
+import type { EmailAttachment, Mailer } from '../../integrations/mail/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { inTransaction } from '../../platform/db/database.ts';
 import type { Jobs } from '../../platform/jobs/jobs.ts';
@@ -9,6 +9,7 @@ import {
   insertEmails,
   listEmails,
   listRecentEmails,
+  type AttachmentRef,
   type OutboxEmail,
   type OutboxEntry,
   markEmailAttemptFailed,
@@ -52,8 +53,44 @@ const UNDELIVERABLE = /\.invalid$/i;
 
 /** Emails go through the outbox: written in the caller's transaction, sent by a job after commit, retried with backoff. */
 
-export function createNotificationService(deps: { db: Executor; clock: Clock; jobs: Jobs; mailer: Mailer }) {
+export interface NotificationServiceDeps {
+  db: Executor;
+  clock: Clock;
+  jobs: Jobs;
+  mailer: Mailer;
+  /** Reads the documents an email carries when it is sent (the documents module); those gone are left out. */
+  loadAttachments?: (db: Executor, refs: readonly AttachmentRef[]) => Promise<EmailAttachment[]>;
+  /**
+   * The policyholders' link to a policy's documents in the web app, for a tenant (undefined when the
+   * service does not know the app's address): the emails that announce a change carry it.
+   */
+  documentLinks?: (
+    trx: Executor,
+    scope: { companyId: string; environment: string },
+  ) => Promise<((policyReference: string) => string) | undefined>;
+}
+
+const renderedOf = (email: OutboxEmail): RenderedEmail | undefined =>
+  email.subject === null || email.text === null || email.html === null
+    ? undefined
+    : { subject: email.subject, text: email.text, html: email.html };
+
+/** An email stored as a template's values, rendered now (undefined for one stored rendered). */
+const renderedLater = (email: OutboxEmail): RenderedEmail | undefined =>
+  email.html === null ? renderLater(email.template, email.data) : undefined;
+
+/** An email to queue: rendered now, or a later template's values; its account and attachments when known. */
+type QueuedEmail = {
+  scope: { companyId: string; environment: string } | null;
+  to: string;
+  userId?: string;
+  attachments?: readonly AttachmentRef[];
+} & ({ template: string; email: RenderedEmail } | { template: LaterTemplate; data: object });
+
+export function createNotificationService(deps: NotificationServiceDeps) {
   const { db, clock, jobs, mailer } = deps;
+  const attachmentsOf = async (trx: Executor, email: OutboxEmail) =>
+    email.attachments.length === 0 ? undefined : deps.loadAttachments?.(trx, email.attachments);
   jobs.define({
     name: SEND_EMAIL_QUEUE,
     options: {
@@ -64,15 +101,6 @@ export function createNotificationService(deps: { db: Executor; clock: Clock; jo
       expireInSeconds: 600,
     },
   });
-
-  const renderedOf = (email: OutboxEmail): RenderedEmail | undefined =>
-    email.subject === null || email.text === null || email.html === null
-      ? undefined
-      : { subject: email.subject, text: email.text, html: email.html };
-
-  /** An email stored as a template's values, rendered now (undefined for one stored rendered). */
-  const renderedLater = (email: OutboxEmail): RenderedEmail | undefined =>
-    email.html === null ? renderLater(email.template, email.data) : undefined;
 
   const deliver = async (emailId: string, attempt: number): Promise<void> => {
     let failure: Error | undefined;
@@ -91,7 +119,7 @@ export function createNotificationService(deps: { db: Executor; clock: Clock; jo
         // Neither stored content nor values a template knows: no retry can send it.
         if (content === undefined)
           throw new UnsendableEmail(`nothing to send for template ${email.template}`);
-        await mailer.send({ to: email.recipient, ...content });
+        await mailer.send({ to: email.recipient, ...content, attachments: await attachmentsOf(trx, email) });
       } catch (error) {
         failure = error instanceof Error ? error : new Error(String(error));
         return;
@@ -132,14 +160,7 @@ export function createNotificationService(deps: { db: Executor; clock: Clock; jo
    * each is sent. `userId`: the account an email is for; an email for an erased account is neither
    * queued nor, should the erasure commit after it was queued, sent.
    */
-  async function queueEmails(
-    trx: Executor,
-    emails: ReadonlyArray<
-      { scope: { companyId: string; environment: string } | null; to: string; userId?: string } & (
-        { template: string; email: RenderedEmail } | { template: LaterTemplate; data: object }
-      )
-    >,
-  ): Promise<string[]> {
+  async function queueEmails(trx: Executor, emails: readonly QueuedEmail[]): Promise<string[]> {
     const at = clock.now();
     // A recipient in `.invalid` (RFC 2606; an erased account's pseudonym) can never be reached: not queued.
     const deliverable = emails.filter((queued) => !UNDELIVERABLE.test(queued.to));
@@ -152,6 +173,7 @@ export function createNotificationService(deps: { db: Executor; clock: Clock; jo
         template: queued.template,
         recipient: queued.to,
         userId: queued.userId,
+        attachments: queued.attachments,
         content: 'email' in queued ? queued.email : { data: queued.data },
         at,
       })),
@@ -173,12 +195,16 @@ export function createNotificationService(deps: { db: Executor; clock: Clock; jo
       email: RenderedEmail,
       /** The account the email is for, so that an erasure finds it (see queueEmails). */
       userId?: string,
+      /** Stored documents sent with it. */
+      attachments?: readonly AttachmentRef[],
     ): Promise<string | undefined> {
-      const [id] = await queueEmails(trx, [
-        { scope, template, to, email, ...(userId === undefined ? {} : { userId }) },
-      ]);
+      const extra = { ...(userId === undefined ? {} : { userId }), ...(attachments && { attachments }) };
+      const [id] = await queueEmails(trx, [{ scope, template, to, email, ...extra }]);
       return id;
     },
+
+    /** The web app's documents link of a tenant's policies (see NotificationServiceDeps.documentLinks). */
+    documentLinks: deps.documentLinks ?? (() => Promise.resolve(undefined)),
 
     /** Many emails in the caller's transaction, in two statements (a billing chunk sends one a policy). */
     queueEmails,

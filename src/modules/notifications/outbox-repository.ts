@@ -23,7 +23,15 @@ export interface OutboxTables {
     sent_at: Date | null;
     /** The account the email is for, when its sender named it (migration 0040). */
     user_id: string | null;
+    /** Documents sent with it, read when it is sent (migration 0042). */
+    attachments: string | AttachmentRef[] | null;
   };
+}
+
+/** A stored document an email carries: read through the documents module when the email is sent. */
+export interface AttachmentRef {
+  readonly document_id: string;
+  readonly policy_id: string;
 }
 
 export interface OutboxEmail {
@@ -37,6 +45,8 @@ export interface OutboxEmail {
   readonly data: unknown;
   readonly status: 'pending' | 'sent' | 'logged' | 'failed';
   readonly attempts: number;
+  /** Documents sent with it; empty for most. */
+  readonly attachments: readonly AttachmentRef[];
 }
 
 export interface NewEmail {
@@ -49,6 +59,7 @@ export interface NewEmail {
   /** Rendered now, or `data` for the template to render when it is sent. */
   readonly content: { subject: string; text: string; html: string } | { data: object };
   readonly at: Date;
+  readonly attachments?: readonly AttachmentRef[] | undefined;
 }
 
 /**
@@ -62,9 +73,9 @@ export async function insertEmails(db: Executor, emails: readonly NewEmail[]): P
   const ids = emails.map(() => newId());
   const stored = await sql<{ id: string }>`
     insert into outbox_emails (id, company_id, environment, template, recipient, subject, text_body,
-      html_body, data, status, created_at, user_id)
+      html_body, data, status, created_at, user_id, attachments)
     select id, company_id, environment, template, recipient, subject, text_body, html_body, data, 'pending',
-      to_timestamp(created_ms / 1000), user_id
+      to_timestamp(created_ms / 1000), user_id, attachments
     from json_to_recordset(${jsonRows(
       emails.map((e, i) => {
         const rendered = 'subject' in e.content ? e.content : undefined;
@@ -80,10 +91,11 @@ export async function insertEmails(db: Executor, emails: readonly NewEmail[]): P
           data: 'data' in e.content ? e.content.data : null,
           created_ms: e.at.getTime(),
           user_id: e.userId ?? null,
+          attachments: e.attachments === undefined || e.attachments.length === 0 ? null : e.attachments,
         };
       }),
     )}::json) as e(id uuid, company_id uuid, environment text, template text, recipient text, subject text,
-      text_body text, html_body text, data jsonb, created_ms float8, user_id uuid)
+      text_body text, html_body text, data jsonb, created_ms float8, user_id uuid, attachments jsonb)
     where not exists (select 1 from users u where u.id = e.user_id and u.erased_at is not null)
     returning id`.execute(db);
   if (stored.rows.length === ids.length) return ids;
@@ -101,6 +113,7 @@ const emailColumns = [
   'data',
   'status',
   'attempts',
+  'attachments',
 ] as const;
 
 const toEmail = (
@@ -115,6 +128,12 @@ const toEmail = (
   data: row.data,
   status: row.status,
   attempts: row.attempts,
+  attachments:
+    row.attachments === null
+      ? []
+      : typeof row.attachments === 'string'
+        ? (JSON.parse(row.attachments) as AttachmentRef[])
+        : row.attachments,
 });
 
 /**

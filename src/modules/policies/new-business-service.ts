@@ -115,9 +115,12 @@ async function holderEmail(
   outcome: AccountOutcome,
   policyReference: string,
 ) {
+  const links = await ctx.notifications.documentLinks(trx, tenant);
+  const documentsUrl = links?.(policyReference);
   return outcome.kind === 'created'
     ? welcomeEmail({
         signInUrl: await ctx.signInUrl?.(trx, tenant),
+        documentsUrl,
         firstNames: outcome.account.firstNames,
         username: outcome.account.username,
         temporaryPassword: outcome.temporaryPassword,
@@ -128,6 +131,7 @@ async function holderEmail(
         firstNames: outcome.account.firstNames,
         username: outcome.account.username,
         policyReference,
+        documentsUrl,
       });
 }
 

@@ -130,18 +130,21 @@ export async function tellHolder(
   notifications: NotificationService,
   trx: Executor,
   tenant: Tenant,
-  policy: { userId: string },
+  policy: { userId: string; policyReference: string },
   template: string,
-  email: (holder: { firstNames: string }) => RenderedEmail,
+  email: (holder: { firstNames: string; documentsUrl: string | undefined }) => RenderedEmail,
 ): Promise<void> {
   const holder = await findPolicyholderContact(trx, policy.userId);
   if (holder === undefined) return;
+  const scope = { companyId: tenant.companyId, environment: tenant.environment };
+  // The change's documents (made by the worker after this commits) are on the web app's documents page.
+  const links = await notifications.documentLinks(trx, scope);
   await notifications.queueEmail(
     trx,
-    { companyId: tenant.companyId, environment: tenant.environment },
+    scope,
     template,
     holder.email,
-    email({ firstNames: holder.firstNames }),
+    email({ firstNames: holder.firstNames, documentsUrl: links?.(policy.policyReference) }),
     policy.userId,
   );
 }

@@ -381,6 +381,7 @@ export async function listVersions(db: Executor, policyId: string): Promise<Vers
       'created_at',
       'term',
       'superseded_at',
+      'reason',
     ])
     .where('policy_id', '=', policyId)
     .orderBy('sequence')
@@ -396,6 +397,7 @@ export async function listVersions(db: Executor, policyId: string): Promise<Vers
       sequence: row.sequence,
       versionType: row.version_type,
       snapshot,
+      reason: row.reason,
       effectiveAt: row.effective_at,
       statementStartAt: row.statement_start_at,
       statementEndAt: row.statement_end_at,

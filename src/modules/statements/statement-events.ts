@@ -33,10 +33,24 @@ export async function announceStatements(
       at: now,
     })),
   );
+  // The statement's PDF is on the web app's documents page: one link builder a tenant of the chunk.
+  const links = new Map<string, ((policyReference: string) => string) | undefined>();
+  for (const { state } of written) {
+    const key = `${state.companyId} ${state.environment}`;
+    if (!links.has(key))
+      links.set(
+        key,
+        await deps.notifications.documentLinks(trx, {
+          companyId: state.companyId,
+          environment: state.environment,
+        }),
+      );
+  }
   await deps.notifications.queueEmails(
     trx,
     written.map(({ state, row, paymentId }) => {
       const account = state.policyholder;
+      const documentsUrl = links.get(`${state.companyId} ${state.environment}`)?.(state.policyReference);
       return {
         scope: { companyId: state.companyId, environment: state.environment },
         template: 'statement-issued' as const,
@@ -59,6 +73,7 @@ export async function announceStatements(
           currency: BILLING_CURRENCY,
           payment: row.carried_forward_pence > 0 ? 'carried' : paymentId !== undefined ? 'card' : 'none',
           carriedForwardPence: row.carried_forward_pence,
+          ...(documentsUrl === undefined ? {} : { documentsUrl }),
         } satisfies StatementIssuedValues,
       };
     }),

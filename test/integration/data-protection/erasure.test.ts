@@ -482,7 +482,13 @@ describe('POST /admin/policyholders/:user_reference/erase', () => {
       .execute();
     assert.equal(events.length, 1);
     const data = (typeof events[0]?.data === 'string' ? JSON.parse(events[0].data) : events[0]?.data) as Json;
-    assert.deepEqual(Object.keys(data).sort(), ['erased_at', 'policy_references', 'user_reference']);
+    assert.deepEqual(Object.keys(data).sort(), [
+      'documents_kept',
+      'erased_at',
+      'policy_references',
+      'user_reference',
+    ]);
+    assert.deepEqual(data['documents_kept'], [], 'no document was issued: the worker did not run');
     assert.equal(data['user_reference'], zeph.userReference);
     assert.equal(data['erased_at'], forced['erased_at']);
   });

@@ -241,6 +241,8 @@ before(async () => {
   );
   carol = await person(beta, SHARED_EMAIL, 'Caroline', 'Rutherford', c1);
   await journey(beta, c1, '2025-06-15T08:00:00Z', [53.48, -2.24, 53.4, -2.2]);
+  // The worker's pass: the documents each change owed.
+  await t.container.services.documents.runPending();
 });
 after(() => t.close());
 
@@ -363,6 +365,10 @@ const TABLES: Record<string, TableCheck> = {
   },
   audit_records: { by: 'policy_id', exported: byId('audit_records'), key: rowId },
   outbox_emails: { by: 'user_id', exported: byId('emails'), key: rowId },
+  documents: { by: 'policy_id', exported: byId('documents'), key: rowId },
+  document_files: { by: 'policy_id', exported: byId('documents'), key: (row) => String(row['document_id']) },
+  // What the worker has still to make: ids only, nothing of the person; empty once it has run.
+  documents_owed: { by: 'policy_id', exported: () => [], key: rowId },
 };
 
 async function tablesNaming(): Promise<string[]> {
@@ -440,8 +446,9 @@ describe('GET /admin/policyholders/:user_reference/export', () => {
         }
       }
     }
-    // The scenario gives Alice rows in all but these (product rules and annual caps need a product).
-    assert.deepEqual(empty, ['journey_rule_credits', 'policy_usage_years']);
+    // The scenario gives Alice rows in all but these (product rules and annual caps need a product;
+    // every document owed has been made).
+    assert.deepEqual(empty, ['documents_owed', 'journey_rule_credits', 'policy_usage_years']);
 
     // The account, with no secret; the events and emails by their links.
     const account = doc['account'] as Json;

@@ -19,6 +19,8 @@ export interface VersionRecord {
   readonly term: number | null;
   /** When a newer renewal replaced it, or a cancellation or a continuing renewal undid it. */
   readonly supersededAt: Date | null;
+  /** Why it was written (a cancellation's reason), where the change gave one. */
+  readonly reason?: string | null;
 }
 
 export type StoredStatus = 'active' | 'cancelled' | 'lapsed';

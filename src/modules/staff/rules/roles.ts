@@ -21,6 +21,7 @@ export const STAFF_ACTIONS: Readonly<Record<string, StaffRole>> = {
   'webhooks.retryDelivery': 'operations',
   'devices.bind': 'operations',
   'devices.unbind': 'operations',
+  'documents.reissue': 'operations',
   'policyholders.erase': 'admin',
   'companies.create': 'admin',
   'companies.rotateSecrets': 'admin',
@@ -43,6 +44,7 @@ export const STAFF_ACTIONS: Readonly<Record<string, StaffRole>> = {
   'webhooks.delete': 'admin',
   'webhooks.rotateSecret': 'admin',
   'webhooks.test': 'admin',
+  'documents.updateSettings': 'admin',
 };
 
 /** Reads kept to admins: the outbox holds temporary passwords; staff and document templates are theirs to manage. */

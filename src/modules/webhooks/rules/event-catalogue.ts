@@ -128,6 +128,18 @@ export const EVENT_CATALOGUE: readonly EventDefinition[] = [
       }),
       erased_at: isoInstant('When the erasure was made.'),
       policy_references: Type.Array(policyReference, { description: 'The account’s policies, all erased.' }),
+      documents_kept: Type.Array(
+        Type.Object({
+          document_id: Type.String({ format: 'uuid' }),
+          kind: Type.String(),
+          keep_until: isoInstant('Six years after the term ended.'),
+          reason: Type.String(),
+        }),
+        {
+          description:
+            'Documents the law requires keeping (a term’s certificate and schedule), kept as issued with the reason; every other document was deleted.',
+        },
+      ),
     },
   ),
   define(
