@@ -1594,7 +1594,7 @@ export interface paths {
         };
         /**
          * Export everything held about a policyholder (subject access)
-         * @description Every record about the person of `user_reference` (UK GDPR subject access): account, sign-in sessions (no secrets), policies with every version, journeys with their routes, voids, devices and their bindings, raw positions, odometer readings, statements, credits, mileage budgets and alerts, payments (card brand and last 4, never a card number), emails sent (bodies that carried a temporary password or reset code withheld), audit records and webhook events naming them. Streamed as it is read: a JSON document (default) or, with `format=zip`, a .zip of `export.json` and `routes.geojson`. `contents` (last) counts each section. 404 for an unknown `user_reference`. Admin key, or a staff session of `operations` or `admin`.
+         * @description Every record about the person of `user_reference` (UK GDPR subject access): account, sign-in sessions (no secrets), policies with every version, journeys with their routes, voids, devices and their bindings, raw positions, odometer readings, statements, credits, mileage budgets and alerts, Direct Debit mandates, payments (card brand and last 4, never a card number), emails sent (bodies that carried a temporary password or reset code withheld), audit records and webhook events naming them. Streamed as it is read: a JSON document (default) or, with `format=zip`, a .zip of `export.json` and `routes.geojson`. `contents` (last) counts each section. 404 for an unknown `user_reference`. Admin key, or a staff session of `operations` or `admin`.
          */
         get: operations["policyholders.export"];
         put?: never;
@@ -14790,7 +14790,7 @@ export interface operations {
                         events: {
                             [key: string]: unknown;
                         }[];
-                        /** @description Rows in each section: `payment_customers`, `login_sessions`, `refresh_tokens`, `password_reset_codes`, `policies`, `policy_versions`, `journeys`, `journey_voids`, `journey_rule_credits`, `devices`, `device_bindings`, `positions`, `odometer_readings`, `statements`, `statement_odometers`, `policy_credits`, `policy_usage_years`, `mileage_budgets`, `usage_alerts`, `payments`, `emails`, `audit_records`, `events`, `webhook_deliveries`, `documents`. */
+                        /** @description Rows in each section: `payment_customers`, `login_sessions`, `refresh_tokens`, `password_reset_codes`, `policies`, `policy_versions`, `journeys`, `journey_voids`, `journey_rule_credits`, `devices`, `device_bindings`, `positions`, `odometer_readings`, `statements`, `statement_odometers`, `policy_credits`, `policy_usage_years`, `mileage_budgets`, `usage_alerts`, `direct_debit_mandates`, `payments`, `emails`, `audit_records`, `events`, `webhook_deliveries`, `documents`. */
                         contents: {
                             [key: string]: number;
                         };

@@ -2,7 +2,7 @@ import type { Executor } from '../../schema.ts';
 import { EXPORT_BATCH_ROWS, none, type After } from './subject-access-repository.ts';
 
 /* The reads of a subject access export about money: statements, credits, usage years, mileage
- * budgets and alerts, payments (see subject-access-repository.ts). */
+ * budgets and alerts, payments and Direct Debit mandates (see subject-access-repository.ts). */
 
 export async function pageStatements(
   db: Executor,
@@ -122,8 +122,42 @@ export async function pagePayments(db: Executor, policyIds: readonly string[], a
       'first_failed_at',
       'next_attempt_at',
       'awaiting_new_card',
+      'method_type',
+      'mandate_id',
+      'collect_on',
+      'notice_sent_at',
+      'settled_at',
       'created_at',
       'updated_at',
+    ])
+    .where('policy_id', 'in', policyIds);
+  if (after !== undefined) q = q.where('id', '>', after.id);
+  return q.orderBy('id').limit(EXPORT_BATCH_ROWS).execute();
+}
+
+export async function pageMandates(db: Executor, policyIds: readonly string[], after: After<{ id: string }>) {
+  if (none(policyIds)) return [];
+  let q = db
+    .selectFrom('direct_debit_mandates')
+    .select([
+      'id',
+      'policy_id',
+      'provider',
+      'provider_customer_id',
+      'setup_intent_id',
+      'payment_method_id',
+      'provider_mandate_id',
+      'reference',
+      'status',
+      'account_holder_name',
+      'sort_code',
+      'account_last4',
+      'is_default',
+      'created_at',
+      'updated_at',
+      'activated_at',
+      'cancelled_at',
+      'cancel_reason',
     ])
     .where('policy_id', 'in', policyIds);
   if (after !== undefined) q = q.where('id', '>', after.id);

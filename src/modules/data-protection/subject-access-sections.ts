@@ -3,6 +3,7 @@ import {
   listMileageBudgets,
   listPolicyUsageYears,
   listUsageAlerts,
+  pageMandates,
   pagePayments,
   pagePolicyCredits,
   pageStatements,
@@ -89,6 +90,7 @@ export const EXPORT_SECTIONS = [
   'policy_usage_years',
   'mileage_budgets',
   'usage_alerts',
+  'direct_debit_mandates',
   'payments',
   'emails',
   'audit_records',
@@ -413,12 +415,29 @@ const paymentRecord = (ctx: ExportContext, p: PaymentRow, card: Row | null): Row
   first_failed_at: p.first_failed_at,
   next_attempt_at: p.next_attempt_at,
   awaiting_new_card: p.awaiting_new_card,
+  method_type: p.method_type,
+  mandate_id: p.mandate_id,
+  collect_on: p.collect_on,
+  notice_sent_at: p.notice_sent_at,
+  settled_at: p.settled_at,
   created_at: p.created_at,
   updated_at: p.updated_at,
 });
 
-/** Charges and refunds, each card asked of the processor once. */
+/** Direct Debit mandates, then charges and refunds (each card asked of the processor once). */
 export async function* paymentSections(ctx: ExportContext): AsyncGenerator<string> {
+  yield* array(
+    ctx,
+    'direct_debit_mandates',
+    mapPages(
+      pages((after?: ById) => pageMandates(ctx.db, ctx.policyIds, after)),
+      ({ policy_id, reference, ...mandate }) => ({
+        ...mandate,
+        policy_reference: ctx.policyReference(policy_id),
+        mandate_reference: reference,
+      }),
+    ),
+  );
   yield* array(
     ctx,
     'payments',

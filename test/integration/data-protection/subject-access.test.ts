@@ -7,11 +7,12 @@ import { decodePolyline } from '../../../src/platform/geo/index.ts';
 import { createCompany, createTestApp, type TestApp } from '../../support/app.ts';
 import { make } from '../../support/factories.ts';
 import { examplePolicyInput } from '../../support/policy-arbitraries.ts';
+import { setUpDirectDebit } from '../payments/direct-debit-support.ts';
 import { signInStaff, type SignedInStaff } from '../staff/staff-support.ts';
 
 // GET /admin/policyholders/:user_reference/export. Three people: Alice (two policies, one paid by card
-// and adjusted, journeys, a void, a device with positions, an odometer reading, a statement, a credit
-// granted by staff, a mileage budget passed, a password reset asked for), Bob of the same company and
+// and adjusted, the other by Direct Debit, journeys, a void, a device with positions, an odometer
+// reading, a statement, a credit granted by staff, a mileage budget passed, a password reset asked for), Bob of the same company and
 // Carol of another company, who shares Alice's email address. Alice's export must hold every row of
 // hers in every table that names a policy or a user, and nothing of Bob's or Carol's.
 
@@ -156,6 +157,7 @@ before(async () => {
   );
   alice.policies.push(a2);
   alice.policyIds.push(await policyId(a2));
+  await setUpDirectDebit(t, acme.sandbox, a2);
   // An adjustment of the first (mta version), from the example's pricing and no payment block.
   await make.adjustment(
     t.app,
@@ -210,6 +212,7 @@ before(async () => {
     holder('bob.quennell@example.com', 'Robert', 'Quennell', 'BO11 BBB'),
   );
   bob = await person(acme, 'bob.quennell@example.com', 'Robert', 'Quennell', b1);
+  await setUpDirectDebit(t, acme.sandbox, b1);
   await ok('PUT', `/policys/${b1}/mileage-budget`, acme.sandbox, { distance_per_month: 1 });
   await journey(acme, b1, '2025-06-11T08:00:00Z', [51.5074, -0.1278, 51.5155, -0.1419]);
   await make.device(t.app, acme, b1, { deviceId: 'bob-car', kind: 'phone' });
@@ -312,6 +315,7 @@ const TABLES: Record<string, TableCheck> = {
     key: (row) => String(row['provider_customer_id']),
   },
   payments: { by: 'policy_id', exported: byId('payments', 'payment_reference'), key: rowId },
+  direct_debit_mandates: { by: 'policy_id', exported: byId('direct_debit_mandates'), key: rowId },
   journeys: { by: 'policy_id', exported: byId('journeys', 'journey_reference'), key: rowId },
   journey_voids: { by: 'policy_id', exported: byId('journey_voids'), key: rowId },
   journey_rule_credits: { by: 'policy_id', exported: byId('journey_rule_credits'), key: rowId },
@@ -498,6 +502,26 @@ describe('GET /admin/policyholders/:user_reference/export', () => {
     assert.ok(payments.length >= 2, 'new business and the statement (and the adjustment)');
     const card = payments.find((p) => p['purpose'] === 'new_business')?.['card'] as Json | undefined;
     assert.deepEqual({ brand: card?.['brand'], last4: card?.['last4'] }, { brand: 'visa', last4: '4242' });
+    assert.ok(payments.every((p) => p['method_type'] === 'card' && 'settled_at' in p && 'mandate_id' in p));
+    const [mandate, ...moreMandates] = list(doc, 'direct_debit_mandates');
+    assert.equal(moreMandates.length, 0, 'one mandate: on her second policy');
+    assert.deepEqual(
+      {
+        policy: mandate?.['policy_reference'],
+        holder: mandate?.['account_holder_name'],
+        sortCode: mandate?.['sort_code'],
+        last4: mandate?.['account_last4'],
+        isDefault: mandate?.['is_default'],
+      },
+      {
+        policy: alice.policies[1],
+        holder: 'Jane Example',
+        sortCode: '108800',
+        last4: '2345',
+        isDefault: true,
+      },
+    );
+    assert.match(String(mandate?.['mandate_reference']), /\S/);
     assert.equal(list(doc, 'positions').length, 300);
     assert.equal(list(doc, 'devices')[0]?.['device_id'], 'alice-car');
 
@@ -520,6 +544,7 @@ describe('GET /admin/policyholders/:user_reference/export', () => {
       'journeys',
       'positions',
       'payments',
+      'direct_debit_mandates',
       'emails',
       'events',
       'audit_records',
