@@ -155,3 +155,25 @@ export async function switchCollectionToCard(db: Executor, id: string, at: Date)
     .execute();
   await bumpRevisionOfPayment(db, id);
 }
+
+/**
+ * Direct Debit collections still `processing` whose London collection day is `collectedOnOrBefore`
+ * (`YYYY-MM-DD`) or earlier, in id order after `afterId`: what the reconciliation sweep asks about.
+ */
+export async function listStuckCollections(
+  db: Executor,
+  collectedOnOrBefore: string,
+  afterId: string | undefined,
+  limit: number,
+): Promise<PaymentRecord[]> {
+  let q = db
+    .selectFrom('payments')
+    .selectAll()
+    .where('method_type', '=', 'bacs_debit')
+    .where('status', '=', 'processing')
+    .where('provider_payment_id', 'is not', null)
+    .where('collect_on', '<=', collectedOnOrBefore);
+  if (afterId !== undefined) q = q.where('id', '>', afterId);
+  const rows = await q.orderBy('id').limit(limit).execute();
+  return rows.map(toRecord);
+}

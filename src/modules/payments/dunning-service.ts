@@ -4,6 +4,7 @@ import { AppError, notFound } from '../../platform/errors.ts';
 import type { Tenant } from '../companies/index.ts';
 import { attemptCharge } from './charge-service.ts';
 import { switchCollectionToCard } from './collection-repository.ts';
+import { reconcileStuckCollections, type CollectionSweep } from './collection-reconciler.ts';
 import { attemptCollection } from './direct-debit-collections.ts';
 import {
   CHARGE_LEASE_MS,
@@ -11,6 +12,7 @@ import {
   paymentView,
   policyOf,
   RECONCILE_AFTER_MS,
+  RECONCILE_COLLECTIONS_QUEUE,
   SETTLE_QUEUE,
   type ChargeOutcome,
   type PaymentContext,
@@ -49,6 +51,13 @@ export function createDunningService(ctx: PaymentContext) {
      */
     collectDue: (now: Date = clock.now()): Promise<number> => collectDue(ctx, now),
 
+    /**
+     * Lost settlement webhooks: Direct Debits still `processing` five working days after their day are
+     * asked of the processor and recorded as its webhook would have recorded them (see the reconciler).
+     */
+    reconcileCollections: (now: Date = clock.now()): Promise<CollectionSweep> =>
+      reconcileStuckCollections(ctx, now),
+
     /** Failed charges for follow-up (the console's dunning queue), with their policies. */
     async listFailed(tenant: Tenant, limit: number) {
       return (await listFailedCharges(db, tenant, limit)).map(({ payment, policyReference }) => ({
@@ -64,6 +73,12 @@ export function createDunningService(ctx: PaymentContext) {
         await service.collectDue();
       });
       await jobs.schedule(COLLECT_DUE_QUEUE, '*/15 * * * *', {}, 'Europe/London');
+      await jobs.work(RECONCILE_COLLECTIONS_QUEUE, async () => {
+        const sweep = await service.reconcileCollections();
+        if (sweep.checked > 0)
+          logger.info({ sweep }, 'Direct Debits processing past their settlement asked of the processor');
+      });
+      await jobs.schedule(RECONCILE_COLLECTIONS_QUEUE, '40 * * * *', {}, 'Europe/London');
       // NOTE: besides the cron (whose occurrences can come a minute late), every worker looks every few
       // seconds, so a charge left by a process that died is made within a lease and a look of its restart.
       let collecting = false;

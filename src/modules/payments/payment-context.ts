@@ -17,6 +17,8 @@ import type { PaymentRecord } from './payment-repository.ts';
 
 export const SETTLE_QUEUE = 'payments.settle';
 export const COLLECT_DUE_QUEUE = 'payments.collect-due';
+/** The hourly sweep of Direct Debits still processing long after their day (lost webhooks). */
+export const RECONCILE_COLLECTIONS_QUEUE = 'payments.reconcile-collections';
 export const PROVIDER = 'stripe';
 export const CURRENCY = 'GBP';
 /** How long after an `unknown` outcome the charge is replayed (same idempotency key) to learn what happened. */

@@ -9,6 +9,7 @@ import {
   createPaymentContext,
   paymentView,
   policyOf,
+  RECONCILE_COLLECTIONS_QUEUE,
   SETTLE_QUEUE,
   type PaymentDeps,
 } from './payment-context.ts';
@@ -18,6 +19,7 @@ import { settleChange } from './settlement-service.ts';
 
 export {
   COLLECT_DUE_QUEUE,
+  RECONCILE_COLLECTIONS_QUEUE,
   SETTLE_QUEUE,
   type ChargeOutcome,
   type PaymentGateways,
@@ -41,6 +43,10 @@ export function createPaymentService(deps: PaymentDeps) {
     },
   });
   deps.jobs.define({ name: COLLECT_DUE_QUEUE, options: { retryLimit: 1, expireInSeconds: 900 } });
+  deps.jobs.define({
+    name: RECONCILE_COLLECTIONS_QUEUE,
+    options: { retryLimit: 1, expireInSeconds: 1800 },
+  });
   const ctx = createPaymentContext(deps);
 
   const hooks: PolicyPaymentHooks = {

@@ -93,7 +93,7 @@ async function mandateChangeOf(ctx: PaymentContext, environment: DataEnvironment
  * The bank returned a Direct Debit collection unpaid (`payment_intent.payment_failed`): its failure code
  * drives what follows (see `recordReturned`). Card intents fail synchronously and are recorded then.
  */
-async function recordIntentFailed(
+export async function recordIntentFailed(
   ctx: PaymentContext,
   trx: Executor,
   environment: DataEnvironment,
@@ -122,7 +122,7 @@ async function recordIntentFailed(
  * becomes succeeded and `payment.succeeded` is announced, once. Intents made for a new policy's
  * payment block are recorded when the policy binds them, not here.
  */
-async function recordIntentSucceeded(
+export async function recordIntentSucceeded(
   ctx: PaymentContext,
   trx: Executor,
   environment: DataEnvironment,
