@@ -1,11 +1,22 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { PNG } from 'pngjs';
-import { assertAccessible, assertFits, shoot, skipWithoutChromium as skip } from './browser-support.ts';
+import {
+  assertAccessible,
+  assertFits,
+  shoot,
+  skipWithoutChromium as skip,
+  tabTo,
+} from './browser-support.ts';
 import { startConsoleRig, unexpected, type ConsoleRig } from './console-support.ts';
 
-// Documents in the browser: the console's document templates page (a version added with a PNG logo,
-// shown back; an SVG with a script refused with the service's reason shown).
+// Documents in the browser: the policyholder's Documents page (the current certificate first, one
+// opened by keyboard: the answer is the PDF), the console's documents panel on a policy (a reissue adds
+// one) and its document templates page (a version added with a PNG logo, shown back; an SVG with a
+// script refused with the service's reason shown).
+
+// The page's globals, as far as the functions run in it use them (the root tsconfig has no DOM lib).
+declare const document: { querySelectorAll(selector: string): { length: number } };
 
 let rig: ConsoleRig;
 before(async () => {
@@ -77,6 +88,86 @@ test(
     await page.setViewportSize({ width: 360, height: 740 });
     await assertFits(page, 360);
     await shoot(page, 'console-document-templates-360');
+    assert.deepEqual(unexpected(problems), []);
+    await context.close();
+  },
+);
+
+test(
+  'the app’s Documents page: the current certificate first; opened by keyboard, the answer is the PDF',
+  { skip, timeout: 60_000 },
+  async () => {
+    const { holder, context, page, problems } = await rig.signedIn('documents');
+    await rig.t.container.services.documents.runPending();
+    page.setDefaultTimeout(10_000);
+    await page.goto(`${rig.baseUrl}/app/documents`);
+    await page.getByRole('heading', { name: 'Documents', level: 1 }).waitFor();
+    const list = page.getByTestId('documents');
+    await list.waitFor();
+    const headings = await list.getByRole('heading').allInnerTexts();
+    assert.match(headings[0] ?? '', /^Certificate of motor insurance\s*current$/, headings.join(' | '));
+    assert.ok(
+      headings.some((h) => h.startsWith('Policy schedule')),
+      headings.join(' | '),
+    );
+    await assertAccessible(page, 'app documents');
+    await assertFits(page, 360);
+    await shoot(page, 'app-documents-360');
+
+    await tabTo(page, 'button:has-text("Open")');
+    const answer = page.waitForResponse((response) => /\/documents\/[0-9a-f-]{36}$/.test(response.url()));
+    const opened = context.waitForEvent('page');
+    await page.keyboard.press('Enter');
+    const pdf = await answer;
+    assert.equal(pdf.status(), 200);
+    assert.equal(pdf.headers()['content-type'], 'application/pdf');
+    assert.equal((await pdf.body()).subarray(0, 5).toString('latin1'), '%PDF-');
+    assert.equal(pdf.request().url().includes('token'), false, 'the token stays out of the address');
+    const tab = await opened;
+    await tab.waitForURL(/^blob:/);
+    assert.match(holder.reference, /.+/);
+    assert.deepEqual(problems, []);
+    await context.close();
+  },
+);
+
+test(
+  'the console’s policy page lists its documents, and operations reissues one',
+  { skip, timeout: 60_000 },
+  async () => {
+    const policy = await rig.newPolicy('documents-console');
+    await rig.t.container.services.documents.runPending();
+    const { context, page, problems } = await rig.signedInStaff('documents-ops', 'operations');
+    page.setDefaultTimeout(10_000);
+    await page.goto(
+      `${rig.baseUrl}/console/policies/${rig.acme.company_reference}/sandbox/${policy.reference}`,
+    );
+    const table = page.getByTestId('documents');
+    await table.waitFor();
+    const before = await table.locator('tbody tr').count();
+    assert.ok(before >= 2, `documents listed: ${String(before)}`);
+    assert.match(
+      await table.locator('tbody tr').first().innerText(),
+      /Certificate of motor insurance\s*current/,
+    );
+    await table
+      .getByRole('button', { name: /^Reissue certificate/ })
+      .first()
+      .click();
+    const dialog = page.getByRole('dialog', { name: 'Reissue the certificate of motor insurance?' });
+    await dialog.getByLabel('Reason').fill('The policyholder lost the printed copy.');
+    await assertAccessible(page, 'console reissue dialog');
+    await dialog.getByRole('button', { name: 'Reissue', exact: true }).click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: /was issued\./ })
+      .waitFor();
+    await page.waitForFunction(
+      (count) => document.querySelectorAll('[data-testid="documents"] tbody tr').length === count,
+      before + 1,
+    );
+    assert.match(await table.innerText(), /a reissue/);
+    await assertAccessible(page, 'console policy documents');
     assert.deepEqual(unexpected(problems), []);
     await context.close();
   },

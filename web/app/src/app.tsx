@@ -6,6 +6,7 @@ import { DEMO_PASSWORD, DEMO_USERNAME, demoConfig, isDemo, leaveDemoHref } from 
 import { CardsPage } from './cards.tsx';
 import { DevicePage } from './device.tsx';
 import { DirectDebitPage } from './direct-debit.tsx';
+import { DocumentsPage } from './documents.tsx';
 import { JourneysPage } from './journeys.tsx';
 import type { PageProps } from './page-props.ts';
 import { PolicyProvider } from './policy-context.tsx';
@@ -22,6 +23,7 @@ const PAGE_COMPONENTS: Readonly<Record<Exclude<Route, 'sign-in'>, (props: PagePr
   journeys: JourneysPage,
   usage: UsagePage,
   statements: StatementsPage,
+  documents: DocumentsPage,
   cards: CardsPage,
   'direct-debit': DirectDebitPage,
   device: DevicePage,

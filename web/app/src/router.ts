@@ -2,7 +2,15 @@ import { goTo, useLocationRoute } from '../../shared/router.ts';
 
 /** The app's pages, as paths under /app/. */
 export type Route =
-  'sign-in' | 'policy' | 'journeys' | 'usage' | 'statements' | 'cards' | 'direct-debit' | 'device';
+  | 'sign-in'
+  | 'policy'
+  | 'journeys'
+  | 'usage'
+  | 'statements'
+  | 'documents'
+  | 'cards'
+  | 'direct-debit'
+  | 'device';
 
 /** Pages reached from another page rather than the navigation, with the page the navigation marks for them. */
 export const SUBPAGES: Readonly<Partial<Record<Route, Exclude<Route, 'sign-in'>>>> = {
@@ -18,6 +26,7 @@ export const PAGES: ReadonlyArray<{
   { route: 'journeys', name: 'Journeys' },
   { route: 'usage', name: 'Usage' },
   { route: 'statements', name: 'Statements' },
+  { route: 'documents', name: 'Documents' },
   { route: 'cards', name: 'Payment methods' },
   { route: 'device', name: 'Device' },
 ];

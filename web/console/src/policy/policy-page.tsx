@@ -8,6 +8,7 @@ import { ActionDialog } from './action-dialogs.tsx';
 import { AuditPanel, useAuditTrail } from './audit.tsx';
 import { DevicesPanel, useDevices } from './devices.tsx';
 import { DirectDebitPanel, usePolicyDirectDebit } from './direct-debit.tsx';
+import { DocumentsPanel } from './documents.tsx';
 import { JourneysPanel, useJourneys } from './journeys.tsx';
 import type { PolicyScope } from './panel.tsx';
 import { PaymentsPanel, usePayments } from './payments.tsx';
@@ -175,6 +176,7 @@ function PolicyView({ tenant, policyReference }: { tenant: Tenant; policyReferen
       <PaymentsPanel payments={parts.payments} />
       <DirectDebitPanel directDebit={parts.directDebit} />
       <StatementsPanel statements={parts.statements} />
+      <DocumentsPanel scope={scope} />
       <AuditPanel audit={parts.audit} />
       {action === undefined ? null : (
         <ActionDialog
