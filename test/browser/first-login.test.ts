@@ -99,7 +99,7 @@ test(
   { skip, timeout: 60_000 },
   async () => {
     const { context, page, problems } = await rig.signedIn('tabs', 360);
-    const pages = ['My policy', 'Journeys', 'Usage', 'Statements', 'Payment methods', 'Device'];
+    const pages = ['My policy', 'Journeys', 'Usage', 'Statements', 'Documents', 'Payment methods', 'Device'];
     const nav = page.getByRole('navigation', { name: 'Pages' });
     /** Each tab wholly inside the viewport and the one thing at its centre (not cut off or covered). */
     const assertAllInSight = async (current: string) => {
