@@ -68,6 +68,11 @@ before(async () => {
   const journey = await make.journey(t.app, victim, policy, Math.floor(Date.now() / 1000) - 3 * 3600);
   await make.device(t.app, victim, policy, { deviceId: 'victim-dongle-1' });
   await createProduct(t.app, victim.sandbox, 'victim-product', {});
+  await inject('POST', '/rate-books', {
+    rate_book_reference: 'victim-rates',
+    product_reference: 'victim-product',
+    name: 'Victim rates',
+  });
   const webhook = await inject('POST', '/webhooks', { url: 'https://receiver.invalid/victim' });
   await inject('PUT', `/policys/${policy}/mileage-budget`, { distance_per_month: 500 });
   const details = await t.app.inject({
@@ -93,6 +98,8 @@ before(async () => {
     journey_reference: { victim: journey.journey_reference, missing: 'jny_absent0000000000000' },
     device_id: { victim: 'victim-dongle-1', missing: 'absent-dongle-1' },
     product_reference: { victim: 'victim-product', missing: 'absent-product' },
+    // A rate book's reference is the client's choice: a prober's own write and its twin name two.
+    rate_book_reference: { victim: 'victim-rates', missing: 'absent-rates' },
     id: { victim: String(webhook['id']), missing: '00000000-0000-4000-8000-000000000000' },
     policy_version_reference: {
       victim: versions.versions[0]?.policy_version_reference ?? '',
@@ -161,6 +168,7 @@ async function snapshot(): Promise<string> {
     await read(`/journeys?policy_reference=${policy}`),
     await read(`/devices/${references['device_id']?.victim ?? ''}`),
     await read('/products/victim-product'),
+    await read('/rate-books/victim-rates'),
     await read(`/webhooks/${references['id']?.victim ?? ''}`),
     await read(`/policys/${policy}/mileage-budget`),
     await read(`/statements?policy_reference=${policy}`),
