@@ -4,18 +4,6 @@
  * documents service builds these from the owners' reads, and `render/` lays them out as PDF.
  */
 
-export const DOCUMENT_KINDS = [
-  'certificate',
-  'schedule',
-  'ipid',
-  'statement_of_fact',
-  'renewal_notice',
-  'statement',
-  'credit_note',
-  'cancellation_notice',
-] as const;
-export type DocumentKind = (typeof DOCUMENT_KINDS)[number];
-
 export type UsageUnit = 'mile' | 'km';
 
 /** The person a letter is addressed to: a name and the postal address lines (postcode last). */
