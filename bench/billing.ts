@@ -18,8 +18,9 @@ import { seedPolicies } from '../src/seed.ts';
 // write nothing; then N more whose product has daily and annual caps, billed the next day, the same
 // way, so the two figures come from one run. Beside each run, the bare aggregation of the same journeys
 // (one grouped scan of the period, no statement written) as the machine's baseline.
-// `npm run bench -- billing [policies] [plain|capped|both]` (default 100,000 and both; `billing 20000`
-// is the quick look; at 1,000,000 `plain` halves the seeding).
+// `npm run bench -- billing [policies] [plain|capped|both|scored]` (default 100,000 and both; `billing 20000`
+// is the quick look; at 1,000,000 `plain` halves the seeding). `scored` bills the capped set and then N more
+// whose product also prices by driving score (their months scored by no trip: the cost of the reads).
 /**
  * CPU seconds used so far by every PostgreSQL process on this machine (the server is local here): with
  * this process's own, where a run's time goes.
@@ -51,8 +52,8 @@ const cpuCount = os.availableParallelism();
 
 const policies = Number(process.argv[2] ?? process.env['BENCH_POLICIES'] ?? 100_000);
 const sets = process.argv[3] ?? 'both';
-if (!Number.isInteger(policies) || policies < 1 || !['plain', 'capped', 'both'].includes(sets)) {
-  process.stderr.write('usage: npm run bench -- billing [policies] [plain|capped|both]\n');
+if (!Number.isInteger(policies) || policies < 1 || !['plain', 'capped', 'both', 'scored'].includes(sets)) {
+  process.stderr.write('usage: npm run bench -- billing [policies] [plain|capped|both|scored]\n');
   process.exit(64);
 }
 const JOURNEYS_A_POLICY = 30;
@@ -97,7 +98,21 @@ await withScratchDatabase(base, async (databaseUrl) => {
           product_reference: productReference,
           name: 'Capped pay-by-mile',
           usage_unit: 'mile',
-          rules: { daily_cap_distance: 150, annual_cap_distance: 10_000 },
+          rules: {
+            daily_cap_distance: 150,
+            annual_cap_distance: 10_000,
+            ...(productReference === 'scored'
+              ? {
+                  score_pricing: {
+                    bands: [
+                      { min_score: 90, adjustment_percent: -10 },
+                      { min_score: 0, adjustment_percent: 0 },
+                    ],
+                    cap_percent: 10,
+                  },
+                }
+              : {}),
+          },
         });
       }
       const day = String(billingDay).padStart(2, '0');
@@ -223,10 +238,18 @@ await withScratchDatabase(base, async (databaseUrl) => {
         `vacuumed and checkpointed in ${((performance.now() - seedStart) / 1000 - seedSeconds).toFixed(1)} s\n`,
       );
       clock.set(`2025-07-${String(billingDay).padStart(2, '0')}T03:00:00Z`);
-      return bill(productReference === null ? 'without rules' : 'daily and annual caps', billingDay);
+      return bill(
+        productReference === null
+          ? 'without rules'
+          : productReference === 'scored'
+            ? 'caps and price by score'
+            : 'daily and annual caps',
+        billingDay,
+      );
     }
-    const plain = sets === 'capped' ? undefined : await seedAndBill('Plain', 1, null);
+    const plain = sets === 'capped' || sets === 'scored' ? undefined : await seedAndBill('Plain', 1, null);
     const capped = sets === 'plain' ? undefined : await seedAndBill('Capped', 2, 'capped');
+    const scored = sets === 'scored' ? await seedAndBill('Scored', 3, 'scored') : undefined;
     const statements = await db
       .selectFrom('statements')
       .select((eb) => eb.fn.countAll<number>().as('n'))
@@ -239,7 +262,7 @@ await withScratchDatabase(base, async (databaseUrl) => {
         'outbox_emails']) as t(name)
       where to_regclass(t.name) is not null`.execute(db);
     process.stdout.write(
-      `billing: ${plain === undefined ? '–' : plain.policiesPerSecond.toFixed(0)} policies/s without rules, ${capped === undefined ? '–' : capped.policiesPerSecond.toFixed(0)} with caps; statements ${String(statements.n)}\n`,
+      `billing: ${plain === undefined ? '–' : plain.policiesPerSecond.toFixed(0)} policies/s without rules, ${capped === undefined ? '–' : capped.policiesPerSecond.toFixed(0)} with caps, ${scored === undefined ? '–' : scored.policiesPerSecond.toFixed(0)} with caps and price by score; statements ${String(statements.n)}\n`,
     );
     process.stdout.write(
       `sizes: ${sizes.rows.map((r) => `${r.name} ${(Number(r.bytes) / 1e6).toFixed(0)} MB`).join(', ')}; peak RSS of this process ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB\n`,

@@ -13,6 +13,10 @@
  * BENCH_POLICIES policies (devices), each a minute long and two minutes apart, so none overlaps and each
  * request stores a row; every one carries a `provider_reference`. Targets (DESIGN §5): ≥ 3,000 req/s,
  * ≥ 80 % of the bare route, p99 ≤ 40 ms.
+ *
+ * BENCH_TRACES=on runs the service with tracing on, exporting to an OTLP/HTTP receiver in this process
+ * that counts and drops the spans (a collector's cost is not the service's). Each run also reports the
+ * service's CPU time per request (from /proc), steadier than throughput on a loaded machine.
  */
 import { spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -20,6 +24,8 @@ import { once } from 'node:events';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { buildDist } from '../src/build.ts';
 import { encodePolyline } from '../src/platform/geo/index.ts';
@@ -123,6 +129,37 @@ async function startService(env: Record<string, string>) {
   };
 }
 
+/** CPU seconds (user + system) a process has used, from /proc (Linux; clock ticks of 1/100 s). */
+function cpuSeconds(pid: number | undefined): number {
+  if (pid === undefined) return NaN;
+  const fields =
+    fs
+      .readFileSync(`/proc/${String(pid)}/stat`, 'utf8')
+      .split(') ')[1]
+      ?.split(' ') ?? [];
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** An OTLP/HTTP endpoint that counts the spans it is sent (as JSON) and drops them. */
+async function startSpanSink() {
+  let spans = 0;
+  const server = http.createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      spans += Buffer.concat(chunks).toString('utf8').split('"spanId"').length - 1;
+      response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return {
+    url: `http://127.0.0.1:${String((server.address() as AddressInfo).port)}`,
+    spans: () => spans,
+    close: () => new Promise((resolve) => server.close(resolve)),
+  };
+}
+
 /** Resident memory of a process now, from /proc (Linux). */
 function rssMegabytes(pid: number | undefined): number | undefined {
   if (pid === undefined) return undefined;
@@ -210,10 +247,16 @@ await withScratchDatabase(BENCH_POSTGRES_URL, async (DATABASE_URL) => {
   await bench.query('create table bare_journeys (like journeys including all)');
   await bench.end();
   if (startCommand().entry.startsWith('dist/')) buildDist(); // as `npm start`'s prestart does
-  const ours = await startService({ DATABASE_URL, ADMIN_API_KEY });
+  const sink = process.env['BENCH_TRACES'] === 'on' ? await startSpanSink() : undefined;
+  const ours = await startService({
+    DATABASE_URL,
+    ADMIN_API_KEY,
+    ...(sink === undefined ? {} : { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url }),
+  });
   const bare = await startServer('servers/journeys-bare.ts', { DATABASE_URL });
   const oursPhases: LoadResult[] = [];
   const barePhases: LoadResult[] = [];
+  const cpuMicrosecondsPerRequest: number[] = [];
   let oursRss: number | undefined;
   let idleRss: number | undefined;
   let memory = '';
@@ -227,14 +270,20 @@ await withScratchDatabase(BENCH_POSTGRES_URL, async (DATABASE_URL) => {
     await run(ours.url, headers, nextOurs, 5);
     await run(bare.url, {}, nextBare, 5);
     for (const turn of ['bare', 'ours', 'ours', 'bare', 'bare', 'ours'] as const) {
-      if (turn === 'ours') oursPhases.push(await run(ours.url, headers, nextOurs, seconds));
-      else barePhases.push(await run(bare.url, {}, nextBare, seconds));
+      if (turn === 'ours') {
+        const cpuBefore = cpuSeconds(ours.child.pid);
+        const phase = await run(ours.url, headers, nextOurs, seconds);
+        const cpu = cpuSeconds(ours.child.pid) - cpuBefore;
+        cpuMicrosecondsPerRequest.push((cpu * 1e6) / (phase.requestsPerSecond * seconds));
+        oursPhases.push(phase);
+      } else barePhases.push(await run(bare.url, {}, nextBare, seconds));
     }
     oursRss = rssMegabytes(ours.child.pid);
     memory = memoryBreakdown(await (await fetch(`${ours.url}/metrics`)).text());
   } finally {
     await ours.stop();
     await bare.stop();
+    await sink?.close();
   }
   const result = combined(oursPhases);
   const baseline = combined(barePhases);
@@ -245,6 +294,9 @@ await withScratchDatabase(BENCH_POSTGRES_URL, async (DATABASE_URL) => {
   report('journeys', result, baseline, 0.8);
   process.stdout.write(
     `phases: milepost ${oursPhases.map((p) => `${p.requestsPerSecond.toFixed(0)} req/s p99 ${String(p.p99Ms)} ms`).join(', ')}; baseline ${barePhases.map((p) => `${p.requestsPerSecond.toFixed(0)} req/s p99 ${String(p.p99Ms)} ms`).join(', ')}\n`,
+  );
+  process.stdout.write(
+    `milepost CPU per request: ${cpuMicrosecondsPerRequest.map((us) => `${us.toFixed(0)} µs`).join(', ')}; tracing ${sink === undefined ? 'off' : `on, ${String(sink.spans())} spans exported`}\n`,
   );
   const absolute = result.requestsPerSecond >= 3000 && result.p99Ms <= 40;
   process.stdout.write(

@@ -38,11 +38,9 @@ import { connectAsync, type MqttClient } from 'mqtt';
 import pg from 'pg';
 import {
   BENCH_POSTGRES_URL,
-  createBenchCompany,
-  createBenchPolicy,
-  json,
   drivePositionTails,
-  startServer,
+  removeSession,
+  seedBoundDevices,
   withScratchDatabase,
 } from './support.ts';
 
@@ -164,21 +162,6 @@ async function until(what: string, done: () => boolean): Promise<void> {
   }
 }
 
-/** Removes a client id's session from the broker, with the messages queued in it. */
-/** Ends the broker's sessions of a consumer's connections (`{clientId}.{i}`, MQTT_CONNECTIONS of them). */
-async function removeSession(clientId: string, connections = 8): Promise<void> {
-  for (let lane = 0; lane < connections; lane++) {
-    const client = await connectAsync(MQTT_URL, {
-      clientId: `${clientId}.${String(lane)}`,
-      clean: true,
-      protocolVersion: 5,
-      reconnectPeriod: 0,
-      properties: { sessionExpiryInterval: 0 },
-    });
-    await client.endAsync();
-  }
-}
-
 const sumOf = (workers: readonly Worker[], field: 'accepted' | 'duplicates') =>
   workers.reduce((sum, w) => sum + w.totals[field], 0);
 
@@ -280,36 +263,11 @@ async function bareConsumer(): Promise<void> {
 async function main(): Promise<void> {
   await withScratchDatabase(BENCH_POSTGRES_URL, async (DATABASE_URL) => {
     // ── Seeding: a company, a policy per device, each device bound 20 days ago (the seeder's clock).
-    const seeder = await startServer('servers/journeys-milepost.ts', {
-      BENCH_CLOCK: new Date(boundFrom * 1000).toISOString(),
-      DATABASE_URL,
-      ADMIN_API_KEY,
+    const clientId = await seedBoundDevices(DATABASE_URL, ADMIN_API_KEY, devices, {
+      boundFromSeconds: boundFrom,
+      nowSeconds,
+      emailPrefix: 'mqtt',
     });
-    let clientId: string;
-    try {
-      const headers = await createBenchCompany(seeder.url, ADMIN_API_KEY);
-      clientId = headers['client_id'] ?? '';
-      for (let start = 0; start < deviceCount; start += 8)
-        await Promise.all(
-          devices.slice(start, start + 8).map(async (deviceId, i) => {
-            const policy = await createBenchPolicy(
-              seeder.url,
-              headers,
-              `mqtt${String(start + i)}@example.com`,
-              nowSeconds,
-            );
-            await json(
-              await fetch(`${seeder.url}/devices`, {
-                method: 'POST',
-                headers: { ...headers, 'content-type': 'application/json' },
-                body: JSON.stringify({ device_id: deviceId, policy_reference: policy, kind: 'obd' }),
-              }),
-            );
-          }),
-        );
-    } finally {
-      await seeder.stop();
-    }
 
     const workerEnv = {
       DATABASE_URL,
@@ -355,7 +313,7 @@ async function main(): Promise<void> {
       );
       const baseline = await throughput([bare]);
       await bare.stop('SIGTERM');
-      await removeSession(bareClientId);
+      await removeSession(MQTT_URL, bareClientId);
       const cleaner = new pg.Client({ connectionString: DATABASE_URL });
       await cleaner.connect();
       await cleaner.query('delete from positions');
@@ -433,8 +391,8 @@ async function main(): Promise<void> {
       for (const worker of workers) await worker.stop('SIGTERM');
       await Promise.all(publishers.map((p) => p.endAsync()));
       // The bench's broker sessions go with its database.
-      await removeSession(workerEnv.MQTT_CLIENT_ID);
-      await removeSession(bareClientId);
+      await removeSession(MQTT_URL, workerEnv.MQTT_CLIENT_ID);
+      await removeSession(MQTT_URL, bareClientId);
     }
   });
 }

@@ -4,7 +4,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import autocannon from 'autocannon';
+import { connectAsync } from 'mqtt';
 import pg from 'pg';
+import { EVENT_CONNECTIONS } from '../src/modules/telematics/telematics-mqtt.ts';
 
 export interface LoadResult {
   readonly requestsPerSecond: number;
@@ -212,4 +214,62 @@ export function drivePositionTails(count: number): readonly string[] {
     );
   }
   return out;
+}
+
+/**
+ * Ends the broker's sessions of a consumer's connections, with the messages queued in them: positions
+ * (`{clientId}.{i}`, MQTT_CONNECTIONS of them) and events (`{clientId}.events.{i}`).
+ */
+export async function removeSession(mqttUrl: string, clientId: string, connections = 8): Promise<void> {
+  const ids = [
+    ...Array.from({ length: connections }, (_, i) => `${clientId}.${String(i)}`),
+    ...Array.from({ length: EVENT_CONNECTIONS }, (_, i) => `${clientId}.events.${String(i)}`),
+  ];
+  for (const id of ids) {
+    const client = await connectAsync(mqttUrl, {
+      clientId: id,
+      clean: true,
+      protocolVersion: 5,
+      reconnectPeriod: 0,
+      properties: { sessionExpiryInterval: 0 },
+    });
+    await client.endAsync();
+  }
+}
+
+/**
+ * A company and, for each device id, a policy (`{emailPrefix}{i}@example.com`) with the device bound,
+ * through a seeding server whose clock stands at `boundFromSeconds`; the company's client id.
+ */
+export async function seedBoundDevices(
+  databaseUrl: string,
+  adminApiKey: string,
+  deviceIds: readonly string[],
+  options: { boundFromSeconds: number; nowSeconds: number; emailPrefix: string },
+): Promise<string> {
+  const seeder = await startServer('servers/journeys-milepost.ts', {
+    BENCH_CLOCK: new Date(options.boundFromSeconds * 1000).toISOString(),
+    DATABASE_URL: databaseUrl,
+    ADMIN_API_KEY: adminApiKey,
+  });
+  try {
+    const headers = await createBenchCompany(seeder.url, adminApiKey);
+    for (let start = 0; start < deviceIds.length; start += 8)
+      await Promise.all(
+        deviceIds.slice(start, start + 8).map(async (deviceId, i) => {
+          const email = `${options.emailPrefix}${String(start + i)}@example.com`;
+          const policy = await createBenchPolicy(seeder.url, headers, email, options.nowSeconds);
+          await json(
+            await fetch(`${seeder.url}/devices`, {
+              method: 'POST',
+              headers: { ...headers, 'content-type': 'application/json' },
+              body: JSON.stringify({ device_id: deviceId, policy_reference: policy, kind: 'obd' }),
+            }),
+          );
+        }),
+      );
+    return headers['client_id'] ?? '';
+  } finally {
+    await seeder.stop();
+  }
 }

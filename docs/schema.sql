@@ -26,6 +26,131 @@ CREATE EXTENSION IF NOT EXISTS pg_trgm WITH SCHEMA public;
 COMMENT ON EXTENSION pg_trgm IS 'text similarity measurement and index searching based on trigrams';
 
 --
+-- Name: claim_payments_apply(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.claim_payments_apply() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+    begin
+      update claim_exposures set paid_pence = paid_pence + new.amount_pence,
+        settled_at = case when new.final then new.paid_at else null end, updated_at = new.paid_at
+      where id = new.exposure_id and policy_id = new.policy_id and settled_at is null;
+      if not found then
+        raise exception 'exposure % is settled: no payment after its final one', new.exposure_id
+          using errcode = 'check_violation';
+      end if;
+      return null;
+    end $$;
+
+--
+-- Name: claim_payments_immutable(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.claim_payments_immutable() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+    begin
+      raise exception 'claim payments are never rewritten' using errcode = 'P0001';
+    end $$;
+
+--
+-- Name: claim_reserves_moved(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.claim_reserves_moved() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+    declare
+      moved bigint := new.reserve_pence - case when TG_OP = 'INSERT' then 0 else old.reserve_pence end;
+    begin
+      if moved <> 0 then
+        insert into claim_reserve_movements
+          (policy_id, claim_id, exposure_id, company_id, environment, kind, amount_pence, moved_at)
+        values (new.policy_id, new.claim_id, new.id, new.company_id, new.environment, 'reserve', moved,
+          new.updated_at);
+      end if;
+      return null;
+    end $$;
+
+--
+-- Name: claim_reserves_released(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.claim_reserves_released() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+    declare
+      left_pence bigint;
+    begin
+      if new.final then
+        select reserve_pence - paid_pence into left_pence from claim_exposures
+        where id = new.exposure_id and policy_id = new.policy_id;
+        if left_pence <> 0 then
+          insert into claim_reserve_movements
+            (policy_id, claim_id, exposure_id, company_id, environment, kind, amount_pence, moved_at)
+          values (new.policy_id, new.claim_id, new.exposure_id, new.company_id, new.environment, 'release',
+            -left_pence, new.paid_at);
+        end if;
+      end if;
+      return null;
+    end $$;
+
+--
+-- Name: claims_owe_first_notice(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.claims_owe_first_notice() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+    begin
+      insert into claim_crashes_owed (crash_event_id, company_id, environment, policy_id, due_at, created_at)
+      values (new.id, new.company_id, new.environment, new.policy_id, new.received_at, new.received_at);
+      perform pg_notify('milepost_claims_owed', '');
+      return null;
+    end $$;
+
+--
+-- Name: claims_state_change(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.claims_state_change() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+    begin
+      if TG_OP = 'INSERT' then
+        if new.state not in ('draft', 'open') then
+          raise exception 'a claim starts as draft or open, not %', new.state using errcode = 'check_violation';
+        end if;
+      elsif new.state is distinct from old.state and not exists (
+          select 1 from (values ('draft', 'open'), ('draft', 'withdrawn'), ('draft', 'rejected'), ('open', 'settled'), ('open', 'rejected'), ('open', 'withdrawn'), ('reopened', 'settled'), ('reopened', 'rejected'), ('reopened', 'withdrawn'), ('settled', 'closed'), ('settled', 'reopened'), ('closed', 'reopened'), ('rejected', 'reopened'), ('withdrawn', 'reopened')) as t (from_state, to_state)
+          where from_state = old.state and to_state = new.state) then
+        raise exception 'a claim may not go from % to %', old.state, new.state using errcode = 'check_violation';
+      end if;
+      return new;
+    end $$;
+
+--
+-- Name: crash_events_once(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.crash_events_once() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+    begin
+      -- Two reports of one crash take turns on the device row; the second sees the first's row.
+      perform 1 from devices where id = new.device_id for no key update;
+      if exists (
+          select 1 from crash_events
+          where device_id = new.device_id
+            and occurred_at > new.occurred_at - interval '2 minutes'
+            and occurred_at < new.occurred_at + interval '2 minutes') then
+        return null;
+      end if;
+      return new;
+    end $$;
+
+--
 -- Name: documents_immutable(); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -475,6 +600,173 @@ CREATE TABLE public.auth_throttles (
 );
 
 --
+-- Name: claim_crashes_owed; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.claim_crashes_owed (
+    crash_event_id uuid NOT NULL,
+    company_id uuid NOT NULL,
+    environment text NOT NULL,
+    policy_id uuid NOT NULL,
+    due_at timestamp with time zone NOT NULL,
+    attempts integer DEFAULT 0 NOT NULL,
+    leased_until timestamp with time zone,
+    last_error text,
+    created_at timestamp with time zone NOT NULL
+);
+
+--
+-- Name: claim_exposures; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.claim_exposures (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    policy_id uuid NOT NULL,
+    claim_id uuid NOT NULL,
+    company_id uuid NOT NULL,
+    environment text NOT NULL,
+    kind text NOT NULL,
+    reserve_pence bigint NOT NULL,
+    paid_pence bigint DEFAULT 0 NOT NULL,
+    settled_at timestamp with time zone,
+    created_at timestamp with time zone NOT NULL,
+    updated_at timestamp with time zone NOT NULL,
+    CONSTRAINT claim_exposures_kind_known CHECK ((kind = ANY (ARRAY['own_vehicle'::text, 'other_vehicle'::text, 'injury'::text, 'windscreen'::text, 'theft'::text]))),
+    CONSTRAINT claim_exposures_paid_within_reserve CHECK (((paid_pence >= 0) AND (paid_pence <= reserve_pence))),
+    CONSTRAINT claim_exposures_reserve_range CHECK ((reserve_pence >= 0))
+);
+
+--
+-- Name: claim_notes; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.claim_notes (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    policy_id uuid NOT NULL,
+    claim_id uuid NOT NULL,
+    company_id uuid NOT NULL,
+    environment text NOT NULL,
+    author text NOT NULL,
+    staff_id uuid,
+    body text NOT NULL,
+    created_at timestamp with time zone NOT NULL
+);
+
+--
+-- Name: claim_payments; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.claim_payments (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    policy_id uuid NOT NULL,
+    claim_id uuid NOT NULL,
+    exposure_id uuid NOT NULL,
+    company_id uuid NOT NULL,
+    environment text NOT NULL,
+    amount_pence bigint NOT NULL,
+    final boolean NOT NULL,
+    payee text NOT NULL,
+    paid_at timestamp with time zone NOT NULL,
+    CONSTRAINT claim_payments_amount_positive CHECK ((amount_pence > 0))
+);
+
+--
+-- Name: claim_photos; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.claim_photos (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    policy_id uuid NOT NULL,
+    claim_id uuid NOT NULL,
+    company_id uuid NOT NULL,
+    environment text NOT NULL,
+    content_type text NOT NULL,
+    size_bytes integer NOT NULL,
+    sha256 text NOT NULL,
+    content bytea NOT NULL,
+    uploaded_at timestamp with time zone NOT NULL,
+    CONSTRAINT claim_photos_sha256_hex CHECK ((sha256 ~ '^[0-9a-f]{64}$'::text)),
+    CONSTRAINT claim_photos_size_range CHECK (((size_bytes >= 1) AND (size_bytes <= 10485760))),
+    CONSTRAINT claim_photos_type_known CHECK ((content_type = ANY (ARRAY['image/jpeg'::text, 'image/png'::text, 'image/heic'::text, 'image/webp'::text])))
+);
+
+--
+-- Name: claim_reserve_movements; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.claim_reserve_movements (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    policy_id uuid NOT NULL,
+    claim_id uuid NOT NULL,
+    exposure_id uuid NOT NULL,
+    company_id uuid NOT NULL,
+    environment text NOT NULL,
+    kind text NOT NULL,
+    amount_pence bigint NOT NULL,
+    moved_at timestamp with time zone NOT NULL,
+    CONSTRAINT claim_reserve_movements_amount_nonzero CHECK ((amount_pence <> 0)),
+    CONSTRAINT claim_reserve_movements_kind_known CHECK ((kind = ANY (ARRAY['reserve'::text, 'release'::text])))
+);
+
+--
+-- Name: claim_settings; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.claim_settings (
+    company_id uuid NOT NULL,
+    environment text NOT NULL,
+    response_hours integer NOT NULL,
+    updated_at timestamp with time zone NOT NULL,
+    retention_years integer,
+    CONSTRAINT claim_settings_response_range CHECK (((response_hours >= 1) AND (response_hours <= 720))),
+    CONSTRAINT claim_settings_retention_range CHECK (((retention_years >= 1) AND (retention_years <= 100)))
+);
+
+--
+-- Name: claims; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.claims (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    policy_id uuid NOT NULL,
+    company_id uuid NOT NULL,
+    environment text NOT NULL,
+    state text NOT NULL,
+    source text NOT NULL,
+    crash_event_id uuid,
+    policy_version_id uuid,
+    occurred_at timestamp with time zone NOT NULL,
+    lat double precision,
+    lon double precision,
+    place_name text,
+    postcode text,
+    speed_kmh numeric(6,2),
+    crash_file jsonb,
+    cover jsonb,
+    description text,
+    other_parties text,
+    injuries boolean,
+    other_vehicles boolean,
+    police_attended boolean,
+    handler_staff_id uuid,
+    respond_by timestamp with time zone,
+    referred_at timestamp with time zone,
+    legal_hold_reason text,
+    legal_hold_at timestamp with time zone,
+    erased_at timestamp with time zone,
+    opened_at timestamp with time zone,
+    closed_at timestamp with time zone,
+    created_at timestamp with time zone NOT NULL,
+    updated_at timestamp with time zone NOT NULL,
+    at_fault boolean,
+    settled_at timestamp with time zone,
+    ended_at timestamp with time zone,
+    CONSTRAINT claims_crash_source CHECK (((source = 'crash'::text) = (crash_event_id IS NOT NULL))),
+    CONSTRAINT claims_source_known CHECK ((source = ANY (ARRAY['crash'::text, 'reported'::text]))),
+    CONSTRAINT claims_state_known CHECK ((state = ANY (ARRAY['draft'::text, 'open'::text, 'settled'::text, 'closed'::text, 'rejected'::text, 'withdrawn'::text, 'reopened'::text])))
+);
+
+--
 -- Name: companies; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -492,6 +784,35 @@ CREATE TABLE public.companies (
     stripe_sandbox_key text NOT NULL,
     direct_debit_notice_working_days integer DEFAULT 10 NOT NULL,
     CONSTRAINT companies_direct_debit_notice_check CHECK (((direct_debit_notice_working_days >= 3) AND (direct_debit_notice_working_days <= 30)))
+);
+
+--
+-- Name: crash_events; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.crash_events (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    company_id uuid NOT NULL,
+    environment text NOT NULL,
+    device_id uuid NOT NULL,
+    policy_id uuid NOT NULL,
+    policy_reference text NOT NULL,
+    source text NOT NULL,
+    occurred_at timestamp with time zone NOT NULL,
+    lat double precision NOT NULL,
+    lon double precision NOT NULL,
+    speed_kmh numeric(6,2) NOT NULL,
+    peak_acceleration_g numeric(6,2),
+    delta_v_kmh numeric(6,2),
+    airbag_deployed boolean,
+    received_at timestamp with time zone NOT NULL,
+    CONSTRAINT crash_events_delta_v_range CHECK ((delta_v_kmh >= (0)::numeric)),
+    CONSTRAINT crash_events_device_reports_force CHECK (((source = 'detected'::text) OR (peak_acceleration_g IS NOT NULL))),
+    CONSTRAINT crash_events_g_range CHECK ((peak_acceleration_g >= (0)::numeric)),
+    CONSTRAINT crash_events_lat_range CHECK (((lat >= ('-90'::integer)::double precision) AND (lat <= (90)::double precision))),
+    CONSTRAINT crash_events_lon_range CHECK (((lon >= ('-180'::integer)::double precision) AND (lon <= (180)::double precision))),
+    CONSTRAINT crash_events_source_known CHECK ((source = ANY (ARRAY['device'::text, 'detected'::text]))),
+    CONSTRAINT crash_events_speed_range CHECK ((speed_kmh >= (0)::numeric))
 );
 
 --
@@ -935,6 +1256,19 @@ CREATE TABLE public.mileage_budgets (
 );
 
 --
+-- Name: minimised_trips; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.minimised_trips (
+    device_id uuid NOT NULL,
+    start_at timestamp with time zone NOT NULL,
+    end_at timestamp with time zone NOT NULL,
+    positions_deleted integer NOT NULL,
+    minimised_at timestamp with time zone NOT NULL,
+    CONSTRAINT minimised_trips_span_check CHECK (((end_at >= start_at) AND (positions_deleted >= 0)))
+);
+
+--
 -- Name: odometer_readings; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -1207,6 +1541,81 @@ CREATE TABLE public.products (
 );
 
 --
+-- Name: quote_bindings; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.quote_bindings (
+    quote_id uuid NOT NULL,
+    policy_id uuid NOT NULL,
+    policy_version_id uuid NOT NULL,
+    bound_at timestamp with time zone NOT NULL
+);
+
+--
+-- Name: quote_purchases; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.quote_purchases (
+    quote_id uuid NOT NULL,
+    provider_payment_id text NOT NULL,
+    provider_customer_id text NOT NULL,
+    amount_pence bigint NOT NULL,
+    status text DEFAULT 'paying'::text NOT NULL,
+    created_at timestamp with time zone NOT NULL,
+    updated_at timestamp with time zone NOT NULL,
+    CONSTRAINT quote_purchases_amount_check CHECK ((amount_pence > 0)),
+    CONSTRAINT quote_purchases_status_check CHECK ((status = ANY (ARRAY['paying'::text, 'bound'::text, 'refunded'::text])))
+);
+
+--
+-- Name: quote_settings; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.quote_settings (
+    company_id uuid NOT NULL,
+    validity_days integer DEFAULT 30 NOT NULL,
+    retention_days integer DEFAULT 90 NOT NULL,
+    updated_at timestamp with time zone NOT NULL,
+    CONSTRAINT quote_settings_retention_check CHECK (((retention_days >= 1) AND (retention_days <= 3650))),
+    CONSTRAINT quote_settings_validity_check CHECK (((validity_days >= 1) AND (validity_days <= 365)))
+);
+
+--
+-- Name: quotes; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.quotes (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    company_id uuid NOT NULL,
+    environment text NOT NULL,
+    quote_reference uuid NOT NULL,
+    quote_version_reference uuid NOT NULL,
+    rate_book_version_id uuid NOT NULL,
+    rate_book_reference text NOT NULL,
+    rate_book_version integer NOT NULL,
+    policy_reference text,
+    applicant_email text,
+    input jsonb NOT NULL,
+    pricing jsonb NOT NULL,
+    breakdown jsonb NOT NULL,
+    decision text NOT NULL,
+    reasons jsonb NOT NULL,
+    referral_status text,
+    referral_reason text,
+    referral_decided_by text,
+    referral_staff_id uuid,
+    referral_decided_at timestamp with time zone,
+    created_at timestamp with time zone NOT NULL,
+    expires_at timestamp with time zone NOT NULL,
+    pseudonymised_at timestamp with time zone,
+    CONSTRAINT quotes_decision_check CHECK ((decision = ANY (ARRAY['accept'::text, 'refer'::text, 'decline'::text]))),
+    CONSTRAINT quotes_environment_check CHECK ((environment = ANY (ARRAY['sandbox'::text, 'production'::text]))),
+    CONSTRAINT quotes_expiry_check CHECK ((expires_at > created_at)),
+    CONSTRAINT quotes_referral_check CHECK ((((decision = 'refer'::text) AND (referral_status = ANY (ARRAY['pending'::text, 'approved'::text, 'declined'::text]))) OR ((decision <> 'refer'::text) AND (referral_status IS NULL)))),
+    CONSTRAINT quotes_referral_decided_check CHECK ((((referral_status IS DISTINCT FROM 'pending'::text) AND (referral_status IS NOT NULL) AND (referral_reason IS NOT NULL) AND (referral_decided_by IS NOT NULL) AND (referral_decided_at IS NOT NULL)) OR (((referral_status IS NULL) OR (referral_status = 'pending'::text)) AND (referral_reason IS NULL) AND (referral_decided_by IS NULL) AND (referral_decided_at IS NULL))))
+);
+
+--
 -- Name: rate_book_versions; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -1249,6 +1658,85 @@ CREATE TABLE public.rate_books (
 );
 
 --
+-- Name: renewal_prices; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.renewal_prices (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    company_id uuid NOT NULL,
+    environment text NOT NULL,
+    policy_id uuid NOT NULL,
+    policy_reference text NOT NULL,
+    product_id uuid NOT NULL,
+    product_reference text NOT NULL,
+    rate_book_version_id uuid,
+    stage text NOT NULL,
+    outcome text NOT NULL,
+    start_at timestamp with time zone NOT NULL,
+    rated_on date NOT NULL,
+    cap_applied boolean NOT NULL,
+    capped text[] DEFAULT '{}'::text[] NOT NULL,
+    renewal_yearly_pence bigint,
+    new_business_yearly_pence bigint,
+    last_year_yearly_pence bigint,
+    renewal_pricing jsonb,
+    new_business_pricing jsonb,
+    rated_pricing jsonb,
+    last_year_pricing jsonb,
+    reasons jsonb DEFAULT '[]'::jsonb NOT NULL,
+    priced_at timestamp with time zone NOT NULL,
+    CONSTRAINT renewal_prices_cap_check CHECK (((renewal_yearly_pence IS NULL) OR (new_business_yearly_pence IS NULL) OR (renewal_yearly_pence <= new_business_yearly_pence))),
+    CONSTRAINT renewal_prices_environment_check CHECK ((environment = ANY (ARRAY['sandbox'::text, 'production'::text]))),
+    CONSTRAINT renewal_prices_outcome_check CHECK ((outcome = ANY (ARRAY['priced'::text, 'declined'::text, 'referred'::text, 'unratable'::text]))),
+    CONSTRAINT renewal_prices_priced_check CHECK (((outcome = 'priced'::text) = ((renewal_pricing IS NOT NULL) AND (new_business_pricing IS NOT NULL) AND (renewal_yearly_pence IS NOT NULL) AND (new_business_yearly_pence IS NOT NULL) AND (rate_book_version_id IS NOT NULL)))),
+    CONSTRAINT renewal_prices_stage_check CHECK ((stage = ANY (ARRAY['notice'::text, 'renewal'::text])))
+);
+
+--
+-- Name: score_disputes; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.score_disputes (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    policy_id uuid NOT NULL,
+    company_id uuid NOT NULL,
+    environment text NOT NULL,
+    event_id uuid NOT NULL,
+    journey_id uuid NOT NULL,
+    month text NOT NULL,
+    reason text NOT NULL,
+    details text,
+    state text NOT NULL,
+    decision_reason text,
+    decided_by text,
+    decided_staff_id uuid,
+    created_at timestamp with time zone NOT NULL,
+    decided_at timestamp with time zone,
+    CONSTRAINT score_disputes_decision_check CHECK ((((state = 'pending'::text) = (decided_at IS NULL)) AND ((state = 'pending'::text) = (decision_reason IS NULL)))),
+    CONSTRAINT score_disputes_details_check CHECK ((((details IS NULL) OR ((char_length(details) >= 1) AND (char_length(details) <= 1000))) AND ((reason <> 'other'::text) OR (details IS NOT NULL)))),
+    CONSTRAINT score_disputes_environment_check CHECK ((environment = ANY (ARRAY['sandbox'::text, 'production'::text]))),
+    CONSTRAINT score_disputes_month_check CHECK ((month ~ '^[0-9]{4}-[0-9]{2}$'::text)),
+    CONSTRAINT score_disputes_reason_check CHECK ((reason = ANY (ARRAY['passenger'::text, 'gps_error'::text, 'other'::text]))),
+    CONSTRAINT score_disputes_state_check CHECK ((state = ANY (ARRAY['pending'::text, 'accepted'::text, 'rejected'::text])))
+);
+
+--
+-- Name: score_months; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.score_months (
+    policy_id uuid NOT NULL,
+    month text NOT NULL,
+    company_id uuid NOT NULL,
+    environment text NOT NULL,
+    score numeric(4,1),
+    distance_metres bigint NOT NULL,
+    provisional boolean NOT NULL,
+    closed_at timestamp with time zone NOT NULL,
+    CONSTRAINT score_months_environment_check CHECK ((environment = ANY (ARRAY['sandbox'::text, 'production'::text])))
+);
+
+--
 -- Name: staff; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -1265,7 +1753,7 @@ CREATE TABLE public.staff (
     created_at timestamp with time zone NOT NULL,
     updated_at timestamp with time zone NOT NULL,
     last_sign_in_at timestamp with time zone,
-    CONSTRAINT staff_role_check CHECK ((role = ANY (ARRAY['admin'::text, 'operations'::text, 'viewer'::text])))
+    CONSTRAINT staff_role_check CHECK ((role = ANY (ARRAY['admin'::text, 'operations'::text, 'viewer'::text, 'claims'::text])))
 );
 
 --
@@ -1332,10 +1820,12 @@ CREATE TABLE public.statements (
     free_distance_credit_pence bigint DEFAULT 0 NOT NULL,
     minimum_top_up_pence bigint DEFAULT 0 NOT NULL,
     capped_days jsonb DEFAULT '[]'::jsonb NOT NULL,
+    score_adjustment_pence bigint DEFAULT 0 NOT NULL,
+    score_months jsonb DEFAULT '[]'::jsonb NOT NULL,
     CONSTRAINT statements_billed_not_negative CHECK (((billed_premium_pence >= 0) AND (credits_used_pence >= 0))),
     CONSTRAINT statements_environment_check CHECK ((environment = ANY (ARRAY['sandbox'::text, 'production'::text]))),
     CONSTRAINT statements_period_order CHECK ((period_end_at >= period_start_at)),
-    CONSTRAINT statements_totals_add_up CHECK (((total_premium_pence = (usage_premium_pence + subscription_premium_pence)) AND (billed_premium_pence = ((((((total_premium_pence - cap_credit_pence) - annual_cap_credit_pence) - free_distance_credit_pence) + minimum_top_up_pence) - credits_used_pence) + brought_forward_pence)) AND (cap_credit_pence >= 0) AND (annual_cap_credit_pence >= 0) AND (free_distance_credit_pence >= 0) AND (minimum_top_up_pence >= 0) AND ((carried_forward_pence >= 0) AND (carried_forward_pence <= billed_premium_pence)) AND (brought_forward_pence >= 0)))
+    CONSTRAINT statements_totals_add_up CHECK (((total_premium_pence = (usage_premium_pence + subscription_premium_pence)) AND (billed_premium_pence = (((((((total_premium_pence - cap_credit_pence) - annual_cap_credit_pence) - free_distance_credit_pence) + minimum_top_up_pence) + score_adjustment_pence) - credits_used_pence) + brought_forward_pence)) AND (cap_credit_pence >= 0) AND (annual_cap_credit_pence >= 0) AND (free_distance_credit_pence >= 0) AND (minimum_top_up_pence >= 0) AND ((carried_forward_pence >= 0) AND (carried_forward_pence <= billed_premium_pence)) AND (brought_forward_pence >= 0)))
 );
 
 --
@@ -1361,6 +1851,56 @@ CREATE TABLE public.stripe_sandbox_objects (
     data jsonb NOT NULL,
     created_at timestamp with time zone NOT NULL,
     updated_at timestamp with time zone NOT NULL
+);
+
+--
+-- Name: telematics_settings; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.telematics_settings (
+    company_id uuid NOT NULL,
+    minimise_positions boolean NOT NULL,
+    updated_at timestamp with time zone NOT NULL
+);
+
+--
+-- Name: trip_score_events; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.trip_score_events (
+    id uuid DEFAULT gen_random_uuid() NOT NULL,
+    policy_id uuid NOT NULL,
+    journey_id uuid NOT NULL,
+    kind text NOT NULL,
+    occurred_at timestamp with time zone NOT NULL,
+    lat double precision NOT NULL,
+    lng double precision NOT NULL,
+    speed_kmh double precision NOT NULL,
+    acceleration_mps2 double precision,
+    duration_seconds integer,
+    CONSTRAINT trip_score_events_kind_check CHECK ((kind = ANY (ARRAY['harsh_braking'::text, 'rapid_acceleration'::text, 'harsh_cornering'::text, 'speeding'::text, 'fatigue'::text])))
+);
+
+--
+-- Name: trip_scores; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.trip_scores (
+    policy_id uuid NOT NULL,
+    journey_id uuid NOT NULL,
+    company_id uuid NOT NULL,
+    environment text NOT NULL,
+    month text NOT NULL,
+    start_at timestamp with time zone NOT NULL,
+    distance_metres bigint NOT NULL,
+    night_metres bigint NOT NULL,
+    score numeric(4,1),
+    voided_at timestamp with time zone,
+    created_at timestamp with time zone NOT NULL,
+    CONSTRAINT trip_scores_distance_check CHECK (((distance_metres >= 0) AND (night_metres >= 0))),
+    CONSTRAINT trip_scores_environment_check CHECK ((environment = ANY (ARRAY['sandbox'::text, 'production'::text]))),
+    CONSTRAINT trip_scores_month_check CHECK ((month ~ '^[0-9]{4}-[0-9]{2}$'::text)),
+    CONSTRAINT trip_scores_score_check CHECK (((score >= (0)::numeric) AND (score <= (100)::numeric)))
 );
 
 --
@@ -1597,6 +2137,69 @@ ALTER TABLE ONLY public.auth_throttles
     ADD CONSTRAINT auth_throttles_pkey PRIMARY KEY (key_hash);
 
 --
+-- Name: claim_crashes_owed claim_crashes_owed_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.claim_crashes_owed
+    ADD CONSTRAINT claim_crashes_owed_pkey PRIMARY KEY (crash_event_id);
+
+--
+-- Name: claim_exposures claim_exposures_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.claim_exposures
+    ADD CONSTRAINT claim_exposures_pkey PRIMARY KEY (id, policy_id);
+
+--
+-- Name: claim_notes claim_notes_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.claim_notes
+    ADD CONSTRAINT claim_notes_pkey PRIMARY KEY (id, policy_id);
+
+--
+-- Name: claim_payments claim_payments_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.claim_payments
+    ADD CONSTRAINT claim_payments_pkey PRIMARY KEY (id, policy_id);
+
+--
+-- Name: claim_photos claim_photos_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.claim_photos
+    ADD CONSTRAINT claim_photos_pkey PRIMARY KEY (id, policy_id);
+
+--
+-- Name: claim_reserve_movements claim_reserve_movements_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.claim_reserve_movements
+    ADD CONSTRAINT claim_reserve_movements_pkey PRIMARY KEY (id, policy_id);
+
+--
+-- Name: claim_settings claim_settings_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.claim_settings
+    ADD CONSTRAINT claim_settings_pkey PRIMARY KEY (company_id, environment);
+
+--
+-- Name: claims claims_one_per_crash; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.claims
+    ADD CONSTRAINT claims_one_per_crash UNIQUE (crash_event_id, policy_id);
+
+--
+-- Name: claims claims_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.claims
+    ADD CONSTRAINT claims_pkey PRIMARY KEY (id, policy_id);
+
+--
 -- Name: companies companies_client_id_key; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -1623,6 +2226,13 @@ ALTER TABLE ONLY public.companies
 
 ALTER TABLE ONLY public.companies
     ADD CONSTRAINT companies_stripe_sandbox_key_key UNIQUE (stripe_sandbox_key);
+
+--
+-- Name: crash_events crash_events_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.crash_events
+    ADD CONSTRAINT crash_events_pkey PRIMARY KEY (id);
 
 --
 -- Name: device_bindings device_bindings_pkey; Type: CONSTRAINT; Schema: public; Owner: -
@@ -1821,6 +2431,13 @@ ALTER TABLE ONLY public.mileage_budgets
     ADD CONSTRAINT mileage_budgets_pkey PRIMARY KEY (policy_id);
 
 --
+-- Name: minimised_trips minimised_trips_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.minimised_trips
+    ADD CONSTRAINT minimised_trips_pkey PRIMARY KEY (device_id, start_at);
+
+--
 -- Name: odometer_readings odometer_readings_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -1961,6 +2578,48 @@ ALTER TABLE ONLY public.products
     ADD CONSTRAINT products_reference_key UNIQUE (company_id, environment, product_reference);
 
 --
+-- Name: quote_bindings quote_bindings_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.quote_bindings
+    ADD CONSTRAINT quote_bindings_pkey PRIMARY KEY (quote_id);
+
+--
+-- Name: quote_purchases quote_purchases_payment_key; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.quote_purchases
+    ADD CONSTRAINT quote_purchases_payment_key UNIQUE (provider_payment_id);
+
+--
+-- Name: quote_purchases quote_purchases_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.quote_purchases
+    ADD CONSTRAINT quote_purchases_pkey PRIMARY KEY (quote_id);
+
+--
+-- Name: quote_settings quote_settings_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.quote_settings
+    ADD CONSTRAINT quote_settings_pkey PRIMARY KEY (company_id);
+
+--
+-- Name: quotes quotes_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.quotes
+    ADD CONSTRAINT quotes_pkey PRIMARY KEY (id);
+
+--
+-- Name: quotes quotes_reference_key; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.quotes
+    ADD CONSTRAINT quotes_reference_key UNIQUE (quote_reference);
+
+--
 -- Name: rate_book_versions rate_book_versions_number_key; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -1994,6 +2653,34 @@ ALTER TABLE ONLY public.rate_books
 
 ALTER TABLE ONLY public.rate_books
     ADD CONSTRAINT rate_books_reference_key UNIQUE (company_id, environment, rate_book_reference);
+
+--
+-- Name: renewal_prices renewal_prices_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.renewal_prices
+    ADD CONSTRAINT renewal_prices_pkey PRIMARY KEY (id, policy_id);
+
+--
+-- Name: score_disputes score_disputes_event_key; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.score_disputes
+    ADD CONSTRAINT score_disputes_event_key UNIQUE (policy_id, event_id);
+
+--
+-- Name: score_disputes score_disputes_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.score_disputes
+    ADD CONSTRAINT score_disputes_pkey PRIMARY KEY (policy_id, id);
+
+--
+-- Name: score_months score_months_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.score_months
+    ADD CONSTRAINT score_months_pkey PRIMARY KEY (policy_id, month);
 
 --
 -- Name: staff staff_email_key; Type: CONSTRAINT; Schema: public; Owner: -
@@ -2064,6 +2751,27 @@ ALTER TABLE ONLY public.stripe_sandbox_idempotency
 
 ALTER TABLE ONLY public.stripe_sandbox_objects
     ADD CONSTRAINT stripe_sandbox_objects_pkey PRIMARY KEY (id);
+
+--
+-- Name: telematics_settings telematics_settings_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.telematics_settings
+    ADD CONSTRAINT telematics_settings_pkey PRIMARY KEY (company_id);
+
+--
+-- Name: trip_score_events trip_score_events_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.trip_score_events
+    ADD CONSTRAINT trip_score_events_pkey PRIMARY KEY (policy_id, id);
+
+--
+-- Name: trip_scores trip_scores_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.trip_scores
+    ADD CONSTRAINT trip_scores_pkey PRIMARY KEY (policy_id, journey_id);
 
 --
 -- Name: usage_alerts usage_alerts_pkey; Type: CONSTRAINT; Schema: public; Owner: -
@@ -2215,6 +2923,84 @@ CREATE INDEX auth_reset_codes_user_idx ON public.auth_reset_codes USING btree (u
 --
 
 CREATE INDEX auth_throttles_last_failure_idx ON public.auth_throttles USING btree (last_failure_at);
+
+--
+-- Name: claim_crashes_owed_due; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX claim_crashes_owed_due ON public.claim_crashes_owed USING btree (due_at);
+
+--
+-- Name: claim_exposures_by_claim; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX claim_exposures_by_claim ON public.claim_exposures USING btree (policy_id, claim_id);
+
+--
+-- Name: claim_notes_by_claim; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX claim_notes_by_claim ON public.claim_notes USING btree (policy_id, claim_id, created_at);
+
+--
+-- Name: claim_payments_by_claim; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX claim_payments_by_claim ON public.claim_payments USING btree (policy_id, claim_id, paid_at);
+
+--
+-- Name: claim_photos_by_claim; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX claim_photos_by_claim ON public.claim_photos USING btree (policy_id, claim_id, uploaded_at);
+
+--
+-- Name: claim_reserve_movements_by_claim; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX claim_reserve_movements_by_claim ON public.claim_reserve_movements USING btree (policy_id, claim_id, moved_at);
+
+--
+-- Name: claim_reserve_movements_by_tenant; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX claim_reserve_movements_by_tenant ON public.claim_reserve_movements USING btree (company_id, environment, moved_at);
+
+--
+-- Name: claims_by_policy; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX claims_by_policy ON public.claims USING btree (policy_id, created_at);
+
+--
+-- Name: claims_by_tenant; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX claims_by_tenant ON public.claims USING btree (company_id, environment, state, created_at);
+
+--
+-- Name: claims_ended; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX claims_ended ON public.claims USING btree (ended_at) WHERE (erased_at IS NULL);
+
+--
+-- Name: claims_settled; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX claims_settled ON public.claims USING btree (policy_id, settled_at);
+
+--
+-- Name: crash_events_device_time; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX crash_events_device_time ON public.crash_events USING btree (device_id, occurred_at);
+
+--
+-- Name: crash_events_policy; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX crash_events_policy ON public.crash_events USING btree (policy_id, occurred_at);
 
 --
 -- Name: device_bindings_device; Type: INDEX; Schema: public; Owner: -
@@ -2451,10 +3237,58 @@ CREATE INDEX policy_credits_policy_idx ON public.policy_credits USING btree (pol
 CREATE INDEX policy_versions_effective_idx ON public.policy_versions USING btree (effective_at, id);
 
 --
+-- Name: quote_bindings_policy; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX quote_bindings_policy ON public.quote_bindings USING btree (policy_id);
+
+--
+-- Name: quotes_applicant; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX quotes_applicant ON public.quotes USING btree (company_id, environment, applicant_email) WHERE (applicant_email IS NOT NULL);
+
+--
+-- Name: quotes_referral_queue; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX quotes_referral_queue ON public.quotes USING btree (company_id, environment, created_at) WHERE (referral_status = 'pending'::text);
+
+--
+-- Name: quotes_retention; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX quotes_retention ON public.quotes USING btree (created_at) WHERE (pseudonymised_at IS NULL);
+
+--
 -- Name: rate_book_versions_in_force; Type: INDEX; Schema: public; Owner: -
 --
 
 CREATE INDEX rate_book_versions_in_force ON public.rate_book_versions USING btree (rate_book_id, effective_from DESC) WHERE (status = 'approved'::text);
+
+--
+-- Name: renewal_prices_capped; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX renewal_prices_capped ON public.renewal_prices USING btree (company_id, environment, start_at) WHERE ((stage = 'renewal'::text) AND cap_applied);
+
+--
+-- Name: renewal_prices_policy; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX renewal_prices_policy ON public.renewal_prices USING btree (policy_id, priced_at DESC);
+
+--
+-- Name: score_disputes_id_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX score_disputes_id_idx ON public.score_disputes USING btree (id);
+
+--
+-- Name: score_disputes_state_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX score_disputes_state_idx ON public.score_disputes USING btree (state, created_at);
 
 --
 -- Name: staff_sessions_staff; Type: INDEX; Schema: public; Owner: -
@@ -2485,6 +3319,18 @@ CREATE INDEX stripe_sandbox_objects_data_idx ON public.stripe_sandbox_objects US
 --
 
 CREATE INDEX stripe_sandbox_objects_type_idx ON public.stripe_sandbox_objects USING btree (type, created_at DESC);
+
+--
+-- Name: trip_score_events_trip_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX trip_score_events_trip_idx ON public.trip_score_events USING btree (policy_id, journey_id);
+
+--
+-- Name: trip_scores_month_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX trip_scores_month_idx ON public.trip_scores USING btree (policy_id, month) WHERE (voided_at IS NULL);
 
 --
 -- Name: webhook_deliveries_due_idx; Type: INDEX; Schema: public; Owner: -
@@ -2563,6 +3409,36 @@ ALTER INDEX public.positions_pkey ATTACH PARTITION public.positions_default_pkey
 --
 
 CREATE TRIGGER audit_auth_signing_keys AFTER INSERT OR DELETE OR UPDATE ON public.auth_signing_keys FOR EACH ROW WHEN ((COALESCE(current_setting('milepost.audit'::text, true), ''::text) <> ''::text)) EXECUTE FUNCTION public.milepost_audit_row();
+
+--
+-- Name: claim_exposures audit_claim_exposures; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER audit_claim_exposures AFTER INSERT OR DELETE OR UPDATE ON public.claim_exposures FOR EACH ROW WHEN ((COALESCE(current_setting('milepost.audit'::text, true), ''::text) <> ''::text)) EXECUTE FUNCTION public.milepost_audit_row();
+
+--
+-- Name: claim_notes audit_claim_notes; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER audit_claim_notes AFTER INSERT OR DELETE OR UPDATE ON public.claim_notes FOR EACH ROW WHEN ((COALESCE(current_setting('milepost.audit'::text, true), ''::text) <> ''::text)) EXECUTE FUNCTION public.milepost_audit_row();
+
+--
+-- Name: claim_payments audit_claim_payments; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER audit_claim_payments AFTER INSERT OR DELETE OR UPDATE ON public.claim_payments FOR EACH ROW WHEN ((COALESCE(current_setting('milepost.audit'::text, true), ''::text) <> ''::text)) EXECUTE FUNCTION public.milepost_audit_row();
+
+--
+-- Name: claim_settings audit_claim_settings; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER audit_claim_settings AFTER INSERT OR DELETE OR UPDATE ON public.claim_settings FOR EACH ROW WHEN ((COALESCE(current_setting('milepost.audit'::text, true), ''::text) <> ''::text)) EXECUTE FUNCTION public.milepost_audit_row();
+
+--
+-- Name: claims audit_claims; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER audit_claims AFTER INSERT OR DELETE OR UPDATE ON public.claims FOR EACH ROW WHEN ((COALESCE(current_setting('milepost.audit'::text, true), ''::text) <> ''::text)) EXECUTE FUNCTION public.milepost_audit_row();
 
 --
 -- Name: companies audit_companies; Type: TRIGGER; Schema: public; Owner: -
@@ -2685,6 +3561,18 @@ CREATE TRIGGER audit_product_versions AFTER INSERT OR DELETE OR UPDATE ON public
 CREATE TRIGGER audit_products AFTER INSERT OR DELETE OR UPDATE ON public.products FOR EACH ROW WHEN ((COALESCE(current_setting('milepost.audit'::text, true), ''::text) <> ''::text)) EXECUTE FUNCTION public.milepost_audit_row();
 
 --
+-- Name: quote_settings audit_quote_settings; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER audit_quote_settings AFTER INSERT OR DELETE OR UPDATE ON public.quote_settings FOR EACH ROW WHEN ((COALESCE(current_setting('milepost.audit'::text, true), ''::text) <> ''::text)) EXECUTE FUNCTION public.milepost_audit_row();
+
+--
+-- Name: quotes audit_quotes; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER audit_quotes AFTER INSERT OR DELETE OR UPDATE ON public.quotes FOR EACH ROW WHEN ((COALESCE(current_setting('milepost.audit'::text, true), ''::text) <> ''::text)) EXECUTE FUNCTION public.milepost_audit_row();
+
+--
 -- Name: rate_book_versions audit_rate_book_versions; Type: TRIGGER; Schema: public; Owner: -
 --
 
@@ -2701,6 +3589,18 @@ CREATE TRIGGER audit_rate_books AFTER INSERT OR DELETE OR UPDATE ON public.rate_
 --
 
 CREATE TRIGGER audit_records_append_only BEFORE DELETE OR UPDATE ON public.audit_records FOR EACH ROW EXECUTE FUNCTION public.milepost_audit_append_only();
+
+--
+-- Name: score_disputes audit_score_disputes; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER audit_score_disputes AFTER INSERT OR DELETE OR UPDATE ON public.score_disputes FOR EACH ROW WHEN ((COALESCE(current_setting('milepost.audit'::text, true), ''::text) <> ''::text)) EXECUTE FUNCTION public.milepost_audit_row();
+
+--
+-- Name: score_months audit_score_months; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER audit_score_months AFTER INSERT OR DELETE OR UPDATE ON public.score_months FOR EACH ROW WHEN ((COALESCE(current_setting('milepost.audit'::text, true), ''::text) <> ''::text)) EXECUTE FUNCTION public.milepost_audit_row();
 
 --
 -- Name: staff audit_staff; Type: TRIGGER; Schema: public; Owner: -
@@ -2721,6 +3621,18 @@ CREATE TRIGGER audit_statement_odometers AFTER INSERT OR DELETE OR UPDATE ON pub
 CREATE TRIGGER audit_statements AFTER INSERT OR DELETE OR UPDATE ON public.statements FOR EACH ROW WHEN ((COALESCE(current_setting('milepost.audit'::text, true), ''::text) <> ''::text)) EXECUTE FUNCTION public.milepost_audit_row();
 
 --
+-- Name: telematics_settings audit_telematics_settings; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER audit_telematics_settings AFTER INSERT OR DELETE OR UPDATE ON public.telematics_settings FOR EACH ROW WHEN ((COALESCE(current_setting('milepost.audit'::text, true), ''::text) <> ''::text)) EXECUTE FUNCTION public.milepost_audit_row();
+
+--
+-- Name: trip_scores audit_trip_scores; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER audit_trip_scores AFTER INSERT OR DELETE OR UPDATE ON public.trip_scores FOR EACH ROW WHEN ((COALESCE(current_setting('milepost.audit'::text, true), ''::text) <> ''::text)) EXECUTE FUNCTION public.milepost_audit_row();
+
+--
 -- Name: users audit_users; Type: TRIGGER; Schema: public; Owner: -
 --
 
@@ -2737,6 +3649,48 @@ CREATE TRIGGER audit_webhook_deliveries AFTER INSERT OR DELETE OR UPDATE ON publ
 --
 
 CREATE TRIGGER audit_webhook_endpoints AFTER INSERT OR DELETE OR UPDATE ON public.webhook_endpoints FOR EACH ROW WHEN ((COALESCE(current_setting('milepost.audit'::text, true), ''::text) <> ''::text)) EXECUTE FUNCTION public.milepost_audit_row();
+
+--
+-- Name: claim_exposures claim_exposures_reserve_moved; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER claim_exposures_reserve_moved AFTER INSERT OR UPDATE OF reserve_pence ON public.claim_exposures FOR EACH ROW EXECUTE FUNCTION public.claim_reserves_moved();
+
+--
+-- Name: claim_payments claim_payments_no_update; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER claim_payments_no_update BEFORE UPDATE ON public.claim_payments FOR EACH ROW EXECUTE FUNCTION public.claim_payments_immutable();
+
+--
+-- Name: claim_payments claim_payments_paid; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER claim_payments_paid AFTER INSERT ON public.claim_payments FOR EACH ROW EXECUTE FUNCTION public.claim_payments_apply();
+
+--
+-- Name: claim_payments claim_payments_release; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER claim_payments_release AFTER INSERT ON public.claim_payments FOR EACH ROW EXECUTE FUNCTION public.claim_reserves_released();
+
+--
+-- Name: claims claims_state_table; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER claims_state_table BEFORE INSERT OR UPDATE OF state ON public.claims FOR EACH ROW EXECUTE FUNCTION public.claims_state_change();
+
+--
+-- Name: crash_events crash_events_one_a_window; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER crash_events_one_a_window BEFORE INSERT ON public.crash_events FOR EACH ROW EXECUTE FUNCTION public.crash_events_once();
+
+--
+-- Name: crash_events crash_events_owe_claim; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER crash_events_owe_claim AFTER INSERT ON public.crash_events FOR EACH ROW EXECUTE FUNCTION public.claims_owe_first_notice();
 
 --
 -- Name: document_files document_files_no_update; Type: TRIGGER; Schema: public; Owner: -
@@ -2875,6 +3829,62 @@ ALTER TABLE ONLY public.auth_reset_codes
 
 ALTER TABLE ONLY public.auth_reset_codes
     ADD CONSTRAINT auth_reset_codes_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id) ON DELETE CASCADE;
+
+--
+-- Name: claim_exposures claim_exposures_claim_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.claim_exposures
+    ADD CONSTRAINT claim_exposures_claim_fkey FOREIGN KEY (claim_id, policy_id) REFERENCES public.claims(id, policy_id);
+
+--
+-- Name: claim_notes claim_notes_claim_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.claim_notes
+    ADD CONSTRAINT claim_notes_claim_fkey FOREIGN KEY (claim_id, policy_id) REFERENCES public.claims(id, policy_id);
+
+--
+-- Name: claim_payments claim_payments_exposure_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.claim_payments
+    ADD CONSTRAINT claim_payments_exposure_fkey FOREIGN KEY (exposure_id, policy_id) REFERENCES public.claim_exposures(id, policy_id);
+
+--
+-- Name: claim_photos claim_photos_claim_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.claim_photos
+    ADD CONSTRAINT claim_photos_claim_fkey FOREIGN KEY (claim_id, policy_id) REFERENCES public.claims(id, policy_id);
+
+--
+-- Name: claim_reserve_movements claim_reserve_movements_exposure_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.claim_reserve_movements
+    ADD CONSTRAINT claim_reserve_movements_exposure_fkey FOREIGN KEY (exposure_id, policy_id) REFERENCES public.claim_exposures(id, policy_id);
+
+--
+-- Name: claims claims_policy_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.claims
+    ADD CONSTRAINT claims_policy_fkey FOREIGN KEY (policy_id) REFERENCES public.policies(id);
+
+--
+-- Name: claims claims_version_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.claims
+    ADD CONSTRAINT claims_version_fkey FOREIGN KEY (policy_version_id, policy_id) REFERENCES public.policy_versions(id, policy_id);
+
+--
+-- Name: crash_events crash_events_device_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.crash_events
+    ADD CONSTRAINT crash_events_device_fkey FOREIGN KEY (device_id) REFERENCES public.devices(id);
 
 --
 -- Name: device_bindings device_bindings_device_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
@@ -3017,6 +4027,13 @@ ALTER TABLE ONLY public.mileage_budgets
     ADD CONSTRAINT mileage_budgets_policy_id_fkey FOREIGN KEY (policy_id) REFERENCES public.policies(id);
 
 --
+-- Name: minimised_trips minimised_trips_device_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.minimised_trips
+    ADD CONSTRAINT minimised_trips_device_id_fkey FOREIGN KEY (device_id) REFERENCES public.devices(id);
+
+--
 -- Name: odometer_readings odometer_readings_company_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -3136,6 +4153,55 @@ ALTER TABLE ONLY public.products
     ADD CONSTRAINT products_company_id_fkey FOREIGN KEY (company_id) REFERENCES public.companies(id);
 
 --
+-- Name: quote_bindings quote_bindings_policy_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.quote_bindings
+    ADD CONSTRAINT quote_bindings_policy_id_fkey FOREIGN KEY (policy_id) REFERENCES public.policies(id);
+
+--
+-- Name: quote_bindings quote_bindings_quote_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.quote_bindings
+    ADD CONSTRAINT quote_bindings_quote_id_fkey FOREIGN KEY (quote_id) REFERENCES public.quotes(id);
+
+--
+-- Name: quote_purchases quote_purchases_quote_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.quote_purchases
+    ADD CONSTRAINT quote_purchases_quote_fkey FOREIGN KEY (quote_id) REFERENCES public.quotes(id);
+
+--
+-- Name: quote_settings quote_settings_company_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.quote_settings
+    ADD CONSTRAINT quote_settings_company_id_fkey FOREIGN KEY (company_id) REFERENCES public.companies(id);
+
+--
+-- Name: quotes quotes_company_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.quotes
+    ADD CONSTRAINT quotes_company_id_fkey FOREIGN KEY (company_id) REFERENCES public.companies(id);
+
+--
+-- Name: quotes quotes_rate_book_version_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.quotes
+    ADD CONSTRAINT quotes_rate_book_version_id_fkey FOREIGN KEY (rate_book_version_id) REFERENCES public.rate_book_versions(id);
+
+--
+-- Name: quotes quotes_referral_staff_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.quotes
+    ADD CONSTRAINT quotes_referral_staff_id_fkey FOREIGN KEY (referral_staff_id) REFERENCES public.staff(id);
+
+--
 -- Name: rate_book_versions rate_book_versions_approver_staff_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -3169,6 +4235,69 @@ ALTER TABLE ONLY public.rate_books
 
 ALTER TABLE ONLY public.rate_books
     ADD CONSTRAINT rate_books_product_id_fkey FOREIGN KEY (product_id) REFERENCES public.products(id);
+
+--
+-- Name: renewal_prices renewal_prices_company_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.renewal_prices
+    ADD CONSTRAINT renewal_prices_company_id_fkey FOREIGN KEY (company_id) REFERENCES public.companies(id);
+
+--
+-- Name: renewal_prices renewal_prices_policy_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.renewal_prices
+    ADD CONSTRAINT renewal_prices_policy_fkey FOREIGN KEY (policy_id) REFERENCES public.policies(id);
+
+--
+-- Name: renewal_prices renewal_prices_product_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.renewal_prices
+    ADD CONSTRAINT renewal_prices_product_id_fkey FOREIGN KEY (product_id) REFERENCES public.products(id);
+
+--
+-- Name: renewal_prices renewal_prices_rate_book_version_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.renewal_prices
+    ADD CONSTRAINT renewal_prices_rate_book_version_id_fkey FOREIGN KEY (rate_book_version_id) REFERENCES public.rate_book_versions(id);
+
+--
+-- Name: score_disputes score_disputes_company_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.score_disputes
+    ADD CONSTRAINT score_disputes_company_id_fkey FOREIGN KEY (company_id) REFERENCES public.companies(id);
+
+--
+-- Name: score_disputes score_disputes_event_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.score_disputes
+    ADD CONSTRAINT score_disputes_event_fkey FOREIGN KEY (policy_id, event_id) REFERENCES public.trip_score_events(policy_id, id);
+
+--
+-- Name: score_disputes score_disputes_policy_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.score_disputes
+    ADD CONSTRAINT score_disputes_policy_id_fkey FOREIGN KEY (policy_id) REFERENCES public.policies(id);
+
+--
+-- Name: score_months score_months_company_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.score_months
+    ADD CONSTRAINT score_months_company_id_fkey FOREIGN KEY (company_id) REFERENCES public.companies(id);
+
+--
+-- Name: score_months score_months_policy_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.score_months
+    ADD CONSTRAINT score_months_policy_id_fkey FOREIGN KEY (policy_id) REFERENCES public.policies(id);
 
 --
 -- Name: staff_sessions staff_sessions_staff_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
@@ -3211,6 +4340,34 @@ ALTER TABLE ONLY public.statements
 
 ALTER TABLE ONLY public.statements
     ADD CONSTRAINT statements_policy_id_fkey FOREIGN KEY (policy_id) REFERENCES public.policies(id);
+
+--
+-- Name: telematics_settings telematics_settings_company_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.telematics_settings
+    ADD CONSTRAINT telematics_settings_company_id_fkey FOREIGN KEY (company_id) REFERENCES public.companies(id);
+
+--
+-- Name: trip_score_events trip_score_events_trip_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.trip_score_events
+    ADD CONSTRAINT trip_score_events_trip_fkey FOREIGN KEY (policy_id, journey_id) REFERENCES public.trip_scores(policy_id, journey_id);
+
+--
+-- Name: trip_scores trip_scores_company_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.trip_scores
+    ADD CONSTRAINT trip_scores_company_id_fkey FOREIGN KEY (company_id) REFERENCES public.companies(id);
+
+--
+-- Name: trip_scores trip_scores_policy_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.trip_scores
+    ADD CONSTRAINT trip_scores_policy_id_fkey FOREIGN KEY (policy_id) REFERENCES public.policies(id);
 
 --
 -- Name: usage_alerts usage_alerts_policy_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -

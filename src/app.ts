@@ -17,7 +17,11 @@ import { withCurrentExampleDates } from './openapi-examples.ts';
 import { installCors, installRequestIdHeader } from './platform/http/cors.ts';
 import { createAdminAuth } from './platform/http/admin-auth.ts';
 import { installDocs } from './platform/http/docs.ts';
-import { installObservability, installRequestMetrics } from './platform/http/observability.ts';
+import {
+  installObservability,
+  installRequestMetrics,
+  installRequestTracing,
+} from './platform/http/observability.ts';
 import { createClientErrorHandler, installProblemHandling, sendProblem } from './platform/http/problem.ts';
 import { installInputSafety } from './platform/http/input-safety.ts';
 import { installWebApp, type WebAppOptions } from './platform/http/web-app.ts';
@@ -32,6 +36,7 @@ import {
 import { policyRoutes, policySearchRoutes } from './modules/policies/index.ts';
 import { statementRoutes } from './modules/statements/index.ts';
 import { documentRoutes } from './modules/documents/index.ts';
+import { claimRoutes } from './modules/claims/index.ts';
 import {
   authRoutes,
   clientOrPolicyholder,
@@ -41,7 +46,8 @@ import {
 import { installMockPages } from './modules/demo/index.ts';
 import { productRoutes } from './modules/products/index.ts';
 import { templateRoutes } from './modules/documents/index.ts';
-import { rateBookRoutes } from './modules/rating/index.ts';
+import { impactRoutes, rateBookRoutes, renewalPriceRoutes } from './modules/rating/index.ts';
+import { quoteRoutes } from './modules/quotes/index.ts';
 import { reportRoutes } from './modules/reports/index.ts';
 import { erasureRoutes, subjectAccessRoutes } from './modules/data-protection/index.ts';
 import { installStaffAccess, SESSION_COOKIE, staffRoutes } from './modules/staff/index.ts';
@@ -50,7 +56,8 @@ import { notificationRoutes } from './modules/notifications/index.ts';
 import { journeyRoutes } from './modules/journeys/index.ts';
 import { placeRoutes } from './integrations/geocoding/index.ts';
 import { usageRoutes } from './modules/usage/index.ts';
-import { telematicsRoutes } from './modules/telematics/index.ts';
+import { disputeRoutes, scoreRoutes } from './modules/scores/index.ts';
+import { minimisationRoutes, telematicsRoutes } from './modules/telematics/index.ts';
 import { directDebitRoutes, paymentRoutes, stripeWebhookRoutes } from './modules/payments/index.ts';
 import {
   createKyselySandboxStore,
@@ -170,6 +177,7 @@ export async function buildWorkerApp(container: Container): Promise<FastifyInsta
     return503OnClosing: true,
     clientErrorHandler: createClientErrorHandler(nextRequestId, EXPOSED_HEADERS),
   });
+  installRequestTracing(app);
   installProblemHandling(app);
   installRequestIdHeader(app);
   installRequestMetrics(app, container.metrics);
@@ -267,6 +275,8 @@ function createHttpApp(container: Container) {
 
 /** What every response goes through: problem+json, request ids, CORS, input checks, request metrics. */
 async function installPlatform(app: HttpApp, container: Container): Promise<void> {
+  // First: its span covers every other hook.
+  installRequestTracing(app);
   installProblemHandling(app);
   installRequestIdHeader(app);
   await installCors(app, { exposedHeaders: EXPOSED_HEADERS, maxAgeSeconds: 600 });
@@ -423,6 +433,19 @@ async function registerLoginAndSetupRoutes(
   await app.register(productRoutes({ products: services.products, clientAuth }));
   await app.register(templateRoutes({ templates: services.templates, clientAuth }));
   await app.register(rateBookRoutes({ rateBooks: services.rateBooks, clientAuth }));
+  await app.register(impactRoutes({ impact: services.impact, companies: services.companies, adminAuth }));
+  await app.register(
+    quoteRoutes({
+      quotes: services.quotes,
+      purchases: services.quotePurchases,
+      companies: services.companies,
+      clientAuth,
+      adminAuth,
+      clock: container.clock,
+      defaultClientId: config.defaultClientId,
+    }),
+  );
+  await app.register(renewalPriceRoutes({ db: container.database.db, clientAuth }));
   await app.register(notificationRoutes({ db: container.database.db, adminAuth }));
 }
 
@@ -439,6 +462,9 @@ async function registerDrivingRoutes(app: HttpApp, container: Container, auth: R
   // Open data for maps: no credentials (see the route's description).
   await app.register(placeRoutes({ gazetteer: container.gazetteer }));
   await app.register(
+    minimisationRoutes({ db: container.database.db, clock: container.clock, adminAuth: auth.adminAuth }),
+  );
+  await app.register(
     telematicsRoutes({
       telematics: services.telematics,
       clientAuth: auth.clientAuth,
@@ -454,6 +480,14 @@ async function registerBillingRoutes(app: HttpApp, container: Container, auth: R
   await app.register(paymentRoutes({ payments: services.payments, clientAuth, policyholders }));
   await app.register(directDebitRoutes({ payments: services.payments, policyholders, adminAuth }));
   await app.register(usageRoutes({ usage: services.usage, authenticate: policyholders.authenticate }));
+  await app.register(scoreRoutes({ scores: services.scores, authenticate: policyholders.authenticate }));
+  await app.register(
+    disputeRoutes({
+      disputes: services.scores.disputes,
+      authenticate: policyholders.authenticate,
+      adminAuth,
+    }),
+  );
   await app.register(stripeWebhookRoutes({ payments: services.payments }));
   await app.register(
     statementRoutes({
@@ -465,6 +499,7 @@ async function registerBillingRoutes(app: HttpApp, container: Container, auth: R
     }),
   );
   await app.register(documentRoutes({ documents: services.documents, clientAuth, policyholders }));
+  await app.register(claimRoutes({ claims: services.claims, clientAuth, policyholders }));
 }
 
 /** Finance reports, subject access exports and erasure. */

@@ -143,9 +143,16 @@ function parseCommand(argv: readonly string[]): Command | 'help' {
 
 /** Runs a command that has passed `parseCommand`: only now is the database side loaded and opened. */
 async function run(command: Command, config: Config): Promise<void> {
-  const [{ createContainer }, { migrations }, { openDatabase }, { migrateToLatest }] = await Promise.all([
+  const [
+    { createContainer },
+    { migrations },
+    { readSchemaSnapshot },
+    { openDatabase },
+    { migrateFromSnapshot },
+  ] = await Promise.all([
     import('./container.ts'),
     import('./migrations/index.ts'),
+    import('./migrations/snapshot.ts'),
     import('./platform/db/database.ts'),
     import('./platform/db/migrate.ts'),
   ]);
@@ -177,7 +184,7 @@ async function run(command: Command, config: Config): Promise<void> {
       : { connectionString: config.databaseUrl },
   );
   try {
-    await migrateToLatest(database.db as never, migrations);
+    await migrateFromSnapshot(database.db as never, migrations, await readSchemaSnapshot());
     const companies = companiesModule.createCompanyService({ db: database.db, clock: systemClock });
     const staff = () =>
       staffModule.createStaffService({

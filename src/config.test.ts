@@ -192,3 +192,26 @@ test('DEFAULT_CLIENT_ID and the web app settings: unset by default, checked when
     },
   );
 });
+
+test('traces are off unless OTEL_EXPORTER_OTLP_ENDPOINT is set; the endpoint and service name are checked', () => {
+  const defaults = loadConfig({});
+  assert.equal(defaults.otelExporterEndpoint, undefined);
+  assert.equal(defaults.otelServiceName, 'milepost');
+  const on = loadConfig({
+    OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
+    OTEL_SERVICE_NAME: 'milepost-worker',
+  });
+  assert.equal(on.otelExporterEndpoint, 'http://collector:4318');
+  assert.equal(on.otelServiceName, 'milepost-worker');
+  assert.throws(
+    () => loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'grpc://collector:4317', OTEL_SERVICE_NAME: 'a b' }),
+    (error: unknown) => {
+      assert.ok(error instanceof ConfigError);
+      assert.deepEqual(
+        error.problems.map((p) => p.split(' ')[0]),
+        ['OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_SERVICE_NAME'],
+      );
+      return true;
+    },
+  );
+});

@@ -39,6 +39,8 @@ export interface Config {
   readonly webhookRetryScheduleMs: readonly number[];
   /** How often the worker looks for events to fan out and deliveries that are due. */
   readonly webhookPollIntervalMs: number;
+  /** Worker threads the documents worker renders PDFs on (DOCUMENT_RENDER_THREADS; 0: its own thread). */
+  readonly documentRenderThreads: number;
   /** Delivery attempts in flight at once to one endpoint, across every worker. */
   readonly webhookEndpointConcurrency: number;
   /**
@@ -86,6 +88,13 @@ export interface Config {
   readonly defaultClientId: string | undefined;
   /** The policyholder web app at /app/ (served as `/app/config.json`); see `appConfig`. */
   readonly app: AppSettings;
+  /**
+   * OTEL_EXPORTER_OTLP_ENDPOINT: the OTLP/HTTP base URL traces are sent to (`/v1/traces` appended);
+   * undefined: tracing is off and the OpenTelemetry SDK is not loaded.
+   */
+  readonly otelExporterEndpoint: string | undefined;
+  /** OTEL_SERVICE_NAME: the `service.name` of this process's spans. */
+  readonly otelServiceName: string;
 }
 
 /** What the policyholder web app is told at `/app/config.json`. */
@@ -159,6 +168,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     ...webhookSettings(settings),
     ...telematicsSettings(settings),
     ...retentionSettings(settings),
+    ...telemetrySettings(settings),
     app: Object.freeze(webAppSettings(settings)),
   };
   if (problems.length > 0) throw new ConfigError(problems);
@@ -380,6 +390,7 @@ function webhookSettings(
   | 'webhookPollIntervalMs'
   | 'webhookEndpointConcurrency'
   | 'eventRetentionDays'
+  | 'documentRenderThreads'
 > {
   return {
     webhooksAllowPrivate: s.bool('WEBHOOKS_ALLOW_PRIVATE', true),
@@ -390,6 +401,7 @@ function webhookSettings(
     webhookPollIntervalMs: s.integer('WEBHOOKS_POLL_INTERVAL_MS', 1000, 10, 60_000),
     webhookEndpointConcurrency: s.integer('WEBHOOKS_ENDPOINT_CONCURRENCY', 4, 1, 100),
     eventRetentionDays: s.integer('EVENT_RETENTION_DAYS', 400, 1, 36_500),
+    documentRenderThreads: s.integer('DOCUMENT_RENDER_THREADS', availableParallelism(), 0, 64),
   };
 }
 
@@ -427,6 +439,17 @@ function retentionSettings(s: Settings): Pick<Config, 'retentionAfterEndDays' | 
     retentionAfterEndDays: s.integer('RETENTION_AFTER_END_DAYS', 2190, 0, 36_500),
     routeRetentionDays: s.integer('ROUTE_RETENTION_DAYS', 400, 1, 36_500),
   };
+}
+
+/** Traces over OTLP/HTTP: off unless OTEL_EXPORTER_OTLP_ENDPOINT is set. */
+function telemetrySettings(s: Settings): Pick<Config, 'otelExporterEndpoint' | 'otelServiceName'> {
+  const otelExporterEndpoint = s.url('OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:']);
+  const otelServiceName = s.read('OTEL_SERVICE_NAME') ?? 'milepost';
+  if (!/^[\w.-]{1,100}$/.test(otelServiceName))
+    s.problem(
+      `OTEL_SERVICE_NAME must be 1 to 100 letters, digits, '_', '.' or '-' (got "${otelServiceName}")`,
+    );
+  return { otelExporterEndpoint, otelServiceName };
 }
 
 /** The policyholder web app's settings (see `AppSettings`). */

@@ -1,28 +1,34 @@
-import fs from 'node:fs/promises';
-import path from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Registry } from 'prom-client';
 import type { Config } from './config.ts';
 import { migrations } from './migrations/index.ts';
+import { readSchemaSnapshot } from './migrations/snapshot.ts';
 import { createLogMailer, createSmtpMailer, type Mailer } from './integrations/mail/index.ts';
 import {
   createAccountService,
   setPasswordHashingConcurrency,
   type AccountService,
 } from './modules/accounts/index.ts';
-import { createAuthService } from './modules/auth/index.ts';
+import { createAuthService, createThrottles } from './modules/auth/index.ts';
 import { createCompanyService, findCompanyContact, type CompanyService } from './modules/companies/index.ts';
 import { createNotificationService, type NotificationService } from './modules/notifications/index.ts';
 import { createPaymentService, type PaymentService } from './modules/payments/index.ts';
 import { createProductService } from './modules/products/index.ts';
 import { createTemplateService } from './modules/documents/index.ts';
-import { createRateBookService } from './modules/rating/index.ts';
+import { createImpactService, createRateBookService, priceRenewal } from './modules/rating/index.ts';
 import { createStaffService } from './modules/staff/index.ts';
 import { createErasureService, createRetentionService } from './modules/data-protection/index.ts';
 import { createPolicyService, type PolicyService } from './modules/policies/index.ts';
+import { createPurchaseService, createQuoteService } from './modules/quotes/index.ts';
 import { createStatementService, type StatementService } from './modules/statements/index.ts';
 import { createWebhookService } from './modules/webhooks/index.ts';
-import { createDocumentService, createRenderer, listDocumentFiles } from './modules/documents/index.ts';
+import {
+  createDocumentService,
+  createRenderPool,
+  createRenderer,
+  listDocumentFiles,
+} from './modules/documents/index.ts';
+import { countAtFaultClaimsSettled, createClaimService } from './modules/claims/index.ts';
 
 import {
   createJourneyService,
@@ -30,6 +36,7 @@ import {
   type JourneyService,
 } from './modules/journeys/index.ts';
 import { createUsageService } from './modules/usage/index.ts';
+import { createScoreService } from './modules/scores/index.ts';
 import { createMqttPositionConsumer, createTelematicsService } from './modules/telematics/index.ts';
 import {
   createOfflineGeocoder,
@@ -37,11 +44,12 @@ import {
   type ReverseGeocoder,
 } from './integrations/geocoding/index.ts';
 import { createGateways, type Gateways } from './integrations/payments/index.ts';
+import { resolveAdminKey } from './admin-key.ts';
 import { systemClock, type Clock } from './platform/clock.ts';
-import { randomToken } from './platform/crypto.ts';
-import { openDatabase, type DatabaseHandle } from './platform/db/database.ts';
+import { openConfiguredDatabase } from './configured-database.ts';
+import type { DatabaseHandle } from './platform/db/database.ts';
 import { createChangeFeed, type ChangeFeed } from './platform/db/change-feed.ts';
-import { migrateToLatest } from './platform/db/migrate.ts';
+import { migrateFromSnapshot } from './platform/db/migrate.ts';
 import { createMetricsRegistry } from './platform/http/observability.ts';
 import { registerHousekeeping } from './platform/jobs/housekeeping.ts';
 import { createJobs, type Jobs } from './platform/jobs/jobs.ts';
@@ -108,17 +116,23 @@ function buildServices(deps: ServiceDeps) {
   const accounts = createAccountService({ db, clock });
   const billing = buildBillingServices(deps, notifications);
   const policyServices = buildPolicyServices(deps, { accounts, notifications, ...billing });
+  const renderPool = createRenderPool(deps.config.documentRenderThreads);
   const documents = createDocumentService({
     db,
     clock,
     logger: deps.logger,
     notifications,
-    // Documents read what they state through the owners' services.
-    render: createRenderer({
-      policy: (tenant, reference) => policyServices.policies.get(tenant, reference),
-      statement: (tenant, id) => billing.statements.get(tenant, id),
-      journey: (tenant, id) => billing.journeys.get(tenant, id),
-    }),
+    // Documents read what they state through the owners' services, and are laid out on render threads.
+    render: createRenderer(
+      {
+        policy: (tenant, reference) => policyServices.policies.get(tenant, reference),
+        statement: (tenant, id) => billing.statements.get(tenant, id),
+        journey: (tenant, id) => billing.journeys.get(tenant, id),
+      },
+      renderPool.render,
+    ),
+    makeConcurrency: renderPool.concurrency,
+    closeRenderer: renderPool.close,
   });
   const devicesAndWebhooks = buildDeviceAndWebhookServices(deps, billing.journeys, notifications);
   const access = buildAccessServices(deps, { accounts, companies, notifications, ...policyServices });
@@ -130,15 +144,26 @@ function buildServices(deps: ServiceDeps) {
     notifications,
     accounts,
     payments: billing.payments,
-    policies: policyServices.policies,
-    products: policyServices.products,
+    ...policyServices,
+    quotePurchases: createPurchaseService({ db, clock, accounts, ...access, ...billing, ...policyServices }),
     rateBooks: createRateBookService({ db, clock }),
+    impact: createImpactService({ db, clock }),
     journeys: billing.journeys,
     usage: billing.usage,
     ...devicesAndWebhooks,
     statements: billing.statements,
     templates: createTemplateService({ db, clock }),
     documents,
+    claims: createClaimService({
+      db,
+      clock,
+      geocoder: deps.geocoder,
+      notifications,
+      logger: deps.logger,
+      jobs: deps.jobs,
+      changes: deps.changes,
+    }),
+    scores: createScoreService({ db, clock, jobs: deps.jobs, notifications, logger: deps.logger }),
   };
 }
 
@@ -238,11 +263,23 @@ function buildPolicyServices(
   const { db } = deps.database;
   const { clock } = deps;
   const products = createProductService({ db, clock });
+  const quotes = createQuoteService({
+    db,
+    clock,
+    jobs: deps.jobs,
+    notifications: uses.notifications,
+    throttles: createThrottles(db, clock),
+  });
   const policies = createPolicyService({
     db,
     clock,
+    quotes: quotes.bindingHooks,
     checkProduct: (trx, tenant, reference) => products.checkReference(trx, tenant, reference),
     describeProduct: (trx, tenant, reference, at) => products.summaryAt(trx, tenant, reference, at),
+    // Automatic renewals of policies rated by Milepost are priced by their rate book (ICOBS 6B.2).
+    priceRenewal,
+    // An at-fault claim settled in a term steps back the no-claims years at renewal.
+    atFaultClaims: countAtFaultClaimsSettled,
     jobs: deps.jobs,
     accounts: uses.accounts,
     notifications: uses.notifications,
@@ -254,7 +291,7 @@ function buildPolicyServices(
     // Only processes that serve reads keep policies in memory; a worker needs no LISTEN connection.
     ...(deps.config.role === 'worker' ? {} : { changes: deps.changes }),
   });
-  return { products, policies };
+  return { products, policies, quotes };
 }
 
 /** Devices and their trips, and the webhooks that tell companies what happened. */
@@ -337,27 +374,6 @@ function buildDataProtectionServices(deps: ServiceDeps) {
 }
 
 /**
- * In embedded mode an unset ADMIN_API_KEY is generated once and kept in DATA_DIR, so the first start
- * needs no set-up; its path (never the key) is written to stderr.
- */
-async function resolveAdminKey(config: Config, logger: FastifyBaseLogger): Promise<string> {
-  if (config.adminApiKey !== undefined) return config.adminApiKey;
-  const file = path.join(config.dataDir, 'admin-api-key');
-  try {
-    const existing = (await fs.readFile(file, 'utf8')).trim();
-    if (existing.length >= 32) return existing;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
-  await fs.mkdir(config.dataDir, { recursive: true });
-  const key = randomToken('mp_admin_');
-  await fs.writeFile(file, `${key}\n`, { mode: 0o600 });
-  logger.warn({ path: file }, 'ADMIN_API_KEY is unset: generated an admin key and wrote it to this file');
-  process.stderr.write(`milepost: admin API key written to ${file}\n`);
-  return key;
-}
-
-/**
  * Builds every implementation the config chooses: PGlite or PostgreSQL (DATABASE_URL), SMTP or the
  * outbox log (SMTP_URL), positions over MQTT or not (MQTT_URL). Card payments are the exception: Stripe
  * or the built-in sandbox depends on each payment's environment, so the gateways built here
@@ -370,8 +386,13 @@ export async function createContainer(
   const logger = overrides.logger ?? createLogger(config.logLevel);
   const clock = overrides.clock ?? systemClock;
   const database = overrides.database ?? (await openConfiguredDatabase(config));
-  const applied = await migrateToLatest(database.db as never, migrations);
-  if (applied.length > 0) logger.info({ migrations: applied }, 'applied migrations');
+  const { applied, fromSnapshot } = await migrateFromSnapshot(
+    database.db as never,
+    migrations,
+    await readSchemaSnapshot(),
+  );
+  if (fromSnapshot) logger.info({ migrations: applied }, 'created the schema from its snapshot');
+  else if (applied.length > 0) logger.info({ migrations: applied }, 'applied migrations');
 
   const runWorkers = config.role !== 'api';
   setPasswordHashingConcurrency(config.passwordHashingConcurrency);
@@ -387,8 +408,9 @@ export async function createContainer(
   // One geocoder per process: its index takes ~21 MB (RSS +35 MB once loaded, in ~130 ms).
   const geocoder = createOfflineGeocoder();
   const metrics = createMetricsRegistry();
-  // Policy reads are kept in memory and dropped on PostgreSQL's notifications (one connection).
-  // Its LISTEN connection may go elsewhere than the pool: straight to PostgreSQL behind PgBouncer.
+  // Policy reads are kept in memory and dropped on PostgreSQL's notifications, and a crash's commit
+  // wakes the claims worker (one connection, opened by the first subscriber). Its LISTEN connection may
+  // go elsewhere than the pool: straight to PostgreSQL behind PgBouncer.
   const changes = createChangeFeed(
     {
       pglite: database.pglite,
@@ -419,6 +441,7 @@ export async function createContainer(
           connections: config.mqttConnections,
           shareGroup: config.mqttShareGroup,
           ingest: (tenant, batch) => services.telematics.ingest(tenant, batch),
+          recordCrash: (tenant, input, body) => services.telematics.recordCrash(tenant, input, body),
           resolveTenant: (clientId, environment) => services.companies.identify(clientId, environment),
           logger,
           metrics,
@@ -445,22 +468,20 @@ export async function createContainer(
       gateways.setListeningUrl(url);
     },
     async start() {
-      // The geocoder loads in the background, so the first journey does not wait; a failure is logged
+      // The geocoder loads in the background, so neither the first journey nor the first crash's draft
+      // claim (a worker's, 2.4 s under load when it loaded on first use) waits; a failure is logged
       // here, and the next lookup tries again.
-      if (config.role !== 'worker')
-        void geocoder.warm().catch((error: unknown) => {
-          logger.error({ err: error }, 'the reverse geocoder could not load its data');
-        });
+      void geocoder.warm().catch((error: unknown) => {
+        logger.error({ err: error }, 'the reverse geocoder could not load its data');
+      });
       if (runWorkers) {
         await housekeeping.register();
-        await services.notifications.registerWorkers();
-        await services.policies.registerWorkers();
-        await services.payments.registerWorkers();
-        await services.statements.registerWorkers();
-        await services.webhooks.registerWorkers();
+        const { notifications, policies, quotes, payments, statements, webhooks } = services;
+        for (const module of [notifications, policies, quotes, payments, statements, webhooks])
+          await module.registerWorkers();
         await positionsOverMqtt?.start();
-        await services.telematics.registerWorkers();
-        await services.documents.registerWorkers();
+        const { telematics, documents, claims, scores } = services;
+        for (const module of [telematics, documents, claims, scores]) await module.registerWorkers();
       }
     },
     async close() {
@@ -471,21 +492,13 @@ export async function createContainer(
       await services.telematics.stopWorkers(config.shutdownTimeoutMs);
       await services.webhooks.stopWorkers(config.shutdownTimeoutMs);
       await services.documents.stopWorkers(config.shutdownTimeoutMs);
+      await services.claims.stopWorkers(config.shutdownTimeoutMs);
       await jobs.stop(config.shutdownTimeoutMs);
       await changes.close();
       mailer.close();
       await database.close();
     },
   };
-}
-
-/** PostgreSQL when DATABASE_URL is set, else PGlite embedded in DATA_DIR. */
-function openConfiguredDatabase(config: Config): Promise<DatabaseHandle<Database>> {
-  return openDatabase<Database>(
-    config.databaseUrl === undefined
-      ? { dataDir: path.join(config.dataDir, 'pglite') }
-      : { connectionString: config.databaseUrl, queryTimeoutMs: config.databaseQueryTimeoutMs },
-  );
 }
 
 /** pg-boss in the same database; its workers run only where `runWorkers` (roles all and worker). */

@@ -7,7 +7,8 @@
  * - `policy`: sharded by policy and co-located (a policy's rows on one shard, joined there). The
  *   distribution column is `policy_id` (`id` for `policies`): every unique key and every foreign key
  *   between these tables includes it.
- * - `device`: positions, sharded by device (each upload is one device's), co-located with nothing.
+ * - `device`: positions, sharded by device (each upload is one device's), and the spans of the trips
+ *   whose positions were deleted (data minimisation), co-located with them.
  * - `reference`: small tables every shard needs a copy of (companies, products, endpoints), and the
  *   policy references, unique across companies, which route a reference to its policy's shard.
  * - `coordinator`: per-account and per-company tables (accounts, sign-in, events and their webhook
@@ -46,8 +47,20 @@ export const DISTRIBUTION: Readonly<Record<string, Placement>> = {
   documents: policy,
   document_files: policy,
   documents_owed: policy,
+  claims: policy,
+  claim_exposures: policy,
+  claim_payments: policy,
+  claim_notes: policy,
+  claim_photos: policy,
+  claim_reserve_movements: policy,
+  renewal_prices: policy,
+  trip_scores: policy,
+  trip_score_events: policy,
+  score_months: policy,
+  score_disputes: policy,
 
   positions: { kind: 'device', column: 'device_id' },
+  minimised_trips: { kind: 'device', column: 'device_id' },
 
   companies: reference,
   policy_references: reference,
@@ -60,6 +73,7 @@ export const DISTRIBUTION: Readonly<Record<string, Placement>> = {
   webhook_endpoints: reference,
   document_settings: reference,
   staff: reference,
+  claim_settings: reference,
   auth_signing_keys: reference,
 
   users: coordinator,
@@ -70,9 +84,16 @@ export const DISTRIBUTION: Readonly<Record<string, Placement>> = {
   staff_sessions: coordinator,
   payment_customers: coordinator,
   payments: coordinator,
+  quotes: coordinator,
+  quote_bindings: coordinator,
+  quote_settings: coordinator,
+  telematics_settings: coordinator,
+  quote_purchases: coordinator,
   direct_debit_mandates: coordinator,
   processed_payment_events: coordinator,
   devices: coordinator,
+  crash_events: coordinator,
+  claim_crashes_owed: coordinator,
   device_bindings: coordinator,
   events: coordinator,
   webhook_pending_events: coordinator,
@@ -95,6 +116,11 @@ export const DISTRIBUTION: Readonly<Record<string, Placement>> = {
  * it just read).
  */
 export const DROPPED_ON_CITUS: readonly { table: string; constraint: string; why: string }[] = [
+  {
+    table: 'quote_bindings',
+    constraint: 'quote_bindings_policy_id_fkey',
+    why: 'a quote is bound in the transaction that creates or adjusts the policy it names',
+  },
   {
     table: 'policies',
     constraint: 'policies_user_id_fkey',
@@ -121,6 +147,11 @@ export const DROPPED_ON_CITUS: readonly { table: string; constraint: string; why
     why: 'a payment is written for the version stored in its own transaction',
   },
   {
+    table: 'minimised_trips',
+    constraint: 'minimised_trips_device_id_fkey',
+    why: 'a trip’s span is recorded in the transaction that cut it from the device’s positions',
+  },
+  {
     table: 'direct_debit_mandates',
     constraint: 'direct_debit_mandates_policy_id_fkey',
     why: 'a mandate is recorded for the policy it has just read',
@@ -141,6 +172,11 @@ export function citusStatements(): string[] {
         `select create_distributed_table('${table}', 'policy_id', colocate_with => 'policies');`,
       );
   statements.push(`select create_distributed_table('positions', 'device_id', colocate_with => 'none');`);
+  for (const [table, placement] of Object.entries(DISTRIBUTION))
+    if (placement.kind === 'device' && table !== 'positions')
+      statements.push(
+        `select create_distributed_table('${table}', 'device_id', colocate_with => 'positions');`,
+      );
   for (const [table, placement] of Object.entries(DISTRIBUTION))
     if (placement.kind === 'coordinator')
       statements.push(`select citus_add_local_table_to_metadata('${table}');`);

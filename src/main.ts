@@ -2,6 +2,7 @@ import { buildApp, buildWorkerApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { createContainer } from './container.ts';
 import { DataDirInUseError } from './platform/db/data-dir-lock.ts';
+import { startTracing } from './platform/tracing.ts';
 
 /** Another process listens on PORT (an API and a worker on one host need a PORT each). */
 class PortInUseError extends Error {
@@ -23,6 +24,12 @@ async function main(): Promise<void> {
     }
     throw error;
   }
+  // Before anything that makes spans: off (no OTEL_EXPORTER_OTLP_ENDPOINT), it loads nothing.
+  const tracing = await startTracing({
+    endpoint: config.otelExporterEndpoint,
+    serviceName: config.otelServiceName,
+    role: config.role,
+  });
   const container = await createContainer(config);
   const { logger } = container;
   // Every process serves /healthz, /readyz and /metrics on PORT; a worker serves nothing else.
@@ -55,6 +62,8 @@ async function main(): Promise<void> {
     try {
       await app.close();
       await container.close();
+      // The spans of the last requests and jobs are sent before the process exits.
+      await tracing.shutdown();
       logger.info('stopped');
       process.exit(0);
     } catch (error) {

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { AccountTables } from './modules/accounts/index.ts';
 import type { AuthTables } from './modules/auth/index.ts';
+import type { ClaimTables } from './modules/claims/index.ts';
 import type { CompanyTables } from './modules/companies/index.ts';
 import type { DocumentTables } from './modules/documents/index.ts';
 import type { OutboxTables } from './modules/notifications/index.ts';
@@ -11,7 +12,9 @@ import type { PolicyTables } from './modules/policies/index.ts';
 import type { ProductTables } from './modules/products/index.ts';
 import type { TemplateTables } from './modules/documents/index.ts';
 import type { RatingTables } from './modules/rating/index.ts';
+import type { QuoteTables } from './modules/quotes/index.ts';
 import type { TelematicsTables } from './modules/telematics/index.ts';
+import type { ScoreTables } from './modules/scores/index.ts';
 import type { StaffTables } from './modules/staff/index.ts';
 import type { StatementTables } from './modules/statements/index.ts';
 import type { UsageTables } from './modules/usage/index.ts';
@@ -38,9 +41,12 @@ export interface Database
     UsageTables,
     TelematicsTables,
     StaffTables,
+    ScoreTables,
     TemplateTables,
     RatingTables,
-    DocumentTables {}
+    QuoteTables,
+    DocumentTables,
+    ClaimTables {}
 
 /**
  * What repositories take: the database or an open transaction over it. One type for all of them,

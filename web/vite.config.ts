@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type UserConfig } from 'vite';
+import { precompress, preloadEntryImports } from './build-plugins.ts';
 import { gbOutline } from './gb-outline.ts';
 
 /** The web apps: each is built from web/<name> to web/dist/<name> and served by the service at /<name>/. */
@@ -12,8 +13,9 @@ export function webAppConfig(name: WebAppName): UserConfig {
     root: fileURLToPath(new URL(`./${name}`, import.meta.url)),
     base: `/${name}/`,
     logLevel: 'warn',
-    // Both draw journey maps over the outline (web/shared/map, which both apps import).
-    plugins: [gbOutline()],
+    // Both draw journey maps over the outline (web/shared/map, which both apps import). The entry
+    // script stays small and the app it loads is preloaded beside it; assets are compressed at build.
+    plugins: [gbOutline(), preloadEntryImports(), precompress()],
     // React's automatic JSX runtime, compiled by Vite's own transformer (no plugin needed for a build).
     oxc: { jsx: { runtime: 'automatic' } },
     build: {

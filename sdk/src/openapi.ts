@@ -266,6 +266,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/claim-handlers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the staff a claim may be assigned to
+         * @description The active staff members with the `claims` or `admin` role, by email (for `PUT /claims/{claim_reference}/handler`). Every staff role may read it.
+         */
+        get: operations["staff.claimHandlers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/staff/{staff_id}": {
         parameters: {
             query?: never;
@@ -956,6 +976,187 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/rate-books/{rate_book_reference}/versions/{version_number}/impact": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Impact test: re-rate the policies in force on a version
+         * @description Re-rates every policy of the rate book’s product in force now on the version (a draft, typically) and compares, per policy, the fixed premium for its term incl. IPT (`pricing.base_premium`) and the rate per unit incl. IPT (`pricing.usage_rate`) with what the version gives, rating on the day the term started. Answers the count and premiums in seven bands of change of the fixed premium, the totals, the 20 largest movers, and the policies the version declines or cannot rate, with reasons. Another company’s rate book: 404. With `Accept: text/event-stream` the answer is a stream of server-sent events: `progress` (the counts so far, after each batch of policies), then `done` (the report) or `error`.
+         */
+        post: operations["rateBooks.impact"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/quotes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rate a quote
+         * @description Rates the policy object (without `pricing`) on the approved rate book version in force on `policy.start_date` for `policy.product_reference`, applies its underwriting rules, and stores the quote with its breakdown. Each request is a new quote. With client credentials the answer shows every factor and the quote as asked; with the client id alone (the web app) it shows the factors the rate book marks `customer_visible`, and each such request counts against the caller’s address as failed logins do (429 with Retry-After past 20 an hour). 422 names every invalid or missing field (including values a factor needs); 422 `UNKNOWN_PRODUCT` for a product the company does not have; 422 `NO_RATE_BOOK` when the product has no approved version in force at the start; 404 when `policy.policy_reference` names no policy of the company.
+         */
+        post: operations["quotes.create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/quotes/{quote_reference}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a quote
+         * @description The quote with its pricing, breakdown, decision, referral and status. Another company’s quote answers 404.
+         */
+        get: operations["quotes.get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/quotes/{quote_reference}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a quote as staff
+         * @description The company’s quote whole, as the staff console shows it: the quote as asked, its decision and reasons, pricing, every factor of the breakdown, referral, status, and the policy it is bound to. Any staff role reads it, as the referral queue. Another company’s or environment’s quote answers 404.
+         */
+        get: operations["quotes.staffGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/quotes/{quote_reference}/purchase": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Buy a quote: the first payment, then the policy
+         * @description The web app’s quote and buy, with the client id alone (throttled per address as `POST /quotes` is). Confirms the quote’s payment intent (one per quote) with the card, for the quote’s `upfront_premium`; only once the payment has succeeded is the policy created, binding the quote exactly as `POST /policys` does, with the welcome email. 201 `bound` with the policy and how to sign in; 202 `requires_action` when the card needs 3-D Secure (complete it with `client_secret`, then send the same request again); 402 `PAYMENT_DECLINED` (no policy; another card may be sent); 409 `QUOTE_NOT_BINDABLE` (declined, referred and not approved, expired, bound already); 422 for a monthly-plan quote or a plan other than the quote’s; 404 for another company’s quote.
+         */
+        post: operations["quotes.purchase"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/referrals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The referral queue
+         * @description The company’s referred quotes waiting for an underwriter, oldest first, each with its reasons and breakdown.
+         */
+        get: operations["quotes.referrals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/referrals/{quote_reference}/decision": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve or decline a referred quote
+         * @description An operations or admin staff member approves (the quote becomes bindable until it expires) or declines a pending referral, with a reason. The decision is in the staff audit trail and is emailed to the applicant. 409 when the quote is not a pending referral; 403 for the admin API key, which is no staff member.
+         */
+        post: operations["quotes.decideReferral"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/companies/{company_reference}/quotes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The company’s quote validity and retention */
+        get: operations["quotes.settings"];
+        /**
+         * Set the company’s quote validity and retention
+         * @description How many days a quote may be bound (applies to quotes made from now on) and after how many days a quote never bound is pseudonymised (applies at the next nightly run).
+         */
+        put: operations["quotes.setSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/policys/{policy_reference}/renewal-prices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How the policy’s automatic renewals were priced
+         * @description For a policy rated by Milepost (its pricing’s `quote_model_reference` names a rate book version of the company): each pricing of an automatic renewal, newest first — for its notice and when it was made — with the renewal price, the equivalent new-business price it may not exceed (FCA ICOBS 6B.2.1R/6B.2.2R), last year’s price, whether the cap applied and the rate book version used; or why the version would not renew it. Empty for any other policy. Another company’s policy: 404.
+         */
+        get: operations["policies.renewalPrices"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/emails": {
         parameters: {
             query?: never;
@@ -1086,6 +1287,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/companies/{company_reference}/telematics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whether the company keeps its trips’ raw positions */
+        get: operations["telematics.settings"];
+        /**
+         * Set whether the company keeps its trips’ raw positions
+         * @description Applies to trips cut from now on; positions of trips cut before stay until the position retention deletes them.
+         */
+        put: operations["telematics.setSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/devices": {
         parameters: {
             query?: never;
@@ -1192,6 +1414,26 @@ export interface paths {
         get: operations["devices.positions"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/telematics/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Report a crash felt by a device
+         * @description A device’s crash (`type: "crash"`), for the policy the device was bound to at `time`. The same body (without `device_id`) may be published over MQTT to `milepost/{client_id}/{environment}/devices/{device_id}/events`, acknowledged once stored. One device’s reports within 2 minutes of each other are one crash: 201 for a new crash, 200 with `duplicate: true` and the stored crash otherwise. Each crash opens a draft claim within seconds (worker), holding the crash file, and emails the policyholder. 422 naming the field for a bad body, a time in the future or one when the device was bound to no policy; 404 for an unknown device.
+         */
+        post: operations["telematics.events"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1349,6 +1591,123 @@ export interface paths {
          */
         put: operations["usage.setMileageBudget"];
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/policys/{policy_reference}/scores": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Driving scores by month
+         * @description Each Europe/London month from `from` to `to` with its driving score: the distance-weighted mean of the scores of the trips cut from the policy’s devices (docs/api.md, "Driving scores", gives the formula, the weights and a worked example). A month is provisional until it is over and 50 miles of scored trips are in it. Client credentials, or a policyholder’s access token for their own policies only; another company’s or policyholder’s policy answers 404.
+         */
+        get: operations["scores.listMonths"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/policys/{policy_reference}/score-events/{event_reference}/disputes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Dispute a driving event
+         * @description The policyholder disputes one event of a trip (I was a passenger, a GPS error, or in their words). Staff accept it (the event no longer counts and the trip’s and month’s scores are worked out again) or reject it with a reason; the policyholder is emailed either way. A month with a pending dispute is not used for pricing until it is decided. An event disputes once: 409 `EVENT_ALREADY_DISPUTED` after. Another company’s or policyholder’s event answers 404.
+         */
+        post: operations["scores.dispute"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/policys/{policy_reference}/score-disputes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The policy’s disputes of driving events
+         * @description Newest first. Client credentials, or the policyholder’s own token.
+         */
+        get: operations["scores.listDisputes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/score-disputes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Disputed driving events, by state
+         * @description Every company’s disputes in one state (default `pending`), oldest first, at most 500, each with its `company_reference`.
+         */
+        get: operations["scores.disputeQueue"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/score-disputes/{dispute_reference}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One dispute of a driving event */
+        get: operations["scores.getDispute"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/score-disputes/{dispute_reference}/decision": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept or reject a disputed driving event
+         * @description An operations or admin staff member accepts (the event no longer counts; the trip’s and month’s scores are worked out again in the same transaction) or rejects a pending dispute, with a reason. The decision and the scores it changed are in the staff audit trail; the policyholder is emailed either way and `score.dispute_decided` is sent. 409 `DISPUTE_DECIDED` when it was decided already; 403 for the admin API key, which is no staff member.
+         */
+        post: operations["scores.decideDispute"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1541,6 +1900,334 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/policys/{policy_reference}/claims": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A policy’s claims
+         * @description Newest incident first, with state, crash file, cover in force, exposures and payments (staff’s notes left out). Client credentials, or the policyholder’s own token; another company’s or policyholder’s policy or claim answers 404.
+         */
+        get: operations["claims.listOfPolicy"];
+        put?: never;
+        /**
+         * Report a claim
+         * @description A claim with no crash behind it: when, where (a point picked on a map), what happened, other parties, and the answers on injuries, other vehicles and police. 201, open at once, with the policy version in force at that time; `claim.opened`. 422 for a time in the future or before the policy began. Client credentials, or the policyholder’s own token; another company’s or policyholder’s policy or claim answers 404.
+         */
+        post: operations["claims.report"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/policys/{policy_reference}/claims/{claim_reference}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A claim of the policy
+         * @description The claim, its `next_states` and what happens next (`respond_by` for a draft). Client credentials, or the policyholder’s own token; another company’s or policyholder’s policy or claim answers 404.
+         */
+        get: operations["claims.getOfPolicy"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/policys/{policy_reference}/claims/{claim_reference}/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * I’ve had an accident
+         * @description Confirms a draft opened by a crash, with the answers: injuries, other vehicles, police (and optionally what happened and other parties). The claim becomes open (`claim.updated`). 409 unless it is a draft. Client credentials, or the policyholder’s own token; another company’s or policyholder’s policy or claim answers 404.
+         */
+        post: operations["claims.confirm"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/policys/{policy_reference}/claims/{claim_reference}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * False alarm
+         * @description Withdraws a draft opened by a crash that was no accident (`claim.updated`). 409 unless it is a draft. Client credentials, or the policyholder’s own token; another company’s or policyholder’s policy or claim answers 404.
+         */
+        post: operations["claims.cancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/policys/{policy_reference}/claims/{claim_reference}/photos/{photo_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A photo of the claim
+         * @description The photo’s bytes, with the type told by its content. Client credentials, or the policyholder’s own token; another company’s or policyholder’s policy or claim answers 404.
+         */
+        get: operations["claims.photo"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/policys/{policy_reference}/claims/{claim_reference}/photos": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Attach a photo
+         * @description The photo’s bytes as the body (any content type; the type is judged by the bytes): JPEG, PNG, HEIC or WebP, at most 10 MiB, stored with the claim. 201 with the claim; 422 for anything else or anything larger (413 beyond 16 MiB, refused unread); 409 on a closed, rejected or withdrawn claim. Client credentials, or the policyholder’s own token; another company’s or policyholder’s policy or claim answers 404.
+         */
+        post: operations["claims.addPhoto"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/claims": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The claims queue
+         * @description The company’s claims: drafts (new first notices of loss) first, then by the incident’s time, newest first; `state` and `referred` (unanswered drafts sent to staff) filter. Staff sessions with any role may read.
+         */
+        get: operations["claims.queue"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/claims/{claim_reference}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A claim
+         * @description With exposures, payments, photos and notes. Another company’s claim answers 404.
+         */
+        get: operations["claims.get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/claims/{claim_reference}/transitions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change a claim’s state
+         * @description A change the state table allows (docs/api.md); 409 otherwise, naming the states allowed next. Settling needs every exposure settled by its final payment. A `reason` is kept as a note. Records `claim.closed` on closing, `claim.updated` otherwise. Staff role `claims` (or `admin`).
+         */
+        post: operations["claims.transition"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/claims/{claim_reference}/handler": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Assign a handler
+         * @description An active staff member with the `claims` or `admin` role (422 otherwise). Staff role `claims`.
+         */
+        put: operations["claims.assignHandler"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/claims/{claim_reference}/fault": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Record fault
+         * @description Whether the policyholder was at fault, in any state; a `reason` is kept as a note, and the change is in the audit trail. An at-fault claim settled in a term steps back the no-claims years at renewal (the product’s `no_claims_step_back`). Records `claim.updated`. Staff role `claims` (or `admin`).
+         */
+        put: operations["claims.setFault"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/claims/{claim_reference}/exposures": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add an exposure
+         * @description An exposure (own vehicle, other vehicle, injury, windscreen, theft) with its first reserve, on a draft, open or reopened claim (409 otherwise). Staff role `claims`.
+         */
+        post: operations["claims.addExposure"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/claims/{claim_reference}/exposures/{exposure_id}/reserve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set an exposure’s reserve
+         * @description Never below what the exposure has paid, never once it is settled (409). Staff role `claims`.
+         */
+        put: operations["claims.setReserve"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/claims/{claim_reference}/exposures/{exposure_id}/payments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pay on an exposure
+         * @description A partial or final payment on an open or reopened claim. Never above what the reserve leaves (409: raise the reserve first); none after the final one, which settles the exposure. Staff role `claims`.
+         */
+        post: operations["claims.pay"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/claims/{claim_reference}/notes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a note
+         * @description A note on the claim, kept with who wrote it. Staff role `claims`.
+         */
+        post: operations["claims.addNote"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/claims-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Claim settings
+         * @description The hours a policyholder has to confirm or cancel a draft opened by a crash before it goes to staff (24 unless set), and the years an ended claim’s personal data is kept before it is pseudonymised (6 unless set).
+         */
+        get: operations["claims.settings"];
+        /**
+         * Set the claim settings
+         * @description The response hours for drafts opened from now on (1 to 720); the retention years (1 to 100), when given, for every ended claim (absent: kept as set). Staff role `admin`.
+         */
+        put: operations["claims.updateSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/reports/bordereau": {
         parameters: {
             query?: never;
@@ -1553,6 +2240,26 @@ export interface paths {
          * @description One row per policy version of the company and environment effective in the Europe/London calendar month (`nb`, `mta`, `cn`, `rn`, `ls`, and each statement `st`), ordered by effective time, then a totals row (CSV: `TOTAL` in the first column; JSON: `totals`). The gross premium is IPT-inclusive: IPT = gross × rate ÷ (100 + rate), commission its rate of the gross net of IPT, the underwriter net the rest; each amount is rounded once, half to even, and the totals are the sums of the rows. Streamed (CSV as an attachment). 404 for an unknown company; 422 for a bad month, environment or format. Admin key, or a staff session of `operations` or `admin`.
          */
         get: operations["reports.bordereau"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/reports/claims-bordereau": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The claims bordereau of a month
+         * @description One row per claim of the company and environment with a reserve outstanding at the start of the Europe/London calendar month or a reserve movement or payment within it, in claim reference order, then a totals row (CSV: `TOTAL` in the first column; JSON: `totals`). `opening_reserve` is the reserve outstanding at the month’s start (reserves less payments), `reserve_movements` the month’s changes of reserves (raised, lowered, and what a final payment leaves unpaid released), `payments` the month’s payments, and `closing_reserve` = opening + movements − payments, to the penny; `paid_to_date` and `incurred` (paid to date + closing reserve) are at the month’s end. Streamed (CSV as an attachment). 404 for an unknown company; 422 for a bad month, environment or format. Admin key, or a staff session of `operations` or `admin`.
+         */
+        get: operations["reports.claimsBordereau"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1577,6 +2284,28 @@ export interface paths {
          *     JSON holds both (or one, with `part`). CSV holds one table: `part=payments` (the default) or `part=summary` (a row per day, every day of the range, then a row whose `day` is `total`). The answer is streamed; the admin key, or a staff session of operations or admin.
          */
         get: operations["reports.cash"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/reports/renewals-at-cap": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Renewals priced at the cap: per product and month
+         * @description The automatic renewals of policies rated by Milepost whose price was held down to the equivalent new-business price (FCA ICOBS 6B.2.1R/6B.2.2R: a renewal may not cost more than the same risk quoted as new business through the same channel), for renewals starting in the Europe/London months `from` to `to` (both included, at most 24).
+         *
+         *     JSON: per month and product, the count and each renewal (its price, the new-business price, last year’s price, the parts capped, the rate book version). CSV: a row per renewal with its month and product. The admin key, or a staff session of operations or admin.
+         */
+        get: operations["reports.renewalsAtCap"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1927,6 +2656,46 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "score.month_closed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A London calendar month ended for a policy with trips cut from its devices: its driving score is set. Once a policy and month, within the hour after the month ends.
+         * @description A London calendar month ended for a policy with trips cut from its devices: its driving score is set. Once a policy and month, within the hour after the month ends. Signed as Standard Webhooks; a 2xx answer within 15 seconds acknowledges it, anything else is retried (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h).
+         */
+        post: operations["webhooks.score.month_closed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "score.dispute_decided": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Staff decided a policyholder’s dispute of a driving event: accepted (the event no longer counts; the trip’s and month’s scores are worked out again) or rejected. Once a dispute.
+         * @description Staff decided a policyholder’s dispute of a driving event: accepted (the event no longer counts; the trip’s and month’s scores are worked out again) or rejected. Once a dispute. Signed as Standard Webhooks; a 2xx answer within 15 seconds acknowledges it, anything else is retried (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h).
+         */
+        post: operations["webhooks.score.dispute_decided"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "usage.daily_cap_reached": {
         parameters: {
             query?: never;
@@ -2081,6 +2850,66 @@ export interface webhooks {
          * @description A statement was generated (on the billing day or on demand), with its `st` version. Signed as Standard Webhooks; a 2xx answer within 15 seconds acknowledges it, anything else is retried (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h).
          */
         post: operations["webhooks.statement.created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "claim.opened": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A claim was opened: a draft from a crash (first notice of loss; the policyholder is emailed to confirm or cancel), or a claim the policyholder reported.
+         * @description A claim was opened: a draft from a crash (first notice of loss; the policyholder is emailed to confirm or cancel), or a claim the policyholder reported. Signed as Standard Webhooks; a 2xx answer within 15 seconds acknowledges it, anything else is retried (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h).
+         */
+        post: operations["webhooks.claim.opened"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "claim.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A claim changed: its state (other than to closed), answers, exposures, reserves, payments, notes, handler or photos, or an unanswered draft went to staff.
+         * @description A claim changed: its state (other than to closed), answers, exposures, reserves, payments, notes, handler or photos, or an unanswered draft went to staff. Signed as Standard Webhooks; a 2xx answer within 15 seconds acknowledges it, anything else is retried (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h).
+         */
+        post: operations["webhooks.claim.updated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "claim.closed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A claim was closed.
+         * @description A claim was closed. Signed as Standard Webhooks; a 2xx answer within 15 seconds acknowledges it, anything else is retried (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h).
+         */
+        post: operations["webhooks.claim.closed"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2344,8 +3173,65 @@ export interface components {
                     /** @description Whole days without data after the last data that are not estimated. */
                     grace_days: number;
                 };
+                /** @description Crash detection from positions: when a trip’s speed falls this fast and the vehicle stops, it is a crash. Every field is optional and takes its default when absent. */
+                crash_detection?: {
+                    /** @description Least speed before the drop, km/h. Default 30. */
+                    min_speed_before_kmh?: number;
+                    /** @description Least fall in speed, km/h. Default 25. */
+                    min_drop_kmh?: number;
+                    /** @description Longest time over which the fall may happen, seconds. Default 2. */
+                    drop_window_seconds?: number;
+                    /** @description Least peak deceleration, in g (9.80665 m/s²), each fall between two fixes taken over at least 1 s. Default 0.65; a fall measured on speeds derived from positions must reach 0.4 g more. */
+                    min_deceleration_g?: number;
+                    /** @description A speed at or below this is stopped, km/h. Default 5. */
+                    stop_speed_kmh?: number;
+                    /** @description Longest time from the fall to the stop, seconds. Default 10. */
+                    stop_within_seconds?: number;
+                };
+                /** @description The no-claims step-back at renewal: years of no-claims discount held → years kept after one at-fault claim settled in the term, e.g. `{"3": 1, "4": 2, "5": 3}`. The row of the greatest key not above the years held applies (`"5"` serves 5 or more); years below every key fall to 0; each further at-fault claim steps back again. A row may not keep more years than its key. Default: two years back per claim (5 or more → 3, 4 → 2, 3 → 1, fewer → 0). */
+                no_claims_step_back?: {
+                    [key: string]: number;
+                };
                 /** @description Whether policyholders are told when they pass their monthly mileage budget. Default true. */
                 mileage_budget_alerts?: boolean;
+                /** @description Price by driving score (off when absent): each London month’s usage premium, less the caps’ and free distance’s credits, adjusted by its score’s band, as the statement line `score_adjustment` (docs/api.md, "Price by score"). */
+                score_pricing?: {
+                    /** @description A month takes the band with the highest `min_score` at or below its score; a score below every band is not adjusted. Each `min_score` once. */
+                    bands: {
+                        /** @description The least month score (0–100, at most one decimal) the band applies from. */
+                        min_score: number;
+                        /** @description Percent of the month’s usage premium added (negative: taken off), at most two decimals. */
+                        adjustment_percent: number;
+                    }[];
+                    /** @description The most a month is adjusted either way, percent of its usage premium (at most two decimals). */
+                    cap_percent: number;
+                };
+                /** @description Driving scores: the thresholds of the events and their weights (docs/api.md, "Driving scores"); each part absent takes its default. */
+                driving_score?: {
+                    /** @description Harsh braking and rapid acceleration: a speed change of at least this, m/s², over 1 s or more. Default 3.1. */
+                    harsh_acceleration_mps2?: number;
+                    /** @description Harsh cornering: lateral acceleration of at least this, in g. Default 0.4. */
+                    harsh_cornering_g?: number;
+                    /** @description Speeding: above this speed, mph, for `speeding_min_seconds`. Default 79 (70 mph plus the police’s usual 10 % + 2 mph). */
+                    speeding_above_mph?: number;
+                    /** @description Speeding: how long above the speed counts. Default 15. */
+                    speeding_min_seconds?: number;
+                    /** @description Points off the score per event per 100 miles; night_driving per mile driven 00:00–04:00 London time per 100 miles. */
+                    weights?: {
+                        /** @description Default 2. */
+                        harsh_braking?: number;
+                        /** @description Default 1. */
+                        rapid_acceleration?: number;
+                        /** @description Default 1. */
+                        harsh_cornering?: number;
+                        /** @description Default 2. */
+                        speeding?: number;
+                        /** @description Default 5. */
+                        fatigue?: number;
+                        /** @description Default 0.2. */
+                        night_driving?: number;
+                    };
+                };
             };
             /** @description Every rule set, oldest first, each with the time it bills from. */
             versions: {
@@ -2373,8 +3259,65 @@ export interface components {
                         /** @description Whole days without data after the last data that are not estimated. */
                         grace_days: number;
                     };
+                    /** @description Crash detection from positions: when a trip’s speed falls this fast and the vehicle stops, it is a crash. Every field is optional and takes its default when absent. */
+                    crash_detection?: {
+                        /** @description Least speed before the drop, km/h. Default 30. */
+                        min_speed_before_kmh?: number;
+                        /** @description Least fall in speed, km/h. Default 25. */
+                        min_drop_kmh?: number;
+                        /** @description Longest time over which the fall may happen, seconds. Default 2. */
+                        drop_window_seconds?: number;
+                        /** @description Least peak deceleration, in g (9.80665 m/s²), each fall between two fixes taken over at least 1 s. Default 0.65; a fall measured on speeds derived from positions must reach 0.4 g more. */
+                        min_deceleration_g?: number;
+                        /** @description A speed at or below this is stopped, km/h. Default 5. */
+                        stop_speed_kmh?: number;
+                        /** @description Longest time from the fall to the stop, seconds. Default 10. */
+                        stop_within_seconds?: number;
+                    };
+                    /** @description The no-claims step-back at renewal: years of no-claims discount held → years kept after one at-fault claim settled in the term, e.g. `{"3": 1, "4": 2, "5": 3}`. The row of the greatest key not above the years held applies (`"5"` serves 5 or more); years below every key fall to 0; each further at-fault claim steps back again. A row may not keep more years than its key. Default: two years back per claim (5 or more → 3, 4 → 2, 3 → 1, fewer → 0). */
+                    no_claims_step_back?: {
+                        [key: string]: number;
+                    };
                     /** @description Whether policyholders are told when they pass their monthly mileage budget. Default true. */
                     mileage_budget_alerts?: boolean;
+                    /** @description Price by driving score (off when absent): each London month’s usage premium, less the caps’ and free distance’s credits, adjusted by its score’s band, as the statement line `score_adjustment` (docs/api.md, "Price by score"). */
+                    score_pricing?: {
+                        /** @description A month takes the band with the highest `min_score` at or below its score; a score below every band is not adjusted. Each `min_score` once. */
+                        bands: {
+                            /** @description The least month score (0–100, at most one decimal) the band applies from. */
+                            min_score: number;
+                            /** @description Percent of the month’s usage premium added (negative: taken off), at most two decimals. */
+                            adjustment_percent: number;
+                        }[];
+                        /** @description The most a month is adjusted either way, percent of its usage premium (at most two decimals). */
+                        cap_percent: number;
+                    };
+                    /** @description Driving scores: the thresholds of the events and their weights (docs/api.md, "Driving scores"); each part absent takes its default. */
+                    driving_score?: {
+                        /** @description Harsh braking and rapid acceleration: a speed change of at least this, m/s², over 1 s or more. Default 3.1. */
+                        harsh_acceleration_mps2?: number;
+                        /** @description Harsh cornering: lateral acceleration of at least this, in g. Default 0.4. */
+                        harsh_cornering_g?: number;
+                        /** @description Speeding: above this speed, mph, for `speeding_min_seconds`. Default 79 (70 mph plus the police’s usual 10 % + 2 mph). */
+                        speeding_above_mph?: number;
+                        /** @description Speeding: how long above the speed counts. Default 15. */
+                        speeding_min_seconds?: number;
+                        /** @description Points off the score per event per 100 miles; night_driving per mile driven 00:00–04:00 London time per 100 miles. */
+                        weights?: {
+                            /** @description Default 2. */
+                            harsh_braking?: number;
+                            /** @description Default 1. */
+                            rapid_acceleration?: number;
+                            /** @description Default 1. */
+                            harsh_cornering?: number;
+                            /** @description Default 2. */
+                            speeding?: number;
+                            /** @description Default 5. */
+                            fatigue?: number;
+                            /** @description Default 0.2. */
+                            night_driving?: number;
+                        };
+                    };
                 };
                 /**
                  * Format: date-time
@@ -2487,6 +3430,437 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        RateBookImpact: {
+            rate_book_reference: string;
+            version_number: number;
+            version_status: "draft" | "approved";
+            product_reference: string;
+            /**
+             * Format: date-time
+             * @description The instant the policies in force were taken at.
+             */
+            as_at: string;
+            /** @description Threads the policies were re-rated on. */
+            threads: number;
+            /** @description Policies in force read: rated + declined + unrated. */
+            policies: number;
+            rated: number;
+            /** @description Of the rated, those an underwriting rule would refer. */
+            referred: number;
+            /** @description Always the seven bands, in order, empty ones with 0 policies. */
+            bands: {
+                /** @description By the change of the fixed premium; exactly ±5 % or ±10 % is in the band nearer 0. */
+                band: "below_minus_10" | "minus_10_to_minus_5" | "minus_5_to_0" | "unchanged" | "0_to_5" | "5_to_10" | "above_10";
+                policies: number;
+                /** @description Pounds. The fixed premiums of the terms in force (incl. IPT), summed. */
+                current_premium: number;
+                /** @description Pounds. The same policies’ fixed premiums on the version (incl. IPT), summed. */
+                new_premium: number;
+                /** @description Pounds. new_premium − current_premium. */
+                change: number;
+                /** @description change ÷ current_premium. Percent, two places, half to even; null when the current premium is 0. */
+                change_percent: number | null;
+                /** @description The mean of the policies’ current rates per unit (incl. IPT). Pounds per unit, four places, half to even; null with no policies. */
+                current_usage_rate_mean: number | null;
+                /** @description The mean of their rates per unit on the version (incl. IPT). Pounds per unit, four places, half to even; null with no policies. */
+                new_usage_rate_mean: number | null;
+            }[];
+            /** @description Every rated policy. */
+            total: {
+                policies: number;
+                /** @description Pounds. The fixed premiums of the terms in force (incl. IPT), summed. */
+                current_premium: number;
+                /** @description Pounds. The same policies’ fixed premiums on the version (incl. IPT), summed. */
+                new_premium: number;
+                /** @description Pounds. new_premium − current_premium. */
+                change: number;
+                /** @description change ÷ current_premium. Percent, two places, half to even; null when the current premium is 0. */
+                change_percent: number | null;
+                /** @description The mean of the policies’ current rates per unit (incl. IPT). Pounds per unit, four places, half to even; null with no policies. */
+                current_usage_rate_mean: number | null;
+                /** @description The mean of their rates per unit on the version (incl. IPT). Pounds per unit, four places, half to even; null with no policies. */
+                new_usage_rate_mean: number | null;
+            };
+            declined: {
+                policies: number;
+                /** @description The version’s decline rules that matched, most policies first. */
+                reasons: {
+                    reason: string;
+                    policies: number;
+                }[];
+            };
+            unrated: {
+                policies: number;
+                /** @description What the terms lack for the version, by path (one message as an example). */
+                reasons: {
+                    path: string;
+                    message: string;
+                    policies: number;
+                }[];
+            };
+            /** @description The 20 largest changes of the fixed premium in pounds, either way; ties by reference. */
+            movers: {
+                policy_reference: string;
+                /** @description Pounds. The fixed premium of the term in force (incl. IPT). */
+                current_premium: number;
+                /** @description Pounds. On the version (incl. IPT). */
+                new_premium: number;
+                /** @description Pounds. new_premium − current_premium. */
+                change: number;
+                /** @description change ÷ current_premium. Percent, two places, half to even; null when the current premium is 0. */
+                change_percent: number | null;
+                /** @description Pounds per unit (incl. IPT). */
+                current_usage_rate: number;
+                /** @description Pounds per unit on the version (incl. IPT). */
+                new_usage_rate: number;
+            }[];
+        };
+        /** @description How the price was made: each factor’s band and value in order, the limits applied and the one rounding of each amount. Staff and the company’s integration see every factor; a quote asked for with the client id alone (the web app) shows the factors the rate book marks `customer_visible`. */
+        QuoteBreakdown: {
+            /**
+             * Format: date
+             * @description The date ages and windows are counted to.
+             */
+            rated_on: string;
+            usage_unit: "mile" | "km";
+            /** @description Each factor, in the rate book’s order. */
+            factors: {
+                name: string;
+                /** @description The quote field or derived value looked up. */
+                source: string;
+                applies_to: "fixed" | "per_unit" | "both";
+                value: number | string | null;
+                /** @description For a driver source, whose value rated. */
+                driver: string | null;
+                /** @description The band or key matched: `[17, 21)`, `key EC1A`, `area SW`, `default`. */
+                matched: string;
+                /** @description The factor applied, exactly. */
+                factor: string;
+                customer_visible: boolean;
+            }[];
+            fixed: {
+                base_pence: number;
+                /** @description The fixed factors multiplied, exactly. */
+                factor: string;
+                /** @description Base × factor, exactly. */
+                before_limits_pence: string;
+                min_pence: number;
+                max_pence: number;
+                limit_applied: "minimum" | "maximum" | null;
+                /** @description Held within the minimum and maximum. */
+                after_limits_pence: string;
+                term_days: number;
+                year_days: number;
+                /** @description IPT, percent. */
+                ipt_rate: string;
+                /** @description The term’s share with IPT, exactly. */
+                exact_pence: string;
+                /** @description Rounded once, half to even. */
+                rounded_pence: number;
+            };
+            per_unit: {
+                /** @description Pounds per unit. */
+                base_rate: string;
+                /** @description The per-unit factors multiplied. */
+                factor: string;
+                /** @description Base × factor with IPT, pounds, exactly. */
+                exact: string;
+                /** @description To four decimal places of a pound, half to even. */
+                rounded: string;
+            };
+            installments: {
+                plan: "single" | "monthly";
+                /** @description The plan’s loading: 0.05 = 5 %. */
+                loading_rate: string;
+                /** @description The fixed premium with the loading, exactly. */
+                exact_total_pence: string;
+                upfront_pence: number;
+                installment_pence: number;
+                installments: number;
+                /** @description The plan’s APR, percent, one decimal. */
+                apr_percent: string;
+            };
+            usage_estimate: {
+                annual_distance: number;
+                term_distance: number;
+                /** @description Pounds per unit. */
+                rate: string;
+                /** @description Distance × rate, exactly. */
+                exact_pence: string;
+                rounded_pence: number;
+            };
+            rounding: string;
+        };
+        Quote: {
+            /** Format: uuid */
+            quote_reference: string;
+            /** Format: uuid */
+            quote_version_reference: string;
+            /**
+             * Format: uuid
+             * @description The rate book version that rated it.
+             */
+            quote_model_reference: string;
+            rate_book_reference: string;
+            rate_book_version: number;
+            /** @description The policy an adjustment quote rates; null for new business. */
+            policy_reference: string | null;
+            /** @description `bindable`: accepted (or referred and approved) and not expired; `referred`: waiting for an underwriter; `declined`: by a rule or an underwriter. */
+            status: "bindable" | "referred" | "declined" | "expired" | "bound";
+            /** @description Premium price, normally produced by a quoting engine. Required: `usage_rate`, `upfront_premium`, `subscription_premium`. Extension: `usage_unit` (`mile` or `km`, default `mile`). */
+            pricing: {
+                /**
+                 * Format: uuid
+                 * @description Quote in the quoting engine.
+                 */
+                quote_reference?: string;
+                /**
+                 * Format: uuid
+                 * @description Version of that quote.
+                 */
+                quote_version_reference?: string;
+                /**
+                 * Format: uuid
+                 * @description Rating model that produced it.
+                 */
+                quote_model_reference?: string;
+                /** @description Rate behind the upfront premium, as set by the quoting engine. At most 6 decimal places. */
+                upfront_rate?: number;
+                /** @description Rate behind the subscription premium, as set by the quoting engine. At most 6 decimal places. */
+                subscription_rate?: number;
+                /** @description Money per unit of distance (`usage_unit`): 0.04 means £0.04 a mile. At most 6 decimal places. */
+                usage_rate: number;
+                /**
+                 * @description Milepost extension, not in the original interface: the unit of distance `usage_rate` is priced in. Defaults to `mile`.
+                 * @default mile
+                 * @enum {unknown}
+                 */
+                usage_unit: "mile" | "km";
+                /** @description Number of subscription installments in the term. */
+                subscription_installments?: number;
+                /** @description Premium paid at the start of the term. Money in major units (pounds), at most 2 decimal places. */
+                upfront_premium: number;
+                /** @description Premium collected per subscription installment. Money in major units (pounds), at most 2 decimal places. */
+                subscription_premium: number;
+                /** @description Estimated usage premium for the term. Money in major units (pounds), at most 2 decimal places. */
+                usage_premium?: number;
+                /** @description Base premium. Money in major units (pounds), at most 2 decimal places. */
+                base_premium?: number;
+                /** @description Estimated total premium for a year. Money in major units (pounds), at most 2 decimal places. */
+                yearly_premium_estimate?: number;
+                /** @description Total excess. Money in major units (pounds), at most 2 decimal places. */
+                total_excess?: number;
+                /** @description Estimated distance for the term, in `usage_unit`. */
+                estimated_distance?: number;
+                /** @description Withhold fee. Money in major units (pounds), at most 2 decimal places. */
+                withhold_fee?: number;
+                /** @description Deposit fee. Money in major units (pounds), at most 2 decimal places. */
+                deposit_fee?: number;
+                /** @description Administration fee, charged on cancellation. Money in major units (pounds), at most 2 decimal places. */
+                admin_fee?: number;
+                /** @description Fee added to the amount of a mid-term adjustment. Money in major units (pounds), at most 2 decimal places. */
+                mta_fee?: number;
+                /** @description Fee deducted from the refund on cancellation. Money in major units (pounds), at most 2 decimal places. */
+                cancel_fee?: number;
+                /** @description Insurance premium tax as a percentage: 12 means 12 %. At most 6 decimal places. */
+                ipt_rate?: number;
+                /** @description Commission as a percentage: 15 means 15 %. At most 6 decimal places. */
+                commission_rate?: number;
+            };
+            breakdown: components["schemas"]["QuoteBreakdown"];
+            decision: {
+                outcome: "accept" | "refer" | "decline";
+                /** @description Every matching rule: declines first, then referrals. */
+                reasons: {
+                    /** @description The underwriting rule’s place in the rate book version. */
+                    rule: number;
+                    outcome: "refer" | "decline";
+                    reason: string;
+                }[];
+            };
+            referral: {
+                status: "pending" | "approved" | "declined";
+                /** @description The underwriter’s reason. */
+                reason: string | null;
+                /** @description `staff:<email>`. */
+                decided_by: string | null;
+                decided_at: string | null;
+            } | null;
+            /**
+             * Format: date-time
+             * @description Bindable until this instant (exclusive).
+             */
+            expires_at: string;
+            /** Format: date-time */
+            created_at: string;
+            bound_at: string | null;
+            /** @description True once the quote, never bound, has passed the company’s retention: `input` no longer names anyone. */
+            pseudonymised: boolean;
+            /** @description The quote as asked (staff and the company’s integration only); its pseudonym once pseudonymised. */
+            input?: unknown;
+        };
+        /** @description A quote as staff read it: the whole quote, with the policy it is bound to. */
+        StaffQuote: {
+            /** Format: uuid */
+            quote_reference: string;
+            /** Format: uuid */
+            quote_version_reference: string;
+            /**
+             * Format: uuid
+             * @description The rate book version that rated it.
+             */
+            quote_model_reference: string;
+            rate_book_reference: string;
+            rate_book_version: number;
+            /** @description The policy an adjustment quote rates; null for new business. */
+            policy_reference: string | null;
+            /** @description `bindable`: accepted (or referred and approved) and not expired; `referred`: waiting for an underwriter; `declined`: by a rule or an underwriter. */
+            status: "bindable" | "referred" | "declined" | "expired" | "bound";
+            /** @description Premium price, normally produced by a quoting engine. Required: `usage_rate`, `upfront_premium`, `subscription_premium`. Extension: `usage_unit` (`mile` or `km`, default `mile`). */
+            pricing: {
+                /**
+                 * Format: uuid
+                 * @description Quote in the quoting engine.
+                 */
+                quote_reference?: string;
+                /**
+                 * Format: uuid
+                 * @description Version of that quote.
+                 */
+                quote_version_reference?: string;
+                /**
+                 * Format: uuid
+                 * @description Rating model that produced it.
+                 */
+                quote_model_reference?: string;
+                /** @description Rate behind the upfront premium, as set by the quoting engine. At most 6 decimal places. */
+                upfront_rate?: number;
+                /** @description Rate behind the subscription premium, as set by the quoting engine. At most 6 decimal places. */
+                subscription_rate?: number;
+                /** @description Money per unit of distance (`usage_unit`): 0.04 means £0.04 a mile. At most 6 decimal places. */
+                usage_rate: number;
+                /**
+                 * @description Milepost extension, not in the original interface: the unit of distance `usage_rate` is priced in. Defaults to `mile`.
+                 * @default mile
+                 * @enum {unknown}
+                 */
+                usage_unit: "mile" | "km";
+                /** @description Number of subscription installments in the term. */
+                subscription_installments?: number;
+                /** @description Premium paid at the start of the term. Money in major units (pounds), at most 2 decimal places. */
+                upfront_premium: number;
+                /** @description Premium collected per subscription installment. Money in major units (pounds), at most 2 decimal places. */
+                subscription_premium: number;
+                /** @description Estimated usage premium for the term. Money in major units (pounds), at most 2 decimal places. */
+                usage_premium?: number;
+                /** @description Base premium. Money in major units (pounds), at most 2 decimal places. */
+                base_premium?: number;
+                /** @description Estimated total premium for a year. Money in major units (pounds), at most 2 decimal places. */
+                yearly_premium_estimate?: number;
+                /** @description Total excess. Money in major units (pounds), at most 2 decimal places. */
+                total_excess?: number;
+                /** @description Estimated distance for the term, in `usage_unit`. */
+                estimated_distance?: number;
+                /** @description Withhold fee. Money in major units (pounds), at most 2 decimal places. */
+                withhold_fee?: number;
+                /** @description Deposit fee. Money in major units (pounds), at most 2 decimal places. */
+                deposit_fee?: number;
+                /** @description Administration fee, charged on cancellation. Money in major units (pounds), at most 2 decimal places. */
+                admin_fee?: number;
+                /** @description Fee added to the amount of a mid-term adjustment. Money in major units (pounds), at most 2 decimal places. */
+                mta_fee?: number;
+                /** @description Fee deducted from the refund on cancellation. Money in major units (pounds), at most 2 decimal places. */
+                cancel_fee?: number;
+                /** @description Insurance premium tax as a percentage: 12 means 12 %. At most 6 decimal places. */
+                ipt_rate?: number;
+                /** @description Commission as a percentage: 15 means 15 %. At most 6 decimal places. */
+                commission_rate?: number;
+            };
+            breakdown: components["schemas"]["QuoteBreakdown"];
+            decision: {
+                outcome: "accept" | "refer" | "decline";
+                /** @description Every matching rule: declines first, then referrals. */
+                reasons: {
+                    /** @description The underwriting rule’s place in the rate book version. */
+                    rule: number;
+                    outcome: "refer" | "decline";
+                    reason: string;
+                }[];
+            };
+            referral: {
+                status: "pending" | "approved" | "declined";
+                /** @description The underwriter’s reason. */
+                reason: string | null;
+                /** @description `staff:<email>`. */
+                decided_by: string | null;
+                decided_at: string | null;
+            } | null;
+            /**
+             * Format: date-time
+             * @description Bindable until this instant (exclusive).
+             */
+            expires_at: string;
+            /** Format: date-time */
+            created_at: string;
+            bound_at: string | null;
+            /** @description True once the quote, never bound, has passed the company’s retention: `input` no longer names anyone. */
+            pseudonymised: boolean;
+            /** @description The quote as asked (staff and the company’s integration only); its pseudonym once pseudonymised. */
+            input?: unknown;
+            /** @description The policy the quote is bound to; null while it is not. */
+            bound_policy_reference: string | null;
+        };
+        RenewalPrice: {
+            policy_reference: string;
+            product_reference: string;
+            /** @description `notice`: priced when the automatic renewal was stored before the term’s end (its notice states it); `renewal`: priced when the renewal was made at the term’s end. */
+            stage: "notice" | "renewal";
+            /** @description `priced`, or why the rate book version in force at the renewal’s start would not renew it (`reasons`): its underwriting rules decline or refer it, or it cannot rate it. */
+            outcome: "priced" | "declined" | "referred" | "unratable";
+            /**
+             * Format: date-time
+             * @description The renewal’s start.
+             */
+            start_date: string;
+            /**
+             * Format: date
+             * @description The London date rated on: the renewal’s start.
+             */
+            rated_on: string;
+            rate_book_reference: string | null;
+            /** @description The rate book version in force at the renewal’s start; null when none was. */
+            version_number: number | null;
+            /** @description The renewal’s price: `yearly_premium_estimate` of its pricing (pounds); null when not priced. */
+            renewal_yearly_premium_estimate: number | null;
+            /** @description The equivalent new-business price: the same risk rated as new business on the same version (pounds); null when not priced. */
+            new_business_yearly_premium_estimate: number | null;
+            /** @description Last year’s price: the term renewed, as its pricing held it (pounds); null when not priced. */
+            last_year_yearly_premium_estimate: number | null;
+            /** @description Whether the new-business price held the renewal down (ICOBS 6B.2.1R: a renewal never costs more). */
+            cap_applied: boolean;
+            /** @description The parts held down: the fixed premium, the rate per unit. */
+            capped: ("fixed" | "per_unit")[];
+            /** @description The `pricing` block the renewal takes. */
+            renewal_pricing: {
+                [key: string]: number | string;
+            } | null;
+            /** @description The `pricing` block of the equivalent new business. */
+            new_business_pricing: {
+                [key: string]: number | string;
+            } | null;
+            /** @description The renewal as rated, before the cap. */
+            rated_pricing: {
+                [key: string]: number | string;
+            } | null;
+            /** @description The `pricing` of the term renewed. */
+            last_year_pricing: {
+                [key: string]: number | string;
+            } | null;
+            /** @description Why it was not priced; empty when it was. */
+            reasons: string[];
+            /** Format: date-time */
+            priced_at: string;
+        };
         /** @description A journey with what the service derived from its route. */
         Journey: {
             /**
@@ -2560,6 +3934,35 @@ export interface components {
             is_estimated: boolean;
             /** @description Milepost extension: the part of distance_in_metres bridged in a straight line across gaps in a device’s data while moving; 0 otherwise. */
             gap_distance_in_metres: number;
+            /** @description Milepost extension, on reads: the driving score of a `device` trip, 0–100 to 1 decimal (docs/api.md, "Driving scores"); null for a trip under a mile and for journeys not cut from a device. */
+            score?: number | null;
+            /** @description Milepost extension, on reads: the driving events of a `device` trip, in time order. */
+            events?: {
+                /** Format: uuid */
+                event_reference: string;
+                /** @description What happened; docs/api.md ("Driving scores") gives each threshold. */
+                kind: "harsh_braking" | "rapid_acceleration" | "harsh_cornering" | "speeding" | "fatigue";
+                /**
+                 * Format: date-time
+                 * @description When it began.
+                 */
+                occurred_at: string;
+                lat: number;
+                lng: number;
+                /** @description At its start (speeding: the highest of the spell), 1 decimal. */
+                speed_mph: number;
+                /** @description Braking, acceleration, cornering: the peak, in g, 2 decimals; null otherwise. */
+                acceleration_g: number | null;
+                /** @description Speeding: the spell; fatigue: the driving without a 20-minute stop; null otherwise. */
+                duration_seconds: number | null;
+                /** @description The event’s dispute, if the policyholder disputed it; an accepted one no longer counts in the trip’s or month’s score. */
+                dispute: {
+                    /** Format: uuid */
+                    dispute_reference: string;
+                    /** @description pending until staff decide; accepted: the event no longer counts; rejected: it still does. */
+                    state: "pending" | "accepted" | "rejected";
+                } | null;
+            }[];
         };
         PlaceList: {
             /** @description The most prominent first: towns by population, largest first, then localities nearest the box’s centre first. A name appears once within 5 km. */
@@ -2636,6 +4039,196 @@ export interface components {
             distance_this_month_in_metres: number;
             /** @description True when this month’s distance is over the budget. */
             exceeded: boolean;
+        };
+        /** @description A policy’s driving scores, month by month. */
+        PolicyScores: {
+            policy_reference: string;
+            months: {
+                /** @description Europe/London calendar month. */
+                month: string;
+                /** @description Distance-weighted mean of the month’s trip scores, 1 decimal; null without a scored trip. */
+                score: number | null;
+                /** @description True until the month is over and 50 miles of scored trips are in it. */
+                provisional: boolean;
+                /** @description Whether `score.month_closed` has been sent for it. */
+                closed: boolean;
+                /** @description Distance of the scored trips, 2 decimals. */
+                distance_miles: number;
+                scored_trips: number;
+                /** @description A pending dispute is on an event of the month: the month is not used for pricing until it is decided. */
+                disputed: boolean;
+            }[];
+        };
+        /** @description A policyholder’s dispute of a driving event. */
+        ScoreDispute: {
+            /** Format: uuid */
+            dispute_reference: string;
+            policy_reference: string;
+            /** Format: uuid */
+            journey_reference: string;
+            /** Format: uuid */
+            event_reference: string;
+            /** @description What happened; docs/api.md ("Driving scores") gives each threshold. */
+            kind: "harsh_braking" | "rapid_acceleration" | "harsh_cornering" | "speeding" | "fatigue";
+            /**
+             * Format: date-time
+             * @description When the disputed event began.
+             */
+            occurred_at: string;
+            reason: "passenger" | "gps_error" | "other";
+            details: string | null;
+            /** @description pending until staff decide; accepted: the event no longer counts; rejected: it still does. */
+            state: "pending" | "accepted" | "rejected";
+            /** Format: date-time */
+            created_at: string;
+            decided_at: string | null;
+            /** @description Staff’s reason, once decided. */
+            decision_reason: string | null;
+            /** @description Staff reads only: the insurer. */
+            company_reference?: string;
+        };
+        Claim: {
+            /** Format: uuid */
+            claim_reference: string;
+            policy_reference: string;
+            /** @description The claim’s state (draft, open, settled, closed, rejected, withdrawn, reopened); the changes allowed are the state table in docs/api.md. */
+            state: "draft" | "open" | "settled" | "closed" | "rejected" | "withdrawn" | "reopened";
+            /** @description The states the table allows next. */
+            next_states: ("draft" | "open" | "settled" | "closed" | "rejected" | "withdrawn" | "reopened")[];
+            /** @description `crash`: opened by a crash (first notice of loss); `reported`: reported by the policyholder. */
+            source: "crash" | "reported";
+            /**
+             * Format: date-time
+             * @description When the incident happened.
+             */
+            occurred_at: string;
+            lat: number | null;
+            lon: number | null;
+            place_name: string | null;
+            postcode: string | null;
+            /** @description Speed at the moment of the crash. */
+            speed_kmh: number | null;
+            crash_file: {
+                /** Format: uuid */
+                crash_reference: string;
+                device_id: string;
+                /** @description `device` (reported) or `detected` (from positions). */
+                source: string;
+                peak_acceleration_g: number | null;
+                delta_v_kmh: number | null;
+                airbag_deployed: boolean | null;
+                /** @description False until the 30 s after the impact (and a grace) have passed. */
+                complete: boolean;
+                /** @description From 60 s before the impact to 30 s after. */
+                positions: {
+                    /** @description UNIX seconds. */
+                    time: number;
+                    lat: number;
+                    lon: number;
+                    speed_kmh: number | null;
+                }[];
+            } | null;
+            /** @description The policy version in force at the incident: cover, drivers, vehicle. */
+            cover: {
+                /** Format: uuid */
+                policy_version_reference: string;
+                version_type: string;
+                /** @description Whether the policy covered the instant. */
+                in_force: boolean;
+                cover: string | null;
+                drivers: string[];
+                vehicle: {
+                    reg: string | null;
+                    make: string | null;
+                    model: string | null;
+                };
+            } | null;
+            description: string | null;
+            other_parties: string | null;
+            injuries: boolean | null;
+            other_vehicles: boolean | null;
+            police_attended: boolean | null;
+            handler_staff_id: string | null;
+            respond_by: string | null;
+            referred_at: string | null;
+            legal_hold: {
+                reason: string;
+                /**
+                 * Format: date-time
+                 * @description Since when.
+                 */
+                since: string;
+            } | null;
+            /** @description Staff’s decision whether the policyholder was at fault; null until made. An at-fault claim settled in a term steps back the no-claims years at renewal. */
+            at_fault: boolean | null;
+            settled_at: string | null;
+            exposures: {
+                /** Format: uuid */
+                exposure_id: string;
+                /** @description What the exposure covers: own_vehicle, other_vehicle, injury, windscreen, theft. */
+                kind: "own_vehicle" | "other_vehicle" | "injury" | "windscreen" | "theft";
+                /** @description The reserve, in pounds. */
+                reserve: number;
+                /** @description Paid so far, in pounds. */
+                paid: number;
+                /** @description Reserve less paid, in pounds (0 once settled). */
+                outstanding: number;
+                settled_at: string | null;
+            }[];
+            payments: {
+                /** Format: uuid */
+                payment_id: string;
+                /** Format: uuid */
+                exposure_id: string;
+                /** @description In pounds. */
+                amount: number;
+                /** @description The exposure’s last payment: it is settled. */
+                final: boolean;
+                payee: string;
+                /**
+                 * Format: date-time
+                 * @description When it was paid.
+                 */
+                paid_at: string;
+            }[];
+            photos: {
+                /** Format: uuid */
+                photo_id: string;
+                /** @description As told by the file’s content. */
+                content_type: string;
+                size_bytes: number;
+                sha256: string;
+                /**
+                 * Format: date-time
+                 * @description When it was uploaded.
+                 */
+                uploaded_at: string;
+            }[];
+            /** @description Staff’s notes; not shown to the policyholder. */
+            notes?: {
+                /** Format: uuid */
+                note_id: string;
+                /** @description `staff:<email>`, `client` or `policyholder`. */
+                author: string;
+                text: string;
+                /**
+                 * Format: date-time
+                 * @description When it was written.
+                 */
+                created_at: string;
+            }[];
+            opened_at: string | null;
+            closed_at: string | null;
+            /**
+             * Format: date-time
+             * @description When it was created.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description Its last change.
+             */
+            updated_at: string;
         };
     };
     responses: never;
@@ -2993,8 +4586,8 @@ export interface operations {
                             /** Format: uuid */
                             staff_id: string;
                             email: string;
-                            /** @description `viewer` reads; `operations` also acts on policies, payments, devices and deliveries; `admin` also manages companies, secrets, staff, products and billing runs. */
-                            role: "viewer" | "operations" | "admin";
+                            /** @description `viewer` reads; `operations` also acts on policies, payments, devices and deliveries; `claims` reads as a viewer and handles claims (states, exposures, reserves, payments, notes, handlers); `admin` also manages companies, secrets, staff, products and billing runs, and may handle claims. */
+                            role: "viewer" | "operations" | "admin" | "claims";
                             totp_enabled: boolean;
                         };
                         totp_enrolment?: {
@@ -3053,8 +4646,8 @@ export interface operations {
                             /** Format: uuid */
                             staff_id: string;
                             email: string;
-                            /** @description `viewer` reads; `operations` also acts on policies, payments, devices and deliveries; `admin` also manages companies, secrets, staff, products and billing runs. */
-                            role: "viewer" | "operations" | "admin";
+                            /** @description `viewer` reads; `operations` also acts on policies, payments, devices and deliveries; `claims` reads as a viewer and handles claims (states, exposures, reserves, payments, notes, handlers); `admin` also manages companies, secrets, staff, products and billing runs, and may handle claims. */
+                            role: "viewer" | "operations" | "admin" | "claims";
                             totp_enabled: boolean;
                         };
                         totp_enrolment?: {
@@ -3166,8 +4759,8 @@ export interface operations {
                             /** Format: uuid */
                             staff_id: string;
                             email: string;
-                            /** @description `viewer` reads; `operations` also acts on policies, payments, devices and deliveries; `admin` also manages companies, secrets, staff, products and billing runs. */
-                            role: "viewer" | "operations" | "admin";
+                            /** @description `viewer` reads; `operations` also acts on policies, payments, devices and deliveries; `claims` reads as a viewer and handles claims (states, exposures, reserves, payments, notes, handlers); `admin` also manages companies, secrets, staff, products and billing runs, and may handle claims. */
+                            role: "viewer" | "operations" | "admin" | "claims";
                             totp_enabled: boolean;
                         };
                         totp_enrolment?: {
@@ -3252,8 +4845,8 @@ export interface operations {
                             /** Format: uuid */
                             staff_id: string;
                             email: string;
-                            /** @description `viewer` reads; `operations` also acts on policies, payments, devices and deliveries; `admin` also manages companies, secrets, staff, products and billing runs. */
-                            role: "viewer" | "operations" | "admin";
+                            /** @description `viewer` reads; `operations` also acts on policies, payments, devices and deliveries; `claims` reads as a viewer and handles claims (states, exposures, reserves, payments, notes, handlers); `admin` also manages companies, secrets, staff, products and billing runs, and may handle claims. */
+                            role: "viewer" | "operations" | "admin" | "claims";
                             totp_enabled: boolean;
                         };
                         totp_enrolment?: {
@@ -3436,8 +5029,8 @@ export interface operations {
                             /** Format: uuid */
                             staff_id: string;
                             email: string;
-                            /** @description `viewer` reads; `operations` also acts on policies, payments, devices and deliveries; `admin` also manages companies, secrets, staff, products and billing runs. */
-                            role: "viewer" | "operations" | "admin";
+                            /** @description `viewer` reads; `operations` also acts on policies, payments, devices and deliveries; `claims` reads as a viewer and handles claims (states, exposures, reserves, payments, notes, handlers); `admin` also manages companies, secrets, staff, products and billing runs, and may handle claims. */
+                            role: "viewer" | "operations" | "admin" | "claims";
                             totp_enabled: boolean;
                         };
                         totp_enrolment?: {
@@ -3517,8 +5110,8 @@ export interface operations {
                             /** Format: uuid */
                             staff_id: string;
                             email: string;
-                            /** @description `viewer` reads; `operations` also acts on policies, payments, devices and deliveries; `admin` also manages companies, secrets, staff, products and billing runs. */
-                            role: "viewer" | "operations" | "admin";
+                            /** @description `viewer` reads; `operations` also acts on policies, payments, devices and deliveries; `claims` reads as a viewer and handles claims (states, exposures, reserves, payments, notes, handlers); `admin` also manages companies, secrets, staff, products and billing runs, and may handle claims. */
+                            role: "viewer" | "operations" | "admin" | "claims";
                             active: boolean;
                             totp_enabled: boolean;
                             /** Format: date-time */
@@ -3560,8 +5153,8 @@ export interface operations {
                 "application/json": {
                     /** Format: email */
                     email: string;
-                    /** @description `viewer` reads; `operations` also acts on policies, payments, devices and deliveries; `admin` also manages companies, secrets, staff, products and billing runs. */
-                    role: "viewer" | "operations" | "admin";
+                    /** @description `viewer` reads; `operations` also acts on policies, payments, devices and deliveries; `claims` reads as a viewer and handles claims (states, exposures, reserves, payments, notes, handlers); `admin` also manages companies, secrets, staff, products and billing runs, and may handle claims. */
+                    role: "viewer" | "operations" | "admin" | "claims";
                 };
             };
         };
@@ -3576,8 +5169,8 @@ export interface operations {
                         /** Format: uuid */
                         staff_id: string;
                         email: string;
-                        /** @description `viewer` reads; `operations` also acts on policies, payments, devices and deliveries; `admin` also manages companies, secrets, staff, products and billing runs. */
-                        role: "viewer" | "operations" | "admin";
+                        /** @description `viewer` reads; `operations` also acts on policies, payments, devices and deliveries; `claims` reads as a viewer and handles claims (states, exposures, reserves, payments, notes, handlers); `admin` also manages companies, secrets, staff, products and billing runs, and may handle claims. */
+                        role: "viewer" | "operations" | "admin" | "claims";
                         active: boolean;
                         totp_enabled: boolean;
                         /** Format: date-time */
@@ -3627,6 +5220,51 @@ export interface operations {
             };
         };
     };
+    "staff.claimHandlers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            staff_id: string;
+                            email: string;
+                            role: "claims" | "admin";
+                        }[];
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     "staff.update": {
         parameters: {
             query?: never;
@@ -3639,8 +5277,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description `viewer` reads; `operations` also acts on policies, payments, devices and deliveries; `admin` also manages companies, secrets, staff, products and billing runs. */
-                    role?: "viewer" | "operations" | "admin";
+                    /** @description `viewer` reads; `operations` also acts on policies, payments, devices and deliveries; `claims` reads as a viewer and handles claims (states, exposures, reserves, payments, notes, handlers); `admin` also manages companies, secrets, staff, products and billing runs, and may handle claims. */
+                    role?: "viewer" | "operations" | "admin" | "claims";
                     active?: boolean;
                     reset_credentials?: boolean;
                 };
@@ -3657,8 +5295,8 @@ export interface operations {
                         /** Format: uuid */
                         staff_id: string;
                         email: string;
-                        /** @description `viewer` reads; `operations` also acts on policies, payments, devices and deliveries; `admin` also manages companies, secrets, staff, products and billing runs. */
-                        role: "viewer" | "operations" | "admin";
+                        /** @description `viewer` reads; `operations` also acts on policies, payments, devices and deliveries; `claims` reads as a viewer and handles claims (states, exposures, reserves, payments, notes, handlers); `admin` also manages companies, secrets, staff, products and billing runs, and may handle claims. */
+                        role: "viewer" | "operations" | "admin" | "claims";
                         active: boolean;
                         totp_enabled: boolean;
                         /** Format: date-time */
@@ -4595,8 +6233,65 @@ export interface operations {
                                     /** @description Whole days without data after the last data that are not estimated. */
                                     grace_days: number;
                                 };
+                                /** @description Crash detection from positions: when a trip’s speed falls this fast and the vehicle stops, it is a crash. Every field is optional and takes its default when absent. */
+                                crash_detection?: {
+                                    /** @description Least speed before the drop, km/h. Default 30. */
+                                    min_speed_before_kmh?: number;
+                                    /** @description Least fall in speed, km/h. Default 25. */
+                                    min_drop_kmh?: number;
+                                    /** @description Longest time over which the fall may happen, seconds. Default 2. */
+                                    drop_window_seconds?: number;
+                                    /** @description Least peak deceleration, in g (9.80665 m/s²), each fall between two fixes taken over at least 1 s. Default 0.65; a fall measured on speeds derived from positions must reach 0.4 g more. */
+                                    min_deceleration_g?: number;
+                                    /** @description A speed at or below this is stopped, km/h. Default 5. */
+                                    stop_speed_kmh?: number;
+                                    /** @description Longest time from the fall to the stop, seconds. Default 10. */
+                                    stop_within_seconds?: number;
+                                };
+                                /** @description The no-claims step-back at renewal: years of no-claims discount held → years kept after one at-fault claim settled in the term, e.g. `{"3": 1, "4": 2, "5": 3}`. The row of the greatest key not above the years held applies (`"5"` serves 5 or more); years below every key fall to 0; each further at-fault claim steps back again. A row may not keep more years than its key. Default: two years back per claim (5 or more → 3, 4 → 2, 3 → 1, fewer → 0). */
+                                no_claims_step_back?: {
+                                    [key: string]: number;
+                                };
                                 /** @description Whether policyholders are told when they pass their monthly mileage budget. Default true. */
                                 mileage_budget_alerts?: boolean;
+                                /** @description Price by driving score (off when absent): each London month’s usage premium, less the caps’ and free distance’s credits, adjusted by its score’s band, as the statement line `score_adjustment` (docs/api.md, "Price by score"). */
+                                score_pricing?: {
+                                    /** @description A month takes the band with the highest `min_score` at or below its score; a score below every band is not adjusted. Each `min_score` once. */
+                                    bands: {
+                                        /** @description The least month score (0–100, at most one decimal) the band applies from. */
+                                        min_score: number;
+                                        /** @description Percent of the month’s usage premium added (negative: taken off), at most two decimals. */
+                                        adjustment_percent: number;
+                                    }[];
+                                    /** @description The most a month is adjusted either way, percent of its usage premium (at most two decimals). */
+                                    cap_percent: number;
+                                };
+                                /** @description Driving scores: the thresholds of the events and their weights (docs/api.md, "Driving scores"); each part absent takes its default. */
+                                driving_score?: {
+                                    /** @description Harsh braking and rapid acceleration: a speed change of at least this, m/s², over 1 s or more. Default 3.1. */
+                                    harsh_acceleration_mps2?: number;
+                                    /** @description Harsh cornering: lateral acceleration of at least this, in g. Default 0.4. */
+                                    harsh_cornering_g?: number;
+                                    /** @description Speeding: above this speed, mph, for `speeding_min_seconds`. Default 79 (70 mph plus the police’s usual 10 % + 2 mph). */
+                                    speeding_above_mph?: number;
+                                    /** @description Speeding: how long above the speed counts. Default 15. */
+                                    speeding_min_seconds?: number;
+                                    /** @description Points off the score per event per 100 miles; night_driving per mile driven 00:00–04:00 London time per 100 miles. */
+                                    weights?: {
+                                        /** @description Default 2. */
+                                        harsh_braking?: number;
+                                        /** @description Default 1. */
+                                        rapid_acceleration?: number;
+                                        /** @description Default 1. */
+                                        harsh_cornering?: number;
+                                        /** @description Default 2. */
+                                        speeding?: number;
+                                        /** @description Default 5. */
+                                        fatigue?: number;
+                                        /** @description Default 0.2. */
+                                        night_driving?: number;
+                                    };
+                                };
                             };
                         } | null;
                         /** @description Every version, oldest first, including `st` versions. */
@@ -5135,8 +6830,65 @@ export interface operations {
                                     /** @description Whole days without data after the last data that are not estimated. */
                                     grace_days: number;
                                 };
+                                /** @description Crash detection from positions: when a trip’s speed falls this fast and the vehicle stops, it is a crash. Every field is optional and takes its default when absent. */
+                                crash_detection?: {
+                                    /** @description Least speed before the drop, km/h. Default 30. */
+                                    min_speed_before_kmh?: number;
+                                    /** @description Least fall in speed, km/h. Default 25. */
+                                    min_drop_kmh?: number;
+                                    /** @description Longest time over which the fall may happen, seconds. Default 2. */
+                                    drop_window_seconds?: number;
+                                    /** @description Least peak deceleration, in g (9.80665 m/s²), each fall between two fixes taken over at least 1 s. Default 0.65; a fall measured on speeds derived from positions must reach 0.4 g more. */
+                                    min_deceleration_g?: number;
+                                    /** @description A speed at or below this is stopped, km/h. Default 5. */
+                                    stop_speed_kmh?: number;
+                                    /** @description Longest time from the fall to the stop, seconds. Default 10. */
+                                    stop_within_seconds?: number;
+                                };
+                                /** @description The no-claims step-back at renewal: years of no-claims discount held → years kept after one at-fault claim settled in the term, e.g. `{"3": 1, "4": 2, "5": 3}`. The row of the greatest key not above the years held applies (`"5"` serves 5 or more); years below every key fall to 0; each further at-fault claim steps back again. A row may not keep more years than its key. Default: two years back per claim (5 or more → 3, 4 → 2, 3 → 1, fewer → 0). */
+                                no_claims_step_back?: {
+                                    [key: string]: number;
+                                };
                                 /** @description Whether policyholders are told when they pass their monthly mileage budget. Default true. */
                                 mileage_budget_alerts?: boolean;
+                                /** @description Price by driving score (off when absent): each London month’s usage premium, less the caps’ and free distance’s credits, adjusted by its score’s band, as the statement line `score_adjustment` (docs/api.md, "Price by score"). */
+                                score_pricing?: {
+                                    /** @description A month takes the band with the highest `min_score` at or below its score; a score below every band is not adjusted. Each `min_score` once. */
+                                    bands: {
+                                        /** @description The least month score (0–100, at most one decimal) the band applies from. */
+                                        min_score: number;
+                                        /** @description Percent of the month’s usage premium added (negative: taken off), at most two decimals. */
+                                        adjustment_percent: number;
+                                    }[];
+                                    /** @description The most a month is adjusted either way, percent of its usage premium (at most two decimals). */
+                                    cap_percent: number;
+                                };
+                                /** @description Driving scores: the thresholds of the events and their weights (docs/api.md, "Driving scores"); each part absent takes its default. */
+                                driving_score?: {
+                                    /** @description Harsh braking and rapid acceleration: a speed change of at least this, m/s², over 1 s or more. Default 3.1. */
+                                    harsh_acceleration_mps2?: number;
+                                    /** @description Harsh cornering: lateral acceleration of at least this, in g. Default 0.4. */
+                                    harsh_cornering_g?: number;
+                                    /** @description Speeding: above this speed, mph, for `speeding_min_seconds`. Default 79 (70 mph plus the police’s usual 10 % + 2 mph). */
+                                    speeding_above_mph?: number;
+                                    /** @description Speeding: how long above the speed counts. Default 15. */
+                                    speeding_min_seconds?: number;
+                                    /** @description Points off the score per event per 100 miles; night_driving per mile driven 00:00–04:00 London time per 100 miles. */
+                                    weights?: {
+                                        /** @description Default 2. */
+                                        harsh_braking?: number;
+                                        /** @description Default 1. */
+                                        rapid_acceleration?: number;
+                                        /** @description Default 1. */
+                                        harsh_cornering?: number;
+                                        /** @description Default 2. */
+                                        speeding?: number;
+                                        /** @description Default 5. */
+                                        fatigue?: number;
+                                        /** @description Default 0.2. */
+                                        night_driving?: number;
+                                    };
+                                };
                             };
                         } | null;
                         /** @description Every version, oldest first, including `st` versions. */
@@ -5735,8 +7487,65 @@ export interface operations {
                                     /** @description Whole days without data after the last data that are not estimated. */
                                     grace_days: number;
                                 };
+                                /** @description Crash detection from positions: when a trip’s speed falls this fast and the vehicle stops, it is a crash. Every field is optional and takes its default when absent. */
+                                crash_detection?: {
+                                    /** @description Least speed before the drop, km/h. Default 30. */
+                                    min_speed_before_kmh?: number;
+                                    /** @description Least fall in speed, km/h. Default 25. */
+                                    min_drop_kmh?: number;
+                                    /** @description Longest time over which the fall may happen, seconds. Default 2. */
+                                    drop_window_seconds?: number;
+                                    /** @description Least peak deceleration, in g (9.80665 m/s²), each fall between two fixes taken over at least 1 s. Default 0.65; a fall measured on speeds derived from positions must reach 0.4 g more. */
+                                    min_deceleration_g?: number;
+                                    /** @description A speed at or below this is stopped, km/h. Default 5. */
+                                    stop_speed_kmh?: number;
+                                    /** @description Longest time from the fall to the stop, seconds. Default 10. */
+                                    stop_within_seconds?: number;
+                                };
+                                /** @description The no-claims step-back at renewal: years of no-claims discount held → years kept after one at-fault claim settled in the term, e.g. `{"3": 1, "4": 2, "5": 3}`. The row of the greatest key not above the years held applies (`"5"` serves 5 or more); years below every key fall to 0; each further at-fault claim steps back again. A row may not keep more years than its key. Default: two years back per claim (5 or more → 3, 4 → 2, 3 → 1, fewer → 0). */
+                                no_claims_step_back?: {
+                                    [key: string]: number;
+                                };
                                 /** @description Whether policyholders are told when they pass their monthly mileage budget. Default true. */
                                 mileage_budget_alerts?: boolean;
+                                /** @description Price by driving score (off when absent): each London month’s usage premium, less the caps’ and free distance’s credits, adjusted by its score’s band, as the statement line `score_adjustment` (docs/api.md, "Price by score"). */
+                                score_pricing?: {
+                                    /** @description A month takes the band with the highest `min_score` at or below its score; a score below every band is not adjusted. Each `min_score` once. */
+                                    bands: {
+                                        /** @description The least month score (0–100, at most one decimal) the band applies from. */
+                                        min_score: number;
+                                        /** @description Percent of the month’s usage premium added (negative: taken off), at most two decimals. */
+                                        adjustment_percent: number;
+                                    }[];
+                                    /** @description The most a month is adjusted either way, percent of its usage premium (at most two decimals). */
+                                    cap_percent: number;
+                                };
+                                /** @description Driving scores: the thresholds of the events and their weights (docs/api.md, "Driving scores"); each part absent takes its default. */
+                                driving_score?: {
+                                    /** @description Harsh braking and rapid acceleration: a speed change of at least this, m/s², over 1 s or more. Default 3.1. */
+                                    harsh_acceleration_mps2?: number;
+                                    /** @description Harsh cornering: lateral acceleration of at least this, in g. Default 0.4. */
+                                    harsh_cornering_g?: number;
+                                    /** @description Speeding: above this speed, mph, for `speeding_min_seconds`. Default 79 (70 mph plus the police’s usual 10 % + 2 mph). */
+                                    speeding_above_mph?: number;
+                                    /** @description Speeding: how long above the speed counts. Default 15. */
+                                    speeding_min_seconds?: number;
+                                    /** @description Points off the score per event per 100 miles; night_driving per mile driven 00:00–04:00 London time per 100 miles. */
+                                    weights?: {
+                                        /** @description Default 2. */
+                                        harsh_braking?: number;
+                                        /** @description Default 1. */
+                                        rapid_acceleration?: number;
+                                        /** @description Default 1. */
+                                        harsh_cornering?: number;
+                                        /** @description Default 2. */
+                                        speeding?: number;
+                                        /** @description Default 5. */
+                                        fatigue?: number;
+                                        /** @description Default 0.2. */
+                                        night_driving?: number;
+                                    };
+                                };
                             };
                         } | null;
                         /** @description Every version, oldest first, including `st` versions. */
@@ -6327,8 +8136,65 @@ export interface operations {
                                     /** @description Whole days without data after the last data that are not estimated. */
                                     grace_days: number;
                                 };
+                                /** @description Crash detection from positions: when a trip’s speed falls this fast and the vehicle stops, it is a crash. Every field is optional and takes its default when absent. */
+                                crash_detection?: {
+                                    /** @description Least speed before the drop, km/h. Default 30. */
+                                    min_speed_before_kmh?: number;
+                                    /** @description Least fall in speed, km/h. Default 25. */
+                                    min_drop_kmh?: number;
+                                    /** @description Longest time over which the fall may happen, seconds. Default 2. */
+                                    drop_window_seconds?: number;
+                                    /** @description Least peak deceleration, in g (9.80665 m/s²), each fall between two fixes taken over at least 1 s. Default 0.65; a fall measured on speeds derived from positions must reach 0.4 g more. */
+                                    min_deceleration_g?: number;
+                                    /** @description A speed at or below this is stopped, km/h. Default 5. */
+                                    stop_speed_kmh?: number;
+                                    /** @description Longest time from the fall to the stop, seconds. Default 10. */
+                                    stop_within_seconds?: number;
+                                };
+                                /** @description The no-claims step-back at renewal: years of no-claims discount held → years kept after one at-fault claim settled in the term, e.g. `{"3": 1, "4": 2, "5": 3}`. The row of the greatest key not above the years held applies (`"5"` serves 5 or more); years below every key fall to 0; each further at-fault claim steps back again. A row may not keep more years than its key. Default: two years back per claim (5 or more → 3, 4 → 2, 3 → 1, fewer → 0). */
+                                no_claims_step_back?: {
+                                    [key: string]: number;
+                                };
                                 /** @description Whether policyholders are told when they pass their monthly mileage budget. Default true. */
                                 mileage_budget_alerts?: boolean;
+                                /** @description Price by driving score (off when absent): each London month’s usage premium, less the caps’ and free distance’s credits, adjusted by its score’s band, as the statement line `score_adjustment` (docs/api.md, "Price by score"). */
+                                score_pricing?: {
+                                    /** @description A month takes the band with the highest `min_score` at or below its score; a score below every band is not adjusted. Each `min_score` once. */
+                                    bands: {
+                                        /** @description The least month score (0–100, at most one decimal) the band applies from. */
+                                        min_score: number;
+                                        /** @description Percent of the month’s usage premium added (negative: taken off), at most two decimals. */
+                                        adjustment_percent: number;
+                                    }[];
+                                    /** @description The most a month is adjusted either way, percent of its usage premium (at most two decimals). */
+                                    cap_percent: number;
+                                };
+                                /** @description Driving scores: the thresholds of the events and their weights (docs/api.md, "Driving scores"); each part absent takes its default. */
+                                driving_score?: {
+                                    /** @description Harsh braking and rapid acceleration: a speed change of at least this, m/s², over 1 s or more. Default 3.1. */
+                                    harsh_acceleration_mps2?: number;
+                                    /** @description Harsh cornering: lateral acceleration of at least this, in g. Default 0.4. */
+                                    harsh_cornering_g?: number;
+                                    /** @description Speeding: above this speed, mph, for `speeding_min_seconds`. Default 79 (70 mph plus the police’s usual 10 % + 2 mph). */
+                                    speeding_above_mph?: number;
+                                    /** @description Speeding: how long above the speed counts. Default 15. */
+                                    speeding_min_seconds?: number;
+                                    /** @description Points off the score per event per 100 miles; night_driving per mile driven 00:00–04:00 London time per 100 miles. */
+                                    weights?: {
+                                        /** @description Default 2. */
+                                        harsh_braking?: number;
+                                        /** @description Default 1. */
+                                        rapid_acceleration?: number;
+                                        /** @description Default 1. */
+                                        harsh_cornering?: number;
+                                        /** @description Default 2. */
+                                        speeding?: number;
+                                        /** @description Default 5. */
+                                        fatigue?: number;
+                                        /** @description Default 0.2. */
+                                        night_driving?: number;
+                                    };
+                                };
                             };
                         } | null;
                         /** @description Every version, oldest first, including `st` versions. */
@@ -6912,8 +8778,65 @@ export interface operations {
                                     /** @description Whole days without data after the last data that are not estimated. */
                                     grace_days: number;
                                 };
+                                /** @description Crash detection from positions: when a trip’s speed falls this fast and the vehicle stops, it is a crash. Every field is optional and takes its default when absent. */
+                                crash_detection?: {
+                                    /** @description Least speed before the drop, km/h. Default 30. */
+                                    min_speed_before_kmh?: number;
+                                    /** @description Least fall in speed, km/h. Default 25. */
+                                    min_drop_kmh?: number;
+                                    /** @description Longest time over which the fall may happen, seconds. Default 2. */
+                                    drop_window_seconds?: number;
+                                    /** @description Least peak deceleration, in g (9.80665 m/s²), each fall between two fixes taken over at least 1 s. Default 0.65; a fall measured on speeds derived from positions must reach 0.4 g more. */
+                                    min_deceleration_g?: number;
+                                    /** @description A speed at or below this is stopped, km/h. Default 5. */
+                                    stop_speed_kmh?: number;
+                                    /** @description Longest time from the fall to the stop, seconds. Default 10. */
+                                    stop_within_seconds?: number;
+                                };
+                                /** @description The no-claims step-back at renewal: years of no-claims discount held → years kept after one at-fault claim settled in the term, e.g. `{"3": 1, "4": 2, "5": 3}`. The row of the greatest key not above the years held applies (`"5"` serves 5 or more); years below every key fall to 0; each further at-fault claim steps back again. A row may not keep more years than its key. Default: two years back per claim (5 or more → 3, 4 → 2, 3 → 1, fewer → 0). */
+                                no_claims_step_back?: {
+                                    [key: string]: number;
+                                };
                                 /** @description Whether policyholders are told when they pass their monthly mileage budget. Default true. */
                                 mileage_budget_alerts?: boolean;
+                                /** @description Price by driving score (off when absent): each London month’s usage premium, less the caps’ and free distance’s credits, adjusted by its score’s band, as the statement line `score_adjustment` (docs/api.md, "Price by score"). */
+                                score_pricing?: {
+                                    /** @description A month takes the band with the highest `min_score` at or below its score; a score below every band is not adjusted. Each `min_score` once. */
+                                    bands: {
+                                        /** @description The least month score (0–100, at most one decimal) the band applies from. */
+                                        min_score: number;
+                                        /** @description Percent of the month’s usage premium added (negative: taken off), at most two decimals. */
+                                        adjustment_percent: number;
+                                    }[];
+                                    /** @description The most a month is adjusted either way, percent of its usage premium (at most two decimals). */
+                                    cap_percent: number;
+                                };
+                                /** @description Driving scores: the thresholds of the events and their weights (docs/api.md, "Driving scores"); each part absent takes its default. */
+                                driving_score?: {
+                                    /** @description Harsh braking and rapid acceleration: a speed change of at least this, m/s², over 1 s or more. Default 3.1. */
+                                    harsh_acceleration_mps2?: number;
+                                    /** @description Harsh cornering: lateral acceleration of at least this, in g. Default 0.4. */
+                                    harsh_cornering_g?: number;
+                                    /** @description Speeding: above this speed, mph, for `speeding_min_seconds`. Default 79 (70 mph plus the police’s usual 10 % + 2 mph). */
+                                    speeding_above_mph?: number;
+                                    /** @description Speeding: how long above the speed counts. Default 15. */
+                                    speeding_min_seconds?: number;
+                                    /** @description Points off the score per event per 100 miles; night_driving per mile driven 00:00–04:00 London time per 100 miles. */
+                                    weights?: {
+                                        /** @description Default 2. */
+                                        harsh_braking?: number;
+                                        /** @description Default 1. */
+                                        rapid_acceleration?: number;
+                                        /** @description Default 1. */
+                                        harsh_cornering?: number;
+                                        /** @description Default 2. */
+                                        speeding?: number;
+                                        /** @description Default 5. */
+                                        fatigue?: number;
+                                        /** @description Default 0.2. */
+                                        night_driving?: number;
+                                    };
+                                };
                             };
                         } | null;
                         /** @description Every version, oldest first, including `st` versions. */
@@ -7909,8 +9832,65 @@ export interface operations {
                                     /** @description Whole days without data after the last data that are not estimated. */
                                     grace_days: number;
                                 };
+                                /** @description Crash detection from positions: when a trip’s speed falls this fast and the vehicle stops, it is a crash. Every field is optional and takes its default when absent. */
+                                crash_detection?: {
+                                    /** @description Least speed before the drop, km/h. Default 30. */
+                                    min_speed_before_kmh?: number;
+                                    /** @description Least fall in speed, km/h. Default 25. */
+                                    min_drop_kmh?: number;
+                                    /** @description Longest time over which the fall may happen, seconds. Default 2. */
+                                    drop_window_seconds?: number;
+                                    /** @description Least peak deceleration, in g (9.80665 m/s²), each fall between two fixes taken over at least 1 s. Default 0.65; a fall measured on speeds derived from positions must reach 0.4 g more. */
+                                    min_deceleration_g?: number;
+                                    /** @description A speed at or below this is stopped, km/h. Default 5. */
+                                    stop_speed_kmh?: number;
+                                    /** @description Longest time from the fall to the stop, seconds. Default 10. */
+                                    stop_within_seconds?: number;
+                                };
+                                /** @description The no-claims step-back at renewal: years of no-claims discount held → years kept after one at-fault claim settled in the term, e.g. `{"3": 1, "4": 2, "5": 3}`. The row of the greatest key not above the years held applies (`"5"` serves 5 or more); years below every key fall to 0; each further at-fault claim steps back again. A row may not keep more years than its key. Default: two years back per claim (5 or more → 3, 4 → 2, 3 → 1, fewer → 0). */
+                                no_claims_step_back?: {
+                                    [key: string]: number;
+                                };
                                 /** @description Whether policyholders are told when they pass their monthly mileage budget. Default true. */
                                 mileage_budget_alerts?: boolean;
+                                /** @description Price by driving score (off when absent): each London month’s usage premium, less the caps’ and free distance’s credits, adjusted by its score’s band, as the statement line `score_adjustment` (docs/api.md, "Price by score"). */
+                                score_pricing?: {
+                                    /** @description A month takes the band with the highest `min_score` at or below its score; a score below every band is not adjusted. Each `min_score` once. */
+                                    bands: {
+                                        /** @description The least month score (0–100, at most one decimal) the band applies from. */
+                                        min_score: number;
+                                        /** @description Percent of the month’s usage premium added (negative: taken off), at most two decimals. */
+                                        adjustment_percent: number;
+                                    }[];
+                                    /** @description The most a month is adjusted either way, percent of its usage premium (at most two decimals). */
+                                    cap_percent: number;
+                                };
+                                /** @description Driving scores: the thresholds of the events and their weights (docs/api.md, "Driving scores"); each part absent takes its default. */
+                                driving_score?: {
+                                    /** @description Harsh braking and rapid acceleration: a speed change of at least this, m/s², over 1 s or more. Default 3.1. */
+                                    harsh_acceleration_mps2?: number;
+                                    /** @description Harsh cornering: lateral acceleration of at least this, in g. Default 0.4. */
+                                    harsh_cornering_g?: number;
+                                    /** @description Speeding: above this speed, mph, for `speeding_min_seconds`. Default 79 (70 mph plus the police’s usual 10 % + 2 mph). */
+                                    speeding_above_mph?: number;
+                                    /** @description Speeding: how long above the speed counts. Default 15. */
+                                    speeding_min_seconds?: number;
+                                    /** @description Points off the score per event per 100 miles; night_driving per mile driven 00:00–04:00 London time per 100 miles. */
+                                    weights?: {
+                                        /** @description Default 2. */
+                                        harsh_braking?: number;
+                                        /** @description Default 1. */
+                                        rapid_acceleration?: number;
+                                        /** @description Default 1. */
+                                        harsh_cornering?: number;
+                                        /** @description Default 2. */
+                                        speeding?: number;
+                                        /** @description Default 5. */
+                                        fatigue?: number;
+                                        /** @description Default 0.2. */
+                                        night_driving?: number;
+                                    };
+                                };
                             };
                         } | null;
                         /** @description Every version, oldest first, including `st` versions. */
@@ -8449,8 +10429,65 @@ export interface operations {
                                     /** @description Whole days without data after the last data that are not estimated. */
                                     grace_days: number;
                                 };
+                                /** @description Crash detection from positions: when a trip’s speed falls this fast and the vehicle stops, it is a crash. Every field is optional and takes its default when absent. */
+                                crash_detection?: {
+                                    /** @description Least speed before the drop, km/h. Default 30. */
+                                    min_speed_before_kmh?: number;
+                                    /** @description Least fall in speed, km/h. Default 25. */
+                                    min_drop_kmh?: number;
+                                    /** @description Longest time over which the fall may happen, seconds. Default 2. */
+                                    drop_window_seconds?: number;
+                                    /** @description Least peak deceleration, in g (9.80665 m/s²), each fall between two fixes taken over at least 1 s. Default 0.65; a fall measured on speeds derived from positions must reach 0.4 g more. */
+                                    min_deceleration_g?: number;
+                                    /** @description A speed at or below this is stopped, km/h. Default 5. */
+                                    stop_speed_kmh?: number;
+                                    /** @description Longest time from the fall to the stop, seconds. Default 10. */
+                                    stop_within_seconds?: number;
+                                };
+                                /** @description The no-claims step-back at renewal: years of no-claims discount held → years kept after one at-fault claim settled in the term, e.g. `{"3": 1, "4": 2, "5": 3}`. The row of the greatest key not above the years held applies (`"5"` serves 5 or more); years below every key fall to 0; each further at-fault claim steps back again. A row may not keep more years than its key. Default: two years back per claim (5 or more → 3, 4 → 2, 3 → 1, fewer → 0). */
+                                no_claims_step_back?: {
+                                    [key: string]: number;
+                                };
                                 /** @description Whether policyholders are told when they pass their monthly mileage budget. Default true. */
                                 mileage_budget_alerts?: boolean;
+                                /** @description Price by driving score (off when absent): each London month’s usage premium, less the caps’ and free distance’s credits, adjusted by its score’s band, as the statement line `score_adjustment` (docs/api.md, "Price by score"). */
+                                score_pricing?: {
+                                    /** @description A month takes the band with the highest `min_score` at or below its score; a score below every band is not adjusted. Each `min_score` once. */
+                                    bands: {
+                                        /** @description The least month score (0–100, at most one decimal) the band applies from. */
+                                        min_score: number;
+                                        /** @description Percent of the month’s usage premium added (negative: taken off), at most two decimals. */
+                                        adjustment_percent: number;
+                                    }[];
+                                    /** @description The most a month is adjusted either way, percent of its usage premium (at most two decimals). */
+                                    cap_percent: number;
+                                };
+                                /** @description Driving scores: the thresholds of the events and their weights (docs/api.md, "Driving scores"); each part absent takes its default. */
+                                driving_score?: {
+                                    /** @description Harsh braking and rapid acceleration: a speed change of at least this, m/s², over 1 s or more. Default 3.1. */
+                                    harsh_acceleration_mps2?: number;
+                                    /** @description Harsh cornering: lateral acceleration of at least this, in g. Default 0.4. */
+                                    harsh_cornering_g?: number;
+                                    /** @description Speeding: above this speed, mph, for `speeding_min_seconds`. Default 79 (70 mph plus the police’s usual 10 % + 2 mph). */
+                                    speeding_above_mph?: number;
+                                    /** @description Speeding: how long above the speed counts. Default 15. */
+                                    speeding_min_seconds?: number;
+                                    /** @description Points off the score per event per 100 miles; night_driving per mile driven 00:00–04:00 London time per 100 miles. */
+                                    weights?: {
+                                        /** @description Default 2. */
+                                        harsh_braking?: number;
+                                        /** @description Default 1. */
+                                        rapid_acceleration?: number;
+                                        /** @description Default 1. */
+                                        harsh_cornering?: number;
+                                        /** @description Default 2. */
+                                        speeding?: number;
+                                        /** @description Default 5. */
+                                        fatigue?: number;
+                                        /** @description Default 0.2. */
+                                        night_driving?: number;
+                                    };
+                                };
                             };
                         } | null;
                         /** @description Every version, oldest first, including `st` versions. */
@@ -9359,8 +11396,65 @@ export interface operations {
                                     /** @description Whole days without data after the last data that are not estimated. */
                                     grace_days: number;
                                 };
+                                /** @description Crash detection from positions: when a trip’s speed falls this fast and the vehicle stops, it is a crash. Every field is optional and takes its default when absent. */
+                                crash_detection?: {
+                                    /** @description Least speed before the drop, km/h. Default 30. */
+                                    min_speed_before_kmh?: number;
+                                    /** @description Least fall in speed, km/h. Default 25. */
+                                    min_drop_kmh?: number;
+                                    /** @description Longest time over which the fall may happen, seconds. Default 2. */
+                                    drop_window_seconds?: number;
+                                    /** @description Least peak deceleration, in g (9.80665 m/s²), each fall between two fixes taken over at least 1 s. Default 0.65; a fall measured on speeds derived from positions must reach 0.4 g more. */
+                                    min_deceleration_g?: number;
+                                    /** @description A speed at or below this is stopped, km/h. Default 5. */
+                                    stop_speed_kmh?: number;
+                                    /** @description Longest time from the fall to the stop, seconds. Default 10. */
+                                    stop_within_seconds?: number;
+                                };
+                                /** @description The no-claims step-back at renewal: years of no-claims discount held → years kept after one at-fault claim settled in the term, e.g. `{"3": 1, "4": 2, "5": 3}`. The row of the greatest key not above the years held applies (`"5"` serves 5 or more); years below every key fall to 0; each further at-fault claim steps back again. A row may not keep more years than its key. Default: two years back per claim (5 or more → 3, 4 → 2, 3 → 1, fewer → 0). */
+                                no_claims_step_back?: {
+                                    [key: string]: number;
+                                };
                                 /** @description Whether policyholders are told when they pass their monthly mileage budget. Default true. */
                                 mileage_budget_alerts?: boolean;
+                                /** @description Price by driving score (off when absent): each London month’s usage premium, less the caps’ and free distance’s credits, adjusted by its score’s band, as the statement line `score_adjustment` (docs/api.md, "Price by score"). */
+                                score_pricing?: {
+                                    /** @description A month takes the band with the highest `min_score` at or below its score; a score below every band is not adjusted. Each `min_score` once. */
+                                    bands: {
+                                        /** @description The least month score (0–100, at most one decimal) the band applies from. */
+                                        min_score: number;
+                                        /** @description Percent of the month’s usage premium added (negative: taken off), at most two decimals. */
+                                        adjustment_percent: number;
+                                    }[];
+                                    /** @description The most a month is adjusted either way, percent of its usage premium (at most two decimals). */
+                                    cap_percent: number;
+                                };
+                                /** @description Driving scores: the thresholds of the events and their weights (docs/api.md, "Driving scores"); each part absent takes its default. */
+                                driving_score?: {
+                                    /** @description Harsh braking and rapid acceleration: a speed change of at least this, m/s², over 1 s or more. Default 3.1. */
+                                    harsh_acceleration_mps2?: number;
+                                    /** @description Harsh cornering: lateral acceleration of at least this, in g. Default 0.4. */
+                                    harsh_cornering_g?: number;
+                                    /** @description Speeding: above this speed, mph, for `speeding_min_seconds`. Default 79 (70 mph plus the police’s usual 10 % + 2 mph). */
+                                    speeding_above_mph?: number;
+                                    /** @description Speeding: how long above the speed counts. Default 15. */
+                                    speeding_min_seconds?: number;
+                                    /** @description Points off the score per event per 100 miles; night_driving per mile driven 00:00–04:00 London time per 100 miles. */
+                                    weights?: {
+                                        /** @description Default 2. */
+                                        harsh_braking?: number;
+                                        /** @description Default 1. */
+                                        rapid_acceleration?: number;
+                                        /** @description Default 1. */
+                                        harsh_cornering?: number;
+                                        /** @description Default 2. */
+                                        speeding?: number;
+                                        /** @description Default 5. */
+                                        fatigue?: number;
+                                        /** @description Default 0.2. */
+                                        night_driving?: number;
+                                    };
+                                };
                             };
                         } | null;
                         /** @description Every version, oldest first, including `st` versions. */
@@ -10228,8 +12322,65 @@ export interface operations {
                             /** @description Whole days without data after the last data that are not estimated. */
                             grace_days: number;
                         };
+                        /** @description Crash detection from positions: when a trip’s speed falls this fast and the vehicle stops, it is a crash. Every field is optional and takes its default when absent. */
+                        crash_detection?: {
+                            /** @description Least speed before the drop, km/h. Default 30. */
+                            min_speed_before_kmh?: number;
+                            /** @description Least fall in speed, km/h. Default 25. */
+                            min_drop_kmh?: number;
+                            /** @description Longest time over which the fall may happen, seconds. Default 2. */
+                            drop_window_seconds?: number;
+                            /** @description Least peak deceleration, in g (9.80665 m/s²), each fall between two fixes taken over at least 1 s. Default 0.65; a fall measured on speeds derived from positions must reach 0.4 g more. */
+                            min_deceleration_g?: number;
+                            /** @description A speed at or below this is stopped, km/h. Default 5. */
+                            stop_speed_kmh?: number;
+                            /** @description Longest time from the fall to the stop, seconds. Default 10. */
+                            stop_within_seconds?: number;
+                        };
+                        /** @description The no-claims step-back at renewal: years of no-claims discount held → years kept after one at-fault claim settled in the term, e.g. `{"3": 1, "4": 2, "5": 3}`. The row of the greatest key not above the years held applies (`"5"` serves 5 or more); years below every key fall to 0; each further at-fault claim steps back again. A row may not keep more years than its key. Default: two years back per claim (5 or more → 3, 4 → 2, 3 → 1, fewer → 0). */
+                        no_claims_step_back?: {
+                            [key: string]: number;
+                        };
                         /** @description Whether policyholders are told when they pass their monthly mileage budget. Default true. */
                         mileage_budget_alerts?: boolean;
+                        /** @description Price by driving score (off when absent): each London month’s usage premium, less the caps’ and free distance’s credits, adjusted by its score’s band, as the statement line `score_adjustment` (docs/api.md, "Price by score"). */
+                        score_pricing?: {
+                            /** @description A month takes the band with the highest `min_score` at or below its score; a score below every band is not adjusted. Each `min_score` once. */
+                            bands: {
+                                /** @description The least month score (0–100, at most one decimal) the band applies from. */
+                                min_score: number;
+                                /** @description Percent of the month’s usage premium added (negative: taken off), at most two decimals. */
+                                adjustment_percent: number;
+                            }[];
+                            /** @description The most a month is adjusted either way, percent of its usage premium (at most two decimals). */
+                            cap_percent: number;
+                        };
+                        /** @description Driving scores: the thresholds of the events and their weights (docs/api.md, "Driving scores"); each part absent takes its default. */
+                        driving_score?: {
+                            /** @description Harsh braking and rapid acceleration: a speed change of at least this, m/s², over 1 s or more. Default 3.1. */
+                            harsh_acceleration_mps2?: number;
+                            /** @description Harsh cornering: lateral acceleration of at least this, in g. Default 0.4. */
+                            harsh_cornering_g?: number;
+                            /** @description Speeding: above this speed, mph, for `speeding_min_seconds`. Default 79 (70 mph plus the police’s usual 10 % + 2 mph). */
+                            speeding_above_mph?: number;
+                            /** @description Speeding: how long above the speed counts. Default 15. */
+                            speeding_min_seconds?: number;
+                            /** @description Points off the score per event per 100 miles; night_driving per mile driven 00:00–04:00 London time per 100 miles. */
+                            weights?: {
+                                /** @description Default 2. */
+                                harsh_braking?: number;
+                                /** @description Default 1. */
+                                rapid_acceleration?: number;
+                                /** @description Default 1. */
+                                harsh_cornering?: number;
+                                /** @description Default 2. */
+                                speeding?: number;
+                                /** @description Default 5. */
+                                fatigue?: number;
+                                /** @description Default 0.2. */
+                                night_driving?: number;
+                            };
+                        };
                     };
                 };
             };
@@ -10364,8 +12515,65 @@ export interface operations {
                             /** @description Whole days without data after the last data that are not estimated. */
                             grace_days: number;
                         };
+                        /** @description Crash detection from positions: when a trip’s speed falls this fast and the vehicle stops, it is a crash. Every field is optional and takes its default when absent. */
+                        crash_detection?: {
+                            /** @description Least speed before the drop, km/h. Default 30. */
+                            min_speed_before_kmh?: number;
+                            /** @description Least fall in speed, km/h. Default 25. */
+                            min_drop_kmh?: number;
+                            /** @description Longest time over which the fall may happen, seconds. Default 2. */
+                            drop_window_seconds?: number;
+                            /** @description Least peak deceleration, in g (9.80665 m/s²), each fall between two fixes taken over at least 1 s. Default 0.65; a fall measured on speeds derived from positions must reach 0.4 g more. */
+                            min_deceleration_g?: number;
+                            /** @description A speed at or below this is stopped, km/h. Default 5. */
+                            stop_speed_kmh?: number;
+                            /** @description Longest time from the fall to the stop, seconds. Default 10. */
+                            stop_within_seconds?: number;
+                        };
+                        /** @description The no-claims step-back at renewal: years of no-claims discount held → years kept after one at-fault claim settled in the term, e.g. `{"3": 1, "4": 2, "5": 3}`. The row of the greatest key not above the years held applies (`"5"` serves 5 or more); years below every key fall to 0; each further at-fault claim steps back again. A row may not keep more years than its key. Default: two years back per claim (5 or more → 3, 4 → 2, 3 → 1, fewer → 0). */
+                        no_claims_step_back?: {
+                            [key: string]: number;
+                        };
                         /** @description Whether policyholders are told when they pass their monthly mileage budget. Default true. */
                         mileage_budget_alerts?: boolean;
+                        /** @description Price by driving score (off when absent): each London month’s usage premium, less the caps’ and free distance’s credits, adjusted by its score’s band, as the statement line `score_adjustment` (docs/api.md, "Price by score"). */
+                        score_pricing?: {
+                            /** @description A month takes the band with the highest `min_score` at or below its score; a score below every band is not adjusted. Each `min_score` once. */
+                            bands: {
+                                /** @description The least month score (0–100, at most one decimal) the band applies from. */
+                                min_score: number;
+                                /** @description Percent of the month’s usage premium added (negative: taken off), at most two decimals. */
+                                adjustment_percent: number;
+                            }[];
+                            /** @description The most a month is adjusted either way, percent of its usage premium (at most two decimals). */
+                            cap_percent: number;
+                        };
+                        /** @description Driving scores: the thresholds of the events and their weights (docs/api.md, "Driving scores"); each part absent takes its default. */
+                        driving_score?: {
+                            /** @description Harsh braking and rapid acceleration: a speed change of at least this, m/s², over 1 s or more. Default 3.1. */
+                            harsh_acceleration_mps2?: number;
+                            /** @description Harsh cornering: lateral acceleration of at least this, in g. Default 0.4. */
+                            harsh_cornering_g?: number;
+                            /** @description Speeding: above this speed, mph, for `speeding_min_seconds`. Default 79 (70 mph plus the police’s usual 10 % + 2 mph). */
+                            speeding_above_mph?: number;
+                            /** @description Speeding: how long above the speed counts. Default 15. */
+                            speeding_min_seconds?: number;
+                            /** @description Points off the score per event per 100 miles; night_driving per mile driven 00:00–04:00 London time per 100 miles. */
+                            weights?: {
+                                /** @description Default 2. */
+                                harsh_braking?: number;
+                                /** @description Default 1. */
+                                rapid_acceleration?: number;
+                                /** @description Default 1. */
+                                harsh_cornering?: number;
+                                /** @description Default 2. */
+                                speeding?: number;
+                                /** @description Default 5. */
+                                fatigue?: number;
+                                /** @description Default 0.2. */
+                                night_driving?: number;
+                            };
+                        };
                     };
                     /** @description UNIX seconds from which the new rules bill; default now, never before the latest version’s. Days before it keep the rules they had. */
                     effective_date?: number;
@@ -11321,6 +13529,951 @@ export interface operations {
             };
         };
     };
+    "rateBooks.impact": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                rate_book_reference: string;
+                /** @description The version’s number, from 1. */
+                version_number: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    company_reference: string;
+                    environment: "sandbox" | "production";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateBookImpact"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "quotes.create": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `sandbox` (the default when absent), `production` or `mock`. */
+                environment?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The policy object of POST /policys without `pricing` and `payment`, validated as a policy is (every failing field named). `policy.product_reference` names the product whose rate book prices it: the approved version in force on `policy.start_date`. `policy.policy_reference` names a policy to rate an adjustment of: the quote then binds only in that policy’s adjustment. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description General policy details. Required: `address`, `usage`, `cover`, `start_date`, `end_date`. */
+                    policy: {
+                        /** @description Compulsory excess. Money in major units (pounds), at most 2 decimal places. */
+                        compulsory_excess?: number;
+                        /** @description Voluntary excess. Money in major units (pounds), at most 2 decimal places. */
+                        voluntary_excess?: number;
+                        /** @description Policy (risk) address. Required: `line_1`, `postcode`. */
+                        address: {
+                            /** @description First address line. */
+                            line_1: string;
+                            /** @description Second address line. */
+                            line_2?: string;
+                            /** @description Third address line. */
+                            line_3?: string;
+                            /** @description Town or city. */
+                            city?: string;
+                            /** @description County. */
+                            county?: string;
+                            /**
+                             * @description ISO 3166-1 alpha-2 country code (`GB`, not `UK`). Defaults to `GB`. Stored upper case.
+                             * @default GB
+                             */
+                            country?: string;
+                            /** @description Postcode. For `GB`, `GG`, `JE` and `IM` addresses it must be a UK postcode (either case, space optional); it is stored as `SW1A 1AA`. */
+                            postcode: string;
+                        };
+                        /** @description Vehicle use, e.g. social, domestic and pleasure with commuting. Coded value, free text. */
+                        usage: string;
+                        /** @description Level of cover, e.g. comprehensive. Coded value, free text. */
+                        cover: string;
+                        /** @description Renew automatically at `end_date` when renewal terms exist. Absent means false. */
+                        auto_renew?: boolean;
+                        /** @description Start of cover (this term). UNIX timestamp (integer seconds, UTC). */
+                        start_date: number;
+                        /** @description End of cover (this term); after `start_date`. UNIX timestamp (integer seconds, UTC). */
+                        end_date: number;
+                        /** @description Start of the first term of the policy; not after `start_date`. UNIX timestamp (integer seconds, UTC). */
+                        inception_date?: number;
+                        /** @description Day of the month on which the automatic statement is triggered. Days 29–31 fall on the last day of shorter months. When absent, the day of the month of `start_date` (Europe/London) is used. */
+                        billing_day_date?: number;
+                        /** @description Underwriter. */
+                        underwriter_reference?: string;
+                        /** @description The underwriter’s own reference for this policy. */
+                        underwriter_policy_reference?: string;
+                        /** @description Insurance product. */
+                        product_reference?: string;
+                        /** @description Policy year: 1 for new business, increased by each renewal. */
+                        policy_year?: number;
+                        /** @description Subscription installments per year (12 = monthly, collected on `billing_day_date`). */
+                        subscription_frequency?: number;
+                        /** @description When the policy was created, as the client records it: stored and returned as sent. When absent, the service fills in the creation time (and an adjustment keeps the value before it). The service’s own times are in the versions. UNIX timestamp (integer seconds, UTC). */
+                        created_at?: number;
+                        /** @description The public policy reference. Absent on creation (the service assigns one); naming an existing policy makes the request a mid-term adjustment (`mta`). */
+                        policy_reference?: string;
+                    };
+                    /** @description The main driver, who holds the policy. Required: `first_names`, `last_names`, `email`, `dob`. `mobile_number` is accepted as an alias of `phone_number`. */
+                    proposer: {
+                        /** @description First and middle names. */
+                        first_names: string;
+                        /** @description Surname. */
+                        last_names: string;
+                        /**
+                         * Format: email
+                         * @description Email address. The policyholder’s login details are sent here, and the account is matched by it.
+                         */
+                        email: string;
+                        /** @description Date of birth; the driver must be at least 16 on the policy start date (Europe/London). Date `YYYY-MM-DD`; the day must exist. */
+                        dob: string;
+                        /** @description Title, e.g. `Mr`, `Ms`, `Dr`, `Mx`. Coded value, free text. */
+                        title?: string;
+                        /** @description Telephone number. International E.164 format: `+` and digits, no spaces. */
+                        phone_number?: string;
+                        /** @description Accepted alias of `phone_number` (some clients send this name). Folded into `phone_number` when stored; if both are sent they must be equal. International E.164 format: `+` and digits, no spaces. */
+                        mobile_number?: string;
+                        /** @description Number of children. */
+                        children?: number;
+                        /** @description Has medical conditions relevant to driving. */
+                        has_medical_conditions?: boolean;
+                        /** @description Has told the DVLA about those conditions. */
+                        has_informed_dvla_medical_conditions?: boolean;
+                        /** @description Years of no-claims discount. */
+                        ncd?: number;
+                        /** @description Driving licence type. Coded value, free text. */
+                        licence_type?: string;
+                        /** @description Employment status. Coded value, free text. */
+                        employment?: string;
+                        /** @description Occupation. Coded value, free text. */
+                        occupation?: string;
+                        /** @description Business or industry of employment. Coded value, free text. */
+                        business?: string;
+                        /** @description When the licence was issued; after `dob` and not after the policy start. Date `YYYY-MM-DD`; the day must exist. */
+                        licence_issued_date?: string;
+                        /** @description UK resident since; not before `dob`. Date `YYYY-MM-DD`; the day must exist. */
+                        residency_date?: string;
+                        /** @description Has an unspent non-motoring criminal conviction. */
+                        has_criminal_conviction?: boolean;
+                        /** @description Motoring convictions. */
+                        convictions?: {
+                            /** @description Conviction (endorsement) code, e.g. `SP30`. Coded value, free text. */
+                            code: string;
+                            /** @description Date of the offence or conviction. Date `YYYY-MM-DD`; the day must exist. */
+                            date: string;
+                            /** @description Penalty points. */
+                            points?: number;
+                            /** @description Length of the driving ban in months; 0 for none. */
+                            ban?: number;
+                        }[];
+                        /** @description Previous claims. */
+                        claims?: {
+                            /** @description Claim type code. Coded value, free text. */
+                            code: string;
+                            /** @description Date of the incident. Date `YYYY-MM-DD`; the day must exist. */
+                            date: string;
+                            /** @description Whether the driver was at fault. */
+                            at_fault?: boolean;
+                            /** @description Whether the no-claims discount was lost. */
+                            ncd_lost?: boolean;
+                        }[];
+                        /** @description Owns their home. */
+                        own_home?: boolean;
+                    };
+                    /** @description The vehicle on cover. Required: `reg`, `make`, `model`. */
+                    vehicle: {
+                        /** @description Registration mark. */
+                        reg: string;
+                        /** @description Vehicle identification number (17 characters from 1981; older chassis numbers vary). */
+                        vin?: string;
+                        /** @description Make. */
+                        make: string;
+                        /** @description Model. */
+                        model: string;
+                        /** @description Colour. */
+                        colour?: string;
+                        /** @description Vehicle type. Coded value, free text. */
+                        type?: string;
+                        /** @description Body type. Coded value, free text. */
+                        body_type?: string;
+                        /** @description Vehicle rating from the quoting engine. */
+                        rating?: number;
+                        /** @description Insurance group, 1–50 scale. */
+                        group_rating_50?: number;
+                        /** @description Insurance group, old 1–20 scale. */
+                        group_rating_20?: number;
+                        /** @description ABI vehicle code. */
+                        abi_code?: string;
+                        /** @description Engine size in cc. */
+                        engine?: number;
+                        /** @description Fuel. Coded value, free text. */
+                        fuel?: string;
+                        /** @description Legal owner. Coded value, free text. */
+                        owner?: string;
+                        /** @description Registered keeper. Coded value, free text. */
+                        keeper?: string;
+                        /** @description Estimated distance a year, in the product’s unit (`pricing.usage_unit`). */
+                        estimated_yearly_mileage?: number;
+                        /** @description Purchase date. Date `YYYY-MM-DD`; the day must exist. */
+                        purchase_date?: string;
+                        /** @description Date of manufacture. Date `YYYY-MM-DD`; the day must exist. */
+                        manufacture_date?: string;
+                        /** @description Current value. Money in major units (pounds), at most 2 decimal places. */
+                        current_value?: number;
+                        /** @description Right-hand drive. */
+                        is_rhd?: boolean;
+                        /** @description Kept overnight at the policy address. */
+                        is_parked_home?: boolean;
+                        /** @description Imported vehicle. */
+                        is_import?: boolean;
+                        /** @description Seats. */
+                        seats?: number;
+                        /** @description Doors. */
+                        doors?: number;
+                        /** @description Postcode where the vehicle is kept overnight. A UK postcode when the policy address is in GB, GG, JE or IM; stored as `SW1A 1AA`. */
+                        overnight_postcode?: string;
+                        /** @description Where it is parked overnight, e.g. driveway. Coded value, free text. */
+                        parked_location?: string;
+                        /** @description Modifications. */
+                        modifications?: string[];
+                    };
+                    /** @description Other named drivers. */
+                    additional_drivers?: {
+                        /** @description First and middle names. */
+                        first_names: string;
+                        /** @description Surname. */
+                        last_names: string;
+                        /** @description Date of birth; the driver must be at least 16 on the policy start date (Europe/London). Date `YYYY-MM-DD`; the day must exist. */
+                        dob: string;
+                        /**
+                         * Format: email
+                         * @description Email address.
+                         */
+                        email?: string;
+                        /** @description Relationship to the proposer, e.g. spouse. Coded value, free text. */
+                        relationship?: string;
+                        /** @description Title, e.g. `Mr`, `Ms`, `Dr`, `Mx`. Coded value, free text. */
+                        title?: string;
+                        /** @description Telephone number. International E.164 format: `+` and digits, no spaces. */
+                        phone_number?: string;
+                        /** @description Accepted alias of `phone_number` (some clients send this name). Folded into `phone_number` when stored; if both are sent they must be equal. International E.164 format: `+` and digits, no spaces. */
+                        mobile_number?: string;
+                        /** @description Number of children. */
+                        children?: number;
+                        /** @description Has medical conditions relevant to driving. */
+                        has_medical_conditions?: boolean;
+                        /** @description Has told the DVLA about those conditions. */
+                        has_informed_dvla_medical_conditions?: boolean;
+                        /** @description Years of no-claims discount. */
+                        ncd?: number;
+                        /** @description Driving licence type. Coded value, free text. */
+                        licence_type?: string;
+                        /** @description Employment status. Coded value, free text. */
+                        employment?: string;
+                        /** @description Occupation. Coded value, free text. */
+                        occupation?: string;
+                        /** @description Business or industry of employment. Coded value, free text. */
+                        business?: string;
+                        /** @description When the licence was issued; after `dob` and not after the policy start. Date `YYYY-MM-DD`; the day must exist. */
+                        licence_issued_date?: string;
+                        /** @description UK resident since; not before `dob`. Date `YYYY-MM-DD`; the day must exist. */
+                        residency_date?: string;
+                        /** @description Has an unspent non-motoring criminal conviction. */
+                        has_criminal_conviction?: boolean;
+                        /** @description Motoring convictions. */
+                        convictions?: {
+                            /** @description Conviction (endorsement) code, e.g. `SP30`. Coded value, free text. */
+                            code: string;
+                            /** @description Date of the offence or conviction. Date `YYYY-MM-DD`; the day must exist. */
+                            date: string;
+                            /** @description Penalty points. */
+                            points?: number;
+                            /** @description Length of the driving ban in months; 0 for none. */
+                            ban?: number;
+                        }[];
+                        /** @description Previous claims. */
+                        claims?: {
+                            /** @description Claim type code. Coded value, free text. */
+                            code: string;
+                            /** @description Date of the incident. Date `YYYY-MM-DD`; the day must exist. */
+                            date: string;
+                            /** @description Whether the driver was at fault. */
+                            at_fault?: boolean;
+                            /** @description Whether the no-claims discount was lost. */
+                            ncd_lost?: boolean;
+                        }[];
+                        /** @description Owns their home. */
+                        own_home?: boolean;
+                    }[];
+                    /** @description Free key/value store: at most 25 items, keys of 1–64 characters, values a string (at most 500 characters), number, boolean or null. */
+                    custom?: {
+                        [key: string]: string | number | boolean | null;
+                    };
+                    /** @description The installment plan to price: one the rate book offers. Default: its first. */
+                    installment_plan?: "single" | "monthly";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Quote"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "quotes.get": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `sandbox` (the default when absent), `production` or `mock`. */
+                environment?: string;
+            };
+            path: {
+                quote_reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Quote"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "quotes.staffGet": {
+        parameters: {
+            query: {
+                company_reference: string;
+                environment: "sandbox" | "production";
+            };
+            header?: never;
+            path: {
+                quote_reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A quote as staff read it: the whole quote, with the policy it is bound to. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StaffQuote"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "quotes.purchase": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `sandbox` (the default when absent), `production` or `mock`. */
+                environment?: string;
+            };
+            path: {
+                quote_reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The card as the browser made it at the processor (Stripe.js, or the sandbox’s `POST /sandbox/stripe/v1/payment_methods`): `pm_…`. */
+                    payment_method_id: string;
+                    /** @description The plan the buyer chose; it must be the one the quote was priced for. */
+                    installment_plan?: "single" | "monthly";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "bound";
+                        quote_reference: string;
+                        policy_reference: string;
+                        user_reference: string;
+                        /** @description The first payment, in pounds: the quote’s `upfront_premium`. */
+                        amount_paid: number;
+                        /** @description How the buyer signs in: the first-login step of a new account, or the sign-in of one they had. */
+                        sign_in: {
+                            /** @enum {string} */
+                            type: "NEW_PASSWORD_REQUIRED";
+                            username: string;
+                            /** @description Single use, as `POST /auth/token` answers it: choose a password with it. */
+                            session: string;
+                        } | {
+                            /** @enum {string} */
+                            type: "SIGN_IN";
+                            /** @description The account existed already: sign in with its own password. */
+                            username: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "requires_action";
+                        quote_reference: string;
+                        payment_intent: string;
+                        /** @description Complete 3-D Secure with it (Stripe.js `handleNextAction`; in the sandbox, confirm the intent again with the same card), then send the purchase again. */
+                        client_secret: string;
+                        /** @description The card waiting for 3-D Secure, as the processor names it. */
+                        payment_method: string | null;
+                        /** @description The first payment, in pounds. */
+                        amount: number;
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payment Required */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "quotes.referrals": {
+        parameters: {
+            query: {
+                company_reference: string;
+                environment: "sandbox" | "production";
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        referrals: components["schemas"]["Quote"][];
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "quotes.decideReferral": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                quote_reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    company_reference: string;
+                    environment: "sandbox" | "production";
+                    decision: "approve" | "decline";
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Quote"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "quotes.settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                company_reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Days a quote may be bound after it is made (default 30). */
+                        validity_days: number;
+                        /** @description Days after which a quote never bound is pseudonymised, once it has also expired (default 90). */
+                        retention_days: number;
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "quotes.setSettings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                company_reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Days a quote may be bound after it is made (default 30). */
+                    validity_days: number;
+                    /** @description Days after which a quote never bound is pseudonymised, once it has also expired (default 90). */
+                    retention_days: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Days a quote may be bound after it is made (default 30). */
+                        validity_days: number;
+                        /** @description Days after which a quote never bound is pseudonymised, once it has also expired (default 90). */
+                        retention_days: number;
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "policies.renewalPrices": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `sandbox` (the default when absent), `production` or `mock`. */
+                environment?: string;
+            };
+            path: {
+                policy_reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        policy_reference: string;
+                        renewal_prices: components["schemas"]["RenewalPrice"][];
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     "emails.list": {
         parameters: {
             query?: {
@@ -11643,6 +14796,35 @@ export interface operations {
                                 is_estimated: boolean;
                                 /** @description Milepost extension: the part of distance_in_metres bridged in a straight line across gaps in a device’s data while moving; 0 otherwise. */
                                 gap_distance_in_metres: number;
+                                /** @description Milepost extension, on reads: the driving score of a `device` trip, 0–100 to 1 decimal (docs/api.md, "Driving scores"); null for a trip under a mile and for journeys not cut from a device. */
+                                score?: number | null;
+                                /** @description Milepost extension, on reads: the driving events of a `device` trip, in time order. */
+                                events?: {
+                                    /** Format: uuid */
+                                    event_reference: string;
+                                    /** @description What happened; docs/api.md ("Driving scores") gives each threshold. */
+                                    kind: "harsh_braking" | "rapid_acceleration" | "harsh_cornering" | "speeding" | "fatigue";
+                                    /**
+                                     * Format: date-time
+                                     * @description When it began.
+                                     */
+                                    occurred_at: string;
+                                    lat: number;
+                                    lng: number;
+                                    /** @description At its start (speeding: the highest of the spell), 1 decimal. */
+                                    speed_mph: number;
+                                    /** @description Braking, acceleration, cornering: the peak, in g, 2 decimals; null otherwise. */
+                                    acceleration_g: number | null;
+                                    /** @description Speeding: the spell; fatigue: the driving without a 20-minute stop; null otherwise. */
+                                    duration_seconds: number | null;
+                                    /** @description The event’s dispute, if the policyholder disputed it; an accepted one no longer counts in the trip’s or month’s score. */
+                                    dispute: {
+                                        /** Format: uuid */
+                                        dispute_reference: string;
+                                        /** @description pending until staff decide; accepted: the event no longer counts; rejected: it still does. */
+                                        state: "pending" | "accepted" | "rejected";
+                                    } | null;
+                                }[];
                             };
                             /** @description Why this item was not stored. */
                             error?: {
@@ -11834,6 +15016,126 @@ export interface operations {
             };
             /** @description Service Unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "telematics.settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                company_reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Delete each trip’s raw positions once it is cut and scored, keeping its journey (the coarsened route), driving events and score (EDPB Guidelines 01/2020 on connected vehicles). Positions arriving later inside such a trip are dropped. Default false. */
+                        minimise_positions: boolean;
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "telematics.setSettings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                company_reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Delete each trip’s raw positions once it is cut and scored, keeping its journey (the coarsened route), driving events and score (EDPB Guidelines 01/2020 on connected vehicles). Positions arriving later inside such a trip are dropped. Default false. */
+                    minimise_positions: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Delete each trip’s raw positions once it is cut and scored, keeping its journey (the coarsened route), driving events and score (EDPB Guidelines 01/2020 on connected vehicles). Positions arriving later inside such a trip are dropped. Default false. */
+                        minimise_positions: boolean;
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12420,6 +15722,117 @@ export interface operations {
                         }[];
                         /** @description When the page is full: pass as `from` for the next page (the last time + 1); else null. */
                         next_from: number | null;
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "telematics.events": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `sandbox` (the default when absent), `production` or `mock`. */
+                environment?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The device that felt the crash, as bound with POST /devices. */
+                    device_id: string;
+                    /**
+                     * @description The kind of event; `crash` is the one kind today.
+                     * @enum {string}
+                     */
+                    type: "crash";
+                    /** @description When the impact happened, UNIX seconds. */
+                    time: number;
+                    /** @description Degrees, WGS84. */
+                    lat: number;
+                    /** @description Degrees, WGS84. */
+                    lon: number;
+                    /** @description Speed at the moment of impact, km/h. */
+                    speed_kmh: number;
+                    /** @description The largest acceleration the device measured in the impact, in g. */
+                    peak_acceleration_g: number;
+                    /** @description Change of velocity in the impact, km/h. */
+                    delta_v_kmh?: number;
+                    /** @description Whether an airbag went off. */
+                    airbag_deployed?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description The crash as stored.
+                         */
+                        crash_reference: string;
+                        device_id: string;
+                        /** @description The policy the device was bound to at `time`. */
+                        policy_reference: string;
+                        /** @description When the stored crash happened, UNIX seconds. */
+                        time: number;
+                        /** @description True when the device had reported a crash within 2 minutes of this one already: this is that crash, and no second claim is opened. */
+                        duplicate: boolean;
+                    };
+                };
+            };
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description The crash as stored.
+                         */
+                        crash_reference: string;
+                        device_id: string;
+                        /** @description The policy the device was bound to at `time`. */
+                        policy_reference: string;
+                        /** @description When the stored crash happened, UNIX seconds. */
+                        time: number;
+                        /** @description True when the device had reported a crash within 2 minutes of this one already: this is that crash, and no second claim is opened. */
+                        duplicate: boolean;
                     };
                 };
             };
@@ -13257,6 +16670,355 @@ export interface operations {
             };
         };
     };
+    "scores.listMonths": {
+        parameters: {
+            query?: {
+                /** @description First Europe/London month, `YYYY-MM`, inclusive. Default: 11 months before `to`. */
+                from?: string;
+                /** @description Last month, `YYYY-MM`, inclusive; at most 36 months from `from`. Default: this month. */
+                to?: string;
+            };
+            header?: {
+                /** @description `sandbox` (the default when absent), `production` or `mock`. */
+                environment?: string;
+            };
+            path: {
+                policy_reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A policy’s driving scores, month by month. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PolicyScores"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "scores.dispute": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `sandbox` (the default when absent), `production` or `mock`. */
+                environment?: string;
+            };
+            path: {
+                policy_reference: string;
+                /** @description The event’s `event_reference`. */
+                event_reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description `passenger`: someone else was driving; `gps_error`: the positions were wrong; `other`: say why. */
+                    reason: "passenger" | "gps_error" | "other";
+                    /** @description In the policyholder’s words; required when `reason` is `other`. */
+                    details?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description A policyholder’s dispute of a driving event. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScoreDispute"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "scores.listDisputes": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `sandbox` (the default when absent), `production` or `mock`. */
+                environment?: string;
+            };
+            path: {
+                policy_reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        disputes: components["schemas"]["ScoreDispute"][];
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "scores.disputeQueue": {
+        parameters: {
+            query?: {
+                /** @description Default `pending`. */
+                state?: "pending" | "accepted" | "rejected";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        disputes: components["schemas"]["ScoreDispute"][];
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "scores.getDispute": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                dispute_reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A policyholder’s dispute of a driving event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScoreDispute"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "scores.decideDispute": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                dispute_reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    decision: "accept" | "reject";
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description A policyholder’s dispute of a driving event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScoreDispute"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     "payments.stripeWebhook": {
         parameters: {
             query?: never;
@@ -13344,7 +17106,7 @@ export interface operations {
                             usage_premium: number;
                             /** @description usage_premium + subscription_premium. */
                             total_premium: number;
-                            /** @description total_premium − cap_credit − annual_cap_credit − free_distance_credit + minimum_top_up − credits_used (+ brought_forward); never negative. Charged to the default card. */
+                            /** @description total_premium − cap_credit − annual_cap_credit − free_distance_credit + minimum_top_up + score_adjustment − credits_used (+ brought_forward); never negative. Charged to the default card. */
                             billed_premium: number;
                             /** @description Days over the product’s daily cap that this statement credits; empty without a daily cap. */
                             capped_days: {
@@ -13368,6 +17130,23 @@ export interface operations {
                             free_distance_credit: number;
                             /** @description What brings the usage premium after the credits above up to the product’s minimum. */
                             minimum_top_up: number;
+                            /** @description Price by driving score (the product’s `score_pricing` rule): the sum of `score_months[].adjustment`, in pounds; negative is a credit. 0 without the rule. */
+                            score_adjustment: number;
+                            /** @description Each month this statement adjusts by score: a month is adjusted once it is over and no dispute of it is pending, and again on a later statement when its usage or score changes (a late upload, a void, a dispute accepted) by the difference only. Empty without the rule. */
+                            score_months: {
+                                /** @description The Europe/London calendar month adjusted, `YYYY-MM`. */
+                                month: string;
+                                /** @description The month’s driving score that priced it; null when it has none that stands (no scored trip, or under 50 miles scored): then its target is no adjustment. */
+                                score: number | null;
+                                /** @description The score’s band, capped: percent of the month’s usage premium (negative: a discount). */
+                                adjustment_percent: number;
+                                /** @description The month’s usage premium billed so far, this statement’s included, less the caps’ and free distance’s credits of its journeys (pounds). */
+                                usage_premium: number;
+                                /** @description What earlier statements adjusted the month by (pounds). */
+                                adjusted_before: number;
+                                /** @description What this statement adjusts the month by: usage_premium × adjustment_percent / 100, rounded half to even to the penny, less adjusted_before (pounds). */
+                                adjustment: number;
+                            }[];
                             credits_used: number;
                             /** @description Billed but below the card processor’s minimum charge (30p in GBP): not charged now, carried to the next statement. */
                             carried_forward: number;
@@ -13516,7 +17295,7 @@ export interface operations {
                         usage_premium: number;
                         /** @description usage_premium + subscription_premium. */
                         total_premium: number;
-                        /** @description total_premium − cap_credit − annual_cap_credit − free_distance_credit + minimum_top_up − credits_used (+ brought_forward); never negative. Charged to the default card. */
+                        /** @description total_premium − cap_credit − annual_cap_credit − free_distance_credit + minimum_top_up + score_adjustment − credits_used (+ brought_forward); never negative. Charged to the default card. */
                         billed_premium: number;
                         /** @description Days over the product’s daily cap that this statement credits; empty without a daily cap. */
                         capped_days: {
@@ -13540,6 +17319,23 @@ export interface operations {
                         free_distance_credit: number;
                         /** @description What brings the usage premium after the credits above up to the product’s minimum. */
                         minimum_top_up: number;
+                        /** @description Price by driving score (the product’s `score_pricing` rule): the sum of `score_months[].adjustment`, in pounds; negative is a credit. 0 without the rule. */
+                        score_adjustment: number;
+                        /** @description Each month this statement adjusts by score: a month is adjusted once it is over and no dispute of it is pending, and again on a later statement when its usage or score changes (a late upload, a void, a dispute accepted) by the difference only. Empty without the rule. */
+                        score_months: {
+                            /** @description The Europe/London calendar month adjusted, `YYYY-MM`. */
+                            month: string;
+                            /** @description The month’s driving score that priced it; null when it has none that stands (no scored trip, or under 50 miles scored): then its target is no adjustment. */
+                            score: number | null;
+                            /** @description The score’s band, capped: percent of the month’s usage premium (negative: a discount). */
+                            adjustment_percent: number;
+                            /** @description The month’s usage premium billed so far, this statement’s included, less the caps’ and free distance’s credits of its journeys (pounds). */
+                            usage_premium: number;
+                            /** @description What earlier statements adjusted the month by (pounds). */
+                            adjusted_before: number;
+                            /** @description What this statement adjusts the month by: usage_premium × adjustment_percent / 100, rounded half to even to the penny, less adjusted_before (pounds). */
+                            adjustment: number;
+                        }[];
                         credits_used: number;
                         /** @description Billed but below the card processor’s minimum charge (30p in GBP): not charged now, carried to the next statement. */
                         carried_forward: number;
@@ -13689,7 +17485,7 @@ export interface operations {
                         usage_premium: number;
                         /** @description usage_premium + subscription_premium. */
                         total_premium: number;
-                        /** @description total_premium − cap_credit − annual_cap_credit − free_distance_credit + minimum_top_up − credits_used (+ brought_forward); never negative. Charged to the default card. */
+                        /** @description total_premium − cap_credit − annual_cap_credit − free_distance_credit + minimum_top_up + score_adjustment − credits_used (+ brought_forward); never negative. Charged to the default card. */
                         billed_premium: number;
                         /** @description Days over the product’s daily cap that this statement credits; empty without a daily cap. */
                         capped_days: {
@@ -13713,6 +17509,23 @@ export interface operations {
                         free_distance_credit: number;
                         /** @description What brings the usage premium after the credits above up to the product’s minimum. */
                         minimum_top_up: number;
+                        /** @description Price by driving score (the product’s `score_pricing` rule): the sum of `score_months[].adjustment`, in pounds; negative is a credit. 0 without the rule. */
+                        score_adjustment: number;
+                        /** @description Each month this statement adjusts by score: a month is adjusted once it is over and no dispute of it is pending, and again on a later statement when its usage or score changes (a late upload, a void, a dispute accepted) by the difference only. Empty without the rule. */
+                        score_months: {
+                            /** @description The Europe/London calendar month adjusted, `YYYY-MM`. */
+                            month: string;
+                            /** @description The month’s driving score that priced it; null when it has none that stands (no scored trip, or under 50 miles scored): then its target is no adjustment. */
+                            score: number | null;
+                            /** @description The score’s band, capped: percent of the month’s usage premium (negative: a discount). */
+                            adjustment_percent: number;
+                            /** @description The month’s usage premium billed so far, this statement’s included, less the caps’ and free distance’s credits of its journeys (pounds). */
+                            usage_premium: number;
+                            /** @description What earlier statements adjusted the month by (pounds). */
+                            adjusted_before: number;
+                            /** @description What this statement adjusts the month by: usage_premium × adjustment_percent / 100, rounded half to even to the penny, less adjusted_before (pounds). */
+                            adjustment: number;
+                        }[];
                         credits_used: number;
                         /** @description Billed but below the card processor’s minimum charge (30p in GBP): not charged now, carried to the next statement. */
                         carried_forward: number;
@@ -14354,6 +18167,1186 @@ export interface operations {
             };
         };
     };
+    "claims.listOfPolicy": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `sandbox` (the default when absent), `production` or `mock`. */
+                environment?: string;
+            };
+            path: {
+                policy_reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        claims: components["schemas"]["Claim"][];
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "claims.report": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `sandbox` (the default when absent), `production` or `mock`. */
+                environment?: string;
+            };
+            path: {
+                policy_reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description When it happened, UNIX seconds. */
+                    occurred_at: number;
+                    /** @description Where, degrees WGS84 (as picked on a map). */
+                    lat: number;
+                    lon: number;
+                    /** @description What happened. */
+                    description: string;
+                    /** @description Other drivers, vehicles and witnesses. */
+                    other_parties?: string;
+                    injuries: boolean;
+                    other_vehicles: boolean;
+                    police_attended: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Claim"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "claims.getOfPolicy": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `sandbox` (the default when absent), `production` or `mock`. */
+                environment?: string;
+            };
+            path: {
+                policy_reference: string;
+                claim_reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Claim"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "claims.confirm": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `sandbox` (the default when absent), `production` or `mock`. */
+                environment?: string;
+            };
+            path: {
+                policy_reference: string;
+                claim_reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Was anyone hurt? */
+                    injuries: boolean;
+                    /** @description Were other vehicles involved? */
+                    other_vehicles: boolean;
+                    /** @description Did the police attend? */
+                    police_attended: boolean;
+                    /** @description What happened. */
+                    description?: string;
+                    /** @description Other drivers, vehicles and witnesses: names, registrations, contacts. */
+                    other_parties?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Claim"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "claims.cancel": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `sandbox` (the default when absent), `production` or `mock`. */
+                environment?: string;
+            };
+            path: {
+                policy_reference: string;
+                claim_reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Claim"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "claims.photo": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `sandbox` (the default when absent), `production` or `mock`. */
+                environment?: string;
+            };
+            path: {
+                policy_reference: string;
+                claim_reference: string;
+                photo_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The photo. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/jpeg": unknown;
+                    "image/png": unknown;
+                    "image/heic": unknown;
+                    "image/webp": unknown;
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "claims.addPhoto": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `sandbox` (the default when absent), `production` or `mock`. */
+                environment?: string;
+            };
+            path: {
+                policy_reference: string;
+                claim_reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "image/jpeg": unknown;
+                "image/png": unknown;
+                "image/heic": unknown;
+                "image/webp": unknown;
+                "application/octet-stream": unknown;
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Claim"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "claims.queue": {
+        parameters: {
+            query?: {
+                /** @description The claim’s state (draft, open, settled, closed, rejected, withdrawn, reopened); the changes allowed are the state table in docs/api.md. */
+                state?: "draft" | "open" | "settled" | "closed" | "rejected" | "withdrawn" | "reopened";
+                /** @description Only drafts sent to staff unanswered (true), or not (false). */
+                referred?: boolean;
+                limit?: number;
+            };
+            header?: {
+                /** @description `sandbox` (the default when absent), `production` or `mock`. */
+                environment?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        claims: components["schemas"]["Claim"][];
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "claims.get": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `sandbox` (the default when absent), `production` or `mock`. */
+                environment?: string;
+            };
+            path: {
+                claim_reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Claim"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "claims.transition": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `sandbox` (the default when absent), `production` or `mock`. */
+                environment?: string;
+            };
+            path: {
+                claim_reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The claim’s state (draft, open, settled, closed, rejected, withdrawn, reopened); the changes allowed are the state table in docs/api.md. */
+                    state: "draft" | "open" | "settled" | "closed" | "rejected" | "withdrawn" | "reopened";
+                    /** @description Why; kept as a note. */
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Claim"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "claims.assignHandler": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `sandbox` (the default when absent), `production` or `mock`. */
+                environment?: string;
+            };
+            path: {
+                claim_reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description A staff member with the `claims` or `admin` role.
+                     */
+                    staff_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Claim"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "claims.setFault": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `sandbox` (the default when absent), `production` or `mock`. */
+                environment?: string;
+            };
+            path: {
+                claim_reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Whether the policyholder was at fault. */
+                    at_fault: boolean;
+                    /** @description Why; kept as a note. */
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Claim"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "claims.addExposure": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `sandbox` (the default when absent), `production` or `mock`. */
+                environment?: string;
+            };
+            path: {
+                claim_reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description What the exposure covers: own_vehicle, other_vehicle, injury, windscreen, theft. */
+                    kind: "own_vehicle" | "other_vehicle" | "injury" | "windscreen" | "theft";
+                    /** @description The first reserve. In pounds, 2 decimals. */
+                    reserve: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Claim"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "claims.setReserve": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `sandbox` (the default when absent), `production` or `mock`. */
+                environment?: string;
+            };
+            path: {
+                claim_reference: string;
+                exposure_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The new reserve. In pounds, 2 decimals. */
+                    reserve: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Claim"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "claims.pay": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `sandbox` (the default when absent), `production` or `mock`. */
+                environment?: string;
+            };
+            path: {
+                claim_reference: string;
+                exposure_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description In pounds, 2 decimals. */
+                    amount: number;
+                    /** @description The last payment of the exposure: it is settled after it. */
+                    final: boolean;
+                    /** @description Who is paid (the policyholder, a repairer, a third party). */
+                    payee: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Claim"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "claims.addNote": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `sandbox` (the default when absent), `production` or `mock`. */
+                environment?: string;
+            };
+            path: {
+                claim_reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The note. */
+                    text: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Claim"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "claims.settings": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `sandbox` (the default when absent), `production` or `mock`. */
+                environment?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Hours a policyholder has to answer a draft before it goes to staff. */
+                        response_hours: number;
+                        /** @description Years after a claim ended (closed, rejected or withdrawn) that its personal data is kept; then it is pseudonymised by a nightly job. */
+                        retention_years: number;
+                        updated_at: string | null;
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "claims.updateSettings": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `sandbox` (the default when absent), `production` or `mock`. */
+                environment?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    response_hours: number;
+                    retention_years?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Hours a policyholder has to answer a draft before it goes to staff. */
+                        response_hours: number;
+                        /** @description Years after a claim ended (closed, rejected or withdrawn) that its personal data is kept; then it is pseudonymised by a nightly job. */
+                        retention_years: number;
+                        updated_at: string | null;
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     "reports.bordereau": {
         parameters: {
             query: {
@@ -14450,6 +19443,127 @@ export interface operations {
                             net_premium: number;
                             /** @description Pounds, 2 decimals. */
                             fees: number;
+                        };
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "reports.claimsBordereau": {
+        parameters: {
+            query: {
+                /** @description The company reported on. */
+                company_reference: string;
+                /** @description Required: a bordereau is of one environment, and production is the one an underwriter is due. */
+                environment: "sandbox" | "production";
+                /** @description The Europe/London calendar month, `YYYY-MM`. */
+                month: string;
+                /** @description Default `csv`. */
+                format?: "csv" | "json";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The claims bordereau, as CSV (default) or JSON. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                    "application/json": {
+                        month: string;
+                        company_reference: string;
+                        environment: string;
+                        rows: {
+                            company_reference: string;
+                            environment: string;
+                            /** Format: uuid */
+                            claim_reference: string;
+                            policy_reference: string;
+                            underwriter_reference: string | null;
+                            underwriter_policy_reference: string | null;
+                            /** @description The claim’s state when the report is made. */
+                            state: string;
+                            /** @enum {string} */
+                            source: "crash" | "reported";
+                            /**
+                             * Format: date
+                             * @description Europe/London.
+                             */
+                            incident_date: string;
+                            /**
+                             * Format: date
+                             * @description Europe/London: when the claim was made.
+                             */
+                            reported_date: string;
+                            /** @description Null until staff decide. */
+                            at_fault: boolean | null;
+                            /** @description Pounds, 2 decimals. */
+                            opening_reserve: number;
+                            /** @description Pounds, 2 decimals. */
+                            reserve_movements: number;
+                            /** @description Pounds, 2 decimals. */
+                            payments: number;
+                            /** @description Pounds, 2 decimals. */
+                            closing_reserve: number;
+                            /** @description Pounds, 2 decimals. */
+                            paid_to_date: number;
+                            /** @description Pounds, 2 decimals. */
+                            incurred: number;
+                        }[];
+                        totals: {
+                            /** @description Pounds, 2 decimals. */
+                            opening_reserve: number;
+                            /** @description Pounds, 2 decimals. */
+                            reserve_movements: number;
+                            /** @description Pounds, 2 decimals. */
+                            payments: number;
+                            /** @description Pounds, 2 decimals. */
+                            closing_reserve: number;
+                            /** @description Pounds, 2 decimals. */
+                            paid_to_date: number;
+                            /** @description Pounds, 2 decimals. */
+                            incurred: number;
                         };
                     };
                 };
@@ -14670,6 +19784,106 @@ export interface operations {
             };
         };
     };
+    "reports.renewalsAtCap": {
+        parameters: {
+            query: {
+                company_reference: string;
+                environment: "sandbox" | "production";
+                /** @description The first Europe/London month, included (`YYYY-MM`). */
+                from: string;
+                /** @description The last Europe/London month, included; at most 24 months. */
+                to: string;
+                /** @description `json` (months and products, each with its renewals) or `csv` (a row per renewal). */
+                format?: "json" | "csv";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        company_reference: string;
+                        environment: string;
+                        from: string;
+                        to: string;
+                        /** Format: date-time */
+                        generated_at: string;
+                        total: number;
+                        /** @description By month, then product reference. */
+                        groups: {
+                            /** @description The Europe/London month the renewals start in (`YYYY-MM`). */
+                            month: string;
+                            product_reference: string;
+                            /** @description Renewals of the product starting that month priced at the cap. */
+                            count: number;
+                            renewals: {
+                                policy_reference: string;
+                                /**
+                                 * Format: date
+                                 * @description The renewal’s first London day.
+                                 */
+                                start_date: string;
+                                /** @description The renewal price, at the cap (pounds). */
+                                renewal_yearly_premium_estimate: number | null;
+                                /** @description The equivalent new-business price (pounds). */
+                                new_business_yearly_premium_estimate: number | null;
+                                /** @description Last year’s price (pounds). */
+                                last_year_yearly_premium_estimate: number | null;
+                                /** @description `fixed`, `per_unit`: the parts held down. */
+                                capped: string[];
+                                rate_book_reference: string | null;
+                                version_number: number | null;
+                            }[];
+                        }[];
+                    };
+                    "text/csv": string;
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     "policyholders.export": {
         parameters: {
             query?: {
@@ -14770,6 +19984,26 @@ export interface operations {
                         usage_alerts: {
                             [key: string]: unknown;
                         }[];
+                        /** @description The driving score of each trip cut from their devices (null under a mile). */
+                        trip_scores: {
+                            [key: string]: unknown;
+                        }[];
+                        /** @description Driving events of those trips: kind, time, place, speed, and their size. */
+                        trip_score_events: {
+                            [key: string]: unknown;
+                        }[];
+                        /** @description Closed months’ driving scores. */
+                        score_months: {
+                            [key: string]: unknown;
+                        }[];
+                        /** @description Their disputes of driving events: the reason, their words, and staff’s decision. */
+                        score_disputes: {
+                            [key: string]: unknown;
+                        }[];
+                        /** @description How each renewal was priced: the renewal, the equivalent new-business price and last year’s (ICOBS 6B). */
+                        renewal_prices: {
+                            [key: string]: unknown;
+                        }[];
                         /** @description Charges and refunds, with the payment method id and the `card` (brand, last 4) where known. */
                         payments: {
                             [key: string]: unknown;
@@ -14790,7 +20024,7 @@ export interface operations {
                         events: {
                             [key: string]: unknown;
                         }[];
-                        /** @description Rows in each section: `payment_customers`, `login_sessions`, `refresh_tokens`, `password_reset_codes`, `policies`, `policy_versions`, `journeys`, `journey_voids`, `journey_rule_credits`, `devices`, `device_bindings`, `positions`, `odometer_readings`, `statements`, `statement_odometers`, `policy_credits`, `policy_usage_years`, `mileage_budgets`, `usage_alerts`, `direct_debit_mandates`, `payments`, `emails`, `audit_records`, `events`, `webhook_deliveries`, `documents`. */
+                        /** @description Rows in each section: `payment_customers`, `login_sessions`, `refresh_tokens`, `password_reset_codes`, `policies`, `policy_versions`, `journeys`, `journey_voids`, `journey_rule_credits`, `devices`, `device_bindings`, `positions`, `odometer_readings`, `statements`, `statement_odometers`, `policy_credits`, `policy_usage_years`, `mileage_budgets`, `usage_alerts`, `trip_scores`, `trip_score_events`, `score_months`, `score_disputes`, `renewal_prices`, `direct_debit_mandates`, `payments`, `emails`, `audit_records`, `events`, `webhook_deliveries`, `documents`, `crash_events`, `claims`, `quotes`. */
                         contents: {
                             [key: string]: number;
                         };
@@ -14881,6 +20115,8 @@ export interface operations {
                         emails_erased: number;
                         /** @description Audit records whose before/after values held their personal data. */
                         audit_records_scrubbed: number;
+                        /** @description Quotes asked for with their addresses or bound to their policies, pseudonymised. */
+                        quotes_erased: number;
                         /** @description Issued documents (PDFs) of their policies deleted. */
                         documents_deleted: number;
                         /** @description Documents the law requires keeping, kept as issued: a term’s certificate and schedule until six years after the term ends (docs/data-protection.md). */
@@ -14896,6 +20132,15 @@ export interface operations {
                              */
                             keep_until: string;
                             /** @description The law that requires keeping it. */
+                            reason: string;
+                        }[];
+                        /** @description Claims still in progress, kept whole under a legal hold recorded on each (UK GDPR Art. 17(3)(e)); the other claims lose their places, traces, free text, notes and photos, their money kept. */
+                        claims_kept: {
+                            /** Format: uuid */
+                            claim_reference: string;
+                            /** @description `draft`, `open` or `reopened`. */
+                            state: string;
+                            /** @description The legal hold recorded on the claim. */
                             reason: string;
                         }[];
                     };
@@ -15555,6 +20800,13 @@ export interface operations {
                             keep_until: string;
                             reason: string;
                         }[];
+                        /** @description Claims in progress, kept whole under a legal hold recorded on each with its reason. */
+                        claims_kept: {
+                            /** Format: uuid */
+                            claim_reference: string;
+                            state: string;
+                            reason: string;
+                        }[];
                     };
                 };
             };
@@ -15731,6 +20983,107 @@ export interface operations {
                          * @description The journey that took it over.
                          */
                         journey_reference: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any other answer, or none within 15 seconds, is retried. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhooks.score.month_closed": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (also `id` in the body). Stable across retries: deduplicate on it. */
+                "webhook-id": string;
+                /** @description UNIX seconds of this attempt. Refuse messages more than 5 minutes off your clock. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64>` signatures: HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the base64-decoded part of your `whsec_…` secret. Two during the 24 hours after a rotation. Verify with any Standard Webhooks library. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description The event id; the same in every attempt and replay, and equal to the `webhook-id` header. Deduplicate on it.
+                     */
+                    id: string;
+                    /** @constant */
+                    type: "score.month_closed";
+                    /** @description When the event happened: UNIX seconds. */
+                    created: number;
+                    environment: "sandbox" | "production";
+                    /** @description The `data` of a `score.month_closed` event. */
+                    data: {
+                        policy_reference: string | null;
+                        /** @description The London month, `YYYY-MM`. */
+                        month: string;
+                        /** @description Distance-weighted mean of the month’s trip scores, 1 decimal; null when no trip was scored. */
+                        score: number | null;
+                        /** @description True when fewer than 50 miles of scored trips are in it. */
+                        provisional: boolean;
+                        /** @description Distance of the scored trips, 2 decimals. */
+                        distance_miles: number;
+                        scored_trips: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any other answer, or none within 15 seconds, is retried. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhooks.score.dispute_decided": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (also `id` in the body). Stable across retries: deduplicate on it. */
+                "webhook-id": string;
+                /** @description UNIX seconds of this attempt. Refuse messages more than 5 minutes off your clock. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64>` signatures: HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the base64-decoded part of your `whsec_…` secret. Two during the 24 hours after a rotation. Verify with any Standard Webhooks library. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description The event id; the same in every attempt and replay, and equal to the `webhook-id` header. Deduplicate on it.
+                     */
+                    id: string;
+                    /** @constant */
+                    type: "score.dispute_decided";
+                    /** @description When the event happened: UNIX seconds. */
+                    created: number;
+                    environment: "sandbox" | "production";
+                    /** @description The `data` of a `score.dispute_decided` event. */
+                    data: {
+                        /** @description The policy’s public reference. */
+                        policy_reference: string;
+                        /** Format: uuid */
+                        dispute_reference: string;
+                        decision: "accepted" | "rejected";
                     };
                 };
             };
@@ -16202,6 +21555,189 @@ export interface operations {
                         total_premium: number;
                         /** @description What is charged after credits. In pounds. */
                         billed_premium: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any other answer, or none within 15 seconds, is retried. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhooks.claim.opened": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (also `id` in the body). Stable across retries: deduplicate on it. */
+                "webhook-id": string;
+                /** @description UNIX seconds of this attempt. Refuse messages more than 5 minutes off your clock. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64>` signatures: HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the base64-decoded part of your `whsec_…` secret. Two during the 24 hours after a rotation. Verify with any Standard Webhooks library. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description The event id; the same in every attempt and replay, and equal to the `webhook-id` header. Deduplicate on it.
+                     */
+                    id: string;
+                    /** @constant */
+                    type: "claim.opened";
+                    /** @description When the event happened: UNIX seconds. */
+                    created: number;
+                    environment: "sandbox" | "production";
+                    /** @description The `data` of a `claim.opened` event. */
+                    data: {
+                        /**
+                         * Format: uuid
+                         * @description The claim: GET /claims/{claim_reference}.
+                         */
+                        claim_reference: string;
+                        /** @description The policy’s public reference. */
+                        policy_reference: string;
+                        /** @description The claim’s state after the change: draft, open, settled, closed, rejected, withdrawn or reopened. */
+                        state: string;
+                        /** @description `crash` (a first notice of loss from a crash) or `reported` (by the policyholder). */
+                        source: string;
+                        /**
+                         * Format: date-time
+                         * @description When the incident happened.
+                         */
+                        occurred_at: string;
+                        /** @description What changed: `first_notice`, `reported`, `confirmed`, `false_alarm`, `referred_to_staff`, `state:<state>`, `exposure:<kind>`, `reserve`, `payment`, `note`, `handler` or `photo`. */
+                        change: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any other answer, or none within 15 seconds, is retried. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhooks.claim.updated": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (also `id` in the body). Stable across retries: deduplicate on it. */
+                "webhook-id": string;
+                /** @description UNIX seconds of this attempt. Refuse messages more than 5 minutes off your clock. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64>` signatures: HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the base64-decoded part of your `whsec_…` secret. Two during the 24 hours after a rotation. Verify with any Standard Webhooks library. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description The event id; the same in every attempt and replay, and equal to the `webhook-id` header. Deduplicate on it.
+                     */
+                    id: string;
+                    /** @constant */
+                    type: "claim.updated";
+                    /** @description When the event happened: UNIX seconds. */
+                    created: number;
+                    environment: "sandbox" | "production";
+                    /** @description The `data` of a `claim.updated` event. */
+                    data: {
+                        /**
+                         * Format: uuid
+                         * @description The claim: GET /claims/{claim_reference}.
+                         */
+                        claim_reference: string;
+                        /** @description The policy’s public reference. */
+                        policy_reference: string;
+                        /** @description The claim’s state after the change: draft, open, settled, closed, rejected, withdrawn or reopened. */
+                        state: string;
+                        /** @description `crash` (a first notice of loss from a crash) or `reported` (by the policyholder). */
+                        source: string;
+                        /**
+                         * Format: date-time
+                         * @description When the incident happened.
+                         */
+                        occurred_at: string;
+                        /** @description What changed: `first_notice`, `reported`, `confirmed`, `false_alarm`, `referred_to_staff`, `state:<state>`, `exposure:<kind>`, `reserve`, `payment`, `note`, `handler` or `photo`. */
+                        change: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any other answer, or none within 15 seconds, is retried. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhooks.claim.closed": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (also `id` in the body). Stable across retries: deduplicate on it. */
+                "webhook-id": string;
+                /** @description UNIX seconds of this attempt. Refuse messages more than 5 minutes off your clock. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64>` signatures: HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the base64-decoded part of your `whsec_…` secret. Two during the 24 hours after a rotation. Verify with any Standard Webhooks library. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description The event id; the same in every attempt and replay, and equal to the `webhook-id` header. Deduplicate on it.
+                     */
+                    id: string;
+                    /** @constant */
+                    type: "claim.closed";
+                    /** @description When the event happened: UNIX seconds. */
+                    created: number;
+                    environment: "sandbox" | "production";
+                    /** @description The `data` of a `claim.closed` event. */
+                    data: {
+                        /**
+                         * Format: uuid
+                         * @description The claim: GET /claims/{claim_reference}.
+                         */
+                        claim_reference: string;
+                        /** @description The policy’s public reference. */
+                        policy_reference: string;
+                        /** @description The claim’s state after the change: draft, open, settled, closed, rejected, withdrawn or reopened. */
+                        state: string;
+                        /** @description `crash` (a first notice of loss from a crash) or `reported` (by the policyholder). */
+                        source: string;
+                        /**
+                         * Format: date-time
+                         * @description When the incident happened.
+                         */
+                        occurred_at: string;
+                        /** @description What changed: `first_notice`, `reported`, `confirmed`, `false_alarm`, `referred_to_staff`, `state:<state>`, `exposure:<kind>`, `reserve`, `payment`, `note`, `handler` or `photo`. */
+                        change: string;
                     };
                 };
             };

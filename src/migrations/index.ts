@@ -44,6 +44,16 @@ import * as m0042 from './0042-documents.ts';
 import * as m0043 from './0043-document-templates.ts';
 import * as m0044 from './0044-direct-debit.ts';
 import * as m0046 from './0046-rate-books.ts';
+import * as m0047 from './0047-quotes.ts';
+import * as m0049 from './0049-claims.ts';
+import * as m0050 from './0050-driving-scores.ts';
+import * as m0053 from './0053-renewal-prices.ts';
+import * as m0056 from './0056-position-minimisation.ts';
+import * as m0057 from './0057-score-disputes.ts';
+import * as m0058 from './0058-claim-ledger.ts';
+import * as m0059 from './0059-quote-purchases.ts';
+import * as m0060 from './0060-score-pricing.ts';
+import * as m0061 from './0061-claims-owed-notify.ts';
 
 /** Every migration, in order. Forward-only; add new files at the end. */
 export const migrations: Record<string, Migration> = {
@@ -92,4 +102,14 @@ export const migrations: Record<string, Migration> = {
   '0043-document-templates': m0043,
   '0044-direct-debit': m0044,
   '0046-rate-books': m0046,
+  '0047-quotes': m0047,
+  '0049-claims': m0049,
+  '0050-driving-scores': m0050,
+  '0053-renewal-prices': m0053,
+  '0056-position-minimisation': m0056,
+  '0057-score-disputes': m0057,
+  '0058-claim-ledger': m0058,
+  '0059-quote-purchases': m0059,
+  '0060-score-pricing': m0060,
+  '0061-claims-owed-notify': m0061,
 };

@@ -83,3 +83,14 @@ export function addDays(date: string, days: number): string {
   at.setUTCDate(at.getUTCDate() + days);
   return at.toISOString().slice(0, 10);
 }
+
+/**
+ * The instant of `hour`:00 Europe/London on `date` (0 ≤ hour ≤ 24), counting the hours the clocks show: on
+ * the day the clocks go forward 04:00 comes three hours after midnight, on the day they go back five.
+ */
+export function londonHourOn(date: string, hour: number): Date {
+  const midnight = londonMidnight(date);
+  const guess = midnight.getTime() + hour * HOUR_MS;
+  const shiftMinutes = londonOffsetMinutes(new Date(guess)) - londonOffsetMinutes(midnight);
+  return new Date(guess - shiftMinutes * 60_000);
+}

@@ -7,6 +7,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { buildApp } from '../../src/app.ts';
 import { createMetricsRegistry } from '../../src/platform/http/observability.ts';
 import { createCompany, createTestApp, signedInPolicyholder, type TestApp } from '../support/app.ts';
+import { onPostgres } from '../support/database.ts';
 import { make } from '../support/factories.ts';
 import { livePolicyInput } from '../support/policy-arbitraries.ts';
 
@@ -15,10 +16,17 @@ export const CHROMIUM = '/usr/bin/chromium';
 const BUILT = new URL('../../web/dist/app/index.html', import.meta.url);
 const SCREENSHOTS = new URL('../../test-artifacts/screenshots/', import.meta.url);
 
-/** For `test(…, { skip })`: a reason where Chromium is not installed, else false. */
-export const skipWithoutChromium: string | false = existsSync(CHROMIUM)
-  ? false
-  : `${CHROMIUM} is not installed (apt-get install chromium): the browser tests are skipped`;
+/**
+ * For `test(…, { skip })`: a reason where Chromium is not installed or the suite runs on PostgreSQL,
+ * else false. The pages run on the embedded database only: what they show does not depend on which
+ * database serves the API, whose routes every other test runs on both, and running them twice cost CI
+ * minutes for no failure the PGlite run does not find. `BROWSER_TESTS_ON_POSTGRES=1` runs them there too.
+ */
+export const skipWithoutChromium: string | false = !existsSync(CHROMIUM)
+  ? `${CHROMIUM} is not installed (apt-get install chromium): the browser tests are skipped`
+  : onPostgres && process.env['BROWSER_TESTS_ON_POSTGRES'] !== '1'
+    ? 'the browser tests run on the embedded database (BROWSER_TESTS_ON_POSTGRES=1 runs them on PostgreSQL too)'
+    : false;
 
 // The page's globals, as far as the functions run in it use them (the root tsconfig has no DOM lib).
 declare const document: {

@@ -2,10 +2,12 @@ import assert from 'node:assert/strict';
 import { Secret, TOTP } from 'otpauth';
 import type { BrowserContext, Page } from 'playwright-core';
 import { encodePolyline } from '../../src/platform/geo/index.ts';
+import { exampleRateBookContent, make as rating } from '../integration/rating/rate-book-support.ts';
+import { signInStaff } from '../integration/staff/staff-support.ts';
 import { make, type MadePolicy } from '../support/factories.ts';
 import { startWebRig, type WebRig } from './browser-support.ts';
 
-export type StaffRole = 'admin' | 'operations' | 'viewer';
+export type StaffRole = 'admin' | 'operations' | 'viewer' | 'claims';
 
 /** The password staff choose in place of their one-time one (12+ characters, not a common one). */
 export const STAFF_PASSWORD = 'Quarry-Lantern-Orchard-731';
@@ -183,4 +185,22 @@ export async function startConsoleRig(): Promise<ConsoleRig> {
       await make.adjustment(t.app, acme, { reference, input }, { vehicle: { reg } });
     },
   };
+}
+
+/**
+ * A console rig whose company (sandbox) rates `pay-by-mile-car` on the worked example's rate book,
+ * approved by a second admin (four eyes), as quotes need.
+ */
+export async function startRatedConsoleRig(): Promise<ConsoleRig> {
+  const rig = await startConsoleRig();
+  const ada = await signInStaff(rig.t, 'ada@insurer.example', 'admin');
+  const bob = await signInStaff(rig.t, 'bob@insurer.example', 'admin');
+  const as = (staff: { headers: Record<string, string> }) => ({
+    ...staff.headers,
+    client_id: rig.acme.client_id,
+    environment: 'sandbox',
+  });
+  await rating.rateBook(rig.t, rig.acme.sandbox, 'pay-by-mile-car', 'car-rates');
+  await rating.approvedVersion(rig.t, 'car-rates', as(ada), as(bob), exampleRateBookContent());
+  return rig;
 }

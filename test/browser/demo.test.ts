@@ -26,6 +26,7 @@ const PAGES: ReadonlyArray<{ name: string; shows: RegExp[] }> = [
     name: 'Journeys',
     shows: [/City of London\s*→\s*to\s*Canary Wharf/, /Void — not charged/, /Estimated — device offline/],
   },
+  { name: 'Driving score', shows: [/The demo has no driving scores/] },
   { name: 'Usage', shows: [/Your budget is 400 miles a month/] },
   {
     name: 'Statements',

@@ -99,7 +99,17 @@ test(
   { skip, timeout: 60_000 },
   async () => {
     const { context, page, problems } = await rig.signedIn('tabs', 360);
-    const pages = ['My policy', 'Journeys', 'Usage', 'Statements', 'Documents', 'Payment methods', 'Device'];
+    const pages = [
+      'My policy',
+      'Journeys',
+      'Driving score',
+      'Usage',
+      'Statements',
+      'Documents',
+      'Payment methods',
+      'Device',
+      'Claims',
+    ];
     const nav = page.getByRole('navigation', { name: 'Pages' });
     /** Each tab wholly inside the viewport and the one thing at its centre (not cut off or covered). */
     const assertAllInSight = async (current: string) => {
@@ -133,10 +143,10 @@ test(
       assert.equal(await page.evaluate(() => document.activeElement?.textContent ?? null), name);
     }
     await page.keyboard.press('Enter');
-    await page.getByRole('heading', { name: 'Device', level: 1 }).waitFor();
-    await assertAllInSight('Device');
-    await assertAccessible(page, 'tabs on the device page');
-    await shoot(page, 'tabs-device-360');
+    await page.getByRole('heading', { name: 'Claims', level: 1 }).waitFor();
+    await assertAllInSight('Claims');
+    await assertAccessible(page, 'tabs on the claims page');
+    await shoot(page, 'tabs-claims-360');
 
     // Wider, the tabs are one row.
     await page.setViewportSize({ width: 1280, height: 900 });

@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
+import type { BrowserContext } from 'playwright-core';
 import { buildApp } from '../../src/app.ts';
 import { encodePolyline } from '../../src/platform/geo/index.ts';
 import { createMetricsRegistry } from '../../src/platform/http/observability.ts';
@@ -169,9 +170,12 @@ test(
       }),
       metrics: createMetricsRegistry(),
     });
+    let context: BrowserContext | undefined;
     try {
       const baseUrl = await tiled.listen({ port: 0, host: '127.0.0.1' });
-      const { holder, page, problems } = await rig.signedIn('journeys-tiled', 1024);
+      const signed = await rig.signedIn('journeys-tiled', 1024);
+      const { holder, page, problems } = signed;
+      context = signed.context;
       await page.goto(`${baseUrl}/app/journeys`);
       await page.getByText('No journeys yet.').waitFor();
       const journey = await drive(holder.reference, yesterdayAt(9), [OXFORD, HENLEY, LONDON]);
@@ -199,6 +203,9 @@ test(
       await shoot(page, 'journey-tile-map');
       assert.deepEqual(problems, []);
     } finally {
+      // The browser's keep-alive and in-flight tile requests would hold both servers' close open.
+      await context?.close();
+      tiled.server.closeAllConnections();
       await tiled.close();
       tiles.closeAllConnections();
       await new Promise<void>((resolve) => {

@@ -6,24 +6,30 @@ import { sql } from 'kysely';
 import ts from 'typescript';
 import type { DatabaseHandle } from '../../src/platform/db/database.ts';
 import type { Database } from '../../src/schema.ts';
-import { dumpSchema, SCHEMA_FILE } from '../../tools/schema-dump.ts';
+import { dumpSchema, SCHEMA_FILE, SNAPSHOT_FILE } from '../../tools/schema-dump.ts';
 import { createTestDatabase, onPostgres } from '../support/database.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
 test(
-  'the committed schema is what the migrations build (else: npm run docs:schema)',
+  'the committed schema and schema snapshot are what the migrations build (else: npm run docs:schema)',
   { skip: onPostgres ? false : 'pg_dump needs PostgreSQL: this runs with TEST_DATABASE_URL' },
   async () => {
-    const committed = fs.readFileSync(SCHEMA_FILE, 'utf8').split('\n');
-    const generated = (await dumpSchema()).split('\n');
-    const line = generated.findIndex((text, index) => committed[index] !== text);
-    assert.equal(
-      line,
-      -1,
-      `docs/schema.sql differs at line ${line + 1}:\n  committed: ${committed[line] ?? '(end)'}\n  migrated:  ${generated[line] ?? '(end)'}`,
-    );
-    assert.equal(committed.length, generated.length);
+    const { schema, snapshot } = await dumpSchema();
+    for (const [file, text] of [
+      [SCHEMA_FILE, schema],
+      [SNAPSHOT_FILE, snapshot],
+    ] as const) {
+      const committed = fs.readFileSync(file, 'utf8').split('\n');
+      const generated = text.split('\n');
+      const line = generated.findIndex((row, index) => committed[index] !== row);
+      assert.equal(
+        line,
+        -1,
+        `${path.relative(ROOT, file)} differs at line ${line + 1}:\n  committed: ${committed[line] ?? '(end)'}\n  migrated:  ${generated[line] ?? '(end)'}`,
+      );
+      assert.equal(committed.length, generated.length);
+    }
   },
 );
 

@@ -10,6 +10,9 @@ import {
   type TestApp,
 } from '../support/app.ts';
 import { onPostgres } from '../support/database.ts';
+import { EXAMPLE_QUOTE_INPUT } from '../../src/modules/rating/rules/index.ts';
+import { exampleRateBookContent, make as rating } from '../integration/rating/rate-book-support.ts';
+import { signInStaff } from '../integration/staff/staff-support.ts';
 import { createProduct } from '../support/driving.ts';
 import { make } from '../support/factories.ts';
 import { livePolicyInput } from '../support/policy-arbitraries.ts';
@@ -73,8 +76,57 @@ before(async () => {
     product_reference: 'victim-product',
     name: 'Victim rates',
   });
+  // A quote of the victim's, rated on a version approved by two staff members (four eyes).
+  const staffFor = async (address: string) => ({
+    ...(await signInStaff(t, address, 'admin')).headers,
+    client_id: victim.client_id,
+    environment: 'sandbox',
+  });
+  await rating.approvedVersion(
+    t,
+    'victim-rates',
+    await staffFor('isolation.author@insurer.example'),
+    await staffFor('isolation.approver@insurer.example'),
+    exampleRateBookContent(),
+  );
+  const quoteStart = Math.floor(Date.now() / 1000) + 86_400;
+  const quote = await inject('POST', '/quotes', {
+    ...structuredClone(EXAMPLE_QUOTE_INPUT),
+    policy: {
+      ...EXAMPLE_QUOTE_INPUT.policy,
+      product_reference: 'victim-product',
+      start_date: quoteStart,
+      end_date: quoteStart + 365 * 86_400 - 1,
+    },
+    proposer: {
+      ...EXAMPLE_QUOTE_INPUT.proposer,
+      email: 'isolation.quote@example.com',
+      last_names: 'Quotewright',
+    },
+  });
   const webhook = await inject('POST', '/webhooks', { url: 'https://receiver.invalid/victim' });
   await inject('PUT', `/policys/${policy}/mileage-budget`, { distance_per_month: 500 });
+  const claim = await inject('POST', `/policys/${policy}/claims`, {
+    occurred_at: Math.floor(Date.now() / 1000) - 3600,
+    lat: 51.5,
+    lon: -0.12,
+    description: 'Isolation-Victim-Claim: scraped a gatepost',
+    injuries: false,
+    other_vehicles: false,
+    police_attended: false,
+  });
+  const claimReference = String(claim['claim_reference']);
+  const withExposure = await inject('POST', `/claims/${claimReference}/exposures`, {
+    kind: 'own_vehicle',
+    reserve: 100,
+  });
+  const photo = await t.app.inject({
+    method: 'POST',
+    url: `/policys/${policy}/claims/${claimReference}/photos`,
+    headers: { ...victim.sandbox, 'content-type': 'image/jpeg' },
+    payload: Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.alloc(32, 9)]),
+  });
+  assert.equal(photo.statusCode, 201, photo.body);
   const details = await t.app.inject({
     url: '/policys/details',
     headers: { authorization: `Bearer ${holder.accessToken}` },
@@ -107,8 +159,30 @@ before(async () => {
     },
     event_id: { victim: event.id, missing: '00000000-0000-4000-8000-000000000002' },
     user_reference: { victim: user.user_reference, missing: 'usr_absent000000000000' },
+    claim_reference: { victim: claimReference, missing: '00000000-0000-4000-8000-000000000003' },
+    exposure_id: {
+      victim: String((withExposure['exposures'] as Array<{ exposure_id: string }>)[0]?.exposure_id),
+      missing: '00000000-0000-4000-8000-000000000004',
+    },
+    photo_id: {
+      victim: String(photo.json<{ photos: Array<{ photo_id: string }> }>().photos[0]?.photo_id),
+      missing: '00000000-0000-4000-8000-000000000005',
+    },
+    quote_reference: {
+      victim: String(quote['quote_reference']),
+      missing: '00000000-0000-4000-8000-000000000006',
+    },
   };
-  secrets = [email, 'Ottoline', 'VX71VIC', holder.username, String(webhook['id'])];
+  secrets = [
+    email,
+    'Ottoline',
+    'VX71VIC',
+    holder.username,
+    String(webhook['id']),
+    'Isolation-Victim-Claim',
+    'isolation.quote@example.com',
+    'Quotewright',
+  ];
   const other = await signedInPolicyholder(
     t,
     prober.sandbox,
@@ -145,6 +219,10 @@ before(async () => {
       !op.path.startsWith('/admin') &&
       !op.path.startsWith('/auth/token') &&
       op.path !== '/webhooks/stripe' &&
+      // NOTE: buying a quote takes the client id alone: its reference, returned only to the applicant
+      // who asked for it (a random UUID), is what admits the buyer, as a payment link's is. A prober
+      // holding the victim's reference is that buyer, so this route cannot answer it as nothing.
+      op.path !== '/quotes/{quote_reference}/purchase' &&
       op.security.length > 0 &&
       (op.parameters.some((p) => p.name in references) || op.body !== undefined),
   );
@@ -169,10 +247,13 @@ async function snapshot(): Promise<string> {
     await read(`/devices/${references['device_id']?.victim ?? ''}`),
     await read('/products/victim-product'),
     await read('/rate-books/victim-rates'),
+    await read(`/quotes/${references['quote_reference']?.victim ?? ''}`),
     await read(`/webhooks/${references['id']?.victim ?? ''}`),
     await read(`/policys/${policy}/mileage-budget`),
+    await read(`/policys/${policy}/scores`),
     await read(`/statements?policy_reference=${policy}`),
     await read(`/payments?policy_reference=${policy}`),
+    await read(`/policys/${policy}/claims`),
   ]
     .join('\n')
     .replaceAll(/"(last_seen_at|updated_at|generated_at)":"[^"]*"/g, '');
@@ -228,6 +309,22 @@ function probeFor(operation: Operation): fc.Arbitrary<Probe> {
   });
 }
 
+/**
+ * Each pair comes from its own address: a quote asked with the client id alone counts against its
+ * address (as a failed login does), and a pair split by the throttle would differ for that reason alone.
+ */
+const addressOf = new WeakMap<Probe, string>();
+let pairs = 0;
+function addressFor(probe: Probe): string {
+  let address = addressOf.get(probe);
+  if (address === undefined) {
+    pairs += 1;
+    address = `10.${String((pairs >> 16) & 255)}.${String((pairs >> 8) & 255)}.${String(pairs & 255)}`;
+    addressOf.set(probe, address);
+  }
+  return address;
+}
+
 /** The request naming the victim's resources, or ones that do not exist. */
 function requestOf(probe: Probe, which: 'victim' | 'missing') {
   let url = probe.operation.path;
@@ -248,6 +345,7 @@ function requestOf(probe: Probe, which: 'victim' | 'missing') {
   return {
     method: probe.operation.method as 'GET',
     url: search === '' ? url : `${url}?${search}`,
+    remoteAddress: addressFor(probe),
     headers: {
       ...probe.prober.headers,
       ...(body === undefined ? {} : { 'content-type': 'application/json' }),

@@ -201,6 +201,7 @@ export function statementFor(p: PolicyObject, ids: DocumentIds, routeCount = 60)
     annualCapCreditPence: 0,
     freeDistanceCreditPence: 45,
     minimumTopUpPence: 0,
+    scoreAdjustmentPence: 0,
     creditsUsedPence: 120,
     broughtForwardPence: 0,
     carriedForwardPence: 0,

@@ -49,6 +49,12 @@ export interface CreatePaymentIntentInput {
   readonly idempotencyKey: string;
 }
 
+export interface ConfirmPaymentIntentInput {
+  readonly paymentIntentId: string;
+  readonly paymentMethodId: string;
+  readonly idempotencyKey: string;
+}
+
 /** An on-session intent: the client confirms it with `clientSecret` and a card; the card is saved for off-session use. */
 export interface CreatedPaymentIntent {
   readonly id: string;
@@ -83,6 +89,8 @@ export interface PaymentIntent {
   readonly idempotencyKey: string | null;
   /** The kind of payment method it was confirmed with (`card`, `bacs_debit`), when known. */
   readonly paymentMethodType: string | null;
+  /** What a browser confirms the intent with (3-D Secure on session); a secret: never logged or stored. */
+  readonly clientSecret: string | null;
 }
 
 export interface ChargeOffSessionInput {
@@ -341,6 +349,13 @@ export interface PaymentGateway {
   /** An intent for an on-session payment whose card is saved for later off-session charges. */
   createPaymentIntent(input: CreatePaymentIntentInput): Promise<CreatedPaymentIntent>;
   retrievePaymentIntent(paymentIntentId: string): Promise<PaymentIntent>;
+  /**
+   * Confirms an on-session intent with the customer's card, as the server-side confirmation of
+   * Stripe's "finalize payments on the server" flow: `succeeded`, or `requires_action` when the issuer
+   * wants 3-D Secure (the browser completes it with the client secret). A declined card throws
+   * `PAYMENT_DECLINED`, and the intent goes back to `requires_payment_method` for another card.
+   */
+  confirmPaymentIntent(input: ConfirmPaymentIntentInput): Promise<PaymentIntent>;
   /**
    * Finds the intent that `chargeOffSession` created with this idempotency key (kept in its metadata),
    * through the processor's search. Search is eventually consistent (Stripe: usually under a minute),

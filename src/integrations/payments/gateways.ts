@@ -4,6 +4,7 @@ import { randomToken } from '../../platform/crypto.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { PaymentEvent, PaymentGateway } from './gateway.ts';
 import { createStripeGateway, createWebhookVerifier } from './stripe-gateway.ts';
+import { tracedGateway } from './traced-gateway.ts';
 
 /**
  * The default sandbox key of `forEnvironment`, naming no account: the sandbox refuses keys it did not
@@ -72,26 +73,32 @@ export function createGateways(settings: GatewaySettings) {
             'Card payments are not configured for production (STRIPE_SECRET_KEY)',
           );
         }
-        production ??= createStripeGateway({
-          secretKey: settings.stripeSecretKey,
-          apiBase: settings.stripeApiBase,
-          webhookSecret: settings.stripeWebhookSecret ?? '',
-          timeoutMs: 20_000,
-          maxNetworkRetries: 2,
-          clock: settings.clock,
-        });
+        production ??= tracedGateway(
+          createStripeGateway({
+            secretKey: settings.stripeSecretKey,
+            apiBase: settings.stripeApiBase,
+            webhookSecret: settings.stripeWebhookSecret ?? '',
+            timeoutMs: 20_000,
+            maxNetworkRetries: 2,
+            clock: settings.clock,
+          }),
+          'stripe',
+        );
         return production;
       }
       let account = sandboxAccounts.get(sandboxKey);
       if (account === undefined) {
-        account = createStripeGateway({
-          secretKey: sandboxKey,
-          apiBase: sandboxBase(),
-          webhookSecret: sandboxWebhookSecret,
-          timeoutMs: 20_000,
-          maxNetworkRetries: 2,
-          clock: settings.clock,
-        });
+        account = tracedGateway(
+          createStripeGateway({
+            secretKey: sandboxKey,
+            apiBase: sandboxBase(),
+            webhookSecret: sandboxWebhookSecret,
+            timeoutMs: 20_000,
+            maxNetworkRetries: 2,
+            clock: settings.clock,
+          }),
+          'sandbox',
+        );
         sandboxAccounts.set(sandboxKey, account);
       }
       return account;

@@ -128,7 +128,11 @@ function paymentIntentCalls(
   sdk: Client,
 ): Pick<
   PaymentGateway,
-  'createPaymentIntent' | 'retrievePaymentIntent' | 'findPaymentIntentByKey' | 'chargeOffSession'
+  | 'createPaymentIntent'
+  | 'retrievePaymentIntent'
+  | 'confirmPaymentIntent'
+  | 'findPaymentIntentByKey'
+  | 'chargeOffSession'
 > {
   return {
     createPaymentIntent: (input) =>
@@ -162,6 +166,17 @@ function paymentIntentCalls(
     retrievePaymentIntent: (paymentIntentId) =>
       call('retrieve payment intent', async () =>
         toIntent(await sdk().paymentIntents.retrieve(paymentIntentId)),
+      ),
+
+    confirmPaymentIntent: (input) =>
+      call('confirm payment intent', async () =>
+        toIntent(
+          await sdk().paymentIntents.confirm(
+            input.paymentIntentId,
+            { payment_method: input.paymentMethodId },
+            { idempotencyKey: input.idempotencyKey },
+          ),
+        ),
       ),
 
     findPaymentIntentByKey: (idempotencyKey) =>

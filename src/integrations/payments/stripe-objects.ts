@@ -32,6 +32,7 @@ export function toIntent(pi: Stripe.PaymentIntent): PaymentIntent {
             message: error.message ?? null,
           },
     idempotencyKey: pi.metadata[IDEMPOTENCY_METADATA_KEY] ?? null,
+    clientSecret: pi.client_secret,
     // NOTE: an intent names the type of its payment method only through the types it allows; ours allow one.
     paymentMethodType: pi.payment_method_types.length === 1 ? (pi.payment_method_types[0] ?? null) : null,
   };

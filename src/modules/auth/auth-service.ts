@@ -61,6 +61,7 @@ export function createAuthService(deps: AuthDeps) {
       }
     },
 
+    firstLogin: (tenant: Tenant, userReference: string) => signIn.firstLogin(tenant, userReference),
     revoke: sessions.revoke,
     authenticate: sessions.authenticate,
 

@@ -20,6 +20,18 @@ export function createSignInService(ctx: AuthContext) {
   const { db, clock, accounts, settings, throttles } = ctx;
   const { ensureNotThrottled, countAgainst } = throttles;
 
+  /** A single-use login session to choose the first personal password with (NEW_PASSWORD_REQUIRED). */
+  async function challenge(tenant: Tenant, account: { id: string; username: string }, now: Date) {
+    const session = randomToken('mps_');
+    await insertLoginSession(db, tenant, {
+      tokenHash: hashToken(session),
+      userId: account.id,
+      at: now,
+      expiresAt: new Date(now.getTime() + settings.loginSessionTtlSeconds * 1000),
+    });
+    return { username: account.username, session, type: 'NEW_PASSWORD_REQUIRED' as const };
+  }
+
   return {
     /** USER_PASSWORD_AUTH: DONE with tokens, or NEW_PASSWORD_REQUIRED with a session for the temporary password. */
     async userPasswordAuth(tenant: Tenant, rawLogin: string, password: string, address: string) {
@@ -48,16 +60,8 @@ export function createSignInService(ctx: AuthContext) {
             'TEMPORARY_PASSWORD_EXPIRED',
             'The temporary password has expired (it was not changed within 30 days). Send FORGOT_PASSWORD for a code by email, or RESEND_PASSWORD for a new temporary password',
           );
-        case 'NEW_PASSWORD_REQUIRED': {
-          const session = randomToken('mps_');
-          await insertLoginSession(db, tenant, {
-            tokenHash: hashToken(session),
-            userId: account.id,
-            at: now,
-            expiresAt: new Date(now.getTime() + settings.loginSessionTtlSeconds * 1000),
-          });
-          return { username: account.username, session, type: 'NEW_PASSWORD_REQUIRED' as const };
-        }
+        case 'NEW_PASSWORD_REQUIRED':
+          return challenge(tenant, account, now);
         case 'DONE': {
           // Two independent writes, no transaction: the last-login time is informational.
           const familyId = randomUUID();
@@ -69,6 +73,17 @@ export function createSignInService(ctx: AuthContext) {
           return tokens;
         }
       }
+    },
+
+    /**
+     * The NEW_PASSWORD_REQUIRED step for an account a purchase has just made (its temporary password
+     * is in the welcome email): a single-use session to choose a password with, as USER_PASSWORD_AUTH
+     * with the temporary password answers. Undefined for an account that has chosen its own password.
+     */
+    async firstLogin(tenant: Tenant, userReference: string) {
+      const account = await accounts.findByReference(db, tenant, userReference);
+      if (account === undefined || !account.passwordIsTemporary || !account.active) return undefined;
+      return challenge(tenant, account, clock.now());
     },
 
     /** NEW_PASSWORD_REQUIRED: the session from USER_PASSWORD_AUTH sets the first personal password. */

@@ -281,3 +281,45 @@ export async function enterErasureMode(trx: Executor): Promise<void> {
     trx,
   );
 }
+
+export interface QuoteText {
+  readonly id: string;
+  readonly input: unknown;
+  readonly breakdown: unknown;
+}
+
+/**
+ * The quotes about the person, locked: in their company and environment, asked for with one of
+ * `emails` (lower case) or bound to one of their policies.
+ */
+export async function lockQuotes(
+  trx: Executor,
+  scope: { companyId: string; environment: string },
+  emails: readonly string[],
+  policyIds: readonly string[],
+): Promise<QuoteText[]> {
+  const byEmail = emails.length > 0 ? sql`q.applicant_email in (${sql.join(emails)})` : sql`false`;
+  const bound =
+    policyIds.length > 0
+      ? sql`q.id in (select quote_id from quote_bindings where policy_id in (${sql.join(policyIds)}))`
+      : sql`false`;
+  const rows = await sql<{ id: string; input: unknown; breakdown: unknown }>`
+    select q.id, q.input, q.breakdown from quotes q
+    where q.company_id = ${scope.companyId} and q.environment = ${scope.environment}
+      and (${byEmail} or ${bound})
+    for update of q`.execute(trx);
+  return rows.rows.map((r) => ({ id: r.id, input: parsedJson(r.input), breakdown: parsedJson(r.breakdown) }));
+}
+
+/** A quote's input replaced by its pseudonym, its breakdown scrubbed, the applicant's email gone. */
+export async function pseudonymiseQuoteText(
+  trx: Executor,
+  id: string,
+  values: { input: unknown; breakdown: unknown; at: Date },
+): Promise<void> {
+  await sql`
+    update quotes set input = ${JSON.stringify(values.input)}::jsonb,
+      breakdown = ${JSON.stringify(values.breakdown)}::jsonb, applicant_email = null,
+      pseudonymised_at = coalesce(pseudonymised_at, ${values.at})
+    where id = ${id}`.execute(trx);
+}

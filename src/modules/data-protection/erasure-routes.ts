@@ -37,6 +37,9 @@ export const ErasureResultSchema = Type.Object({
   audit_records_scrubbed: Type.Integer({
     description: 'Audit records whose before/after values held their personal data.',
   }),
+  quotes_erased: Type.Integer({
+    description: 'Quotes asked for with their addresses or bound to their policies, pseudonymised.',
+  }),
   documents_deleted: Type.Integer({ description: 'Issued documents (PDFs) of their policies deleted.' }),
   documents_kept: Type.Array(
     Type.Object({
@@ -49,6 +52,17 @@ export const ErasureResultSchema = Type.Object({
     {
       description:
         'Documents the law requires keeping, kept as issued: a term’s certificate and schedule until six years after the term ends (docs/data-protection.md).',
+    },
+  ),
+  claims_kept: Type.Array(
+    Type.Object({
+      claim_reference: Type.String({ format: 'uuid' }),
+      state: Type.String({ description: '`draft`, `open` or `reopened`.' }),
+      reason: Type.String({ description: 'The legal hold recorded on the claim.' }),
+    }),
+    {
+      description:
+        'Claims still in progress, kept whole under a legal hold recorded on each (UK GDPR Art. 17(3)(e)); the other claims lose their places, traces, free text, notes and photos, their money kept.',
     },
   ),
 });
@@ -100,6 +114,7 @@ export function erasureRoutes(deps: ErasureRouteDeps): FastifyPluginAsyncTypebox
           positions_deleted: result.positionsDeleted,
           emails_erased: result.emailsErased,
           audit_records_scrubbed: result.auditRecordsScrubbed,
+          quotes_erased: result.quotesErased,
           documents_deleted: result.documentsDeleted,
           documents_kept: result.documentsKept.map((d) => ({
             document_id: d.documentId,
@@ -107,6 +122,11 @@ export function erasureRoutes(deps: ErasureRouteDeps): FastifyPluginAsyncTypebox
             kind: d.kind,
             keep_until: d.keepUntil.toISOString(),
             reason: d.reason,
+          })),
+          claims_kept: result.claimsKept.map((c) => ({
+            claim_reference: c.claimId,
+            state: c.state,
+            reason: c.reason,
           })),
         };
       },

@@ -5,10 +5,13 @@ import { withoutQueryTimeout } from '../../platform/db/database.ts';
 import { AppError, notFound } from '../../platform/errors.ts';
 import { recordEvent } from '../../platform/events.ts';
 import { deleteAccountCredentials } from '../auth/index.ts';
+import { eraseClaims, type KeptClaim } from '../claims/index.ts';
 import { eraseDocuments, type KeptDocument } from '../documents/index.ts';
 import { asTenant, forTenant, type DataEnvironment } from '../companies/index.ts';
 import { eraseMandateHolders } from '../payments/index.ts';
-import { erasePositionsAndDevices } from '../telematics/index.ts';
+import { eraseTripEvents } from '../scores/index.ts';
+import { deleteCrashes, eraseMinimisedSpans, erasePositionsAndDevices } from '../telematics/index.ts';
+import { pseudonymisedInput, type StoredQuoteInput } from '../quotes/rules/index.ts';
 import {
   decideErasure,
   ERASED_NAME,
@@ -32,6 +35,8 @@ import {
   lockPolicies,
   lockSubject,
   scrubRows,
+  lockQuotes,
+  pseudonymiseQuoteText,
   updatePolicyText,
   updateVersion,
   type ErasureSubject,
@@ -60,9 +65,13 @@ export interface ErasureResult {
   readonly positionsDeleted: number;
   readonly emailsErased: number;
   readonly auditRecordsScrubbed: number;
+  /** Quotes pseudonymised: asked for with their addresses or bound to their policies. */
+  readonly quotesErased: number;
   readonly documentsDeleted: number;
   /** Documents kept because the law requires them, each with its reason (the erasure's record of them). */
   readonly documentsKept: readonly KeptDocument[];
+  /** Claims in progress, kept under a recorded legal hold. */
+  readonly claimsKept: readonly KeptClaim[];
 }
 
 /** One erasure, once its subject is locked and allowed: who, their policies, and what names them. */
@@ -152,6 +161,8 @@ async function eraseOwnRecords(trx: Executor, erasure: Erasure) {
   await deleteAccountCredentials(trx, subject.id);
   const journeysErased = await eraseJourneys(trx, policyIds);
   const positionsDeleted = await erasePositionsAndDevices(trx, policyIds);
+  await eraseTripEvents(trx, policyIds);
+  await eraseMinimisedSpans(trx, policyIds);
   await eraseMandateHolders(trx, policyIds, ERASED_NAME, now);
   const emailsErased = await eraseEmails(trx, {
     userId: subject.id,
@@ -162,6 +173,25 @@ async function eraseOwnRecords(trx: Executor, erasure: Erasure) {
     at: now,
   });
   return { journeysErased, positionsDeleted, emailsErased };
+}
+
+/**
+ * Their quotes (asked for with one of their addresses, or bound to their policies): what was asked
+ * replaced by its pseudonym (as the retention of quotes never bound does), the breakdown scrubbed.
+ */
+async function eraseQuotes(trx: Executor, erasure: Erasure): Promise<number> {
+  const { subject, matcher, now } = erasure;
+  const emails = [subject.email, ...erasure.needles.filter((n) => n.includes('@'))].map((e) =>
+    e.toLowerCase(),
+  );
+  const quotes = await lockQuotes(trx, subject, [...new Set(emails)], erasure.policyIds);
+  for (const quote of quotes)
+    await pseudonymiseQuoteText(trx, quote.id, {
+      input: pseudonymisedInput(quote.input as StoredQuoteInput),
+      breakdown: scrubJson(quote.breakdown, matcher).value,
+      at: now,
+    });
+  return quotes.length;
 }
 
 /** How the free-text scrubs find rows about the person (see `scrubFreeText`). */
@@ -331,10 +361,17 @@ async function eraseSubject(
   };
   await erasePolicies(trx, erasure);
   const erased = await eraseOwnRecords(trx, erasure);
+  const quotesErased = await eraseQuotes(trx, erasure);
   const documents = await eraseDocuments(
     trx,
     policies.map((p) => ({ id: p.id, reference: p.reference })),
     now,
+  );
+  const claimsKept = await eraseClaims(trx, erasure.policyIds, now);
+  await deleteCrashes(
+    trx,
+    erasure.policyIds,
+    claimsKept.flatMap((c) => (c.crashId === null ? [] : [c.crashId])),
   );
   const found = mentionsOf(erasure);
   const auditRecordsScrubbed = await scrubFreeText(trx, erasure, found);
@@ -353,6 +390,7 @@ async function eraseSubject(
         keep_until: d.keepUntil.toISOString(),
         reason: d.reason,
       })),
+      claims_kept: claimsKept.map((c) => ({ claim_reference: c.claimId, state: c.state, reason: c.reason })),
     },
     now,
   );
@@ -362,8 +400,10 @@ async function eraseSubject(
     forced: request.force,
     policyReferences: erasure.references,
     ...erased,
+    quotesErased,
     auditRecordsScrubbed,
     ...documents,
+    claimsKept,
   };
 }
 

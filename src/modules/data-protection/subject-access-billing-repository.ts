@@ -31,6 +31,8 @@ export async function pageStatements(
       's.annual_cap_credit_pence',
       's.free_distance_credit_pence',
       's.minimum_top_up_pence',
+      's.score_adjustment_pence',
+      's.score_months',
       's.credits_used_pence',
       's.brought_forward_pence',
       's.carried_forward_pence',
@@ -158,6 +160,128 @@ export async function pageMandates(db: Executor, policyIds: readonly string[], a
       'activated_at',
       'cancelled_at',
       'cancel_reason',
+    ])
+    .where('policy_id', 'in', policyIds);
+  if (after !== undefined) q = q.where('id', '>', after.id);
+  return q.orderBy('id').limit(EXPORT_BATCH_ROWS).execute();
+}
+
+/** Driving scores of the person's trips (a row per trip cut from their devices). */
+export async function pageTripScores(
+  db: Executor,
+  policyIds: readonly string[],
+  after: After<{ journey_id: string }>,
+) {
+  if (none(policyIds)) return [];
+  let q = db
+    .selectFrom('trip_scores')
+    .select([
+      'policy_id',
+      'journey_id',
+      'month',
+      'start_at',
+      'distance_metres',
+      'night_metres',
+      'score',
+      'voided_at',
+    ])
+    .where('policy_id', 'in', policyIds);
+  if (after !== undefined) q = q.where('journey_id', '>', after.journey_id);
+  return q.orderBy('journey_id').limit(EXPORT_BATCH_ROWS).execute();
+}
+
+/** The driving events of the person's trips, with where and when they happened. */
+export async function pageTripScoreEvents(
+  db: Executor,
+  policyIds: readonly string[],
+  after: After<{ id: string }>,
+) {
+  if (none(policyIds)) return [];
+  let q = db
+    .selectFrom('trip_score_events')
+    .select([
+      'id',
+      'policy_id',
+      'journey_id',
+      'kind',
+      'occurred_at',
+      'lat',
+      'lng',
+      'speed_kmh',
+      'acceleration_mps2',
+      'duration_seconds',
+    ])
+    .where('policy_id', 'in', policyIds);
+  if (after !== undefined) q = q.where('id', '>', after.id);
+  return q.orderBy('id').limit(EXPORT_BATCH_ROWS).execute();
+}
+
+export async function listScoreMonths(db: Executor, policyIds: readonly string[]) {
+  if (none(policyIds)) return [];
+  return db
+    .selectFrom('score_months')
+    .select(['policy_id', 'month', 'score', 'distance_metres', 'provisional', 'closed_at'])
+    .where('policy_id', 'in', policyIds)
+    .orderBy('policy_id')
+    .orderBy('month')
+    .execute();
+}
+
+/** The person's disputes of driving events, with staff's decisions (who decided is staff's, not theirs). */
+export async function pageScoreDisputes(
+  db: Executor,
+  policyIds: readonly string[],
+  after: After<{ id: string }>,
+) {
+  if (none(policyIds)) return [];
+  let q = db
+    .selectFrom('score_disputes')
+    .select([
+      'id',
+      'policy_id',
+      'event_id',
+      'journey_id',
+      'month',
+      'reason',
+      'details',
+      'state',
+      'decision_reason',
+      'created_at',
+      'decided_at',
+    ])
+    .where('policy_id', 'in', policyIds);
+  if (after !== undefined) q = q.where('id', '>', after.id);
+  return q.orderBy('id').limit(EXPORT_BATCH_ROWS).execute();
+}
+
+/** How each renewal of the person's policies was priced (the renewal, its new-business equivalent, last year's). */
+export async function pageRenewalPrices(
+  db: Executor,
+  policyIds: readonly string[],
+  after: After<{ id: string }>,
+) {
+  if (none(policyIds)) return [];
+  let q = db
+    .selectFrom('renewal_prices')
+    .select([
+      'id',
+      'policy_id',
+      'product_reference',
+      'stage',
+      'outcome',
+      'start_at',
+      'rated_on',
+      'cap_applied',
+      'capped',
+      'renewal_yearly_pence',
+      'new_business_yearly_pence',
+      'last_year_yearly_pence',
+      'renewal_pricing',
+      'new_business_pricing',
+      'rated_pricing',
+      'last_year_pricing',
+      'reasons',
+      'priced_at',
     ])
     .where('policy_id', 'in', policyIds);
   if (after !== undefined) q = q.where('id', '>', after.id);

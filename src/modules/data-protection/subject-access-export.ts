@@ -3,6 +3,8 @@ import type { Executor } from '../../schema.ts';
 import { journeyFeature } from './rules/index.ts';
 import { pageJourneys } from './subject-access-journey-repository.ts';
 import { documentSections } from './subject-access-documents.ts';
+import { claimSections } from './subject-access-claims.ts';
+import { quoteSections } from './subject-access-quotes.ts';
 import { listPolicies, type Subject } from './subject-access-repository.ts';
 import {
   accountSections,
@@ -39,6 +41,8 @@ const NOTES = [
   'Passwords, reset codes and session tokens are stored only as one-way hashes and are not shown; bodies of emails that carried a temporary password or a reset code are withheld (`body_withheld`).',
   'Card numbers are never held by Milepost: payments show the card’s brand and last four digits where known.',
   'Each issued document (certificate, schedule, notices, statements as PDF) is in `documents`, its PDF bytes in `content_base64` (base64); `sha256` is of those bytes.',
+  'Crashes reported by their devices are in `crash_events`; each claim in `claims` carries its crash file, exposures, payments, reserve movements, notes and photos (bytes in `content_base64`).',
+  'Quotes asked for with any of their email addresses, and quotes bound to their policies, are in `quotes`, with what was asked (`input`, pseudonymised once a quote never bound passed its retention), the price and how it was made.',
 ];
 
 type JourneyKey = { start_at: Date; journey_reference: string };
@@ -54,6 +58,8 @@ const SECTIONS = [
   correspondenceSections,
   eventSections,
   documentSections,
+  claimSections,
+  quoteSections,
 ];
 
 /**

@@ -89,6 +89,15 @@ export const SubjectAccessDocumentSchema = Type.Object(
     policy_usage_years: records('Distance charged per policy year (annual caps).'),
     mileage_budgets: records('Monthly mileage budgets set.'),
     usage_alerts: records('Budget and cap alerts sent.'),
+    trip_scores: records('The driving score of each trip cut from their devices (null under a mile).'),
+    trip_score_events: records('Driving events of those trips: kind, time, place, speed, and their size.'),
+    score_months: records('Closed months’ driving scores.'),
+    score_disputes: records(
+      'Their disputes of driving events: the reason, their words, and staff’s decision.',
+    ),
+    renewal_prices: records(
+      'How each renewal was priced: the renewal, the equivalent new-business price and last year’s (ICOBS 6B).',
+    ),
     payments: records(
       'Charges and refunds, with the payment method id and the `card` (brand, last 4) where known.',
     ),

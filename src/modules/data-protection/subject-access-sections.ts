@@ -1,13 +1,5 @@
 import type { Executor } from '../../schema.ts';
-import {
-  listMileageBudgets,
-  listPolicyUsageYears,
-  listUsageAlerts,
-  pageMandates,
-  pagePayments,
-  pagePolicyCredits,
-  pageStatements,
-} from './subject-access-billing-repository.ts';
+import * as billing from './subject-access-billing-repository.ts';
 import {
   listDevices,
   pageJourneyRuleCredits,
@@ -90,6 +82,11 @@ export const EXPORT_SECTIONS = [
   'policy_usage_years',
   'mileage_budgets',
   'usage_alerts',
+  'trip_scores',
+  'trip_score_events',
+  'score_months',
+  'score_disputes',
+  'renewal_prices',
   'direct_debit_mandates',
   'payments',
   'emails',
@@ -97,6 +94,9 @@ export const EXPORT_SECTIONS = [
   'events',
   'webhook_deliveries',
   'documents',
+  'crash_events',
+  'claims',
+  'quotes',
 ] as const;
 export type ExportSection = (typeof EXPORT_SECTIONS)[number];
 
@@ -104,8 +104,8 @@ type Row = Record<string, unknown>;
 type ById = { id: string };
 type JourneyKey = { start_at: Date; journey_reference: string };
 type PolicyRow = Awaited<ReturnType<typeof listPolicies>>[number];
-type StatementRow = Awaited<ReturnType<typeof pageStatements>>[number];
-type PaymentRow = Awaited<ReturnType<typeof pagePayments>>[number];
+type StatementRow = Awaited<ReturnType<typeof billing.pageStatements>>[number];
+type PaymentRow = Awaited<ReturnType<typeof billing.pagePayments>>[number];
 
 /** What every section reads from: the person, their policies, and the counts `contents` shows. */
 export interface ExportContext {
@@ -314,6 +314,9 @@ function statementRecord(ctx: ExportContext, s: StatementRow): Row {
     annual_cap_credit_pence: s.annual_cap_credit_pence,
     free_distance_credit_pence: s.free_distance_credit_pence,
     minimum_top_up_pence: s.minimum_top_up_pence,
+    score_adjustment_pence: s.score_adjustment_pence,
+    score_months:
+      typeof s.score_months === 'string' ? (JSON.parse(s.score_months) as unknown) : s.score_months,
     credits_used_pence: s.credits_used_pence,
     brought_forward_pence: s.brought_forward_pence,
     carried_forward_pence: s.carried_forward_pence,
@@ -332,7 +335,7 @@ export async function* usageSections(ctx: ExportContext): AsyncGenerator<string>
     ctx,
     'statements',
     mapPages(
-      pages((after?: ById) => pageStatements(db, policyIds, after)),
+      pages((after?: ById) => billing.pageStatements(db, policyIds, after)),
       (s) => statementRecord(ctx, s),
     ),
   );
@@ -340,7 +343,7 @@ export async function* usageSections(ctx: ExportContext): AsyncGenerator<string>
     ctx,
     'policy_credits',
     mapPages(
-      pages((after?: ById) => pagePolicyCredits(db, policyIds, after)),
+      pages((after?: ById) => billing.pagePolicyCredits(db, policyIds, after)),
       ({ policy_id, ...credit }) => ({
         policy_reference: policyReference(policy_id),
         ...credit,
@@ -350,7 +353,7 @@ export async function* usageSections(ctx: ExportContext): AsyncGenerator<string>
   yield* array(
     ctx,
     'policy_usage_years',
-    mapPages(once(listPolicyUsageYears(db, policyIds)), ({ policy_id, ...year }) => ({
+    mapPages(once(billing.listPolicyUsageYears(db, policyIds)), ({ policy_id, ...year }) => ({
       policy_reference: policyReference(policy_id),
       ...year,
     })),
@@ -358,7 +361,7 @@ export async function* usageSections(ctx: ExportContext): AsyncGenerator<string>
   yield* array(
     ctx,
     'mileage_budgets',
-    mapPages(once(listMileageBudgets(db, policyIds)), ({ policy_id, ...budget }) => ({
+    mapPages(once(billing.listMileageBudgets(db, policyIds)), ({ policy_id, ...budget }) => ({
       policy_reference: policyReference(policy_id),
       ...budget,
     })),
@@ -366,11 +369,28 @@ export async function* usageSections(ctx: ExportContext): AsyncGenerator<string>
   yield* array(
     ctx,
     'usage_alerts',
-    mapPages(once(listUsageAlerts(db, policyIds)), ({ policy_id, ...alert }) => ({
+    mapPages(once(billing.listUsageAlerts(db, policyIds)), ({ policy_id, ...alert }) => ({
       policy_reference: policyReference(policy_id),
       ...alert,
     })),
   );
+  // Driving scores (each trip's score, its events, closed months, disputes) and how renewals were priced.
+  const scores: ReadonlyArray<[ExportSection, AsyncIterable<Array<Row & { policy_id: string }>>]> = [
+    ['trip_scores', pages((after?: { journey_id: string }) => billing.pageTripScores(db, policyIds, after))],
+    ['trip_score_events', pages((after?: ById) => billing.pageTripScoreEvents(db, policyIds, after))],
+    ['score_months', once(billing.listScoreMonths(db, policyIds))],
+    ['score_disputes', pages((after?: ById) => billing.pageScoreDisputes(db, policyIds, after))],
+    ['renewal_prices', pages((after?: ById) => billing.pageRenewalPrices(db, policyIds, after))],
+  ];
+  for (const [section, batches] of scores)
+    yield* array(
+      ctx,
+      section,
+      mapPages(batches, ({ policy_id, ...row }) => ({
+        policy_reference: policyReference(policy_id),
+        ...row,
+      })),
+    );
 }
 
 /**
@@ -430,7 +450,7 @@ export async function* paymentSections(ctx: ExportContext): AsyncGenerator<strin
     ctx,
     'direct_debit_mandates',
     mapPages(
-      pages((after?: ById) => pageMandates(ctx.db, ctx.policyIds, after)),
+      pages((after?: ById) => billing.pageMandates(ctx.db, ctx.policyIds, after)),
       ({ policy_id, reference, ...mandate }) => ({
         ...mandate,
         policy_reference: ctx.policyReference(policy_id),
@@ -443,7 +463,7 @@ export async function* paymentSections(ctx: ExportContext): AsyncGenerator<strin
     'payments',
     (async function* () {
       const known = new Map<string, Row | null>();
-      for await (const batch of pages((after?: ById) => pagePayments(ctx.db, ctx.policyIds, after))) {
+      for await (const batch of pages((after?: ById) => billing.pagePayments(ctx.db, ctx.policyIds, after))) {
         const unknown = [
           ...new Set(batch.flatMap((p) => (p.payment_method_id === null ? [] : [p.payment_method_id]))),
         ].filter((id) => !known.has(id));

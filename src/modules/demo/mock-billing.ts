@@ -153,6 +153,9 @@ function demoStatement(
       annual_cap_credit: 0,
       free_distance_credit: fromPence(freePence),
       minimum_top_up: fromPence(topUpPence),
+      // The demo's product does not price by score.
+      score_adjustment: 0,
+      score_months: [],
       credits_used: fromPence(creditsPence),
       carried_forward: 0,
       brought_forward: 0,

@@ -15,7 +15,7 @@ import { isMockRequest } from './mock-environment.ts';
 
 /*
  * The policyholder app's pages in the `mock` environment. One root preHandler hook answers the read
- * routes of journeys, statements, payments, the mileage budget and devices from the demo account
+ * routes of journeys, statements, payments, the mileage budget, devices and claims from the demo account
  * (mock-billing.ts) before the route's own authentication runs, so no module's route needs a mock
  * branch and no mock request reaches a service, the database or a tenant. It runs after the route's
  * validation: a bad query, path or body still answers the route's 4xx problem. The answer goes out
@@ -156,6 +156,12 @@ const ANSWERS: Readonly<Record<string, MockAnswer>> = {
     const device = demoDevice(accountOf(text(query, 'policy_reference'), now), now);
     const after = text(query, 'after');
     return { devices: after !== undefined && after >= device.device_id ? [] : [device], next_cursor: null };
+  },
+
+  // The demo policy has had no accident: its claims page is empty and no crash banner shows.
+  'GET /policys/:policy_reference/claims': ({ params, now }) => {
+    accountOf(text(params, 'policy_reference'), now);
+    return { claims: [] };
   },
 
   'GET /devices/:device_id': ({ params, now }) => {

@@ -32,6 +32,7 @@ import {
   type ProductFacts,
 } from './document-policy-content.ts';
 import { documentFileName, renderDocument } from './render/index.ts';
+import type { RenderPdf } from './render/render-pool.ts';
 
 /** What documents read of other modules' services (the container passes them). */
 export interface DocumentSources {
@@ -196,9 +197,9 @@ async function creditNoteInput(facts: Facts, sources: DocumentSources): Promise<
 /**
  * Renders documents from the database as it stands: the subject's policy, version, product, statement
  * or payment, laid out (render/) with the company's template of the day. Throws when the subject is
- * gone: the worker retries it later.
+ * gone: the worker retries it later. `pdf` lays the document out (a render thread's pool, or this thread).
  */
-export function createRenderer(sources: DocumentSources): RenderSubject {
+export function createRenderer(sources: DocumentSources, pdf: RenderPdf = renderDocument): RenderSubject {
   return async (db: Executor, subject: DocumentSubject): Promise<RenderedDocument> => {
     const tenant = asTenant(subject.companyId, subject.environment as DataEnvironment);
     const reference = await findPolicyReference(db, subject.policyId);
@@ -220,7 +221,7 @@ export function createRenderer(sources: DocumentSources): RenderSubject {
     };
     const input = await inputOf(facts, sources);
     return {
-      bytes: await renderDocument(input, branding),
+      bytes: await pdf(input, branding),
       fileName: documentFileName(input),
       templateVersion: String(branding.templateVersion),
     };

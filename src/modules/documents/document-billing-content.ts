@@ -96,6 +96,7 @@ export function statementContent(
     annualCapCreditPence: p(statement.annual_cap_credit),
     freeDistanceCreditPence: p(statement.free_distance_credit),
     minimumTopUpPence: p(statement.minimum_top_up),
+    scoreAdjustmentPence: p(statement.score_adjustment),
     creditsUsedPence: p(statement.credits_used),
     broughtForwardPence: p(statement.brought_forward),
     carriedForwardPence: p(statement.carried_forward),

@@ -211,6 +211,8 @@ export interface StatementContent extends DocumentCommon {
   readonly annualCapCreditPence: number;
   readonly freeDistanceCreditPence: number;
   readonly minimumTopUpPence: number;
+  /** Price by driving score: negative a discount, positive a surcharge. */
+  readonly scoreAdjustmentPence: number;
   readonly creditsUsedPence: number;
   readonly broughtForwardPence: number;
   readonly carriedForwardPence: number;

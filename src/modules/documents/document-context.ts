@@ -35,6 +35,10 @@ export interface DocumentServiceDeps {
   readonly logger: FastifyBaseLogger;
   readonly notifications: NotificationService;
   readonly render: RenderSubject;
+  /** Documents the worker makes at once (default 1): with render threads, more than there are threads. */
+  readonly makeConcurrency?: number;
+  /** Ends what `render` runs on (its threads), when the service stops. */
+  readonly closeRenderer?: () => Promise<void>;
   /** Milliseconds between the worker's passes over documents owed (DOCUMENT_POLL_INTERVAL_MS). */
   readonly pollIntervalMs?: number;
 }

@@ -193,7 +193,11 @@ export function createDocumentService(deps: DocumentServiceDeps) {
       worker.start();
     },
 
-    stopWorkers: (timeoutMs: number): Promise<void> => worker.stop(timeoutMs),
+    /** Stops the worker's passes, then ends the render threads (those rendering finish first). */
+    stopWorkers: async (timeoutMs: number): Promise<void> => {
+      await worker.stop(timeoutMs);
+      await deps.closeRenderer?.();
+    },
   };
 }
 

@@ -158,10 +158,21 @@ export function createDocumentWorker(deps: DocumentServiceDeps, onEventMade: Eve
     }
   }
 
+  /*
+   * NOTE: each lane takes the batch's next document, reads what it states, has it rendered and stores it,
+   * so documents render on every render thread at once. Each is still leased once and stored in its own
+   * transaction.
+   */
+  const lanes = Math.max(1, deps.makeConcurrency ?? 1);
+
   /** Makes up to a batch of documents due now; the number leased. */
   async function makeDue(): Promise<number> {
     const owed = await leaseDueOwed(db, clock.now(), LEASE_MS, MAKE_BATCH);
-    for (const one of owed) await makeOne(one);
+    let next = 0;
+    const lane = async (): Promise<void> => {
+      for (let one = owed[next++]; one !== undefined; one = owed[next++]) await makeOne(one);
+    };
+    await Promise.all(Array.from({ length: Math.min(lanes, owed.length) }, lane));
     return owed.length;
   }
 

@@ -15,3 +15,4 @@ export { DocumentSchema, type DocumentView } from './document-schemas.ts';
 export { eraseDocuments, type DocumentErasure, type KeptDocument } from './document-erasure.ts';
 export { DOCUMENT_KINDS, type DocumentKind } from './rules/index.ts';
 export { createRenderer, type DocumentSources } from './document-assembly.ts';
+export { createRenderPool, type RenderPool } from './render/render-pool.ts';

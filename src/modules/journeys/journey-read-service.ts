@@ -2,11 +2,25 @@
 import { AppError, notFound } from '../../platform/errors.ts';
 import type { Executor } from '../../schema.ts';
 import type { Tenant } from '../companies/index.ts';
+import { drivingEventView, listTripScores } from '../scores/index.ts';
 import { findPolicyForUsageByReference, listPoliciesForUsageOfPolicyholder } from '../policies/index.ts';
 import { UUID } from './journey-context.ts';
 import { findJourney, listJourneys, type JourneyRecord } from './journey-repository.ts';
 import type { Journey, ListJourneysQuery } from './journey-schemas.ts';
 import { journeyView } from './journey-views.ts';
+
+/** Journeys as reads show them: with each device trip's driving score and events. */
+async function scoredViews(db: Executor, rows: readonly JourneyRecord[]): Promise<Journey[]> {
+  const scores = await listTripScores(db, rows);
+  return rows.map((row) => {
+    const scored = scores.get(row.id);
+    return {
+      ...journeyView(row),
+      score: scored?.score ?? null,
+      events: scored?.events.map(drivingEventView) ?? [],
+    };
+  });
+}
 
 type Reader = { kind: 'client' } | { kind: 'policyholder'; userId: string };
 
@@ -74,7 +88,7 @@ async function list(
   const shown = rows.slice(0, limit);
   const last = shown.at(-1);
   return {
-    journeys: shown.map(journeyView),
+    journeys: await scoredViews(db, shown),
     next_cursor: rows.length > limit && last !== undefined ? encodeCursor(last) : null,
   };
 }
@@ -104,20 +118,21 @@ export function createJourneyReads(db: Executor) {
 
     /** GET /journeys/:journey_reference with client credentials. */
     async get(tenant: Tenant, reference: string): Promise<Journey> {
-      return journeyView(await get(db, tenant, reference));
+      const [view] = await scoredViews(db, [await get(db, tenant, reference)]);
+      return view as Journey;
     },
 
     /** GET /journeys/:journey_reference for a policyholder: only a journey of one of their policies. */
     async getForPolicyholder(tenant: Tenant, userId: string, reference: string): Promise<Journey> {
       const mine = await listPoliciesForUsageOfPolicyholder(db, tenant, userId);
-      return journeyView(
-        await get(
-          db,
-          tenant,
-          reference,
-          mine.map((p) => p.id),
-        ),
+      const journey = await get(
+        db,
+        tenant,
+        reference,
+        mine.map((p) => p.id),
       );
+      const [view] = await scoredViews(db, [journey]);
+      return view as Journey;
     },
   };
 }

@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { DrivingEventSchema } from '../scores/index.ts';
 import { CLOCK_SKEW_ALLOWANCE_SECONDS, ROUTE_MAX_CHARACTERS, ROUTE_MAX_POINTS } from './rules/index.ts';
 
 const UNIX_MAX = 4_102_444_800; // 2100-01-01: far enough for any journey, small enough to catch milliseconds
@@ -143,6 +144,17 @@ export const JourneySchema = Type.Object(
       description:
         'Milepost extension: the part of distance_in_metres bridged in a straight line across gaps in a device’s data while moving; 0 otherwise.',
     }),
+    score: Type.Optional(
+      Type.Union([Type.Number({ minimum: 0, maximum: 100 }), Type.Null()], {
+        description:
+          'Milepost extension, on reads: the driving score of a `device` trip, 0–100 to 1 decimal (docs/api.md, "Driving scores"); null for a trip under a mile and for journeys not cut from a device.',
+      }),
+    ),
+    events: Type.Optional(
+      Type.Array(DrivingEventSchema, {
+        description: 'Milepost extension, on reads: the driving events of a `device` trip, in time order.',
+      }),
+    ),
   },
   { $id: 'Journey', description: 'A journey with what the service derived from its route.' },
 );

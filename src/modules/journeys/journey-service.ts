@@ -68,7 +68,7 @@ export function createJourneyService(deps: JourneyServiceDeps) {
      * start, as a client's journey is. One that cannot be stored (outside cover, overlapping another, a
      * route that does not decode) is left out and reported; one stored already under its provider reference
      * is answered as stored. VERSIONS_CHANGED (a policy change raced this) fails the whole with CONFLICT, to
-     * be tried again.
+     * be tried again. `within` runs in the same transaction once they are stored.
      */
     replace: (
       tenant: Tenant,
@@ -76,6 +76,7 @@ export function createJourneyService(deps: JourneyServiceDeps) {
       change: {
         readonly voids: ReadonlyArray<{ readonly id: string; readonly reason: string }>;
         readonly store: readonly ServiceJourney[];
+        readonly within?: (trx: Executor, stored: readonly JourneyRecord[]) => Promise<void>;
       },
     ): Promise<{ stored: JourneyRecord[]; voided: JourneyRecord[]; refused: RefusedJourney[] }> =>
       replaceOwnJourneys(deps, tenant, policy, change),

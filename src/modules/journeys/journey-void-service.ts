@@ -6,6 +6,7 @@ import { recordEvent } from '../../platform/events.ts';
 import { fromPence } from '../../platform/money.ts';
 import type { Executor } from '../../schema.ts';
 import type { Tenant } from '../companies/index.ts';
+import { markTripScoreVoid } from '../scores/index.ts';
 import { UUID } from './journey-context.ts';
 import { findJourney, insertJourneyVoid, markJourneyVoid, type JourneyRecord } from './journey-repository.ts';
 import type { Journey } from './journey-schemas.ts';
@@ -21,6 +22,8 @@ export async function voidIn(
   const journey = await markJourneyVoid(trx, tenant, reference, { reason: values.reason, at: values.at });
   if (journey === undefined) return undefined;
   await insertJourneyVoid(trx, tenant, journey, values);
+  // A device trip's score and events stop counting with it.
+  await markTripScoreVoid(trx, journey.policyId, journey.id, values.at);
   await recordEvent(
     trx,
     { companyId: tenant.companyId, environment: tenant.environment },

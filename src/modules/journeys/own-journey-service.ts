@@ -177,6 +177,8 @@ export async function replaceOwnJourneys(
   change: {
     readonly voids: ReadonlyArray<{ readonly id: string; readonly reason: string }>;
     readonly store: readonly ServiceJourney[];
+    /** Runs in the transaction after the journeys are stored (the trip cutter scores its trips so). */
+    readonly within?: (trx: Executor, stored: readonly JourneyRecord[]) => Promise<void>;
   },
 ): Promise<{ stored: JourneyRecord[]; voided: JourneyRecord[]; refused: RefusedJourney[] }> {
   const now = deps.clock.now();
@@ -186,7 +188,9 @@ export async function replaceOwnJourneys(
       const journey = await voidIn(trx, tenant, v.id, { reason: v.reason, requestId: null, at: now });
       if (journey !== undefined) voided.push(journey);
     }
-    return { ...(await storeOwnJourneys(deps.geocoder, trx, tenant, policy, change.store, now)), voided };
+    const made = await storeOwnJourneys(deps.geocoder, trx, tenant, policy, change.store, now);
+    await change.within?.(trx, made.stored);
+    return { ...made, voided };
   });
   if (deps.afterStored !== undefined)
     for (const journey of outcome.stored) await deps.afterStored(tenant, journey);

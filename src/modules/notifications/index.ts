@@ -35,3 +35,6 @@ export {
 } from './direct-debit-email-templates.ts';
 export type { AttachmentRef } from './outbox-repository.ts';
 export type { NotificationServiceDeps } from './notification-service.ts';
+export { claimCrashDetectedEmail, claimStateEmail, type ToldClaimState } from './claim-email-templates.ts';
+export { quoteReferralDecidedEmail } from './quote-email-templates.ts';
+export { scoreDisputeDecidedEmail } from './score-email-templates.ts';

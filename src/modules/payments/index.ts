@@ -17,3 +17,4 @@ export {
   remainingShare,
 } from './rules/index.ts';
 export { eraseMandateHolders } from './mandate-repository.ts';
+export type { QuotePayments, QuotePaymentOpening } from './quote-payments.ts';

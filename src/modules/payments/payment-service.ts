@@ -15,6 +15,7 @@ import {
 } from './payment-context.ts';
 import { listPaymentsOfPolicy } from './payment-repository.ts';
 import { handleWebhook } from './processor-webhook-service.ts';
+import { createQuotePayments } from './quote-payments.ts';
 import { settleChange } from './settlement-service.ts';
 
 export {
@@ -66,6 +67,7 @@ export function createPaymentService(deps: PaymentDeps) {
     ...createChargeService(ctx),
     ...createDunningService(ctx),
     directDebit: createDirectDebitService(ctx, deps.publishableKey),
+    quotePayments: createQuotePayments(ctx),
 
     handleWebhook: (rawBody: string | Uint8Array, signature: string | undefined) =>
       handleWebhook(ctx, rawBody, signature),

@@ -1,6 +1,7 @@
 export type { PolicyTables, PolicyRecord } from './policy-repository.ts';
 export { notePolicyWrites } from './policy-row-cache.ts';
 export { createPolicyService, type PolicyService, END_TERMS_QUEUE } from './policy-service.ts';
+export type { RenewalPriceOutcome, RenewalToPrice } from './policy-context.ts';
 export { policyRoutes } from './policy-routes.ts';
 export { setsTerm, termsAt, type PolicySnapshot, type Term, type VersionRecord } from './rules/index.ts';
 export {
@@ -41,3 +42,6 @@ export {
 } from './policy-payment-state.ts';
 export { duePoliciesQuery, policyUsageTermsQuery } from './policy-lookups.ts';
 export { findAuditedPolicy } from './audited-policy.ts';
+export { countInForce, readInForceTerms, type InForceTerms } from './in-force-terms.ts';
+export { noQuoteHooks, type PolicyQuoteHooks, type QuotedPricing } from './quote-hooks.ts';
+export { PolicyBlockSchema, PricingSchema, policyObjectProperties } from './policy-schemas.ts';

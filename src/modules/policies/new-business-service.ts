@@ -146,6 +146,9 @@ async function create(
   // An ended term is refused before any work (the processor call, the password hash).
   const now = clock.now();
   const ended = refuseEndedTerm(input, now);
+  // A quote of the company's binds: the policy takes its pricing (checked before the payment is).
+  const quoted = await ctx.quotes.priceFor(db, tenant, input, undefined, now);
+  if (quoted !== undefined) input = { ...input, pricing: quoted.pricing };
   // NOTE: the processor is asked before the transaction opens: no row lock waits on the network.
   const binding = await payments.verifyBinding(tenant, input.payment, input.pricing.upfront_premium);
   const password = await accounts.preparePassword();
@@ -171,6 +174,8 @@ async function create(
       status: 'active',
       term: 1,
     });
+    if (quoted !== undefined)
+      await ctx.quotes.bind(trx, quoted.quoteId, { policyId: policy.id, policyVersionId: version.id }, now);
     if (binding !== undefined) {
       await payments.recordBinding(
         trx,
@@ -223,6 +228,9 @@ async function adjust(
 ): Promise<PolicyResponse> {
   const { db, clock, notifications, payments, checkProduct } = ctx;
   const now = clock.now();
+  // A quote with this `policy_reference` prices the adjustment; the difference is settled as any is.
+  const quoted = await ctx.quotes.priceFor(db, tenant, input, reference, now);
+  if (quoted !== undefined) input = { ...input, pricing: quoted.pricing };
   return inTransaction(db, async (trx) => {
     const { policy, versions, current, next } = await locked(trx, tenant, reference, now);
     await checkProduct(trx, tenant, input.policy.product_reference);
@@ -248,6 +256,8 @@ async function adjust(
       term: target.term,
       ...(target === current && next !== undefined ? { rowTerm: next.latest.snapshot } : {}),
     });
+    if (quoted !== undefined)
+      await ctx.quotes.bind(trx, quoted.quoteId, { policyId: policy.id, policyVersionId: version.id }, now);
     const settlement = await payments.settleChange(trx, tenant, {
       kind: 'adjustment',
       policyId: policy.id,

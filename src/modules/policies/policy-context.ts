@@ -8,9 +8,10 @@ import type { Tenant } from '../companies/index.ts';
 import type { NotificationService, RenderedEmail } from '../notifications/index.ts';
 import type { ProductSummary } from '../products/index.ts';
 import { noPaymentHooks, type PolicyPaymentHooks } from './payment-hooks.ts';
+import { noQuoteHooks, type PolicyQuoteHooks } from './quote-hooks.ts';
 import { createPolicyRowCache, type PolicyRowCache } from './policy-row-cache.ts';
 import { listVersions, lockPolicy } from './policy-repository.ts';
-import type { PolicyInput } from './policy-schemas.ts';
+import type { PolicyInput, Pricing } from './policy-schemas.ts';
 import { normalisePolicyInput } from './rules/policy-validation.ts';
 import {
   isLive,
@@ -35,6 +36,8 @@ export interface PolicyServiceDeps {
   accounts: AccountService;
   notifications: NotificationService;
   payments?: PolicyPaymentHooks;
+  /** Binds the company's own quotes named by `pricing.quote_reference` (quotes work); none: all are outside ones. */
+  quotes?: PolicyQuoteHooks;
   /** In the transaction that cancels or lapses a policy: arranges its final statement (statements work). */
   onEnded?: (trx: Executor, tenant: Tenant, ended: { policyReference: string; endAt: Date }) => Promise<void>;
   /** Lets reads keep policy rows in memory (see policy-row-cache.ts); without it every read queries. */
@@ -53,7 +56,43 @@ export interface PolicyServiceDeps {
     reference: string | undefined,
     at: Date,
   ) => Promise<ProductSummary | null>;
+  /**
+   * Prices an automatic renewal of a policy rated by Milepost (rating work), in the transaction that
+   * stores or makes it; none: every renewal keeps the pricing it was given.
+   */
+  priceRenewal?: (trx: Executor, tenant: Tenant, renewal: RenewalToPrice) => Promise<RenewalPriceOutcome>;
+  /**
+   * The policy's at-fault claims settled in [fromAt, toAt) (claims work), which step back the no-claims
+   * years at renewal; none: no claim steps them back.
+   */
+  atFaultClaims?: (trx: Executor, policyId: string, range: { fromAt: Date; toAt: Date }) => Promise<number>;
 }
+
+/** An automatic renewal to price: for its notice (stored before the term ends) or as it is made. */
+export interface RenewalToPrice {
+  readonly policyId: string;
+  readonly policyReference: string;
+  /** The next term as it would renew: its dates, policy year and blocks, with the pricing it was given. */
+  readonly renewal: PolicySnapshot;
+  /** The pricing of the term it follows ("last year's price"). */
+  readonly lastYear: Pricing;
+  readonly stage: 'notice' | 'renewal';
+  readonly at: Date;
+}
+
+/**
+ * `not_rated`: the policy's pricing names no rate book version of the company, so the renewal keeps
+ * its pricing. `priced`: the renewal takes `pricing`. `refused`: the version in force at the
+ * renewal's start declines or refers it, or cannot rate it; the renewal is not made automatically.
+ */
+export type RenewalPriceOutcome =
+  | { readonly kind: 'not_rated' }
+  | { readonly kind: 'priced'; readonly pricing: Pricing }
+  | {
+      readonly kind: 'refused';
+      readonly outcome: 'declined' | 'referred' | 'unratable';
+      readonly reasons: readonly string[];
+    };
 
 /** The dependencies with their defaults, and the row cache of reads (`Built` is what a read keeps). */
 export interface PolicyContext<Built> {
@@ -62,10 +101,13 @@ export interface PolicyContext<Built> {
   readonly accounts: AccountService;
   readonly notifications: NotificationService;
   readonly payments: PolicyPaymentHooks;
+  readonly quotes: PolicyQuoteHooks;
   readonly onEnded: NonNullable<PolicyServiceDeps['onEnded']>;
   readonly checkProduct: NonNullable<PolicyServiceDeps['checkProduct']>;
   readonly describeProduct: NonNullable<PolicyServiceDeps['describeProduct']>;
   readonly signInUrl: PolicyServiceDeps['signInUrl'];
+  readonly priceRenewal: NonNullable<PolicyServiceDeps['priceRenewal']>;
+  readonly atFaultClaims: NonNullable<PolicyServiceDeps['atFaultClaims']>;
   readonly rows: PolicyRowCache<Built>;
 }
 
@@ -76,10 +118,13 @@ export function policyContext<Built>(deps: PolicyServiceDeps): PolicyContext<Bui
     accounts: deps.accounts,
     notifications: deps.notifications,
     payments: deps.payments ?? noPaymentHooks,
+    quotes: deps.quotes ?? noQuoteHooks,
     onEnded: deps.onEnded ?? (() => Promise.resolve()),
     checkProduct: deps.checkProduct ?? (() => Promise.resolve()),
     describeProduct: deps.describeProduct ?? (() => Promise.resolve(null)),
     signInUrl: deps.signInUrl,
+    priceRenewal: deps.priceRenewal ?? (() => Promise.resolve({ kind: 'not_rated' as const })),
+    atFaultClaims: deps.atFaultClaims ?? (() => Promise.resolve(0)),
     rows: createPolicyRowCache<Built>(deps.changes),
   };
 }

@@ -1,3 +1,4 @@
+import type { Executor } from '../../schema.ts';
 import { inTransaction } from '../../platform/db/database.ts';
 import { AppError } from '../../platform/errors.ts';
 import { recordEvent } from '../../platform/events.ts';
@@ -12,7 +13,9 @@ import {
   tellHolder,
   termsOf,
   type PolicyContext,
+  type RenewalPriceOutcome,
 } from './policy-context.ts';
+import { steppedBackTerms } from './no-claims-renewal.ts';
 import type { Built, PolicyViews } from './policy-read-service.ts';
 import {
   appendVersion,
@@ -21,6 +24,7 @@ import {
   lockPolicy,
   setRenewalTerms,
   supersedeVersions,
+  type PolicyRecord,
 } from './policy-repository.ts';
 import type { PolicyInput, PolicyResponse, RenewalInput } from './policy-schemas.ts';
 import { londonDateOf, normalisePolicyInput, validatePolicyInput } from './rules/policy-validation.ts';
@@ -30,6 +34,7 @@ import {
   termEndAction,
   type PolicySnapshot,
   type RenewalTerms,
+  type VersionRecord,
 } from './rules/policy-versions.ts';
 
 export interface CancelInput {
@@ -86,6 +91,39 @@ function renewalTermsOf(
 }
 
 /**
+ * The terms an automatic renewal takes: for a policy rated by Milepost, the pricing the rating module
+ * gives it (the rate book version in force at the renewal's start, never above the equivalent
+ * new-business price: ICOBS 6B.2.1R), or its refusal; any other policy keeps the terms it was given.
+ * Either way it is rated, and made, on the no-claims years stepped back for the term's at-fault claims.
+ */
+async function pricedTerms(
+  ctx: PolicyContext<Built>,
+  trx: Executor,
+  tenant: Tenant,
+  policy: { id: string; policyReference: string },
+  lastYear: PolicySnapshot,
+  terms: RenewalTerms,
+  stage: 'notice' | 'renewal',
+  now: Date,
+): Promise<RenewalTerms | Extract<RenewalPriceOutcome, { kind: 'refused' }>> {
+  const stepped = await steppedBackTerms(ctx, trx, tenant, policy.id, lastYear, terms);
+  const outcome = await ctx.priceRenewal(trx, tenant, {
+    policyId: policy.id,
+    policyReference: policy.policyReference,
+    renewal: renewedSnapshot(lastYear, stepped),
+    lastYear: lastYear.pricing,
+    stage,
+    at: now,
+  });
+  // NOTE: the notice is priced on the years stepped back so far, but the terms it stores keep the years
+  // as sent: the renewal steps them back once, for every at-fault claim settled by the term's end.
+  const kept = stage === 'renewal' ? stepped : terms;
+  if (outcome.kind === 'not_rated') return kept;
+  if (outcome.kind === 'refused') return outcome;
+  return { ...kept, pricing: outcome.pricing };
+}
+
+/**
  * Ends the term of one policy whose end has passed, under its row lock: renews it on its stored
  * terms (when it auto-renews) or lapses it. `none` when there is nothing to do (any more).
  */
@@ -113,11 +151,17 @@ async function endTerm(
     const { current } = termsOf(reference, versions, now);
     const latest = current.latest;
     const scope = { companyId: tenant.companyId, environment: tenant.environment };
-    if (action === 'renew' && policy.renewalTerms !== null) {
+    // A rated policy the version in force refuses to renew is not renewed silently: it lapses, and
+    // its holder is told (the lapse email); the refusal is stored for staff with its reasons.
+    const priced =
+      action === 'renew' && policy.renewalTerms !== null
+        ? await pricedTerms(ctx, trx, tenant, policy, latest.snapshot, policy.renewalTerms, 'renewal', now)
+        : undefined;
+    if (priced !== undefined && !('kind' in priced)) {
       const version = await appendVersion(trx, policy, {
         versionType: 'rn',
-        snapshot: renewedSnapshot(latest.snapshot, policy.renewalTerms),
-        effectiveAt: fromSeconds(policy.renewalTerms.startDate),
+        snapshot: renewedSnapshot(latest.snapshot, priced),
+        effectiveAt: fromSeconds(priced.startDate),
         at: now,
         status: 'active',
         term: current.term + 1,
@@ -130,7 +174,7 @@ async function endTerm(
         { policy_reference: reference, policy_version_reference: version.id, automatic: true },
         now,
       );
-      const renewal = policy.renewalTerms;
+      const renewal = priced;
       await tellHolder(notifications, trx, tenant, policy, 'policy-renewed', (holder) =>
         policyRenewedEmail({
           ...holder,
@@ -255,6 +299,44 @@ async function cancel(
 }
 
 /**
+ * Stores the terms of an automatic renewal, to be made at the term's end by the daily job. A policy
+ * rated by Milepost is priced now, for its notice (the notice states the price it will renew at);
+ * one its rate book refuses is not scheduled (409, with the version's reasons).
+ */
+async function scheduleRenewal(
+  ctx: PolicyContext<Built>,
+  views: PolicyViews,
+  trx: Executor,
+  tenant: Tenant,
+  given: {
+    policy: PolicyRecord;
+    versions: VersionRecord[];
+    latest: PolicySnapshot;
+    terms: RenewalTerms;
+    now: Date;
+  },
+): Promise<PolicyResponse> {
+  const { policy, versions, latest, terms, now } = given;
+  const priced = await pricedTerms(ctx, trx, tenant, policy, latest, terms, 'notice', now);
+  if ('kind' in priced) {
+    const verb = { unratable: 'cannot rate', declined: 'declines', referred: 'refers' }[priced.outcome];
+    throw new AppError(
+      'CONFLICT',
+      `The rate book version in force at the renewal's start ${verb} the renewal: ${priced.reasons.join('; ')}`,
+    );
+  }
+  await setRenewalTerms(trx, policy.id, priced, now);
+  await recordEvent(
+    trx,
+    { companyId: tenant.companyId, environment: tenant.environment },
+    'policy.renewal_scheduled',
+    { policy_reference: policy.policyReference, start_date: fromSeconds(priced.startDate).toISOString() },
+    now,
+  );
+  return views.view(trx, tenant, { ...policy, renewalTerms: priced }, versions);
+}
+
+/**
  * Renews for the next term. An auto-renewing policy whose term has not ended keeps the terms and
  * renews at `end_date` (the daily job); otherwise the `rn` version is written now.
  */
@@ -322,22 +404,21 @@ async function renew(
       next === undefined &&
       now.getTime() < current.endDate * 1000
     ) {
-      await setRenewalTerms(trx, policy.id, terms, now);
-      await recordEvent(
-        trx,
-        scope,
-        'policy.renewal_scheduled',
-        { policy_reference: reference, start_date: fromSeconds(term.startDate).toISOString() },
-        now,
-      );
       return {
         scheduled: true,
-        policy: await views.view(trx, tenant, { ...policy, renewalTerms: terms }, versions),
+        policy: await scheduleRenewal(ctx, views, trx, tenant, {
+          policy,
+          versions,
+          latest: latest.snapshot,
+          terms,
+          now,
+        }),
       };
     }
+    const made = await steppedBackTerms(ctx, trx, tenant, policy.id, latest.snapshot, terms);
     const version = await appendVersion(trx, policy, {
       versionType: 'rn',
-      snapshot: renewedSnapshot(latest.snapshot, terms),
+      snapshot: renewedSnapshot(latest.snapshot, made),
       effectiveAt: fromSeconds(term.startDate),
       at: now,
       status: 'active',

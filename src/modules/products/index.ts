@@ -8,4 +8,11 @@ export {
   type ProductView,
 } from './product-schemas.ts';
 export { findProducts, type ProductRecord, type ProductVersionRecord } from './product-repository.ts';
-export { capMetres, freeMetres, METRES_PER, productVersionAt, type DistanceUnit } from './rules/index.ts';
+export {
+  capMetres,
+  freeMetres,
+  METRES_PER,
+  noClaimsYearsAfter,
+  productVersionAt,
+  type DistanceUnit,
+} from './rules/index.ts';

@@ -19,13 +19,22 @@ import type {
   ProductView,
   UpdateProductInput,
 } from './product-schemas.ts';
+import { noClaimsStepBackProblems } from './rules/no-claims.ts';
 import { productVersionAt } from './rules/product-versions.ts';
+import { scorePricingProblems } from './rules/score-pricing.ts';
 
 const seconds = (at: Date): number => Math.floor(at.getTime() / 1000);
 
-/** Checks what the schema cannot: money to the penny. */
+/**
+ * Checks what the schema cannot: money to the penny; a no-claims step-back that never adds years; score
+ * pricing's percentages to the hundredth and its bands' scores distinct.
+ */
 function checkRules(rules: ProductRules): void {
   const errors: FieldError[] = [];
+  if (rules.no_claims_step_back !== undefined)
+    errors.push(...noClaimsStepBackProblems(rules.no_claims_step_back, '/body/rules/no_claims_step_back'));
+  if (rules.score_pricing !== undefined)
+    errors.push(...scorePricingProblems(rules.score_pricing, '/body/rules/score_pricing'));
   if (rules.minimum_usage_premium !== undefined) {
     try {
       toPence(rules.minimum_usage_premium);

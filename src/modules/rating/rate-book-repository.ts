@@ -1,6 +1,7 @@
 import { sql, type Generated } from 'kysely';
 import type { Executor } from '../../schema.ts';
 import { forTenant, type Tenant } from '../companies/index.ts';
+import type { RenewalPriceTable } from './renewal-price-repository.ts';
 import type { RateBookContent } from './rules/index.ts';
 
 export interface RatingTables {
@@ -30,6 +31,7 @@ export interface RatingTables {
     created_at: Date;
     updated_at: Date;
   };
+  renewal_prices: RenewalPriceTable;
 }
 
 /** A rate book: one per product, per company and environment. */
@@ -316,6 +318,25 @@ export async function latestApprovedEffectiveFrom(
 export interface VersionInForce {
   readonly rateBook: RateBookRecord;
   readonly version: RateBookVersionRecord;
+}
+
+/**
+ * The id of the version of the tenant's rate book for `productId` in force at `onDate`, as a subquery
+ * for a statement that must act only while a version read earlier is still the one in force (a quote
+ * rated on a remembered version). The same choice as `findVersionInForce`.
+ */
+export function versionInForceIdQuery(db: Executor, tenant: Tenant, productId: string, onDate: Date) {
+  return db
+    .selectFrom('rate_book_versions as v')
+    .innerJoin('rate_books as b', 'b.id', 'v.rate_book_id')
+    .select('v.id')
+    .where(forTenant(tenant, 'b'))
+    .where('b.product_id', '=', productId)
+    .where('v.status', '=', 'approved')
+    .where('v.effective_from', '<=', onDate)
+    .orderBy('v.effective_from', 'desc')
+    .limit(1)
+    .$asScalar();
 }
 
 /**

@@ -57,6 +57,7 @@ interface Row {
   annual_cap_credit_pence: number | string | null;
   free_distance_credit_pence: number | string | null;
   minimum_top_up_pence: number | string | null;
+  score_adjustment_pence: number | string | null;
   credits_used_pence: number | string | null;
 }
 
@@ -106,7 +107,7 @@ export async function readBordereauBatch(
       prev.cancel_fee_pence as prev_cancel_fee_pence, prev.admin_fee_pence as prev_admin_fee_pence,
       s.id as st_id, s.subscription_premium_pence as subscription_pence, s.usage_premium_pence as usage_pence,
       s.cap_credit_pence, s.annual_cap_credit_pence, s.free_distance_credit_pence, s.minimum_top_up_pence,
-      s.credits_used_pence
+      s.score_adjustment_pence, s.credits_used_pence
     from policy_versions v
     join policies p on p.id = v.policy_id
     -- NOTE: looked up only for the versions that need it (a one-time filter on the outer row), through
@@ -127,8 +128,10 @@ export async function readBordereauBatch(
       limit 1
     ) prev on true
     cross join lateral (select coalesce(v.snapshot, prev.snapshot) as terms) t
+    -- NOTE: "limit 1" keeps the subquery from being pulled up into a plain join, so that the outer
+    -- row's type is a one-time filter and versions other than st skip the index probe.
     left join lateral (
-      select * from statements s where v.version_type = 'st' and s.id = v.id
+      select * from statements s where v.version_type = 'st' and s.id = v.id limit 1
     ) s on true
     where v.effective_at >= ${scope.fromAt} and v.effective_at < ${scope.toAt} ${cursor}
       and v.superseded_at is null
@@ -181,6 +184,7 @@ function toVersion(r: Row): BordereauVersion {
               annualCapCreditPence: num(r.annual_cap_credit_pence),
               freeDistanceCreditPence: num(r.free_distance_credit_pence),
               minimumTopUpPence: num(r.minimum_top_up_pence),
+              scoreAdjustmentPence: num(r.score_adjustment_pence),
               creditsUsedPence: num(r.credits_used_pence),
             },
     },

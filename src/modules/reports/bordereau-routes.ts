@@ -8,6 +8,7 @@ import { londonDate, londonMidnight } from '../../platform/london-calendar.ts';
 import type { Executor } from '../../schema.ts';
 import { asTenant, findCompanyByReference } from '../companies/index.ts';
 import { readBordereauBatch, type BordereauVersion } from './bordereau-repository.ts';
+import { bordereauBatchRows } from './rules/bordereau-batch.ts';
 import { csvLine, type CsvValue } from './rules/csv.ts';
 import type { ReportDeps } from './report-routes.ts';
 import {
@@ -19,8 +20,7 @@ import {
   type BordereauAmounts,
 } from './rules/bordereau-amounts.ts';
 
-/** Versions read per query: large enough that a round trip is cheap per row, small enough to hold. */
-export const BORDEREAU_BATCH_ROWS = 2_000;
+export { BORDEREAU_BATCH_ROWS } from './rules/bordereau-batch.ts';
 
 export const BordereauQuerySchema = Type.Object(
   {
@@ -229,8 +229,10 @@ async function* bordereauChunks(
     toAt: londonMidnight(`${nextMonth(query.month)}-01`),
   };
   const csv = query.format === 'csv';
+  let charactersWritten = 0;
+  let rowsWritten = 0;
   const read = (after: Parameters<typeof readBordereauBatch>[2]) => {
-    const batch = readBordereauBatch(db, scope, after, BORDEREAU_BATCH_ROWS);
+    const batch = readBordereauBatch(db, scope, after, bordereauBatchRows(charactersWritten, rowsWritten));
     // A client that goes away leaves the read ahead unawaited: its failure must not go unhandled.
     batch.catch(() => undefined);
     return batch;
@@ -258,10 +260,13 @@ async function* bordereauChunks(
       // Written in pieces of about 32 kB rather than a batch at once: a string or buffer over ~128 kB
       // goes to V8's large-object space, which only a full collection frees.
       if (chunk.length >= CHUNK_CHARACTERS) {
+        charactersWritten += chunk.length;
         yield chunk;
         chunk = '';
       }
     }
+    rowsWritten += batch.versions.length;
+    charactersWritten += chunk.length;
     if (chunk !== '') yield chunk;
   }
   if (csv) {
@@ -306,27 +311,47 @@ export function bordereauRoutes(deps: ReportDeps): FastifyPluginAsyncTypebox {
         },
       },
       async (request, reply) => {
-        const query = { ...request.query, format: request.query.format ?? 'csv' } as const;
-        const companyId = (await findCompanyByReference(deps.db, query.company_reference))?.id;
-        if (companyId === undefined)
-          throw new AppError('NOT_FOUND', `company ${query.company_reference} not found`);
-        // The type provider types the body from the schema's JSON; a stream is sent as it is.
-        const body = Readable.from(bordereauChunks(deps.db, query, companyId), {
-          objectMode: false,
-        }) as never;
-        if (query.format === 'csv') {
-          const filename =
-            `bordereau-${query.company_reference}-${query.environment}-${query.month}.csv`.replace(
-              /[^\w.-]/g,
-              '_',
-            );
-          return reply
-            .type('text/csv; charset=utf-8')
-            .header('content-disposition', `attachment; filename="${filename}"`)
-            .send(body);
-        }
-        return reply.type('application/json; charset=utf-8').send(body);
+        await sendMonthReport(deps.db, request.query, reply, 'bordereau', bordereauChunks);
+        return reply;
       },
     );
   };
+}
+
+/** The smallest part of a reply `sendMonthReport` uses (Fastify's reply, typed by its route). */
+interface ReportReply {
+  type(contentType: string): ReportReply;
+  header(name: string, value: string): ReportReply;
+  send(body: never): unknown;
+}
+
+/**
+ * Streams a month's report of a company (404 for an unknown one) as the text `chunks` makes: JSON, or
+ * CSV (the default) as an attachment named `<name>-<company>-<environment>-<month>.csv`.
+ */
+export async function sendMonthReport(
+  db: Executor,
+  asked: BordereauQuery,
+  reply: ReportReply,
+  name: string,
+  chunks: (db: Executor, query: Required<BordereauQuery>, companyId: string) => AsyncIterable<string>,
+): Promise<void> {
+  const query = { ...asked, format: asked.format ?? 'csv' } as const;
+  const companyId = (await findCompanyByReference(db, query.company_reference))?.id;
+  if (companyId === undefined)
+    throw new AppError('NOT_FOUND', `company ${query.company_reference} not found`);
+  // The type provider types the body from the schema's JSON; a stream is sent as it is.
+  const body = Readable.from(chunks(db, query, companyId), { objectMode: false }) as never;
+  if (query.format === 'json') {
+    reply.type('application/json; charset=utf-8').send(body);
+    return;
+  }
+  const filename = `${name}-${query.company_reference}-${query.environment}-${query.month}.csv`.replace(
+    /[^\w.-]/g,
+    '_',
+  );
+  reply
+    .type('text/csv; charset=utf-8')
+    .header('content-disposition', `attachment; filename="${filename}"`)
+    .send(body);
 }

@@ -4,6 +4,8 @@ import type { Clock } from '../../platform/clock.ts';
 import type { Executor } from '../../schema.ts';
 import { bordereauRoutes } from './bordereau-routes.ts';
 import { cashRoutes } from './cash-routes.ts';
+import { claimsBordereauRoutes } from './claims-bordereau-routes.ts';
+import { renewalCapRoutes } from './renewal-cap-routes.ts';
 
 export interface ReportDeps {
   readonly db: Executor;
@@ -11,10 +13,12 @@ export interface ReportDeps {
   readonly clock: Clock;
 }
 
-/** The finance reports under `/admin/reports`: the admin key, or a staff session of operations or admin. */
+/** The finance and pricing reports under `/admin/reports`: the admin key, or a staff session of operations or admin. */
 export function reportRoutes(deps: ReportDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
     await app.register(bordereauRoutes(deps));
+    await app.register(claimsBordereauRoutes(deps));
     await app.register(cashRoutes(deps));
+    await app.register(renewalCapRoutes(deps));
   };
 }

@@ -26,6 +26,14 @@ export function createStaffMemberService(ctx: StaffContext) {
 
     list: async (): Promise<StaffView[]> => (await listStaff(db)).map(staffView),
 
+    /** The active staff a claim may be assigned to (the `claims` and `admin` roles), by email. */
+    claimHandlers: async (): Promise<Array<{ staff_id: string; email: string; role: 'claims' | 'admin' }>> =>
+      (await listStaff(db)).flatMap((row) =>
+        row.active && (row.role === 'claims' || row.role === 'admin')
+          ? [{ staff_id: row.id, email: row.email, role: row.role }]
+          : [],
+      ),
+
     /** A role change or deactivation; deactivating ends every session of theirs at once. */
     async update(id: string, changes: { role?: StaffRole; active?: boolean }): Promise<StaffView> {
       const now = clock.now();

@@ -280,3 +280,11 @@ export async function listAuditRecords(db: Executor, filter: AuditFilter) {
   if (filter.before !== undefined) query = query.where('a.id', '<', filter.before);
   return query.execute();
 }
+
+/** A staff member's role and whether they may sign in (who may handle a claim); undefined when unknown. */
+export async function findStaffRole(
+  db: Executor,
+  id: string,
+): Promise<{ role: string; active: boolean } | undefined> {
+  return db.selectFrom('staff').select(['role', 'active']).where('id', '=', id).executeTakeFirst();
+}

@@ -10,6 +10,7 @@ import { readAuditTrail } from './audit-trail.ts';
 import {
   AuditListSchema,
   AuditQuerySchema,
+  ClaimHandlerListSchema,
   CreateStaffSchema,
   CreatedStaffSchema,
   SessionViewSchema,
@@ -249,6 +250,22 @@ function registerStaffManagement(app: App, staff: StaffService): void {
       },
     },
     async () => ({ data: await staff.list() }),
+  );
+
+  app.get(
+    '/admin/claim-handlers',
+    {
+      schema: {
+        operationId: 'staff.claimHandlers',
+        tags: ['admin'],
+        summary: 'List the staff a claim may be assigned to',
+        description:
+          'The active staff members with the `claims` or `admin` role, by email (for `PUT /claims/{claim_reference}/handler`). Every staff role may read it.',
+        security: adminSecurity,
+        response: { 200: ClaimHandlerListSchema, ...problemResponses(401, 403) },
+      },
+    },
+    async () => ({ data: await staff.claimHandlers() }),
   );
 
   app.patch(

@@ -1,9 +1,12 @@
 import { Type } from 'typebox';
 
-const RoleSchema = Type.Union([Type.Literal('viewer'), Type.Literal('operations'), Type.Literal('admin')], {
-  description:
-    '`viewer` reads; `operations` also acts on policies, payments, devices and deliveries; `admin` also manages companies, secrets, staff, products and billing runs.',
-});
+const RoleSchema = Type.Union(
+  [Type.Literal('viewer'), Type.Literal('operations'), Type.Literal('admin'), Type.Literal('claims')],
+  {
+    description:
+      '`viewer` reads; `operations` also acts on policies, payments, devices and deliveries; `claims` reads as a viewer and handles claims (states, exposures, reserves, payments, notes, handlers); `admin` also manages companies, secrets, staff, products and billing runs, and may handle claims.',
+  },
+);
 const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
   Type.Union([schema, Type.Null()]);
 
@@ -18,6 +21,16 @@ export const StaffSchema = Type.Object({
 });
 
 export const StaffListSchema = Type.Object({ data: Type.Array(StaffSchema) });
+
+export const ClaimHandlerListSchema = Type.Object({
+  data: Type.Array(
+    Type.Object({
+      staff_id: Type.String({ format: 'uuid' }),
+      email: Type.String(),
+      role: Type.Union([Type.Literal('claims'), Type.Literal('admin')]),
+    }),
+  ),
+});
 
 export const CreateStaffSchema = Type.Object(
   { email: Type.String({ format: 'email', maxLength: 254 }), role: RoleSchema },

@@ -4,6 +4,7 @@ import type { Executor } from '../../schema.ts';
 import { forTenant, type Tenant } from '../companies/index.ts';
 import type { StatementOdometerTables } from './odometer-billing.ts';
 import type { CappedDay } from './rules/usage-rules.ts';
+import type { ScoreMonthLine } from './score-billing.ts';
 import type { UsageRuleTables } from './usage-rules-repository.ts';
 
 /** Statements, the credit ledger, and the product rules' records (usage-rules-repository). */
@@ -36,6 +37,9 @@ export interface StatementTables extends UsageRuleTables, StatementOdometerTable
     free_distance_credit_pence: number;
     minimum_top_up_pence: number;
     capped_days: string | CappedDay[];
+    /** Price by score (migration 0060): the line, and what it adjusted each month by. */
+    score_adjustment_pence: Generated<number>;
+    score_months: Generated<string | ScoreMonthLine[]>;
     payment_id: string | null;
     created_at: Date;
   };
@@ -241,14 +245,14 @@ export async function insertStatements(trx: Executor, rows: readonly StatementRo
       billing_date, final, journey_count, distance_metres, duration_seconds, usage_premium_pence,
       installments, subscription_premium_pence, total_premium_pence, credits_used_pence,
       billed_premium_pence, carried_forward_pence, brought_forward_pence, cap_credit_pence,
-      annual_cap_credit_pence, free_distance_credit_pence, minimum_top_up_pence, capped_days, payment_id,
-      created_at)
+      annual_cap_credit_pence, free_distance_credit_pence, minimum_top_up_pence, capped_days,
+      score_adjustment_pence, score_months, payment_id, created_at)
     select id, policy_id, company_id, environment, to_timestamp(period_start_ms / 1000),
       to_timestamp(period_end_ms / 1000), billing_date, final, journey_count, distance_metres,
       duration_seconds, usage_premium_pence, installments, subscription_premium_pence, total_premium_pence,
       credits_used_pence, billed_premium_pence, carried_forward_pence, brought_forward_pence,
       cap_credit_pence, annual_cap_credit_pence, free_distance_credit_pence, minimum_top_up_pence,
-      capped_days, payment_id, to_timestamp(created_ms / 1000)
+      capped_days, score_adjustment_pence, score_months, payment_id, to_timestamp(created_ms / 1000)
     from json_to_recordset(${jsonRows(
       rows.map((row) => ({
         id: row.id,
@@ -276,6 +280,9 @@ export async function insertStatements(trx: Executor, rows: readonly StatementRo
         minimum_top_up_pence: row.minimum_top_up_pence,
         capped_days:
           typeof row.capped_days === 'string' ? (JSON.parse(row.capped_days) as unknown) : row.capped_days,
+        score_adjustment_pence: row.score_adjustment_pence,
+        score_months:
+          typeof row.score_months === 'string' ? (JSON.parse(row.score_months) as unknown) : row.score_months,
         payment_id: row.payment_id,
         created_ms: row.created_at.getTime(),
       })),
@@ -286,7 +293,8 @@ export async function insertStatements(trx: Executor, rows: readonly StatementRo
         total_premium_pence bigint, credits_used_pence bigint, billed_premium_pence bigint,
         carried_forward_pence bigint, brought_forward_pence bigint, cap_credit_pence bigint,
         annual_cap_credit_pence bigint, free_distance_credit_pence bigint, minimum_top_up_pence bigint,
-        capped_days jsonb, payment_id uuid, created_ms float8)`.execute(trx);
+        capped_days jsonb, score_adjustment_pence bigint, score_months jsonb, payment_id uuid,
+        created_ms float8)`.execute(trx);
 }
 
 /** What writing a statement needs to know of a locked policy, for many policies in one query. */

@@ -1,8 +1,9 @@
 import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import { Type } from 'typebox';
 import { AppError, notFound } from '../../platform/errors.ts';
 import { problemResponses } from '../../platform/http/problem.ts';
+import { streamWithProgress, wantsEventStream } from '../../platform/http/event-stream.ts';
 import { toPence } from '../../platform/money.ts';
 import { ClientHeadersSchema, tenantOf, type ClientAuth, type CompanyService } from '../companies/index.ts';
 import { isBillingDateString } from './rules/statement-rules.ts';
@@ -269,10 +270,12 @@ function registerBillingRunRoutes(admin: TypedApp, deps: StatementRouteDeps): vo
           errors: [{ path: '/body/date', message: 'must be a date that exists' }],
         });
       }
-      if (!(request.headers.accept ?? '').includes('text/event-stream'))
-        return statements.runBillingDay(request.body.date);
-      return streamBillingRun(request, reply, (onProgress) =>
-        statements.runBillingDay(request.body.date, onProgress),
+      if (!wantsEventStream(request)) return statements.runBillingDay(request.body.date);
+      return streamWithProgress(
+        request,
+        reply,
+        (onProgress) => statements.runBillingDay(request.body.date, onProgress),
+        'The billing run stopped; running the day again bills nobody twice',
       );
     },
   );
@@ -289,45 +292,4 @@ export function statementRoutes(deps: StatementRouteDeps): FastifyPluginAsyncTyp
       registerBillingRunRoutes(admin, deps);
     });
   };
-}
-
-/**
- * A billing run as server-sent events: the stream opens with the first counts (so a refused run, a
- * future date, is still an ordinary problem answer), then `progress` after each chunk and `done`.
- */
-async function streamBillingRun<T>(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  run: (onProgress: (counts: object) => void) => Promise<T>,
-): Promise<T | undefined> {
-  let stream: FastifyReply['raw'] | undefined;
-  const send = (event: string, data: unknown) => {
-    stream?.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-  };
-  try {
-    const result = await run((counts) => {
-      if (stream === undefined) {
-        void reply.hijack();
-        stream = reply.raw;
-        stream.writeHead(200, {
-          'content-type': 'text/event-stream; charset=utf-8',
-          'cache-control': 'no-store',
-          'x-request-id': request.id,
-        });
-      }
-      send('progress', counts);
-    });
-    if (stream === undefined) return result;
-    send('done', result);
-    stream.end();
-  } catch (error) {
-    if (stream === undefined) throw error;
-    request.log.error({ err: error }, 'billing run failed while streaming');
-    send('error', {
-      code: 'INTERNAL',
-      detail: 'The billing run stopped; running the day again bills nobody twice',
-    });
-    stream.end();
-  }
-  return undefined;
 }

@@ -51,7 +51,7 @@ export const StatementSchema = Type.Object(
     total_premium: Type.Number({ description: 'usage_premium + subscription_premium.' }),
     billed_premium: Type.Number({
       description:
-        'total_premium − cap_credit − annual_cap_credit − free_distance_credit + minimum_top_up − credits_used (+ brought_forward); never negative. Charged to the default card.',
+        'total_premium − cap_credit − annual_cap_credit − free_distance_credit + minimum_top_up + score_adjustment − credits_used (+ brought_forward); never negative. Charged to the default card.',
     }),
     capped_days: Type.Array(
       Type.Object({
@@ -83,6 +83,38 @@ export const StatementSchema = Type.Object(
     minimum_top_up: Type.Number({
       description: 'What brings the usage premium after the credits above up to the product’s minimum.',
     }),
+    score_adjustment: Type.Number({
+      description:
+        'Price by driving score (the product’s `score_pricing` rule): the sum of `score_months[].adjustment`, in pounds; negative is a credit. 0 without the rule.',
+    }),
+    score_months: Type.Array(
+      Type.Object({
+        month: Type.String({ description: 'The Europe/London calendar month adjusted, `YYYY-MM`.' }),
+        score: Type.Union([Type.Number(), Type.Null()], {
+          description:
+            'The month’s driving score that priced it; null when it has none that stands (no scored trip, or under 50 miles scored): then its target is no adjustment.',
+        }),
+        adjustment_percent: Type.Number({
+          description:
+            'The score’s band, capped: percent of the month’s usage premium (negative: a discount).',
+        }),
+        usage_premium: Type.Number({
+          description:
+            'The month’s usage premium billed so far, this statement’s included, less the caps’ and free distance’s credits of its journeys (pounds).',
+        }),
+        adjusted_before: Type.Number({
+          description: 'What earlier statements adjusted the month by (pounds).',
+        }),
+        adjustment: Type.Number({
+          description:
+            'What this statement adjusts the month by: usage_premium × adjustment_percent / 100, rounded half to even to the penny, less adjusted_before (pounds).',
+        }),
+      }),
+      {
+        description:
+          'Each month this statement adjusts by score: a month is adjusted once it is over and no dispute of it is pending, and again on a later statement when its usage or score changes (a late upload, a void, a dispute accepted) by the difference only. Empty without the rule.',
+      },
+    ),
     credits_used: Type.Number(),
     carried_forward: Type.Number({
       description:

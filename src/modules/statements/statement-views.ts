@@ -5,6 +5,7 @@ import type { ChargeOutcome } from '../payments/index.ts';
 import type { StatementOdometer } from './odometer-billing.ts';
 import { discrepancyPercent } from './rules/odometer.ts';
 import type { CappedDay } from './rules/usage-rules.ts';
+import type { ScoreMonthLine } from './score-billing.ts';
 import type { StatementRow } from './statement-repository.ts';
 import type { Statement } from './statement-schemas.ts';
 
@@ -51,6 +52,14 @@ const odometerInStatement = (o: StatementOdometer) => {
   };
 };
 
+const scoreMonthsOf = (row: StatementRow): ScoreMonthLine[] =>
+  typeof row.score_months === 'string'
+    ? (JSON.parse(row.score_months) as ScoreMonthLine[])
+    : row.score_months;
+
+/** Hundredths of a percent as a percentage (two decimals at most, exact in decimal text). */
+const percentOf = (basisPoints: number): number => Number((basisPoints / 100).toFixed(2));
+
 const cappedDaysOf = (row: StatementRow): CappedDay[] =>
   typeof row.capped_days === 'string' ? (JSON.parse(row.capped_days) as CappedDay[]) : row.capped_days;
 
@@ -84,6 +93,15 @@ export function toView(
     annual_cap_credit: fromPence(row.annual_cap_credit_pence),
     free_distance_credit: fromPence(row.free_distance_credit_pence),
     minimum_top_up: fromPence(row.minimum_top_up_pence),
+    score_adjustment: fromPence(row.score_adjustment_pence),
+    score_months: scoreMonthsOf(row).map((m) => ({
+      month: m.month,
+      score: m.score,
+      adjustment_percent: percentOf(m.basisPoints),
+      usage_premium: fromPence(m.usagePence),
+      adjusted_before: fromPence(m.adjustedBeforePence),
+      adjustment: fromPence(m.adjustmentPence),
+    })),
     credits_used: fromPence(row.credits_used_pence),
     carried_forward: fromPence(row.carried_forward_pence),
     brought_forward: fromPence(row.brought_forward_pence),

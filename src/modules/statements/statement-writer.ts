@@ -41,6 +41,7 @@ import {
 } from './statement-repository.ts';
 import { announceStatements } from './statement-events.ts';
 import { applyUsageRules, productRulesOf, type UsageRulesOutcome } from './usage-billing.ts';
+import { scoreAdjustments, type ScoreAdjustment } from './score-billing.ts';
 
 /** What the statements module's services are built from. */
 export interface StatementDeps {
@@ -71,6 +72,8 @@ const NO_RULES: Pick<
   minimumTopUpPence: 0,
   cappedDays: [],
 };
+
+const NO_SCORE: ScoreAdjustment = { pence: 0, months: [] };
 
 const NO_JOURNEYS: ClaimedTotals = {
   journeyCount: 0,
@@ -189,6 +192,7 @@ interface Amounted {
 function statementRow(
   p: Priced,
   rules: typeof NO_RULES,
+  score: ScoreAdjustment,
   ledgerBalancePence: number,
   chargedBackPence: number,
   now: Date,
@@ -196,7 +200,7 @@ function statementRow(
   const amounts = statementAmounts({
     usagePremiumPence: p.totals.usagePremiumPence,
     subscriptionPremiumPence: p.subscription.subscriptionPremiumPence,
-    rules,
+    rules: { ...rules, scoreAdjustmentPence: score.pence },
     ledgerBalancePence,
     chargedBackPence,
     currency: BILLING_CURRENCY,
@@ -226,6 +230,8 @@ function statementRow(
     free_distance_credit_pence: rules.freeDistanceCreditPence,
     minimum_top_up_pence: rules.minimumTopUpPence,
     capped_days: rules.cappedDays,
+    score_adjustment_pence: score.pence,
+    score_months: score.months,
     payment_id: null,
     created_at: now,
   };
@@ -334,6 +340,30 @@ async function creditStatements(
     voided,
     now,
   );
+  // Price by score comes after the rules: it adjusts the usage they left charged.
+  const scored = await scoreAdjustments(
+    trx,
+    priced.map((p) => {
+      const r = ruled.results.get(p.id) ?? NO_RULES;
+      return {
+        statementId: p.id,
+        policyId: p.state.policyId,
+        companyId: p.state.companyId,
+        environment: p.state.environment,
+        productReference: p.state.productReference,
+        endAt: p.end,
+        final: p.request.final ?? false,
+        beforePence:
+          p.totals.usagePremiumPence +
+          p.subscription.subscriptionPremiumPence -
+          r.capCreditPence -
+          r.annualCapCreditPence -
+          r.freeDistanceCreditPence +
+          r.minimumTopUpPence,
+      };
+    }),
+    now,
+  );
   const balances = await creditBalances(
     trx,
     priced.map((p) => p.state.policyId),
@@ -344,6 +374,7 @@ async function creditStatements(
     statementRow(
       p,
       ruled.results.get(p.id) ?? NO_RULES,
+      scored.get(p.id) ?? NO_SCORE,
       balances.get(p.state.policyId) ?? 0,
       ruled.voidDayCharges.filter((c) => c.statementId === p.id).reduce((total, c) => total + c.pence, 0),
       now,

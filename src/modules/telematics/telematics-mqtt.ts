@@ -1,29 +1,25 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import AjvCompiler from '@fastify/ajv-compiler';
 import type { FastifyBaseLogger } from 'fastify';
 import type { IPublishPacket, MqttClient } from 'mqtt';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { isDatabaseUnavailable } from '../../platform/db/database.ts';
 import { AppError } from '../../platform/errors.ts';
-import { DEFAULT_JSON_BODY_LIMITS, findJsonLimitBreach } from '../../platform/http/body-limits.ts';
-import { findUnsafeInput } from '../../platform/http/input-safety.ts';
-import { fieldErrors, parseJsonBody } from '../../platform/http/problem.ts';
 import type { DataEnvironment, Tenant } from '../companies/index.ts';
-import { attributeFieldError } from './rules/position-attributes.ts';
+import type { CrashEventInput, CrashEventResult } from './crash-schemas.ts';
 import {
-  POSITIONS_BODY_LIMIT_BYTES,
-  POSITIONS_JSON_LIMITS,
-  PositionBatchSchema,
-  type PositionBatch,
-  type PositionBatchResult,
-} from './telematics-schemas.ts';
-
-/**
- * The topics devices (or their gateways) publish positions to:
- * `milepost/{client_id}/{environment}/devices/{device_id}/positions`, the payload being the body of
- * POST /telematics/positions without `device_id`.
- */
-export const POSITIONS_TOPIC_FILTER = 'milepost/+/+/devices/+/positions';
+  crashValidator,
+  EVENTS_TOPIC_FILTER,
+  settleEvent,
+  type EventSettlement,
+} from './telematics-mqtt-events.ts';
+import {
+  batchValidator,
+  MAX_PAYLOAD_BYTES,
+  POSITIONS_TOPIC_FILTER,
+  settlePositions,
+  type PositionsSettlement,
+} from './telematics-mqtt-positions.ts';
+import type { PositionBatch, PositionBatchResult } from './telematics-schemas.ts';
 
 /**
  * Unacknowledged messages the broker may send one connection at once (MQTT 5 Receive Maximum): the next
@@ -36,23 +32,21 @@ const RECEIVE_MAXIMUM = 16;
  * any restart or redeploy.
  */
 const SESSION_EXPIRY_SECONDS = 7 * 86_400;
-/** The largest payload taken, as POST /telematics/positions' body limit (10,000 positions with every field). */
-const MAX_PAYLOAD_BYTES = POSITIONS_BODY_LIMIT_BYTES;
-/**
- * What a payload may hold besides its bytes, as POST /telematics/positions' body: checked on the raw bytes
- * before anything is parsed, so 4 MiB of keys or of nesting costs a scan, not a parse.
- */
-const PAYLOAD_JSON_LIMITS = { ...DEFAULT_JSON_BODY_LIMITS, ...POSITIONS_JSON_LIMITS };
 /**
  * The largest packet the broker may send us: larger payloads than MAX_PAYLOAD_BYTES still arrive (to be
  * counted as bad), and only beyond this does the broker drop them unseen.
  */
 const MAX_PACKET_BYTES = 2 * MAX_PAYLOAD_BYTES;
+/**
+ * Connections of the events lane (`{clientId}.events.{i}`). NOTE: crashes are few and small (a
+ * dozen fields, milliseconds to store); two keep one crash being retried from holding up the next.
+ */
+export const EVENT_CONNECTIONS = 2;
 const RETRY_FIRST_DELAY_MS = 250;
 const RETRY_MAX_DELAY_MS = 30_000;
 /** Attempts at a message whose failure is neither a bad message nor a known transient one (a bug). */
 const UNEXPECTED_FAILURE_ATTEMPTS = 5;
-/** How long `start()` waits for the first subscription before leaving the client to go on trying. */
+/** How long `start()` waits for the first subscriptions before leaving the clients to go on trying. */
 const FIRST_SUBSCRIPTION_WAIT_MS = 5_000;
 /** At most one log line per this long about the broker being unreachable (it retries every second). */
 const CONNECTION_ERROR_LOG_INTERVAL_MS = 60_000;
@@ -70,11 +64,10 @@ export type MqttMessageOutcome =
   | 'unknown_device'
   | 'failed';
 
-interface Settled {
-  readonly outcome: MqttMessageOutcome;
-  readonly reason?: string;
-  readonly result?: PositionBatchResult;
-}
+type Settled =
+  | PositionsSettlement
+  | EventSettlement
+  | { readonly outcome: 'bad_topic' | 'failed'; readonly reason: string };
 
 /** A transient failure: the message is tried again and acknowledged only once it is stored. */
 const TRANSIENT_APP_CODES = new Set(['SERVICE_UNAVAILABLE', 'UPSTREAM_UNAVAILABLE', 'RATE_LIMITED']);
@@ -89,47 +82,17 @@ function isTransient(error: unknown): boolean {
 }
 
 type TopicParts =
-  | { ok: true; clientId: string; environment: DataEnvironment; deviceId: string }
+  | { ok: true; clientId: string; environment: DataEnvironment; deviceId: string; kind: string }
   | { ok: false; reason: string };
 
 /** The parts of a topic the subscription matched (six levels; a `+` level may still be empty). */
 function parseTopic(topic: string): TopicParts {
-  const [, clientId = '', environment = '', , deviceId = ''] = topic.split('/');
+  const [, clientId = '', environment = '', , deviceId = '', kind = ''] = topic.split('/');
   if (clientId === '') return { ok: false, reason: 'the client_id level is empty' };
   if (environment !== 'sandbox' && environment !== 'production')
     return { ok: false, reason: 'the environment level must be sandbox or production' };
-  return { ok: true, clientId, environment, deviceId };
+  return { ok: true, clientId, environment, deviceId, kind };
 }
-
-type BatchValidator = ReturnType<typeof batchValidator>;
-
-/** The route's batch schema, compiled with the settings of request bodies (no coercion, every error). */
-function batchValidator() {
-  const build = AjvCompiler()(
-    {},
-    {
-      customOptions: {
-        removeAdditional: false,
-        allErrors: true,
-        useDefaults: true,
-        coerceTypes: false,
-        strictNumbers: true,
-      },
-    },
-  ) as unknown as (route: { schema: unknown; method: string; url: string; httpPart: string }) => {
-    (data: unknown): boolean;
-    errors?: Parameters<typeof fieldErrors>[0] | null;
-  };
-  return build({
-    schema: PositionBatchSchema,
-    method: 'POST',
-    url: '/telematics/positions',
-    httpPart: 'body',
-  });
-}
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
@@ -143,16 +106,43 @@ function redactedUrl(url: string): string {
 
 export interface MqttPositionConsumerDeps {
   readonly url: string;
-  /** Connection `i` uses the client id `{clientId}.{i}`: stable, so a restart resumes its session. */
+  /**
+   * Positions connection `i` uses the client id `{clientId}.{i}`, events connection `i`
+   * `{clientId}.events.{i}`: stable, so a restart resumes their sessions.
+   */
   readonly clientId: string;
-  /** Connections, each storing one message at a time, all in the share group. */
+  /** Positions connections, each storing one message at a time, all in the share group. */
   readonly connections: number;
   readonly shareGroup: string;
   readonly ingest: (tenant: Tenant, batch: PositionBatch) => Promise<PositionBatchResult>;
+  /**
+   * Stores a device's crash (the events topic, on connections of its own); `body` names the payload in
+   * a refusal. Without it only positions are consumed.
+   */
+  readonly recordCrash?: (tenant: Tenant, input: CrashEventInput, body: string) => Promise<CrashEventResult>;
   /** A company's tenant by its public client id (cached briefly); AppError INVALID_CLIENT_CREDENTIALS if unknown. */
   readonly resolveTenant: (clientId: string, environment: DataEnvironment) => Promise<Tenant>;
   readonly logger: FastifyBaseLogger;
   readonly metrics: Registry;
+}
+
+/**
+ * A lane: connections (and broker sessions) of its own, subscribed to one kind of message. NOTE: the
+ * broker queues a session's messages in order, and each connection stores one at a time, so a crash
+ * sharing a session with position batches waited behind up to a thousand of them (Mosquitto's
+ * max_queued_messages), or was dropped with them once that queue was full.
+ */
+interface Lane {
+  readonly name: 'positions' | 'events';
+  readonly connections: number;
+  readonly clientIdOf: (index: number) => string;
+  /** Shared subscriptions taken on every (re)connect. */
+  readonly subscribe: readonly string[];
+  /**
+   * Shared subscriptions this lane's sessions may hold from an earlier version (positions and events
+   * were once taken on the same connections): dropped on every connect.
+   */
+  readonly unsubscribe: readonly string[];
 }
 
 /** The consumer's counters and gauges, on the process's registry (/metrics). */
@@ -161,7 +151,7 @@ function consumerMetrics(registry: Registry) {
   return {
     messages: new Counter({
       name: 'milepost_mqtt_messages_total',
-      help: 'Position messages received over MQTT, by outcome (stored, duplicate, rejected, bad_topic, bad_payload, unknown_client, unknown_device, failed)',
+      help: 'Position and event (crash) messages received over MQTT, by outcome (stored, duplicate, rejected, bad_topic, bad_payload, unknown_client, unknown_device, failed)',
       labelNames: ['outcome'],
       registers,
     }),
@@ -178,12 +168,14 @@ function consumerMetrics(registry: Registry) {
     }),
     inFlight: new Gauge({
       name: 'milepost_mqtt_messages_in_flight',
-      help: 'Messages received and not yet acknowledged or given up',
+      help: 'Messages received and not yet acknowledged or given up, by lane (positions, events)',
+      labelNames: ['lane'],
       registers,
     }),
     connected: new Gauge({
       name: 'milepost_mqtt_connected',
-      help: 'Connections to the MQTT broker that are connected and subscribed',
+      help: 'Connections to the MQTT broker that are connected and subscribed, by lane (positions, events)',
+      labelNames: ['lane'],
       registers,
     }),
   };
@@ -192,70 +184,36 @@ function consumerMetrics(registry: Registry) {
 /** What the consumer's connections share. */
 interface Consumer {
   readonly deps: MqttPositionConsumerDeps;
-  readonly validate: BatchValidator;
+  readonly validate: ReturnType<typeof batchValidator>;
+  readonly validateCrash: ReturnType<typeof crashValidator>;
   readonly metrics: ReturnType<typeof consumerMetrics>;
-  readonly subscription: string;
+  readonly lanes: readonly Lane[];
   readonly stopping: AbortController;
   readonly working: Set<Promise<void>>;
-  readonly clients: MqttClient[];
-  inFlight: number;
+  readonly clients: Array<{ readonly lane: Lane; readonly client: MqttClient }>;
+  readonly inFlight: Map<Lane['name'], number>;
   lastConnectionError: { message: string; atMs: number };
 }
 
-/** What a message is: its topic and payload checked as POST /telematics/positions checks a body, then stored. */
-async function settle(
-  deps: MqttPositionConsumerDeps,
-  validate: BatchValidator,
-  topic: string,
-  payload: Buffer,
-): Promise<Settled> {
+/**
+ * What a message is: its topic and payload checked as the HTTP route checks a body, then stored. By its
+ * topic, whichever lane it came on: a session kept from before the lanes may still hold either kind.
+ */
+async function settle(consumer: Consumer, topic: string, payload: Buffer): Promise<Settled> {
+  const { deps } = consumer;
   const parts = parseTopic(topic);
   if (!parts.ok) return { outcome: 'bad_topic', reason: parts.reason };
-  if (payload.length > MAX_PAYLOAD_BYTES)
-    return {
-      outcome: 'bad_payload',
-      reason: `the payload is ${String(payload.length)} bytes; at most ${String(MAX_PAYLOAD_BYTES)}`,
-    };
-  const breach = findJsonLimitBreach(payload, PAYLOAD_JSON_LIMITS, '/payload');
-  if (breach !== undefined) return { outcome: 'bad_payload', reason: `${breach.path} ${breach.message}` };
-  let body: unknown;
-  try {
-    body = parseJsonBody(payload.toString('utf8'));
-  } catch (error) {
-    return { outcome: 'bad_payload', reason: messageOf(error) };
+  if (parts.kind === 'events') {
+    const { recordCrash } = deps;
+    if (recordCrash === undefined) return { outcome: 'bad_topic', reason: 'events are not consumed here' };
+    return settleEvent(
+      { recordCrash, resolveTenant: deps.resolveTenant },
+      consumer.validateCrash,
+      parts,
+      payload,
+    );
   }
-  if (!isRecord(body)) return { outcome: 'bad_payload', reason: 'the payload must be a JSON object' };
-  // The HTTP body as it is may be sent, device_id included, as long as it names the topic's device.
-  if (body['device_id'] !== undefined && body['device_id'] !== parts.deviceId)
-    return { outcome: 'bad_payload', reason: '/payload/device_id must equal the device of the topic' };
-  const batch: Record<string, unknown> = { ...body, device_id: parts.deviceId };
-  const unsafe = findUnsafeInput(batch, '/payload');
-  if (unsafe !== undefined) return { outcome: 'bad_payload', reason: `${unsafe.path} ${unsafe.message}` };
-  if (!validate(batch)) {
-    const errors = fieldErrors(validate.errors ?? [], 'payload');
-    const topicError = errors.find((e) => e.path.startsWith('/payload/device_id'));
-    if (topicError !== undefined)
-      return { outcome: 'bad_topic', reason: `the device_id level ${topicError.message}` };
-    return { outcome: 'bad_payload', reason: errors.map((e) => `${e.path} ${e.message}`).join('; ') };
-  }
-  // The service checks them too, but names the HTTP body: the reason here names the payload.
-  const attributes = attributeFieldError((batch as PositionBatch).positions, '/payload');
-  if (attributes !== undefined)
-    return { outcome: 'bad_payload', reason: `${attributes.path} ${attributes.message}` };
-  try {
-    const tenant = await deps.resolveTenant(parts.clientId, parts.environment);
-    const result = await deps.ingest(tenant, batch as PositionBatch);
-    const outcome =
-      result.accepted > 0 ? 'stored' : result.duplicates > 0 ? 'duplicate' : ('rejected' as const);
-    return { outcome, result };
-  } catch (error) {
-    if (!(error instanceof AppError) || error.status >= 500) throw error;
-    if (error.code === 'INVALID_CLIENT_CREDENTIALS')
-      return { outcome: 'unknown_client', reason: 'no company has this client_id' };
-    if (error.code === 'NOT_FOUND')
-      return { outcome: 'unknown_device', reason: `no device ${parts.deviceId} in ${parts.environment}` };
-    return { outcome: 'bad_payload', reason: error.message };
-  }
+  return settlePositions(deps, consumer.validate, parts, payload);
 }
 
 /** Counts what became of a message and logs it. */
@@ -263,8 +221,11 @@ function record(consumer: Consumer, topic: string, bytes: number, settled: Settl
   const { metrics } = consumer;
   const { logger } = consumer.deps;
   metrics.messages.inc({ outcome: settled.outcome });
-  const { result } = settled;
-  if (result !== undefined) {
+  if ('crash' in settled) {
+    const { crash } = settled;
+    logger.info({ topic, outcome: settled.outcome, crash: crash.crash_reference }, 'mqtt crash event stored');
+  } else if ('result' in settled) {
+    const { result } = settled;
     metrics.positions.inc({ outcome: 'accepted' }, result.accepted);
     metrics.positions.inc({ outcome: 'duplicate' }, result.duplicates);
     metrics.positions.inc({ outcome: 'rejected' }, result.rejected.length);
@@ -299,7 +260,7 @@ async function consume(
   const payload = typeof packet.payload === 'string' ? Buffer.from(packet.payload) : packet.payload;
   for (let attempt = 1; ; attempt++) {
     try {
-      const settled = await settle(consumer.deps, consumer.validate, topic, payload);
+      const settled = await settle(consumer, topic, payload);
       record(consumer, topic, payload.length, settled);
       return settled;
     } catch (error) {
@@ -329,23 +290,29 @@ async function consume(
 
 const notAcknowledged = new Error('not stored on this connection: the broker sends it again');
 
+/** Moves a lane's count of messages in flight by `by`, and its gauge with it. */
+function countInFlight(consumer: Consumer, lane: Lane, by: number): void {
+  const count = (consumer.inFlight.get(lane.name) ?? 0) + by;
+  consumer.inFlight.set(lane.name, count);
+  consumer.metrics.inFlight.set({ lane: lane.name }, count);
+}
+
 /**
  * MQTT.js's documented per-message hook (`handleMessage`): it sends the PUBACK of a QoS 1 message when
  * the callback is called without an error, and reads the connection's next packet only then. So a
- * message is acknowledged exactly when its positions are committed (or known never to be storable),
- * and each connection stores one message at a time: the consumer's parallelism is its connections.
+ * message is acknowledged exactly when what it carries is committed (or known never to be storable),
+ * and each connection stores one message at a time: a lane's parallelism is its connections.
  * NOTE: a message whose connection dropped while it was stored is not acknowledged (the error): the
  * broker sends it again on the new connection, where its packet id may by then name another message.
  */
-function handlerOf(consumer: Consumer, client: MqttClient, generation: () => number) {
-  const { stopping, metrics } = consumer;
+function handlerOf(consumer: Consumer, lane: Lane, client: MqttClient, generation: () => number) {
+  const { stopping } = consumer;
   return (packet: IPublishPacket, callback: (error?: Error) => void): void => {
     // While stopping, a message is left unacknowledged: the broker keeps it for this client id.
     if (stopping.signal.aborted) return;
     const at = generation();
     const current = () => !stopping.signal.aborted && client.connected && generation() === at;
-    consumer.inFlight++;
-    metrics.inFlight.set(consumer.inFlight);
+    countInFlight(consumer, lane, 1);
     const work = consume(consumer, packet, current)
       .then((settled) => {
         if (settled !== undefined && current()) callback();
@@ -359,8 +326,7 @@ function handlerOf(consumer: Consumer, client: MqttClient, generation: () => num
         callback(notAcknowledged);
       })
       .finally(() => {
-        consumer.inFlight--;
-        metrics.inFlight.set(consumer.inFlight);
+        countInFlight(consumer, lane, -1);
         consumer.working.delete(work);
       });
     consumer.working.add(work);
@@ -378,16 +344,23 @@ function logConnectionError(consumer: Consumer, error: Error): void {
   );
 }
 
+/** Sets a lane's gauge of connections subscribed, from its clients' state. */
+function countConnected(consumer: Consumer, lane: Lane): void {
+  const connected = consumer.clients.filter((c) => c.lane === lane && c.client.connected).length;
+  consumer.metrics.connected.set({ lane: lane.name }, connected);
+}
+
 /** The connection's log lines and gauge as it connects, drops, is taken over or fails to connect. */
 function watchConnection(
   consumer: Consumer,
+  lane: Lane,
   client: MqttClient,
   clientId: string,
   connections: () => number,
 ) {
   const { deps, stopping } = consumer;
   client.on('close', () => {
-    if (connections() > 0) consumer.metrics.connected.set(consumer.clients.filter((c) => c.connected).length);
+    if (connections() > 0) countConnected(consumer, lane);
   });
   client.on('offline', () => {
     if (!stopping.signal.aborted && connections() > 0)
@@ -407,10 +380,34 @@ function watchConnection(
   });
 }
 
-/** One connection of the consumer: subscribed on every (re)connect; resolves once first subscribed. */
-async function open(consumer: Consumer, lane: number): Promise<void> {
-  const { deps, subscription } = consumer;
-  const clientId = `${deps.clientId}.${String(lane)}`;
+/** Subscribes a lane's connection (on each connect), and drops what its session held from before. */
+function subscribeLane(consumer: Consumer, lane: Lane, client: MqttClient, onSubscribed: () => void): void {
+  const { deps } = consumer;
+  const subscription = [...lane.subscribe];
+  // Subscribing again on a resumed session changes nothing, and picks up a changed share group.
+  client.subscribe(subscription, { qos: 1 }, (error, granted) => {
+    const refused = granted?.find((g) => g.qos > 1);
+    if (error !== null || refused !== undefined) {
+      deps.logger.error(
+        { err: error ?? undefined, subscription, reasonCode: refused?.qos },
+        `mqtt subscription refused: ${lane.name} are not consumed`,
+      );
+      return;
+    }
+    onSubscribed();
+  });
+  if (lane.unsubscribe.length > 0)
+    client.unsubscribe([...lane.unsubscribe], (error) => {
+      // The session keeps the old subscription: those messages still come here, and are still stored.
+      if (error instanceof Error)
+        deps.logger.warn({ err: error, subscription: lane.unsubscribe }, 'mqtt unsubscribe failed');
+    });
+}
+
+/** One connection of a lane: subscribed on every (re)connect; resolves once first subscribed. */
+async function open(consumer: Consumer, lane: Lane, index: number): Promise<void> {
+  const { deps } = consumer;
+  const clientId = lane.clientIdOf(index);
   // Loaded here, where a worker consumes, not by every process that imports the module (API ones).
   const { connect } = await import('mqtt');
   const client = connect(deps.url, {
@@ -427,64 +424,92 @@ async function open(consumer: Consumer, lane: number): Promise<void> {
       maximumPacketSize: MAX_PACKET_BYTES,
     },
   });
-  consumer.clients.push(client);
+  consumer.clients.push({ lane, client });
   let connections = 0;
-  client.handleMessage = handlerOf(consumer, client, () => connections);
+  client.handleMessage = handlerOf(consumer, lane, client, () => connections);
   return new Promise<void>((subscribed) => {
     client.on('connect', (connack) => {
       connections++;
       consumer.lastConnectionError = { message: '', atMs: 0 };
-      // Subscribing again on a resumed session changes nothing, and picks up a changed share group.
-      client.subscribe(subscription, { qos: 1 }, (error, granted) => {
-        const refused = granted?.find((g) => g.qos > 1);
-        if (error !== null || refused !== undefined) {
-          deps.logger.error(
-            { err: error ?? undefined, subscription, reasonCode: refused?.qos },
-            'mqtt subscription refused: positions are not consumed',
-          );
-          return;
-        }
-        consumer.metrics.connected.inc();
+      subscribeLane(consumer, lane, client, () => {
+        countConnected(consumer, lane);
         deps.logger.info(
-          { url: redactedUrl(deps.url), clientId, subscription, sessionPresent: connack.sessionPresent },
-          'consuming positions over mqtt',
+          {
+            url: redactedUrl(deps.url),
+            clientId,
+            subscription: lane.subscribe,
+            sessionPresent: connack.sessionPresent,
+          },
+          lane.name === 'events' ? 'consuming crash events over mqtt' : 'consuming positions over mqtt',
         );
         subscribed();
       });
     });
-    watchConnection(consumer, client, clientId, () => connections);
+    watchConnection(consumer, lane, client, clientId, () => connections);
   });
 }
 
+/** The lanes: positions on `connections` connections; events (with `recordCrash`) on connections of their own. */
+function lanesOf(deps: MqttPositionConsumerDeps): Lane[] {
+  const shared = (filter: string) => `$share/${deps.shareGroup}/${filter}`;
+  const positions: Lane = {
+    name: 'positions',
+    connections: deps.connections,
+    clientIdOf: (index) => `${deps.clientId}.${String(index)}`,
+    subscribe: [shared(POSITIONS_TOPIC_FILTER)],
+    unsubscribe: [shared(EVENTS_TOPIC_FILTER)],
+  };
+  if (deps.recordCrash === undefined) return [positions];
+  const events: Lane = {
+    name: 'events',
+    connections: EVENT_CONNECTIONS,
+    clientIdOf: (index) => `${deps.clientId}.events.${String(index)}`,
+    subscribe: [shared(EVENTS_TOPIC_FILTER)],
+    unsubscribe: [],
+  };
+  return [positions, events];
+}
+
 /**
- * Positions over MQTT, an inbound adapter beside the HTTP route: subscribes (QoS 1, shared
- * subscription, persistent session) to every device's positions topic and acknowledges a message only
- * once its positions are committed (or it is known never to be storable), so a consumer killed at any
- * point loses nothing: the broker sends what was unacknowledged again, and storing it again is harmless.
+ * Positions and crash events over MQTT, an inbound adapter beside the HTTP routes: subscribes (QoS 1,
+ * shared subscriptions, persistent sessions) to every device's positions topic on one set of
+ * connections and to its events topic on another, so a crash never queues behind position batches,
+ * and acknowledges a message only once what it carries is committed (or it is known never to be
+ * storable), so a consumer killed at any point loses nothing: the broker sends what was unacknowledged
+ * again, and storing it again is harmless.
  */
 export function createMqttPositionConsumer(deps: MqttPositionConsumerDeps) {
   const { logger } = deps;
   const consumer: Consumer = {
     deps,
     validate: batchValidator(),
+    validateCrash: crashValidator(),
     metrics: consumerMetrics(deps.metrics),
-    subscription: `$share/${deps.shareGroup}/${POSITIONS_TOPIC_FILTER}`,
+    lanes: lanesOf(deps),
     stopping: new AbortController(),
     working: new Set<Promise<void>>(),
     clients: [],
-    inFlight: 0,
+    inFlight: new Map(),
     lastConnectionError: { message: '', atMs: 0 },
   };
   const { clients, stopping } = consumer;
+  for (const lane of consumer.lanes) {
+    consumer.metrics.connected.set({ lane: lane.name }, 0);
+    consumer.metrics.inFlight.set({ lane: lane.name }, 0);
+  }
 
   return {
     /**
-     * Opens the connections and subscribes; waits up to 5 s for the first subscriptions (the clients go on
-     * trying to connect after that, and subscribe whenever they connect).
+     * Opens every lane's connections and subscribes; waits up to 5 s for the first subscriptions (the
+     * clients go on trying to connect after that, and subscribe whenever they connect).
      */
     async start(): Promise<void> {
       if (clients.length > 0) return;
-      const all = Promise.all(Array.from({ length: deps.connections }, (_, lane) => open(consumer, lane)));
+      const all = Promise.all(
+        consumer.lanes.flatMap((lane) =>
+          Array.from({ length: lane.connections }, (_, index) => open(consumer, lane, index)),
+        ),
+      );
       const timer = sleep(FIRST_SUBSCRIPTION_WAIT_MS, 'timeout' as const, { ref: false });
       if ((await Promise.race([all, timer])) === 'timeout')
         logger.warn(
@@ -505,11 +530,11 @@ export function createMqttPositionConsumer(deps: MqttPositionConsumerDeps) {
       const finished = await Promise.race([drained, late]);
       if (finished === 'late')
         logger.warn(
-          { inFlight: consumer.inFlight },
+          { inFlight: Object.fromEntries(consumer.inFlight) },
           'mqtt messages still in flight at shutdown: the broker will send them again',
         );
-      await Promise.all(clients.map((c) => c.endAsync(finished === 'late')));
-      consumer.metrics.connected.set(0);
+      await Promise.all(clients.map((c) => c.client.endAsync(finished === 'late')));
+      for (const lane of consumer.lanes) consumer.metrics.connected.set({ lane: lane.name }, 0);
     },
   };
 }

@@ -2,13 +2,14 @@ import { sql, type Generated } from 'kysely';
 import { jsonArrayFrom } from 'kysely/helpers/postgres';
 import type { Executor } from '../../schema.ts';
 import { forTenant, type Tenant } from '../companies/index.ts';
+import type { CrashTables } from './crash-repository.ts';
 import type { PositionAttributes } from './rules/position-attributes.ts';
 
 export type DeviceKind = 'obd' | 'connected_car' | 'phone';
 /** Where an odometer reading came from. */
 export type OdometerSource = 'connected_car' | 'photo' | 'mot';
 
-export interface TelematicsTables {
+export interface TelematicsTables extends CrashTables {
   devices: {
     id: Generated<string>;
     company_id: string;
@@ -49,6 +50,20 @@ export interface TelematicsTables {
     time: Date;
     source: OdometerSource;
     created_at: Date;
+  };
+  /** A company's choice to delete trips' raw positions once they are cut and scored (migration 0056). */
+  telematics_settings: {
+    company_id: string;
+    minimise_positions: boolean;
+    updated_at: Date;
+  };
+  /** The span of a trip whose raw positions were deleted: late positions inside it are dropped. */
+  minimised_trips: {
+    device_id: string;
+    start_at: Date;
+    end_at: Date;
+    positions_deleted: number;
+    minimised_at: Date;
   };
   positions: {
     device_id: string;

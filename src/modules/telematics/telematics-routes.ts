@@ -31,6 +31,7 @@ import {
   OdometerReadingSchema,
 } from './telematics-schemas.ts';
 import type { TelematicsService } from './telematics-service.ts';
+import { registerCrashEvents } from './crash-routes.ts';
 import { positionsFromGeoJson, positionsFromGpx } from './rules/position-uploads.ts';
 
 const security = [{ clientId: [], clientSecret: [] }];
@@ -398,5 +399,6 @@ export function telematicsRoutes(deps: {
     await registerPositionUploads(app, ctx);
     registerOdometerReadings(app, ctx);
     registerPositionReads(app, ctx);
+    registerCrashEvents(app, { crashes: deps.telematics, preHandler: ctx.preHandler });
   };
 }

@@ -5,6 +5,7 @@ import { startPolling, type Poller } from '../../platform/jobs/polling.ts';
 import type { Executor } from '../../schema.ts';
 import type { JourneyService } from '../journeys/index.ts';
 import type { NotificationService } from '../notifications/index.ts';
+import { createCrashService } from './crash-service.ts';
 import { createDeviceService } from './device-service.ts';
 import { createOdometerService } from './odometer-service.ts';
 import { maintainPositionPartitions, type PartitionMaintenance } from './position-partitions.ts';
@@ -53,6 +54,7 @@ export function createTelematicsService(deps: {
     ...createDeviceService({ db, clock }),
     ...createPositionService({ db, clock, silent }),
     ...createOdometerService({ db, clock }),
+    ...createCrashService({ db, clock }),
 
     /** One pass of the worker's trip cutting (tests call it with their clock's time). */
     cutPendingTrips: (now?: Date) => trips.cutPendingTrips(now),

@@ -11,11 +11,29 @@ import type { Clock } from '../../platform/clock.ts';
 import { londonDate } from '../../platform/london-calendar.ts';
 import type { Executor } from '../../schema.ts';
 import { asTenant, type DataEnvironment, type Tenant } from '../companies/index.ts';
-import { listDeviceEstimatesNamed, listDeviceTripsFrom, type JourneyService } from '../journeys/index.ts';
+import {
+  listDeviceEstimatesNamed,
+  listDeviceTripsFrom,
+  type JourneyRecord,
+  type JourneyService,
+} from '../journeys/index.ts';
 import { listPositions } from './position-repository.ts';
+import {
+  dropLatePositions,
+  listMinimisedSpans,
+  minimiseTrips,
+  minimisesPositions,
+} from './position-minimisation.ts';
 import { GAP_SECONDS, type TripPosition } from './rules/trips.ts';
-import { planTripJourneys, type PolicyTripPlan, type TripPlan } from './rules/trip-journeys.ts';
+import {
+  planTripJourneys,
+  type PlannedTrip,
+  type PolicyTripPlan,
+  type TripPlan,
+} from './rules/trip-journeys.ts';
+import { recordTripScores, type TripToScore } from '../scores/index.ts';
 import { findDevice } from './telematics-repository.ts';
+import { recordTripCrashes } from './trip-crashes.ts';
 import {
   finishTripCut,
   leasePendingDevices,
@@ -84,6 +102,7 @@ async function positionsByPolicy(db: Executor, device: PendingDevice, from: Date
       lat: p.lat,
       lon: p.lon,
       ...(p.speedKmh === null ? {} : { speedKmh: p.speedKmh }),
+      ...(p.heading === null ? {} : { heading: p.heading }),
       ...(p.accuracyM === null ? {} : { accuracyM: p.accuracyM }),
       ...(p.ignition === null ? {} : { ignition: p.ignition }),
     });
@@ -106,6 +125,30 @@ async function policyReferences(
   return references;
 }
 
+/** Scores the trips just stored as journeys, in their transaction (scores: driving events and scores). */
+function scoreStoredTrips(
+  trx: Executor,
+  tenant: Tenant,
+  policyId: string,
+  planned: readonly PlannedTrip[],
+  stored: readonly JourneyRecord[],
+  at: Date,
+): Promise<void> {
+  const byReference = new Map(planned.map((trip) => [trip.providerReference, trip]));
+  const trips: TripToScore[] = [];
+  for (const journey of stored) {
+    const trip = journey.providerReference === null ? undefined : byReference.get(journey.providerReference);
+    if (trip !== undefined)
+      trips.push({
+        journeyId: journey.id,
+        startAt: journey.startAt,
+        distanceMetres: journey.distanceMetres,
+        fixes: trip.fixes,
+      });
+  }
+  return recordTripScores(trx, tenant, policyId, trips, at);
+}
+
 /**
  * Makes each policy's trip journeys match the plan, one transaction a policy through the journeys
  * module: its re-cut trips and the estimates of days that now have data voided, its new trips stored.
@@ -116,6 +159,7 @@ async function replaceTripJourneys(
   device: PendingDevice,
   plan: TripPlan,
   estimates: ReadonlyArray<{ id: string; policyId: string }>,
+  minimise: boolean,
 ): Promise<CutTotals> {
   const policies = new Set([...plan.byPolicy.keys(), ...estimates.map((e) => e.policyId)]);
   const references = await policyReferences(deps.db, tenant, device, [...policies]);
@@ -143,6 +187,20 @@ async function replaceTripJourneys(
           route: trip.route,
           gapDistanceMetres: trip.gapDistanceMetres,
         })),
+        within: async (trx, stored) => {
+          const at = deps.clock.now();
+          await scoreStoredTrips(trx, tenant, policyId, forPolicy.store, stored, at);
+          await recordTripCrashes(
+            trx,
+            tenant,
+            { deviceRowId: device.id, policyId, policyReference: reference },
+            forPolicy.store,
+            at,
+          );
+          // NOTE: deleted in the transaction that scored them: a trip is never left without both its
+          // positions and its score. After the crashes: the positions of a crash file are kept.
+          if (minimise) await minimiseTrips(trx, device.id, stored, at);
+        },
       },
     );
     totals.stored += outcome.stored.length;
@@ -176,7 +234,12 @@ async function cutDevice(
   const touching = await listDeviceTripsFrom(db, tenant, device.deviceId, new Date(fromMs));
   const first = touching[0];
   if (first !== undefined) fromMs = Math.min(fromMs, first.startAt.getTime());
-  const stored = touching.filter((j) => j.startAt.getTime() >= fromMs);
+  // Minimised trips stand as scored: late positions inside one are dropped, and it is never re-cut.
+  const spans = await listMinimisedSpans(db, device.id, new Date(fromMs));
+  if (spans.length > 0) await dropLatePositions(db, device.id, spans);
+  const minimised = (j: { startAt: Date; endAt: Date }) =>
+    spans.some((span) => j.startAt.getTime() >= span.startMs && j.endAt.getTime() <= span.endMs);
+  const stored = touching.filter((j) => j.startAt.getTime() >= fromMs && !minimised(j));
 
   const { byPolicy, daysWithData } = await positionsByPolicy(db, device, new Date(fromMs));
   const plan = planTripJourneys({
@@ -192,7 +255,8 @@ async function cutDevice(
     device.deviceId,
     [...daysWithData].map((date) => estimateProviderReference(device.deviceId, date)),
   );
-  const totals = await replaceTripJourneys(deps, tenant, device, plan, estimates);
+  const minimise = await minimisesPositions(db, device.companyId);
+  const totals = await replaceTripJourneys(deps, tenant, device, plan, estimates, minimise);
   await finishTripCut(
     db,
     device,

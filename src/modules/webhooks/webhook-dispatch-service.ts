@@ -3,6 +3,7 @@ import type { Executor } from '../../schema.ts';
 import { inTransaction } from '../../platform/db/database.ts';
 import type { PartitionMaintenance } from '../../platform/db/monthly-partitions.ts';
 import { startPolling, type Poller } from '../../platform/jobs/polling.ts';
+import { SpanKind, inSpan, recordFailure } from '../../platform/tracing.ts';
 import { findCompanyContact } from '../companies/index.ts';
 import { webhookEndpointDisabledEmail } from '../notifications/index.ts';
 import { DEFAULT_EVENT_RETENTION_DAYS, maintainEventPartitions } from './event-partitions.ts';
@@ -176,23 +177,40 @@ async function settle(
   });
 }
 
-/** One signed attempt of a claimed delivery, outside any transaction, then its outcome recorded. */
-async function attempt(
+/**
+ * One signed attempt of a claimed delivery, outside any transaction, then its outcome recorded; traced
+ * (tracing on) as a `webhooks deliver` span holding the POST's CLIENT span and the statements recording it.
+ */
+function attempt(
   ctx: WebhookContext,
   claimed: ClaimedDelivery,
   signal: AbortSignal | undefined,
 ): Promise<void> {
-  const startedAt = ctx.clock.now();
-  const body = messageBody(claimed.event);
-  const outcome = await sendWebhook({
-    url: claimed.endpoint.url,
-    headers: signedHeaders(claimed.event, body, signingSecrets(claimed.endpoint, startedAt), startedAt),
-    body,
-    policy: urlPolicyFor(claimed.endpoint.environment, ctx.allowPrivate),
-    resolve: ctx.resolve,
-    ...(signal === undefined ? {} : { signal }),
+  const attributes = { 'webhook.event_type': claimed.event.type, 'webhook.attempt': claimed.attemptNumber };
+  return inSpan('webhooks deliver', { attributes }, async () => {
+    const startedAt = ctx.clock.now();
+    const body = messageBody(claimed.event);
+    // The endpoint's host only: its path and query are the company's, and may carry a token.
+    const host = URL.parse(claimed.endpoint.url)?.hostname ?? 'invalid';
+    const post = { 'http.request.method': 'POST', 'server.address': host };
+    const outcome = await inSpan('POST', { kind: SpanKind.CLIENT, attributes: post }, async (span) => {
+      const sent = await sendWebhook({
+        url: claimed.endpoint.url,
+        headers: signedHeaders(claimed.event, body, signingSecrets(claimed.endpoint, startedAt), startedAt),
+        body,
+        policy: urlPolicyFor(claimed.endpoint.environment, ctx.allowPrivate),
+        resolve: ctx.resolve,
+        ...(signal === undefined ? {} : { signal }),
+      });
+      if (span !== undefined) {
+        if (sent.statusCode !== null) span.setAttribute('http.response.status_code', sent.statusCode);
+        if (!sent.delivered)
+          recordFailure(span, { code: sent.statusCode === null ? 'no_answer' : String(sent.statusCode) });
+      }
+      return sent;
+    });
+    await settle(ctx, claimed, startedAt, outcome);
   });
-  await settle(ctx, claimed, startedAt, outcome);
 }
 
 const attemptLogged = (

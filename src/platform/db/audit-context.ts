@@ -7,6 +7,7 @@ import {
   type QueryResult,
   type TransactionSettings,
 } from 'kysely';
+import { inStatementSpan } from './statement-names.ts';
 
 /**
  * Who is acting, for the audit trail: what every transaction of an audited request tells the
@@ -58,7 +59,12 @@ class AttributedConnection implements DatabaseConnection {
     this.driver = driver;
   }
 
-  async executeQuery<R>(query: CompiledQuery, options?: object): Promise<QueryResult<R>> {
+  /** Each statement in a span of its own (tracing on, inside a trace): see `inStatementSpan`. */
+  executeQuery<R>(query: CompiledQuery, options?: object): Promise<QueryResult<R>> {
+    return inStatementSpan(query, () => this.attributedQuery<R>(query, options));
+  }
+
+  private async attributedQuery<R>(query: CompiledQuery, options?: object): Promise<QueryResult<R>> {
     const actor = actors.getStore();
     if (actor === undefined || this.inTransaction) return this.inner.executeQuery<R>(query, options);
     // A statement outside a transaction is made one, so that the setting is local to it: set for

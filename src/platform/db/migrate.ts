@@ -1,6 +1,17 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import { Migrator, type Migration, type MigrationProvider } from 'kysely/migration';
 import { MIGRATION_LOCK_KEY, withoutQueryTimeout } from './database.ts';
+import { splitSqlStatements } from './sql-script.ts';
+
+/** The snapshot's line that names the migrations it records as applied, space-separated, in order. */
+export const SNAPSHOT_MIGRATIONS_PREFIX = '-- migrations: ';
+
+export interface MigrationOutcome {
+  /** The migrations now recorded as applied that were not before, in order. */
+  readonly applied: string[];
+  /** Whether the database was empty and was created from the schema snapshot. */
+  readonly fromSnapshot: boolean;
+}
 
 /**
  * Applies every pending migration, the same files on PGlite and PostgreSQL. Migrations are listed
@@ -10,23 +21,96 @@ export async function migrateToLatest(
   db: Kysely<unknown>,
   migrations: Record<string, Migration>,
 ): Promise<string[]> {
+  return (await migrate(db, migrations, undefined)).applied;
+}
+
+/**
+ * As `migrateToLatest`, but an empty database (no table in `public`) is first created in one step from
+ * `snapshot` (src/migrations/snapshot.sql, written by `npm run docs:schema`): the schema the migrations
+ * it names build, with those migrations recorded as applied, so that only later ones then run. A
+ * database with any table runs every migration it lacks, as ever. One migration at a time took most of
+ * a first start (46 migrations, 7–19 s on PGlite); the snapshot takes a fraction of a second.
+ */
+export function migrateFromSnapshot(
+  db: Kysely<unknown>,
+  migrations: Record<string, Migration>,
+  snapshot: string,
+): Promise<MigrationOutcome> {
+  return migrate(db, migrations, snapshot);
+}
+
+async function migrate(
+  db: Kysely<unknown>,
+  migrations: Record<string, Migration>,
+  snapshot: string | undefined,
+): Promise<MigrationOutcome> {
   const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) };
   // A migration may rightly take minutes on a large table: the query timeout does not apply.
-  const results = await withoutQueryTimeout(() =>
+  return withoutQueryTimeout(() =>
     // NOTE: one transaction that holds the migration lock itself (pg_advisory_xact_lock, before the
     // migrator creates its tables), so nothing outlives it in the server session: it works through
     // PgBouncer in transaction pooling, where Kysely's session lock did not exclude (database.ts,
-    // TransactionLockAdapter). Kysely ran the pending migrations in one transaction already.
+    // TransactionLockAdapter). Kysely ran the pending migrations in one transaction already. The
+    // snapshot is applied under the same lock and in the same transaction: of processes starting
+    // together on one empty database, the first creates it and the others find its tables.
     db.transaction().execute(async (trx) => {
       await sql`select pg_advisory_xact_lock(${sql.lit(MIGRATION_LOCK_KEY)})`.execute(trx);
+      const recorded =
+        snapshot !== undefined && (await isEmpty(trx)) ? await applySnapshot(trx, snapshot, migrations) : [];
       const outcome = await new Migrator({ db: trx, provider }).migrateToLatest();
       if (outcome.error !== undefined) {
         const failed = outcome.results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
         // Thrown inside, so the transaction rolls back rather than committing a half.
         throw new Error(`migration ${failed} failed`, { cause: outcome.error });
       }
-      return outcome.results ?? [];
+      const ran = (outcome.results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+      return { applied: [...recorded, ...ran], fromSnapshot: recorded.length > 0 };
     }),
   );
-  return results.filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/** Whether the database has no table, view or sequence of its own yet (the job queue's schema aside). */
+async function isEmpty(trx: Transaction<unknown>): Promise<boolean> {
+  const { rows } = await sql<{ found: boolean }>`
+    select exists (
+      select 1 from pg_class c join pg_namespace n on n.oid = c.relnamespace
+      where n.nspname = 'public' and c.relkind in ('r', 'p', 'v', 'm', 'S', 'f')
+    ) as found`.execute(trx);
+  return rows[0]?.found !== true;
+}
+
+/**
+ * The migrations `snapshot` records, when they are the first of `migrations` in the same order;
+ * otherwise (a snapshot from another line of migrations) none, and the snapshot is not used.
+ */
+export function snapshotMigrations(snapshot: string, migrations: Record<string, Migration>): string[] {
+  const line = snapshot.split('\n', 8).find((text) => text.startsWith(SNAPSHOT_MIGRATIONS_PREFIX));
+  if (line === undefined) return [];
+  const names = line.slice(SNAPSHOT_MIGRATIONS_PREFIX.length).trim().split(/\s+/);
+  const known = Object.keys(migrations);
+  return names.every((name, index) => known[index] === name) ? names : [];
+}
+
+/** Runs the snapshot's statements, one at a time (PGlite takes one a query); the migrations it recorded. */
+async function applySnapshot(
+  trx: Transaction<unknown>,
+  snapshot: string,
+  migrations: Record<string, Migration>,
+): Promise<string[]> {
+  const names = snapshotMigrations(snapshot, migrations);
+  if (names.length === 0) return [];
+  // As pg_dump's own script sets them, for this transaction alone: a function's body may name a table
+  // created after it; notices (an extension's) are not news.
+  const { rows } = await sql<{ bodies: string; messages: string }>`
+    select current_setting('check_function_bodies') as bodies, current_setting('client_min_messages') as messages,
+      set_config('check_function_bodies', 'off', true), set_config('client_min_messages', 'warning', true)`.execute(
+    trx,
+  );
+  for (const statement of splitSqlStatements(snapshot)) await sql.raw(statement).execute(trx);
+  // Back as they were, for the migrations that follow in this transaction.
+  const [before] = rows;
+  if (before === undefined) throw new Error('the session settings could not be read');
+  await sql`select set_config('check_function_bodies', ${before.bodies}, true),
+    set_config('client_min_messages', ${before.messages}, true)`.execute(trx);
+  return names;
 }

@@ -1,6 +1,16 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { Type } from 'typebox';
+import {
+  SpanKind,
+  contextFrom,
+  recordFailure,
+  startSpan,
+  tracingEnabled,
+  withContext,
+  type Context,
+  type Span,
+} from '../tracing.ts';
 import { problemResponses, sendProblem } from './problem.ts';
 
 export interface ObservabilityDeps {
@@ -45,6 +55,59 @@ export function installRequestMetrics(app: FastifyInstance, registry: Registry):
       reply.elapsedTime / 1000,
     );
     if (reply.statusCode >= 500) errors.inc({ route });
+  });
+}
+
+/**
+ * A SERVER span per request when tracing is on, continuing the caller's W3C `traceparent`: named by
+ * method and route template (`POST /admin/billing-runs`), with the status; never the URL's values, the
+ * query string or a body. The span is made active before the hooks and again once the body is parsed
+ * (`preValidation`: a body's stream events run outside it), so that the staff check, authentication,
+ * the handler and everything they call are its children.
+ */
+export function installRequestTracing(app: FastifyInstance): void {
+  if (!tracingEnabled()) return;
+  const spans = new WeakMap<FastifyRequest, { span: Span; context: Context }>();
+  const end = (request: FastifyRequest, statusCode: number | undefined, aborted: boolean) => {
+    const started = spans.get(request);
+    if (started === undefined) return;
+    spans.delete(request);
+    const { span } = started;
+    const route = request.is404 ? undefined : request.routeOptions.url;
+    if (route !== undefined) {
+      span.updateName(`${request.method} ${route}`);
+      span.setAttribute('http.route', route);
+    }
+    if (statusCode !== undefined) span.setAttribute('http.response.status_code', statusCode);
+    if (aborted) recordFailure(span, { code: 'aborted' });
+    else if (statusCode !== undefined && statusCode >= 500) recordFailure(span, { code: String(statusCode) });
+    span.end();
+  };
+  app.addHook('onRequest', (request, _reply, done) => {
+    const started = startSpan(request.method, {
+      kind: SpanKind.SERVER,
+      parent: contextFrom(request.headers),
+      attributes: { 'http.request.method': request.method, 'url.scheme': request.protocol },
+    });
+    if (started === undefined) {
+      done();
+      return;
+    }
+    spans.set(request, started);
+    withContext(started.context, done);
+  });
+  app.addHook('preValidation', (request, _reply, done) => {
+    const started = spans.get(request);
+    if (started === undefined) done();
+    else withContext(started.context, done);
+  });
+  app.addHook('onResponse', (request, reply, done) => {
+    end(request, reply.statusCode, false);
+    done();
+  });
+  app.addHook('onRequestAbort', (request, done) => {
+    end(request, undefined, true);
+    done();
   });
 }
 

@@ -1,7 +1,8 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
 import fastifyStatic from '@fastify/static';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sendProblem } from './problem.ts';
 
 export interface WebAppOptions {
@@ -9,7 +10,7 @@ export interface WebAppOptions {
   readonly prefix: string;
   /** The built files (`index.html`, `assets/`). */
   readonly root: string;
-  /** What the app reads at `<prefix>config.json`. */
+  /** The app's settings: in `index.html` (a JSON block, `#web-config`) and at `<prefix>config.json`. */
   readonly config: Readonly<Record<string, unknown>>;
   /** The command that builds it, named when the build is missing. */
   readonly buildCommand: string;
@@ -37,10 +38,72 @@ function contentSecurityPolicy(allow: WebAppOptions['allow'] = {}): string {
   ].join('; ');
 }
 
+/** The id of the JSON block in index.html that carries the settings (web/shared/web-config.ts reads it). */
+export const CONFIG_ELEMENT_ID = 'web-config';
+
 /**
- * Serves a built single-page app as static files: hashed assets cached for ever, `index.html` for
- * every other path under the prefix (client-side routes), and `config.json` from the settings. A
- * missing build (a checkout where `npm run build:web` has not run) answers 503, never a crash.
+ * index.html with the settings in it, as a `<script type="application/json">` block: data, never run,
+ * so `script-src 'self'` stays strict. `<`, `>` and `&` are escaped so that no value can close the block.
+ */
+export function withConfig(html: string, config: Readonly<Record<string, unknown>>): string {
+  const json = JSON.stringify(config)
+    .replaceAll('<', '\\u003c')
+    .replaceAll('>', '\\u003e')
+    .replaceAll('&', '\\u0026');
+  const block = `<script type="application/json" id="${CONFIG_ELEMENT_ID}">${json}</script>`;
+  // A function, not a string, as the replacement: a `$&` in a setting is text, not a pattern.
+  return html.includes('</head>')
+    ? html.replace('</head>', () => `  ${block}\n  </head>`)
+    : `${html}${block}`;
+}
+
+interface RenderedPage {
+  readonly modifiedMs: number;
+  readonly identity: Buffer;
+  readonly br: Buffer;
+  readonly gzip: Buffer;
+}
+
+/**
+ * The page as sent, with its compressed forms, made once per build of index.html (read again when the
+ * file changes, so a rebuild under a running service is picked up as the static assets are).
+ */
+function pageRenderer(file: string, config: Readonly<Record<string, unknown>>): () => RenderedPage {
+  let rendered: RenderedPage | undefined;
+  return () => {
+    const modifiedMs = statSync(file).mtimeMs;
+    if (rendered?.modifiedMs === modifiedMs) return rendered;
+    const identity = Buffer.from(withConfig(readFileSync(file, 'utf8'), config));
+    rendered = {
+      modifiedMs,
+      identity,
+      br: brotliCompressSync(identity, { params: { [zlib.BROTLI_PARAM_QUALITY]: 11 } }),
+      gzip: gzipSync(identity, { level: 9 }),
+    };
+    return rendered;
+  };
+}
+
+/** The encoding to answer with: brotli, then gzip, where the request accepts it (q=0 refuses). */
+function chooseEncoding(acceptEncoding: string | undefined): 'br' | 'gzip' | undefined {
+  const accepted = new Set(
+    (acceptEncoding ?? '')
+      .split(',')
+      .map((part) => part.trim().toLowerCase())
+      .filter((part) => !/;\s*q=0(\.0*)?$/.test(part))
+      .map((part) => part.split(';')[0]?.trim()),
+  );
+  if (accepted.has('br')) return 'br';
+  if (accepted.has('gzip')) return 'gzip';
+  return undefined;
+}
+
+/**
+ * Serves a built single-page app: hashed assets cached for ever (with the brotli and gzip files the
+ * build wrote beside them), and for every other path under the prefix (client-side routes) `index.html`
+ * with the settings in it, so the app's first request is for its data rather than for its settings.
+ * `config.json` answers the settings too. A missing build (a checkout where `npm run build:web` has not
+ * run) answers 503, never a crash.
  */
 export async function installWebApp(app: FastifyInstance, options: WebAppOptions): Promise<void> {
   const { prefix, root } = options;
@@ -62,25 +125,45 @@ export async function installWebApp(app: FastifyInstance, options: WebAppOptions
     return;
   }
 
+  const page = pageRenderer(path.join(root, 'index.html'), options.config);
+  // index.html is revalidated on every visit (no-cache), so a release is picked up at once.
+  const sendPage = (request: FastifyRequest, reply: FastifyReply) => {
+    const rendered = page();
+    const encoding = chooseEncoding(request.headers['accept-encoding']);
+    void reply
+      .header('cache-control', 'no-cache')
+      .header('content-security-policy', csp)
+      .header('vary', 'accept-encoding')
+      .type('text/html; charset=utf-8');
+    if (encoding === undefined) return reply.send(rendered.identity);
+    return reply.header('content-encoding', encoding).send(encoding === 'br' ? rendered.br : rendered.gzip);
+  };
+
   // In a scope of its own, so that its not-found handler answers for the prefix only.
   await app.register(
     async (scope) => {
       await scope.register(fastifyStatic, {
         root,
         prefix: '/',
-        index: ['index.html'],
+        index: false,
         wildcard: true,
         schemaHide: true,
-        // Assets carry a content hash in their names; index.html must be revalidated to pick up a release.
+        preCompressed: true,
+        // Assets carry a content hash in their names.
         setHeaders: (reply, filePath) => {
           if (filePath.includes(`${path.sep}assets${path.sep}`))
             reply.header('cache-control', 'public, max-age=31536000, immutable');
-          else {
-            reply.header('cache-control', 'no-cache');
-            reply.header('content-security-policy', csp);
-          }
+          else reply.header('cache-control', 'no-cache');
         },
       });
+      scope.get('/', { schema: { hide: true } }, async (request, reply) => {
+        // `/app` (no slash): the page's relative asset paths need the slash.
+        if ((request.url.split('?')[0] ?? '') === prefix.slice(0, -1)) return reply.redirect(prefix, 301);
+        return sendPage(request, reply);
+      });
+      scope.get('/index.html', { schema: { hide: true } }, async (request, reply) =>
+        sendPage(request, reply),
+      );
       // A client-side route (/app/policy): the app's page, which routes itself. A missing asset stays 404.
       scope.setNotFoundHandler(async (request, reply) => {
         const url = request.url.split('?')[0] ?? '';
@@ -90,10 +173,8 @@ export async function installWebApp(app: FastifyInstance, options: WebAppOptions
           url.startsWith(prefix) &&
           !url.startsWith(`${prefix}assets/`) &&
           !path.extname(url)
-        ) {
-          void reply.header('cache-control', 'no-cache').header('content-security-policy', csp);
-          return reply.sendFile('index.html');
-        }
+        )
+          return sendPage(request, reply);
         return sendProblem(reply, 'ROUTE_NOT_FOUND', `No route ${request.method} ${url}`);
       });
     },

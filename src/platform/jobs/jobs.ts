@@ -1,6 +1,7 @@
 import type { PGlite } from '@electric-sql/pglite';
 import { PgBoss, fromKysely, fromPglite, type Db, type Job, type Queue, type SendOptions } from 'pg-boss';
 import { currentTransaction } from '../db/database.ts';
+import { SpanKind, contextFrom, currentTraceCarrier, inSpan } from '../tracing.ts';
 
 /** A Kysely transaction (of any database type). */
 export type TransactionLike = Parameters<typeof fromKysely>[0];
@@ -45,6 +46,51 @@ export interface JobsOptions {
 }
 
 /**
+ * The key of a job's data under which, with tracing on, the W3C trace context (`traceparent`,
+ * `tracestate`) of the span that enqueued it travels, so that the worker's span continues that trace.
+ * Handlers never see it.
+ */
+export const TRACE_CONTEXT_KEY = 'trace_context';
+
+/** `data` with the active trace context (tracing on, inside a span); `data` itself otherwise. */
+function withTraceContext(data: object, carrier: Record<string, string> | undefined): object {
+  return carrier === undefined ? data : { ...data, [TRACE_CONTEXT_KEY]: carrier };
+}
+
+/**
+ * Runs one job's handler, inside a CONSUMER span (`process <queue>`) continuing the trace stored with
+ * the job when tracing is on.
+ */
+function runJob<T>(name: string, job: Job<T>, handler: JobHandler<T>): Promise<void> {
+  const stored = job.data as Record<string, unknown> | null;
+  if (stored === null || typeof stored !== 'object' || !Object.hasOwn(stored, TRACE_CONTEXT_KEY))
+    return inSpan(`process ${name}`, jobSpan(name, job.id, undefined), () => handler(job.data, job));
+  const { [TRACE_CONTEXT_KEY]: carrier, ...rest } = stored;
+  const data = rest as T;
+  return inSpan(
+    `process ${name}`,
+    jobSpan(name, job.id, typeof carrier === 'object' && carrier !== null ? carrier : undefined),
+    () => handler(data, { ...job, data }),
+  );
+}
+
+/** A job span's options: the messaging semantic conventions' attributes, parented on the stored context. */
+function jobSpan(name: string, id: string, carrier: object | undefined) {
+  const parent = carrier === undefined ? undefined : contextFrom(carrier as Record<string, unknown>);
+  return {
+    kind: SpanKind.CONSUMER,
+    ...(parent === undefined ? {} : { parent }),
+    attributes: {
+      'messaging.system': 'pg-boss',
+      'messaging.operation.name': 'process',
+      'messaging.operation.type': 'process',
+      'messaging.destination.name': name,
+      'messaging.message.id': id,
+    },
+  };
+}
+
+/**
  * PGlite serialises all statements; a pg-boss statement issued inside an open Kysely transaction must
  * run through that transaction or it waits for it for ever (STACK-NOTES: the deadlock on PGlite).
  */
@@ -85,18 +131,22 @@ export function createJobs(options: JobsOptions): Jobs {
       queues.set(queue.name, queue);
     },
     enqueue(trx, name, data, sendOptions = {}) {
-      return boss.send(name, data, { ...sendOptions, db: fromKysely(trx) });
+      return boss.send(name, withTraceContext(data, currentTraceCarrier()), {
+        ...sendOptions,
+        db: fromKysely(trx),
+      });
     },
     async enqueueMany(trx, name, items) {
       if (items.length === 0) return;
+      const carrier = currentTraceCarrier();
       await boss.insert(
         name,
-        items.map((data) => ({ data })),
+        items.map((data) => ({ data: withTraceContext(data, carrier) })),
         { db: fromKysely(trx) },
       );
     },
     send(name, data, sendOptions = {}) {
-      return boss.send(name, data, sendOptions);
+      return boss.send(name, withTraceContext(data, currentTraceCarrier()), sendOptions);
     },
     async work(name, handler, workOptions = {}) {
       if (!options.runWorkers) return;
@@ -104,7 +154,7 @@ export function createJobs(options: JobsOptions): Jobs {
         name,
         { pollingIntervalSeconds: polling, batchSize: 1, localConcurrency: workOptions.concurrency ?? 1 },
         async (batch) => {
-          for (const job of batch) await handler(job.data, job);
+          for (const job of batch) await runJob(name, job, handler);
         },
       );
     },

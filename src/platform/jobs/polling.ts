@@ -10,6 +10,11 @@
 const STOP_GRACE_MS = 2_000;
 
 export interface Poller {
+  /**
+   * Runs a pass now rather than at the next interval (work was just committed): at once when idle,
+   * else as soon as the pass in flight ends. Wakes while a pass runs fold into that one next pass.
+   */
+  wake(): void;
   /** Stops polling; waits up to `timeoutMs` for the pass in flight, then aborts its requests and waits for it to record them. */
   stop(timeoutMs: number): Promise<void>;
 }
@@ -23,20 +28,32 @@ export function startPolling(options: {
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let pass: Promise<void> | undefined;
+  // A wake during a pass: what woke it may have committed after the pass looked, so look again.
+  let woken = false;
 
   const loop = (): void => {
     timer = undefined;
+    woken = false;
     pass = options
       .run(abort.signal)
       .catch(options.onError)
       .finally(() => {
         pass = undefined;
-        if (!stopped) timer = setTimeout(loop, options.intervalMs);
+        if (!stopped) timer = setTimeout(loop, woken ? 0 : options.intervalMs);
       });
   };
   loop();
 
   return {
+    wake() {
+      if (stopped) return;
+      if (pass !== undefined) {
+        woken = true;
+        return;
+      }
+      if (timer !== undefined) clearTimeout(timer);
+      loop();
+    },
     async stop(timeoutMs) {
       stopped = true;
       if (timer !== undefined) clearTimeout(timer);

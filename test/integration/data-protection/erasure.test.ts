@@ -483,12 +483,14 @@ describe('POST /admin/policyholders/:user_reference/erase', () => {
     assert.equal(events.length, 1);
     const data = (typeof events[0]?.data === 'string' ? JSON.parse(events[0].data) : events[0]?.data) as Json;
     assert.deepEqual(Object.keys(data).sort(), [
+      'claims_kept',
       'documents_kept',
       'erased_at',
       'policy_references',
       'user_reference',
     ]);
     assert.deepEqual(data['documents_kept'], [], 'no document was issued: the worker did not run');
+    assert.deepEqual(data['claims_kept'], [], 'no claim was made');
     assert.equal(data['user_reference'], zeph.userReference);
     assert.equal(data['erased_at'], forced['erased_at']);
   });

@@ -185,6 +185,41 @@ before(async () => {
       ...(i === 0 ? ALICE_TRACKER : {}),
     })),
   });
+  // A crash felt by her tracker: the worker opens its claim, which she confirms; staff reserve and pay.
+  await ok('POST', '/telematics/events', acme.sandbox, {
+    device_id: 'alice-car',
+    type: 'crash',
+    time: unix('2025-07-20T12:14:00Z'),
+    lat: 51.52,
+    lon: -0.14,
+    speed_kmh: 36,
+    peak_acceleration_g: 5.1,
+  });
+  await t.container.services.claims.runOnce(clock.now());
+  const claim = (await t.container.database.db.selectFrom('claims').select('id').executeTakeFirstOrThrow())
+    .id;
+  await ok('POST', `/policys/${a1}/claims/${claim}/confirm`, acme.sandbox, {
+    injuries: false,
+    other_vehicles: true,
+    police_attended: false,
+    other_parties: 'Silver estate, driver Ms Quill',
+  });
+  const exposure = (
+    await ok('POST', `/claims/${claim}/exposures`, acme.sandbox, { kind: 'own_vehicle', reserve: 800 })
+  ).json<{ exposures: Array<{ exposure_id: string }> }>().exposures[0]?.exposure_id;
+  await ok('POST', `/claims/${claim}/exposures/${exposure ?? ''}/payments`, acme.sandbox, {
+    amount: 250,
+    final: false,
+    payee: 'Alice Pemberton',
+  });
+  await ok('POST', `/claims/${claim}/notes`, acme.sandbox, { text: 'Spoke to Alice; car driveable.' });
+  const photo = await t.app.inject({
+    method: 'POST',
+    url: `/policys/${a1}/claims/${claim}/photos`,
+    headers: { ...acme.sandbox, 'content-type': 'image/jpeg' },
+    payload: Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.alloc(64, 7)]),
+  });
+  assert.equal(photo.statusCode, 201, photo.body);
   for (const [time, readingMetres] of [
     ['2025-06-02T08:00:00Z', 1_000_000],
     ['2025-06-29T08:00:00Z', 1_400_000],
@@ -367,12 +402,60 @@ const TABLES: Record<string, TableCheck> = {
       ),
     key: (row, refs) => `${refOf(row, refs)} ${String(row['kind'])} ${String(row['period'])}`,
   },
+  trip_scores: {
+    by: 'policy_id',
+    exported: byId('trip_scores', 'journey_id'),
+    key: (row) => String(row['journey_id']),
+  },
+  trip_score_events: { by: 'policy_id', exported: byId('trip_score_events'), key: rowId },
+  score_months: {
+    by: 'policy_id',
+    exported: (doc) =>
+      list(doc, 'score_months').map((m) => `${String(m['policy_reference'])} ${String(m['month'])}`),
+    key: (row, refs) => `${refOf(row, refs)} ${String(row['month'])}`,
+  },
+  score_disputes: { by: 'policy_id', exported: byId('score_disputes'), key: rowId },
+  renewal_prices: { by: 'policy_id', exported: byId('renewal_prices'), key: rowId },
   audit_records: { by: 'policy_id', exported: byId('audit_records'), key: rowId },
   outbox_emails: { by: 'user_id', exported: byId('emails'), key: rowId },
   documents: { by: 'policy_id', exported: byId('documents'), key: rowId },
   document_files: { by: 'policy_id', exported: byId('documents'), key: (row) => String(row['document_id']) },
   // What the worker has still to make: ids only, nothing of the person; empty once it has run.
   documents_owed: { by: 'policy_id', exported: () => [], key: rowId },
+  crash_events: { by: 'policy_id', exported: byId('crash_events'), key: rowId },
+  // The first notice a crash owes: ids only; gone once the claim is opened and its crash file final.
+  claim_crashes_owed: { by: 'policy_id', exported: () => [], key: (row) => String(row['crash_event_id']) },
+  claims: { by: 'policy_id', exported: byId('claims'), key: rowId },
+  claim_exposures: {
+    by: 'policy_id',
+    exported: (doc) =>
+      list(doc, 'claims').flatMap((c) => (c['exposures'] as Json[]).map((e) => String(e['id']))),
+    key: rowId,
+  },
+  claim_payments: {
+    by: 'policy_id',
+    exported: (doc) =>
+      list(doc, 'claims').flatMap((c) => (c['payments'] as Json[]).map((e) => String(e['id']))),
+    key: rowId,
+  },
+  claim_reserve_movements: {
+    by: 'policy_id',
+    exported: (doc) =>
+      list(doc, 'claims').flatMap((c) => (c['reserve_movements'] as Json[]).map((e) => String(e['id']))),
+    key: rowId,
+  },
+  claim_notes: {
+    by: 'policy_id',
+    exported: (doc) => list(doc, 'claims').flatMap((c) => (c['notes'] as Json[]).map((e) => String(e['id']))),
+    key: rowId,
+  },
+  claim_photos: {
+    by: 'policy_id',
+    exported: (doc) =>
+      list(doc, 'claims').flatMap((c) => (c['photos'] as Json[]).map((e) => String(e['id']))),
+    key: rowId,
+  },
+  quote_bindings: { by: 'policy_id', exported: byId('quotes'), key: (row) => String(row['quote_id']) },
 };
 
 async function tablesNaming(): Promise<string[]> {
@@ -451,8 +534,21 @@ describe('GET /admin/policyholders/:user_reference/export', () => {
       }
     }
     // The scenario gives Alice rows in all but these (product rules and annual caps need a product;
-    // every document owed has been made).
-    assert.deepEqual(empty.toSorted(), ['documents_owed', 'journey_rule_credits', 'policy_usage_years']);
+    // every document owed has been made; she drives no device trip, so nothing is scored; a bound
+    // quote needs an approved rate book: test/integration/quotes/quote-data-protection.test.ts
+    // exports and erases quotes).
+    assert.deepEqual(empty.toSorted(), [
+      'claim_crashes_owed',
+      'documents_owed',
+      'journey_rule_credits',
+      'policy_usage_years',
+      'quote_bindings',
+      'renewal_prices',
+      'score_disputes',
+      'score_months',
+      'trip_score_events',
+      'trip_scores',
+    ]);
 
     // The account, with no secret; the events and emails by their links.
     const account = doc['account'] as Json;

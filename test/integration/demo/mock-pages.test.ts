@@ -5,6 +5,7 @@ import { Type, type TSchema } from 'typebox';
 import Value from 'typebox/value';
 import { MOCKED_ROUTES } from '../../../src/modules/demo/index.ts';
 import { demoAccount, demoBudget, demoDevice, demoPayments } from '../../../src/modules/demo/mock-billing.ts';
+import { ClaimListSchema, ClaimSchema } from '../../../src/modules/claims/claim-schemas.ts';
 import { MOCK_POLICY_REFERENCE } from '../../../src/modules/demo/mock-data.ts';
 import { JourneyListSchema, JourneySchema } from '../../../src/modules/journeys/journey-schemas.ts';
 import { PaymentRecordSchema } from '../../../src/modules/policies/policy-schemas.ts';
@@ -37,7 +38,12 @@ after(async () => {
   await off.close();
 });
 
-const context = { Journey: JourneySchema, Device: DeviceSchema, MileageBudget: MileageBudgetSchema };
+const context = {
+  Journey: JourneySchema,
+  Device: DeviceSchema,
+  MileageBudget: MileageBudgetSchema,
+  Claim: ClaimSchema,
+};
 const StatementListSchema = Type.Object({
   statements: Type.Array(StatementSchema),
   next_cursor: Type.Union([Type.String(), Type.Null()]),
@@ -129,6 +135,11 @@ describe('the app’s pages in the mock environment', () => {
       },
       { route: 'GET /devices', url: `/devices?policy_reference=${policy}`, schema: DeviceListSchema },
       { route: 'GET /devices/:device_id', url: '/devices/obd-356938035643809', schema: DeviceSchema },
+      {
+        route: 'GET /policys/:policy_reference/claims',
+        url: `/policys/${policy}/claims`,
+        schema: ClaimListSchema,
+      },
     ];
     assert.deepEqual(
       new Set(calls.map((c) => c.route)),
@@ -294,6 +305,7 @@ describe('the app’s pages in the mock environment', () => {
       assertProblem(await get(`/journeys?policy_reference=${other}`), 404, 'NOT_FOUND');
       assertProblem(await get(`/policys/${other}/mileage-budget`), 404, 'NOT_FOUND');
       assertProblem(await get(`/devices?policy_reference=${other}`), 404, 'NOT_FOUND');
+      assertProblem(await get(`/policys/${other}/claims`), 404, 'NOT_FOUND');
     }
     const post = (payload: object, status: number, code: string) =>
       t.app.inject({ method: 'POST', url: '/payments', headers: mock, payload }).then((r) => {

@@ -65,4 +65,9 @@ test('the README tour runs as written and ends with a statement charged to the c
   assert.match(output, /"type":"PASSWORD_RESET"/);
   assert.match(output, /"payment_amount":\d+(\.\d+)?\}/);
   assert.doesNotMatch(output, /"payment_amount":null/);
+  assert.match(
+    output,
+    /^tour-dongle\n[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/m,
+    'the crash is stored',
+  );
 });

@@ -5,7 +5,8 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { installProblemHandling } from '../../../src/platform/http/problem.ts';
-import { installWebApp } from '../../../src/platform/http/web-app.ts';
+import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
+import { installWebApp, withConfig } from '../../../src/platform/http/web-app.ts';
 import { createTestApp, type TestApp } from '../../support/app.ts';
 
 // The policyholder web app as the service serves it (issue 19): /app/, its config, and a missing build.
@@ -39,6 +40,17 @@ describe('/app/ and /app/config.json', () => {
     assert.doesNotMatch(csp, /https:/);
     assert.match(csp, /connect-src 'self';/);
     assert.match(csp, /frame-src 'none';/);
+  });
+
+  test('the built index.html carries the same settings as a JSON block, not as script', async () => {
+    const r = await t.app.inject({ method: 'GET', url: '/app/policy' });
+    assert.equal(r.statusCode, 200, 'web/dist/app is built (npm run build:web)');
+    const block = /<script type="application\/json" id="web-config">(.*?)<\/script>/.exec(r.body);
+    assert.ok(block?.[1] !== undefined, 'the page carries the settings');
+    const config = (await t.app.inject({ method: 'GET', url: '/app/config.json' })).json<unknown>();
+    assert.deepEqual(JSON.parse(block[1]), config);
+    assert.match(String(r.headers['content-security-policy']), /script-src 'self'(;| )/);
+    assert.doesNotMatch(String(r.headers['content-security-policy']), /unsafe-inline'[^;]*script|nonce/);
   });
 
   test('config.json stays out of the OpenAPI document', async () => {
@@ -75,17 +87,31 @@ test('a tile server and, in production, Stripe.js are allowed by the content sec
   }
 });
 
+const BIG_SCRIPT = `export const rows = ${JSON.stringify(Array.from({ length: 200 }, (_, i) => `row ${String(i)}`))};\n`;
+
 describe('a built app', () => {
   let dir: string;
   let app: FastifyInstance;
   before(async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'milepost-web-'));
     await mkdir(path.join(dir, 'assets'));
-    await writeFile(path.join(dir, 'index.html'), '<!doctype html><title>app</title>');
+    await writeFile(
+      path.join(dir, 'index.html'),
+      '<!doctype html><html><head><title>app</title></head><body></body></html>',
+    );
     await writeFile(path.join(dir, 'assets', 'index-abc123.js'), 'console.log(1)');
+    // As the build writes them beside an asset of 1 kB or more (web/build-plugins.ts).
+    await writeFile(path.join(dir, 'assets', 'big-abc123.js'), BIG_SCRIPT);
+    await writeFile(path.join(dir, 'assets', 'big-abc123.js.br'), brotliCompressSync(BIG_SCRIPT));
+    await writeFile(path.join(dir, 'assets', 'big-abc123.js.gz'), gzipSync(BIG_SCRIPT));
     app = Fastify({ routerOptions: { ignoreTrailingSlash: true } }); // as the service's
     installProblemHandling(app);
-    await installWebApp(app, { prefix: '/app/', root: dir, config: {}, buildCommand: 'npm run build:web' });
+    await installWebApp(app, {
+      prefix: '/app/',
+      root: dir,
+      config: { brand_name: "Acme </script><script>alert(1)</script> & Co $& $' $`" },
+      buildCommand: 'npm run build:web',
+    });
     await app.ready();
   });
   after(async () => {
@@ -102,9 +128,73 @@ describe('a built app', () => {
       assert.match(String(r.headers['content-security-policy']), /default-src 'self'/);
       assert.match(r.body, /<title>app<\/title>/);
     }
+    const direct = await app.inject({ method: 'GET', url: '/app/index.html' });
+    assert.equal(direct.statusCode, 200);
+    assert.match(direct.body, /id="web-config"/);
     const bare = await app.inject({ method: 'GET', url: '/app' });
     assert.equal(bare.statusCode, 301);
     assert.equal(bare.headers.location, '/app/');
+  });
+
+  test('the settings are in the page, escaped so that no value can end the block', async () => {
+    const r = await app.inject({ method: 'GET', url: '/app/' });
+    const block = /<script type="application\/json" id="web-config">(.*?)<\/script>\s*<\/head>/.exec(r.body);
+    assert.ok(block?.[1] !== undefined, r.body);
+    assert.doesNotMatch(block[1], /[<>&]/);
+    assert.deepEqual(JSON.parse(block[1]), {
+      brand_name: "Acme </script><script>alert(1)</script> & Co $& $' $`",
+    });
+    // A page without a head still gets the block.
+    assert.match(
+      withConfig('<p>x</p>', { a: 1 }),
+      /^<p>x<\/p><script type="application\/json" id="web-config">\{"a":1\}<\/script>$/,
+    );
+  });
+
+  test('the page and the assets go compressed to a browser that accepts it, plain to one that does not', async () => {
+    const page = await app.inject({
+      method: 'GET',
+      url: '/app/policy',
+      headers: { 'accept-encoding': 'gzip, deflate, br' },
+    });
+    assert.equal(page.headers['content-encoding'], 'br');
+    assert.match(String(page.headers.vary), /accept-encoding/);
+    assert.match(brotliDecompressSync(page.rawPayload).toString(), /id="web-config"/);
+    const gzipped = await app.inject({
+      method: 'GET',
+      url: '/app/',
+      headers: { 'accept-encoding': 'gzip, br;q=0' },
+    });
+    assert.equal(gzipped.headers['content-encoding'], 'gzip');
+    assert.match(gunzipSync(gzipped.rawPayload).toString(), /id="web-config"/);
+    const plain = await app.inject({
+      method: 'GET',
+      url: '/app/',
+      headers: { 'accept-encoding': 'identity' },
+    });
+    assert.equal(plain.headers['content-encoding'], undefined);
+    assert.match(plain.body, /id="web-config"/);
+
+    const asset = await app.inject({
+      method: 'GET',
+      url: '/app/assets/big-abc123.js',
+      headers: { 'accept-encoding': 'br' },
+    });
+    assert.equal(asset.statusCode, 200);
+    assert.equal(asset.headers['content-encoding'], 'br');
+    assert.equal(asset.headers['cache-control'], 'public, max-age=31536000, immutable');
+    assert.match(String(asset.headers['content-type']), /javascript/);
+    assert.equal(brotliDecompressSync(asset.rawPayload).toString(), BIG_SCRIPT);
+    const assetGzip = await app.inject({
+      method: 'GET',
+      url: '/app/assets/big-abc123.js',
+      headers: { 'accept-encoding': 'gzip' },
+    });
+    assert.equal(assetGzip.headers['content-encoding'], 'gzip');
+    assert.equal(gunzipSync(assetGzip.rawPayload).toString(), BIG_SCRIPT);
+    const assetPlain = await app.inject({ method: 'GET', url: '/app/assets/big-abc123.js' });
+    assert.equal(assetPlain.headers['content-encoding'], undefined);
+    assert.equal(assetPlain.body, BIG_SCRIPT);
   });
 
   test('hashed assets are cached for a year; a missing asset is a 404 problem, not the page', async () => {

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import type { ProductRules } from '../../../src/modules/products/product-schemas.ts';
+import { crashThresholds, DEFAULT_CRASH_THRESHOLDS } from '../../../src/modules/telematics/rules/index.ts';
 import { fixedClock } from '../../../src/platform/clock.ts';
 import { createCompany, createTestApp, type TestApp } from '../../support/app.ts';
 import { examplePolicyInput } from '../../support/policy-arbitraries.ts';
@@ -96,6 +98,38 @@ describe('products', () => {
     });
     assert.equal(pennies.statusCode, 422, pennies.body);
     assert.equal(pennies.json<Problem>().errors?.[0]?.path, '/body/rules/minimum_usage_premium');
+  });
+
+  test('crash detection thresholds are a rule: kept as sent, defaults for the rest; nonsense is 422', async () => {
+    const crash_detection = { min_deceleration_g: 0.8, stop_within_seconds: 15 };
+    const created = await call('POST', '/products', acme.sandbox, {
+      ...capped,
+      product_reference: 'ppm-crash',
+      rules: { crash_detection },
+    });
+    assert.equal(created.statusCode, 201, created.body);
+    const rules = created.json<Product>().rules as ProductRules;
+    assert.deepEqual(rules.crash_detection, crash_detection);
+    assert.deepEqual(crashThresholds(rules.crash_detection), {
+      ...DEFAULT_CRASH_THRESHOLDS,
+      minDecelerationG: 0.8,
+      stopWithinSeconds: 15,
+    });
+    const bad = await call('POST', '/products', acme.sandbox, {
+      ...capped,
+      product_reference: 'ppm-crash-bad',
+      rules: {
+        crash_detection: { min_deceleration_g: -1, stop_speed_kmh: 40, drop_window_seconds: 'soon', peak: 2 },
+      },
+    });
+    assert.equal(bad.statusCode, 422, bad.body);
+    const paths = new Set(bad.json<Problem>().errors?.map((e) => e.path));
+    for (const field of ['min_deceleration_g', 'stop_speed_kmh', 'drop_window_seconds', 'peak'])
+      assert.ok(
+        paths.has(`/body/rules/crash_detection/${field}`),
+        `${field} in ${JSON.stringify([...paths])}`,
+      );
+    assert.equal((await call('GET', '/products/ppm-crash', other.sandbox)).statusCode, 404);
   });
 
   test('PUT writes a new version from its effective date; older days keep their rules; never backwards', async () => {

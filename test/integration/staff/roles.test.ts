@@ -27,8 +27,14 @@ const INTEGRATION_ONLY = new Set([
   'telematics.positions.create',
   'telematics.odometer.create',
   'usage.setMileageBudget',
+  'scores.dispute',
   'statements.create',
   'payments.createDirectDebitSetup',
+  'telematics.events',
+  'claims.report',
+  'claims.confirm',
+  'claims.cancel',
+  'claims.addPhoto',
 ]);
 
 /** The least role for the actions the issue names, written out (not read from the rule). */
@@ -52,6 +58,7 @@ const EXPECTED: ReadonlyArray<[string, StaffRole | 'integration', object?]> = [
   ['staff.create', 'admin'],
   ['staff.update', 'admin'],
   ['staff.list', 'admin'],
+  ['staff.claimHandlers', 'viewer'],
   ['emails.list', 'admin'],
   ['reports.bordereau', 'operations'],
   ['reports.cash', 'operations'],
@@ -66,8 +73,27 @@ const EXPECTED: ReadonlyArray<[string, StaffRole | 'integration', object?]> = [
   ['payments.createDirectDebitSetup', 'integration'],
   ['journeys.create', 'integration'],
   ['policies.submit', 'integration'],
+  ['claims.queue', 'viewer'],
+  ['claims.get', 'viewer'],
+  ['claims.transition', 'claims'],
+  ['claims.addExposure', 'claims'],
+  ['claims.setReserve', 'claims'],
+  ['claims.pay', 'claims'],
+  ['claims.addNote', 'claims'],
+  ['claims.assignHandler', 'claims'],
+  ['claims.updateSettings', 'admin'],
+  ['claims.confirm', 'integration'],
 ];
 const RANK = { viewer: 0, operations: 1, admin: 2 } as const;
+const ROLES = ['viewer', 'operations', 'admin', 'claims'] as const;
+
+/** Claims handlers read as viewers and act on claims only; admins may act on claims too. */
+function allows(role: StaffRole, needs: StaffRole | 'integration'): boolean {
+  if (needs === 'integration') return false;
+  if (needs === 'claims') return role === 'claims' || role === 'admin';
+  if (role === 'claims') return needs === 'viewer';
+  return RANK[role] >= RANK[needs];
+}
 
 let t: TestApp;
 let acme: Awaited<ReturnType<typeof createCompany>>;
@@ -77,8 +103,7 @@ let operations: Operation[] = [];
 before(async () => {
   t = await createTestApp();
   acme = await createCompany(t.app);
-  for (const role of ['viewer', 'operations', 'admin'] as const)
-    staff.set(role, await signInStaff(t, `${role}@insurer.example`, role));
+  for (const role of ROLES) staff.set(role, await signInStaff(t, `${role}@insurer.example`, role));
   const doc = (await t.app.inject({ url: '/openapi.json' })).json<{
     paths: Record<string, Record<string, { operationId: string; security?: Array<Record<string, unknown>> }>>;
   }>();
@@ -133,8 +158,8 @@ describe('staff roles on every route', () => {
     for (const [operationId, needs, body] of EXPECTED) {
       const op = operations.find((o) => o.operationId === operationId);
       assert.ok(op !== undefined, `${operationId} is in the OpenAPI document`);
-      for (const role of ['viewer', 'operations', 'admin'] as const) {
-        const allowed = needs !== 'integration' && RANK[role] >= RANK[needs];
+      for (const role of ROLES) {
+        const allowed = allows(role, needs);
         assert.equal(
           staffMay(role, { operationId, method: op.method, body }).allowed,
           allowed,
@@ -152,7 +177,7 @@ describe('staff roles on every route', () => {
           ? [{ type: 'RETRY_PAYMENT' }, { type: 'ADD_NEW_PAYMENT_METHOD' }]
           : [{}];
       for (const body of bodies)
-        for (const role of ['viewer', 'operations', 'admin'] as const) {
+        for (const role of ROLES) {
           const who = staff.get(role);
           assert.ok(who !== undefined);
           const answer = await call(op, who, { body });

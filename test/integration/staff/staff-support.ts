@@ -41,7 +41,7 @@ export async function createStaff(t: TestApp, email: string, role: string) {
 export async function signInStaff(
   t: TestApp,
   email: string,
-  role: 'admin' | 'operations' | 'viewer',
+  role: 'admin' | 'operations' | 'viewer' | 'claims',
   options: { enrolTotp?: boolean } = {},
 ): Promise<SignedInStaff> {
   const created = await createStaff(t, email, role);

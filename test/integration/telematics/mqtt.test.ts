@@ -12,6 +12,7 @@ import { connectAsync, type MqttClient } from 'mqtt';
 import pg from 'pg';
 import { fixedClock } from '../../../src/platform/clock.ts';
 import type { DatabaseHandle } from '../../../src/platform/db/database.ts';
+import { EVENT_CONNECTIONS } from '../../../src/modules/telematics/telematics-mqtt.ts';
 import { createLogger } from '../../../src/platform/logging.ts';
 import type { Database } from '../../../src/schema.ts';
 import { createCompany, createTestApp, TEST_ADMIN_KEY, type TestApp } from '../../support/app.ts';
@@ -65,12 +66,18 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, timeo
   }
 }
 
-/** Removes a client id's session from the broker (queued messages included). */
-/** Ends the broker's sessions of a consumer's connections (`{clientId}.{i}`, MQTT_CONNECTIONS of them). */
+/**
+ * Ends the broker's sessions of a consumer's connections, queued messages included: positions
+ * (`{clientId}.{i}`, MQTT_CONNECTIONS of them) and events (`{clientId}.events.{i}`).
+ */
 async function removeSession(clientId: string, connections = 8): Promise<void> {
-  for (let lane = 0; lane < connections; lane++) {
+  const ids = [
+    ...Array.from({ length: connections }, (_, i) => `${clientId}.${String(i)}`),
+    ...Array.from({ length: EVENT_CONNECTIONS }, (_, i) => `${clientId}.events.${String(i)}`),
+  ];
+  for (const id of ids) {
     const client = await connectAsync(MQTT_URL, {
-      clientId: `${clientId}.${String(lane)}`,
+      clientId: id,
       clean: true,
       protocolVersion: 5,
       reconnectPeriod: 0,
@@ -181,8 +188,12 @@ describe('positions over MQTT, consumed in process', { skip: noBroker }, () => {
     assert.equal((await messageCounts())['stored'], 1);
     const text = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
     assert.match(text, /^milepost_mqtt_positions_total\{outcome="accepted"\} 250$/m);
-    // Every connection (MQTT_CONNECTIONS, 8 by default) is connected and subscribed.
-    assert.match(text, /^milepost_mqtt_connected 8$/m);
+    // Every connection (MQTT_CONNECTIONS, 8 by default, and the events lane's) is connected and subscribed.
+    assert.match(text, /^milepost_mqtt_connected\{lane="positions"\} 8$/m);
+    assert.match(
+      text,
+      new RegExp(`^milepost_mqtt_connected\\{lane="events"\\} ${String(EVENT_CONNECTIONS)}$`, 'm'),
+    );
   });
 
   test('the same message again stores nothing new: a redelivery is harmless', async () => {

@@ -1,46 +1,67 @@
-import { useEffect, useMemo, useState, type CSSProperties, type ReactNode } from 'react';
+import { Suspense, useEffect, useMemo, useState, type ComponentType, type CSSProperties } from 'react';
 import { Focused } from '../../shared/focused.tsx';
+import { lazyPage } from '../../shared/lazy-page.ts';
 import type { Session } from '../../../sdk/src/index.ts';
-import { loadConfig, textOn, withLinkedCompany, type AppConfig } from './config.ts';
-import { DEMO_PASSWORD, DEMO_USERNAME, demoConfig, isDemo, leaveDemoHref } from './demo.ts';
-import { CardsPage } from './cards.tsx';
-import { DevicePage } from './device.tsx';
-import { DirectDebitPage } from './direct-debit.tsx';
-import { DocumentsPage } from './documents.tsx';
-import { JourneysPage } from './journeys.tsx';
+import { effectiveConfig, loadConfig, textOn, type AppConfig } from './config.ts';
+import { DEMO_PASSWORD, DEMO_USERNAME, leaveDemoHref } from './demo.ts';
 import type { PageProps } from './page-props.ts';
+import { ClaimsProvider, CrashBanner } from './claims-context.tsx';
 import { PolicyProvider } from './policy-context.tsx';
 import { PolicyPage } from './policy.tsx';
-import { hrefOf, navigate, PAGES, SUBPAGES, useRoute, type Route } from './router.ts';
+import { hrefOf, navigate, PAGES, SUBPAGE_NAMES, SUBPAGES, useRoute, type Route } from './router.ts';
 import { createAppSession } from './session.ts';
-import { SignInPage } from './sign-in.tsx';
-import { StatementsPage } from './statements.tsx';
-import { UsagePage } from './usage.tsx';
 
-/** Each signed-in page's component. */
-const PAGE_COMPONENTS: Readonly<Record<Exclude<Route, 'sign-in'>, (props: PageProps) => ReactNode>> = {
+/*
+ * Each signed-in page's component. The policy page, where a signed-in visit lands, is in the app's
+ * first chunk; every other page is a chunk of its own, loaded when first shown (`lazyPage`, rendered
+ * in the Suspense below). A new page is added here the same way, with its route in router.ts.
+ */
+const PAGE_COMPONENTS: Readonly<Record<Exclude<Route, 'sign-in' | 'quote'>, ComponentType<PageProps>>> = {
   policy: PolicyPage,
-  journeys: JourneysPage,
-  usage: UsagePage,
-  statements: StatementsPage,
-  documents: DocumentsPage,
-  cards: CardsPage,
-  'direct-debit': DirectDebitPage,
-  device: DevicePage,
+  journeys: lazyPage(() => import('./journeys.tsx').then((m) => m.JourneysPage)),
+  scores: lazyPage(() => import('./scores.tsx').then((m) => m.ScoresPage)),
+  usage: lazyPage(() => import('./usage.tsx').then((m) => m.UsagePage)),
+  statements: lazyPage(() => import('./statements.tsx').then((m) => m.StatementsPage)),
+  documents: lazyPage(() => import('./documents.tsx').then((m) => m.DocumentsPage)),
+  cards: lazyPage(() => import('./cards.tsx').then((m) => m.CardsPage)),
+  'direct-debit': lazyPage(() => import('./direct-debit.tsx').then((m) => m.DirectDebitPage)),
+  device: lazyPage(() => import('./device.tsx').then((m) => m.DevicePage)),
+  claims: lazyPage(() => import('./claims.tsx').then((m) => m.ClaimsPage)),
+  'claim-answer': lazyPage(() => import('./claim-answer.tsx').then((m) => m.ClaimAnswerPage)),
+  'claim-report': lazyPage(() => import('./claim-report.tsx').then((m) => m.ClaimReportPage)),
+};
+/** Signed-in visits never need the sign-in forms: they load when shown. */
+const SignInPage = lazyPage(() => import('./sign-in.tsx').then((m) => m.SignInPage));
+/** The public quote and buy (no sign-in), a chunk of its own. */
+const QuotePage = lazyPage(() => import('./quote.tsx').then((m) => m.QuotePage));
+
+/** The titles of the pages shown without signing in. */
+const PUBLIC_TITLES: Readonly<Partial<Record<Route, string>>> = {
+  'sign-in': 'Sign in',
+  quote: 'Get a quote',
 };
 
-export function App() {
-  const [config, setConfig] = useState<AppConfig | 'failed' | undefined>();
+/** What a page's slot shows while its chunk loads. */
+const PAGE_LOADING = (
+  <p className="loading" role="status">
+    Loading…
+  </p>
+);
+
+/** `initialConfig`: the settings the page carried (main.tsx); undefined: asked of config.json. */
+export function App({ initialConfig }: { initialConfig: AppConfig | undefined }) {
+  const [config, setConfig] = useState<AppConfig | 'failed' | undefined>(initialConfig);
   useEffect(() => {
+    if (initialConfig !== undefined) return;
     loadConfig().then(
       (loaded) => {
-        setConfig(isDemo() ? demoConfig(loaded) : withLinkedCompany(loaded));
+        setConfig(effectiveConfig(loaded));
       },
       () => {
         setConfig('failed');
       },
     );
-  }, []);
+  }, [initialConfig]);
   if (config === undefined) return <p className="loading">Loading…</p>;
   if (config === 'failed')
     return (
@@ -55,7 +76,6 @@ export function App() {
 function Signed({ config }: { config: AppConfig }) {
   const route = useRoute();
   const [notice, setNotice] = useState<string | undefined>();
-  const [signedIn, setSignedIn] = useState(false);
   const demo = config.environment === 'mock';
   // The demo signs itself in on opening; after a sign-out, any username and password sign in again.
   const [opening, setOpening] = useState(demo);
@@ -68,6 +88,9 @@ function Signed({ config }: { config: AppConfig }) {
       }),
     [config],
   );
+  // Known from the kept tokens at once, so that a signed-in visit renders its page (and asks for the
+  // policy) on the first render, without passing through the sign-in page.
+  const [signedIn, setSignedIn] = useState(() => !demo && session.isSignedIn());
   useEffect(() => {
     if (!opening) return;
     let live = true;
@@ -88,16 +111,12 @@ function Signed({ config }: { config: AppConfig }) {
   useEffect(() => {
     if (opening) return;
     setSignedIn(session.isSignedIn());
-    if (!session.isSignedIn() && route !== 'sign-in') navigate('sign-in', true);
+    if (!session.isSignedIn() && route !== 'sign-in' && route !== 'quote') navigate('sign-in', true);
     if (session.isSignedIn() && route === 'sign-in') navigate('policy', true);
   }, [session, route, opening]);
   useEffect(() => {
     const name =
-      route === 'sign-in'
-        ? 'Sign in'
-        : route === 'direct-debit'
-          ? 'Set up a Direct Debit'
-          : PAGES.find((page) => page.route === route)?.name;
+      PUBLIC_TITLES[route] ?? SUBPAGE_NAMES[route] ?? PAGES.find((page) => page.route === route)?.name;
     document.title = `${name ?? 'My policy'} · ${config.brand_name}`;
   }, [route, config.brand_name]);
 
@@ -133,24 +152,44 @@ function Signed({ config }: { config: AppConfig }) {
             Opening the demo…
           </p>
         </main>
+      ) : route === 'quote' ? (
+        <Focused key={route}>
+          <Suspense fallback={PAGE_LOADING}>
+            <QuotePage
+              config={config}
+              session={session}
+              onSignedIn={() => {
+                setSignedIn(true);
+                navigate('policy');
+              }}
+            />
+          </Suspense>
+        </Focused>
       ) : signedIn && route !== 'sign-in' ? (
         <PolicyProvider session={session}>
-          <Navigation route={route} />
-          <Focused key={route}>
-            <SignedInPage route={route} session={session} config={config} />
-          </Focused>
+          <ClaimsProvider session={session}>
+            <Navigation route={route} />
+            <CrashBanner route={route} />
+            <Focused key={route}>
+              <Suspense fallback={PAGE_LOADING}>
+                <SignedInPage route={route} session={session} config={config} />
+              </Suspense>
+            </Focused>
+          </ClaimsProvider>
         </PolicyProvider>
       ) : (
         <Focused key={route}>
-          <SignInPage
-            session={session}
-            notice={notice}
-            onSignedIn={() => {
-              setNotice(undefined);
-              setSignedIn(true);
-              navigate('policy');
-            }}
-          />
+          <Suspense fallback={PAGE_LOADING}>
+            <SignInPage
+              session={session}
+              notice={notice}
+              onSignedIn={() => {
+                setNotice(undefined);
+                setSignedIn(true);
+                navigate('policy');
+              }}
+            />
+          </Suspense>
         </Focused>
       )}
     </div>
@@ -170,7 +209,7 @@ function DemoBanner({ signedIn }: { signedIn: boolean }) {
   );
 }
 
-function SignedInPage({ route, ...props }: PageProps & { route: Exclude<Route, 'sign-in'> }) {
+function SignedInPage({ route, ...props }: PageProps & { route: Exclude<Route, 'sign-in' | 'quote'> }) {
   const Page = PAGE_COMPONENTS[route];
   return <Page {...props} />;
 }

@@ -1,4 +1,7 @@
-/** What the service tells the app at /app/config.json (APP_* settings). */
+import { loadWebConfig } from '../../shared/web-config.ts';
+import { demoConfig, isDemo } from './demo.ts';
+
+/** What the service tells the app in its index.html and at /app/config.json (APP_* settings). */
 export interface AppConfig {
   readonly client_id: string | null;
   /** `mock` only in the demo (`?demo`), never from the service. */
@@ -10,11 +13,13 @@ export interface AppConfig {
   readonly map_tile_url: string | null;
 }
 
-export async function loadConfig(): Promise<AppConfig> {
-  const response = await fetch(new URL('config.json', document.baseURI), { cache: 'no-store' });
-  if (!response.ok) throw new Error(`config.json answered ${response.status}`);
-  return (await response.json()) as AppConfig;
-}
+/** The settings from config.json, where the page was served without them. */
+export const loadConfig = (): Promise<AppConfig> =>
+  loadWebConfig(new URL('config.json', document.baseURI).href) as Promise<AppConfig>;
+
+/** The settings the app runs with: the demo's (`?demo`), or the service's with the linked company. */
+export const effectiveConfig = (config: AppConfig): AppConfig =>
+  isDemo() ? demoConfig(config) : withLinkedCompany(config);
 
 /** Black or white, whichever reads better on the brand colour (WCAG relative luminance). */
 export function textOn(hex: string): string {

@@ -3,33 +3,49 @@ import { goTo, useLocationRoute } from '../../shared/router.ts';
 /** The app's pages, as paths under /app/. */
 export type Route =
   | 'sign-in'
+  | 'quote'
   | 'policy'
   | 'journeys'
+  | 'scores'
   | 'usage'
   | 'statements'
   | 'documents'
   | 'cards'
   | 'direct-debit'
-  | 'device';
+  | 'device'
+  | 'claims'
+  | 'claim-answer'
+  | 'claim-report';
 
 /** Pages reached from another page rather than the navigation, with the page the navigation marks for them. */
-export const SUBPAGES: Readonly<Partial<Record<Route, Exclude<Route, 'sign-in'>>>> = {
+export const SUBPAGES: Readonly<Partial<Record<Route, Exclude<Route, 'sign-in' | 'quote'>>>> = {
   'direct-debit': 'cards',
+  'claim-answer': 'claims',
+  'claim-report': 'claims',
 };
 
 /** The signed-in pages, in the order the navigation shows them, with their names. */
 export const PAGES: ReadonlyArray<{
-  readonly route: Exclude<Route, 'sign-in' | 'direct-debit'>;
+  readonly route: Exclude<Route, 'sign-in' | 'quote' | 'direct-debit' | 'claim-answer' | 'claim-report'>;
   readonly name: string;
 }> = [
   { route: 'policy', name: 'My policy' },
   { route: 'journeys', name: 'Journeys' },
+  { route: 'scores', name: 'Driving score' },
   { route: 'usage', name: 'Usage' },
   { route: 'statements', name: 'Statements' },
   { route: 'documents', name: 'Documents' },
   { route: 'cards', name: 'Payment methods' },
   { route: 'device', name: 'Device' },
+  { route: 'claims', name: 'Claims' },
 ];
+
+/** The subpages' names, for the window's title. */
+export const SUBPAGE_NAMES: Readonly<Partial<Record<Route, string>>> = {
+  'direct-debit': 'Set up a Direct Debit',
+  'claim-answer': 'Tell us what happened',
+  'claim-report': 'Report an accident',
+};
 
 const BASE = '/app/';
 
@@ -37,7 +53,9 @@ function current(): Route {
   const path = window.location.pathname.startsWith(BASE) ? window.location.pathname.slice(BASE.length) : '';
   const name = path.replace(/\/+$/, '');
   if (name === 'sign-in') return 'sign-in';
-  if (name === 'direct-debit') return 'direct-debit';
+  if (name === 'quote') return 'quote';
+  const subpage = (Object.keys(SUBPAGES) as Route[]).find((route) => route === name);
+  if (subpage !== undefined) return subpage;
   return PAGES.find((page) => page.route === name)?.route ?? 'policy';
 }
 

@@ -1,6 +1,7 @@
 import { createSession, type Session, type TokenStore, type Tokens } from '../../../sdk/src/index.ts';
 import type { AppConfig } from './config.ts';
 import { sessionKey } from './demo.ts';
+import { takeEarlyResponse } from './early-request.ts';
 
 /** The session survives a reload: kept in localStorage (the refresh token renews it silently). */
 const localStore = (key: string): TokenStore => ({
@@ -25,5 +26,7 @@ export function createAppSession(config: AppConfig, onExpired: () => void): Sess
     environment: config.environment,
     store: localStore(sessionKey(config)),
     onExpired,
+    // The policy request the entry script sent before the app loaded answers the first one made here.
+    fetch: (request) => takeEarlyResponse(request) ?? globalThis.fetch(request),
   });
 }

@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { MilepostError, type Session } from '../../../sdk/src/index.ts';
 import { RetryCountdown, useRetryWait } from '../../shared/countdown.tsx';
 import { humanError } from './errors.ts';
+import { hrefOf } from './router.ts';
 import { BackToSignIn, Field, Form, NewPasswordForm, Panel } from './sign-in-forms.tsx';
 
 /** Where the policyholder is in the login flow. */
@@ -146,6 +147,9 @@ function SignInForm({ session, disabled, step, go, onSignedIn }: StageProps) {
         >
           Forgot your password?
         </button>
+      </p>
+      <p>
+        Not insured with us yet? <a href={hrefOf('quote')}>Get a quote</a>
       </p>
     </>
   );

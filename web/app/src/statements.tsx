@@ -365,6 +365,16 @@ function StatementFigures({ statement, unit }: { statement: Statement; unit: Uni
           <dd>{formatMoney(statement.minimum_top_up)}</dd>
         </>
       ) : null}
+      {statement.score_adjustment !== 0 ? (
+        <>
+          <dt>{statement.score_adjustment < 0 ? 'Driving score discount' : 'Driving score surcharge'}</dt>
+          <dd>
+            {statement.score_adjustment < 0 ? '−' : ''}
+            {formatMoney(Math.abs(statement.score_adjustment))} (
+            {statement.score_months.map((m) => `${monthName(m.month)}: ${scoreMonthText(m)}`).join('; ')})
+          </dd>
+        </>
+      ) : null}
       {statement.brought_forward > 0 ? (
         <>
           <dt>From last statement</dt>
@@ -400,6 +410,23 @@ function CappedDays({ statement, unit }: { statement: Statement; unit: Unit }) {
       </ul>
     </>
   );
+}
+
+/** `YYYY-MM` as "June 2025". */
+const monthName = (month: string): string =>
+  new Date(`${month}-15T12:00:00Z`).toLocaleDateString('en-GB', {
+    month: 'long',
+    year: 'numeric',
+    timeZone: 'UTC',
+  });
+
+/** A month's score adjustment in words: its score and band, and what was adjusted before when it was. */
+function scoreMonthText(m: Statement['score_months'][number]): string {
+  const score = m.score === null ? 'no score' : `score ${m.score.toFixed(1)}`;
+  const band = `${m.adjustment_percent > 0 ? '+' : ''}${String(m.adjustment_percent)} %`;
+  return m.adjusted_before === 0
+    ? `${score}, ${band}`
+    : `${score}, ${band}, after ${formatMoney(m.adjusted_before)} before`;
 }
 
 function CreditLine({ name, amount }: { name: string; amount: number }) {

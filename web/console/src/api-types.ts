@@ -44,3 +44,10 @@ export interface Tenant {
   readonly company: Company;
   readonly environment: Environment;
 }
+export type RateBook = components['schemas']['RateBook'];
+export type RateBookVersion = Answer<'rateBooks.getVersion'>;
+export type RateBookImpact = Answer<'rateBooks.impact'>;
+export type Claim = components['schemas']['Claim'];
+export type ClaimState = Claim['state'];
+export type ClaimExposure = Claim['exposures'][number];
+export type ClaimPayment = Claim['payments'][number];

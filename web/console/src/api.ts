@@ -3,6 +3,7 @@ import { createMilepostClient, type MilepostClient } from '../../../sdk/src/clie
 import { errorFromResponse, MilepostError } from '../../../sdk/src/errors.ts';
 import { tooManyAttempts, UNEXPECTED_FAILURE } from '../../shared/errors.ts';
 import type { Tenant } from './api-types.ts';
+import { takeEarlyResponse } from './early-request.ts';
 
 /**
  * The console's typed clients of the service (the SDK's, generated from the OpenAPI document), same
@@ -51,6 +52,8 @@ export function createConsoleApi(onSessionEnded: () => void): ConsoleApi {
       baseUrl: window.location.origin,
       clientId: tenant?.company.client_id,
       environment: tenant?.environment,
+      // The session request the entry script sent before the console loaded answers the first one.
+      fetch: (request) => takeEarlyResponse(request) ?? globalThis.fetch(request),
     });
     client.use(session);
     return client;

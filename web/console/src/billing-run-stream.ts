@@ -43,14 +43,14 @@ function eventOf(name: string, data: unknown): BillingRunEvent | undefined {
 }
 
 /** Each complete event of `text` (events end with a blank line), and what is left of a partial one. */
-function splitEvents(text: string, done: boolean): { events: string[]; rest: string } {
+export function splitEvents(text: string, done: boolean): { events: string[]; rest: string } {
   const events = text.replace(/\r\n/g, '\n').split('\n\n');
   const rest = done ? '' : (events.pop() ?? '');
   return { events, rest };
 }
 
 /** An event's name and data (JSON where it parses, else the text). */
-function parseEvent(event: string): { name: string; data: unknown } | undefined {
+export function parseEvent(event: string): { name: string; data: unknown } | undefined {
   let name = 'message';
   const lines: string[] = [];
   for (const line of event.split('\n')) {
@@ -88,14 +88,24 @@ export async function streamBillingRun(
   onEvent: (event: BillingRunEvent) => void,
   signal: AbortSignal,
 ): Promise<void> {
-  const { data: body, error, response } = await start(client, date, signal);
-  if (!response.ok) throw errorFromResponse(response, error);
-  if (body === undefined || body === null) return;
-  const emit = (name: string, data: unknown) => {
+  await readEventStream(await start(client, date, signal), (name, data) => {
     const event = eventOf(name, data);
     if (event !== undefined) onEvent(event);
-  };
-  // A run that finishes before its first progress report may answer plain JSON: the result.
+  });
+}
+
+/**
+ * Passes each server-sent event of a streamed answer to `emit` as it arrives; an answer in plain JSON
+ * (a job that finished before its first progress report) is the `done` event. Throws the problem of a
+ * refused request.
+ */
+export async function readEventStream(
+  answer: { data?: ReadableStream<Uint8Array<ArrayBuffer>> | null; error?: unknown; response: Response },
+  emit: (name: string, data: unknown) => void,
+): Promise<void> {
+  const { data: body, error, response } = answer;
+  if (!response.ok) throw errorFromResponse(response, error);
+  if (body === undefined || body === null) return;
   if (/json/.test(response.headers.get('content-type') ?? '')) {
     emit('done', await new Response(body).json());
     return;

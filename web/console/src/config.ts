@@ -1,9 +1,10 @@
+import { loadWebConfig } from '../../shared/web-config.ts';
 import type { Environment } from './api-types.ts';
 import { BASE } from './router.ts';
 
 /**
- * What the console reads at /console/config.json (the service's settings; the file is not an API
- * route, so the OpenAPI document does not describe it).
+ * What the service tells the console in its index.html and at /console/config.json (the service's
+ * settings; the file is not an API route, so the OpenAPI document does not describe it).
  */
 export interface ConsoleConfig {
   readonly brand_name: string;
@@ -12,9 +13,7 @@ export interface ConsoleConfig {
   readonly map_tile_url: string | null;
 }
 
-export async function loadConfig(): Promise<ConsoleConfig> {
+/** The settings from config.json, where the page was served without them. */
+export const loadConfig = (): Promise<ConsoleConfig> =>
   // From the console's root: a deep page (/console/policies/…) has a base URI of its own.
-  const response = await fetch(`${BASE}config.json`, { cache: 'no-store' });
-  if (!response.ok) throw new Error(`config.json answered ${response.status}`);
-  return (await response.json()) as ConsoleConfig;
-}
+  loadWebConfig(`${BASE}config.json`) as Promise<ConsoleConfig>;

@@ -1,37 +1,61 @@
-import { useCallback, useEffect, useMemo, useState, type CSSProperties } from 'react';
+import { Suspense, useCallback, useEffect, useMemo, useState, type CSSProperties } from 'react';
 import { unwrap } from '../../../sdk/src/client.ts';
 import { Focused } from '../../shared/focused.tsx';
+import { lazyPage } from '../../shared/lazy-page.ts';
 import { createConsoleApi, consoleError, type ConsoleApi } from './api.ts';
 import type { Company, Environment, StaffSession } from './api-types.ts';
 import { allows, ConsoleContext, useConsole, type ConsoleState } from './console-context.tsx';
-import { AccountPage } from './account.tsx';
-import { AuditPage } from './audit.tsx';
-import { BillingRunsPage } from './billing-runs.tsx';
-import { CollectionsPage } from './collections.tsx';
-import { CompaniesPage } from './companies.tsx';
-import { DevicesPage } from './devices.tsx';
-import { FailedPaymentsPage } from './failed-payments.tsx';
-import { PolicyPage } from './policy/policy-page.tsx';
-import { ProductsPage } from './products.tsx';
-import { DocumentTemplatesPage } from './document-templates.tsx';
 import { followLink, hrefOf, NAV, navigate, routeKey, useRoute, type Route } from './router.ts';
 import { loadConfig, type ConsoleConfig } from './config.ts';
 import { SearchPage } from './search.tsx';
-import { SignInPage } from './sign-in.tsx';
-import { StaffPage } from './staff.tsx';
-import { WebhooksPage } from './webhooks.tsx';
+
+/*
+ * The pages. Search, where the console opens, is in its first chunk; every other page is a chunk of
+ * its own, loaded when first shown (`lazyPage`, rendered in the Suspense around the page slot). A new
+ * page is added here the same way, with its route in router.ts and its case in `Page`.
+ */
+const SignInPage = lazyPage(() => import('./sign-in.tsx').then((m) => m.SignInPage));
+const PolicyPage = lazyPage(() => import('./policy/policy-page.tsx').then((m) => m.PolicyPage));
+const ClaimsPage = lazyPage(() => import('./claims/claims-queue.tsx').then((m) => m.ClaimsPage));
+const ClaimPage = lazyPage(() => import('./claims/claim-page.tsx').then((m) => m.ClaimPage));
+const FailedPaymentsPage = lazyPage(() => import('./failed-payments.tsx').then((m) => m.FailedPaymentsPage));
+const CollectionsPage = lazyPage(() => import('./collections.tsx').then((m) => m.CollectionsPage));
+const BillingRunsPage = lazyPage(() => import('./billing-runs.tsx').then((m) => m.BillingRunsPage));
+const WebhooksPage = lazyPage(() => import('./webhooks.tsx').then((m) => m.WebhooksPage));
+const DevicesPage = lazyPage(() => import('./devices.tsx').then((m) => m.DevicesPage));
+const ScoreDisputesPage = lazyPage(() => import('./score-disputes.tsx').then((m) => m.ScoreDisputesPage));
+const CompaniesPage = lazyPage(() => import('./companies.tsx').then((m) => m.CompaniesPage));
+const ProductsPage = lazyPage(() => import('./products.tsx').then((m) => m.ProductsPage));
+const RateBooksPage = lazyPage(() => import('./rate-books.tsx').then((m) => m.RateBooksPage));
+const ReferralsPage = lazyPage(() => import('./referrals.tsx').then((m) => m.ReferralsPage));
+const QuotePage = lazyPage(() => import('./quote-page.tsx').then((m) => m.QuotePage));
+const DocumentTemplatesPage = lazyPage(() =>
+  import('./document-templates.tsx').then((m) => m.DocumentTemplatesPage),
+);
+const StaffPage = lazyPage(() => import('./staff.tsx').then((m) => m.StaffPage));
+const AuditPage = lazyPage(() => import('./audit.tsx').then((m) => m.AuditPage));
+const AccountPage = lazyPage(() => import('./account.tsx').then((m) => m.AccountPage));
+
+/** What a page's slot shows while its chunk loads. */
+const PAGE_LOADING = (
+  <p className="loading" role="status">
+    Loading…
+  </p>
+);
 
 const TENANT_KEY = 'milepost.console.tenant';
 /** The console's own colours (the app's stylesheet reads them), apart from any insurer's brand. */
 const CONSOLE_COLOURS = { '--brand': '#1f3a5f', '--on-brand': '#ffffff' } as CSSProperties;
 
-export function ConsoleApp() {
-  const [config, setConfig] = useState<ConsoleConfig | 'failed' | undefined>();
+/** `initialConfig`: the settings the page carried (main.tsx); undefined: asked of config.json. */
+export function ConsoleApp({ initialConfig }: { initialConfig: ConsoleConfig | undefined }) {
+  const [config, setConfig] = useState<ConsoleConfig | 'failed' | undefined>(initialConfig);
   useEffect(() => {
+    if (initialConfig !== undefined) return;
     loadConfig().then(setConfig, () => {
       setConfig('failed');
     });
-  }, []);
+  }, [initialConfig]);
   if (config === undefined) return <p className="loading">Loading…</p>;
   if (config === 'failed')
     return (
@@ -108,15 +132,17 @@ function Console({ config }: { config: ConsoleConfig }) {
             <span className="tag">Staff</span>
           </header>
           <Focused key="sign-in">
-            <SignInPage
-              api={api}
-              session={session}
-              notice={notice}
-              onSession={(next) => {
-                setNotice(undefined);
-                changeSession(next);
-              }}
-            />
+            <Suspense fallback={PAGE_LOADING}>
+              <SignInPage
+                api={api}
+                session={session}
+                notice={notice}
+                onSession={(next) => {
+                  setNotice(undefined);
+                  changeSession(next);
+                }}
+              />
+            </Suspense>
           </Focused>
         </>
       )}
@@ -143,6 +169,8 @@ async function listCompanies(api: ConsoleApi): Promise<Company[]> {
 function titleOf(route: Route): string {
   if (route.page === 'sign-in') return 'Sign in';
   if (route.page === 'policy') return `Policy ${route.policyReference}`;
+  if (route.page === 'claim') return `Claim ${route.claimReference}`;
+  if (route.page === 'quote') return `Quote ${route.quoteReference}`;
   return NAV.find((item) => item.page === route.page)?.name ?? 'Search';
 }
 
@@ -248,7 +276,9 @@ function SignedIn(props: {
         </p>
       )}
       <Focused key={routeKey(route)}>
-        <Page route={route} onSignedOut={props.onSignedOut} />
+        <Suspense fallback={PAGE_LOADING}>
+          <Page route={route} onSignedOut={props.onSignedOut} />
+        </Suspense>
       </Focused>
     </ConsoleContext.Provider>
   );
@@ -272,6 +302,10 @@ function Page({ route, onSignedOut }: { route: Route; onSignedOut: (message: str
       return <SearchPage q={route.page === 'search' ? route.q : ''} />;
     case 'policy':
       return <PolicyPage {...route} />;
+    case 'claims':
+      return <ClaimsPage />;
+    case 'claim':
+      return <ClaimPage {...route} />;
     case 'failed-payments':
       return <FailedPaymentsPage />;
     case 'collections':
@@ -282,10 +316,18 @@ function Page({ route, onSignedOut }: { route: Route; onSignedOut: (message: str
       return <WebhooksPage />;
     case 'devices':
       return <DevicesPage />;
+    case 'score-disputes':
+      return <ScoreDisputesPage />;
     case 'companies':
       return <CompaniesPage />;
     case 'products':
       return <ProductsPage />;
+    case 'rate-books':
+      return <RateBooksPage />;
+    case 'referrals':
+      return <ReferralsPage />;
+    case 'quote':
+      return <QuotePage {...route} />;
     case 'document-templates':
       return <DocumentTemplatesPage />;
     case 'staff':

@@ -26,7 +26,8 @@ export function useConsole(): ConsoleState {
   return state;
 }
 
-const RANK: Readonly<Record<Role, number>> = { viewer: 0, operations: 1, admin: 2 };
+// Claims handlers act on claims only: on the console's other pages they read, as viewers.
+const RANK: Readonly<Record<Role, number>> = { viewer: 0, claims: 0, operations: 1, admin: 2 };
 
 /** Whether a role may do what `least` may: viewers read, operations also act on policies, admins manage. */
 export const allows = (role: Role, least: Role): boolean => RANK[role] >= RANK[least];

@@ -5,23 +5,11 @@ import { LoadFailed, PageMessages } from '../../shared/messages.tsx';
 import { useConsole, useLoad } from './console-context.tsx';
 import type { DocumentTemplate, Tenant } from './api-types.ts';
 import { DataTable } from './data-table.tsx';
+import { base64Of, dataUrlOf } from './data-url.ts';
 import { ConfirmDialog, Field, ForTenant, Loading, textOf, useNotice } from './ui.tsx';
 
 type LogoMediaType = 'image/png' | 'image/svg+xml';
 const LOGO_TYPES: readonly LogoMediaType[] = ['image/png', 'image/svg+xml'];
-
-/** A logo's bytes as a data: address (the console's CSP allows data: images, never blob:). */
-async function dataUrlOf(blob: Blob, mediaType: string): Promise<string> {
-  const bytes = new Uint8Array(await blob.arrayBuffer());
-  return `data:${mediaType};base64,${base64Of(bytes)}`;
-}
-
-function base64Of(bytes: Uint8Array): string {
-  let binary = '';
-  for (let i = 0; i < bytes.length; i += 0x8000)
-    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(binary);
-}
 
 const scopeOf = (template: DocumentTemplate): string =>
   template.product_reference === null ? 'Company-wide' : `Product ${template.product_reference}`;

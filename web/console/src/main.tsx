@@ -1,13 +1,25 @@
-import { StrictMode } from 'react';
-import { createRoot } from 'react-dom/client';
-import { ConsoleApp } from './console-app.tsx';
 import '../../shared/styles.css';
 import './console.css';
+import { configInPage } from '../../shared/web-config.ts';
+import type { ConsoleConfig } from './config.ts';
+import { startSessionRequest } from './early-request.ts';
 
-const root = document.getElementById('root');
-if (root !== null)
-  createRoot(root).render(
-    <StrictMode>
-      <ConsoleApp />
-    </StrictMode>,
-  );
+/*
+ * The entry script: small on purpose (no React, no pages), so it runs as soon as it arrives. It sends
+ * the staff session request, reads the settings the service put in the page, and then loads the
+ * console (React, the shell and the search page: a chunk index.html already preloads), which renders
+ * while the session is on its way. Every other page is a chunk of its own, loaded when first shown.
+ */
+startSessionRequest();
+const config = configInPage() as ConsoleConfig | undefined;
+
+import('./boot.tsx').then(
+  ({ boot }) => {
+    boot(config);
+  },
+  () => {
+    const root = document.getElementById('root');
+    if (root !== null)
+      root.textContent = 'The console could not load. Please check your connection and reload the page.';
+  },
+);

@@ -12,17 +12,33 @@ export type Route =
       readonly environment: Environment;
       readonly policyReference: string;
     }
+  | {
+      readonly page: 'quote';
+      readonly companyReference: string;
+      readonly environment: Environment;
+      readonly quoteReference: string;
+    }
+  | {
+      readonly page: 'claim';
+      readonly companyReference: string;
+      readonly environment: Environment;
+      readonly claimReference: string;
+    }
   | { readonly page: NavPage };
 
 /** The pages the navigation links to, besides search. */
 export type NavPage =
+  | 'claims'
   | 'failed-payments'
   | 'collections'
   | 'billing-runs'
   | 'webhooks'
   | 'devices'
+  | 'score-disputes'
   | 'companies'
   | 'products'
+  | 'rate-books'
+  | 'referrals'
   | 'document-templates'
   | 'staff'
   | 'audit'
@@ -37,14 +53,18 @@ export const NAV: ReadonlyArray<{
   readonly perCompany: boolean;
 }> = [
   { page: 'search', name: 'Search', role: 'viewer', perCompany: false },
+  { page: 'claims', name: 'Claims', role: 'viewer', perCompany: true },
   { page: 'failed-payments', name: 'Failed payments', role: 'viewer', perCompany: true },
   { page: 'collections', name: 'Collections', role: 'viewer', perCompany: true },
   { page: 'webhooks', name: 'Webhooks', role: 'viewer', perCompany: true },
   { page: 'devices', name: 'Devices offline', role: 'viewer', perCompany: true },
+  { page: 'score-disputes', name: 'Score disputes', role: 'viewer', perCompany: false },
   { page: 'audit', name: 'Audit', role: 'viewer', perCompany: false },
   { page: 'billing-runs', name: 'Billing runs', role: 'admin', perCompany: false },
   { page: 'companies', name: 'Companies', role: 'admin', perCompany: false },
   { page: 'products', name: 'Products', role: 'admin', perCompany: true },
+  { page: 'rate-books', name: 'Rate books', role: 'viewer', perCompany: true },
+  { page: 'referrals', name: 'Referrals', role: 'viewer', perCompany: true },
   { page: 'document-templates', name: 'Document templates', role: 'admin', perCompany: true },
   { page: 'staff', name: 'Staff', role: 'admin', perCompany: false },
   { page: 'account', name: 'My account', role: 'viewer', perCompany: false },
@@ -74,6 +94,24 @@ function current(): Route {
       policyReference: decode(parts[3]),
     };
   }
+  if (first === 'quotes' && parts.length === 4) {
+    const environment = parts[2] === 'production' ? 'production' : 'sandbox';
+    return {
+      page: 'quote',
+      companyReference: decode(parts[1]),
+      environment,
+      quoteReference: decode(parts[3]),
+    };
+  }
+  if (first === 'claims' && parts.length === 4) {
+    const environment = parts[2] === 'production' ? 'production' : 'sandbox';
+    return {
+      page: 'claim',
+      companyReference: decode(parts[1]),
+      environment,
+      claimReference: decode(parts[3]),
+    };
+  }
   const nav = NAV.find((item) => item.page === first && item.page !== 'search');
   if (nav !== undefined && nav.page !== 'search') return { page: nav.page };
   return { page: 'search', q: new URLSearchParams(window.location.search).get('q') ?? '' };
@@ -86,6 +124,10 @@ export function hrefOf(route: Route): string {
       return route.q === '' ? BASE : `${BASE}?q=${encodeURIComponent(route.q)}`;
     case 'policy':
       return `${BASE}policies/${encodeURIComponent(route.companyReference)}/${route.environment}/${encodeURIComponent(route.policyReference)}`;
+    case 'quote':
+      return `${BASE}quotes/${encodeURIComponent(route.companyReference)}/${route.environment}/${encodeURIComponent(route.quoteReference)}`;
+    case 'claim':
+      return `${BASE}claims/${encodeURIComponent(route.companyReference)}/${route.environment}/${encodeURIComponent(route.claimReference)}`;
     default:
       return `${BASE}${route.page}`;
   }
@@ -109,4 +151,8 @@ export const useRoute = (): Route => useLocationRoute(current);
 export const routeKey = (route: Route): string =>
   route.page === 'policy'
     ? `policy/${route.companyReference}/${route.environment}/${route.policyReference}`
-    : route.page;
+    : route.page === 'claim'
+      ? `claim/${route.companyReference}/${route.environment}/${route.claimReference}`
+      : route.page === 'quote'
+        ? `quote/${route.companyReference}/${route.environment}/${route.quoteReference}`
+        : route.page;

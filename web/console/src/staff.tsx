@@ -10,6 +10,7 @@ import { ConfirmDialog, Field, Loading, TableBox, textOf, useNotice } from './ui
 const ROLES: ReadonlyArray<{ value: Role; name: string }> = [
   { value: 'viewer', name: 'Viewer (reads)' },
   { value: 'operations', name: 'Operations (acts on policies)' },
+  { value: 'claims', name: 'Claims (handles claims)' },
   { value: 'admin', name: 'Admin (manages)' },
 ];
 

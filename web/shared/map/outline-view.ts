@@ -79,6 +79,31 @@ export const toPx = (view: View, lat: number, lng: number): [number, number] => 
   (view.maxY - mercatorY(lat)) * view.scale,
 ];
 
+/** The point under a pixel of the view, as `[lat, lng]` in degrees (the inverse of `toPx`). */
+export const fromPx = (view: View, x: number, y: number): [number, number] => [
+  latOf(view.maxY - y / view.scale),
+  lngOf(view.minX + x / view.scale),
+];
+
+/** A view of the box's size centred on a point, `spanMetres` of ground across at that latitude. */
+export function viewAround(
+  lat: number,
+  lng: number,
+  spanMetres: number,
+  width: number,
+  height: number,
+): View {
+  const spanX = spanMetres / (EARTH_RADIUS_METRES * Math.cos((lat * Math.PI) / 180));
+  const scale = width / spanX;
+  return {
+    minX: mercatorX(lng) - spanX / 2,
+    maxY: mercatorY(lat) + height / scale / 2,
+    scale,
+    width,
+    height,
+  };
+}
+
 export const round = (n: number): number => Math.round(n * 10) / 10;
 
 /** An SVG path through points given by `at(i)` for i < count, dropping points too close to draw apart. */

@@ -28,6 +28,27 @@ export interface RouteMapProps {
   readonly unit?: 'mile' | 'km' | undefined;
   /** Where the places along the route come from (the service's gazetteer); none are drawn without it. */
   readonly places?: PlacesSource | undefined;
+  /** Points marked on the route (a trip's driving events), each a button that `onMarker` is told of. */
+  readonly markers?: readonly MapMarker[] | undefined;
+  readonly onMarker?: ((key: string) => void) | undefined;
+  /** A point of the route to mark on it (a crash's impact), with its name. */
+  readonly mark?: RouteMark | undefined;
+}
+
+/** A marked point of a route (a crash's impact): degrees WGS84 and what it is ("Impact"). */
+export interface RouteMark {
+  readonly lat: number;
+  readonly lon: number;
+  readonly name: string;
+}
+
+/** A marked point: `label` is drawn on the map (a number), `name` is what a screen reader hears. */
+export interface MapMarker {
+  readonly key: string;
+  readonly lat: number;
+  readonly lng: number;
+  readonly label: string;
+  readonly name: string;
 }
 
 /** A journey's route: over tiles when the service names a tile server, else offline in SVG. */
@@ -35,10 +56,10 @@ export function RouteMap(props: RouteMapProps) {
   return props.tileUrl === null ? <OutlineMap {...props} /> : <TileMap {...props} tileUrl={props.tileUrl} />;
 }
 
-type Outline = ReadonlyArray<ReadonlyArray<number>>;
+export type Outline = ReadonlyArray<ReadonlyArray<number>>;
 
 /** The box's width in whole pixels, followed as the page is laid out again (0 until measured). */
-function useWidthPx(box: RefObject<HTMLDivElement | null>): number {
+export function useWidthPx(box: RefObject<HTMLDivElement | null>): number {
   const [widthPx, setWidthPx] = useState(0);
   useEffect(() => {
     const element = box.current;
@@ -55,7 +76,7 @@ function useWidthPx(box: RefObject<HTMLDivElement | null>): number {
 }
 
 /** The coast's outline: undefined until loaded (and for good where it cannot be). */
-function useOutline(): Outline | undefined {
+export function useOutline(): Outline | undefined {
   const [outline, setOutline] = useState<Outline>();
   useEffect(() => {
     let live = true;
@@ -179,7 +200,7 @@ function drawRoute(
  * box's own pixel size, so lines and names stay legible at 360 px and on a desktop.
  */
 function OutlineMap(props: RouteMapProps) {
-  const { points, startName, endName, unit, places } = props;
+  const { points, startName, endName, unit, places, markers = [], onMarker, mark } = props;
   const box = useRef<HTMLDivElement>(null);
   const widthPx = useWidthPx(box);
   const outline = useOutline();
@@ -199,7 +220,12 @@ function OutlineMap(props: RouteMapProps) {
     `Route from ${startName} to ${endName}` +
     (passing.length === 0
       ? ''
-      : `, passing ${passing.length === 1 ? (passing[0] ?? '') : `${passing.slice(0, -1).join(', ')} and ${passing.at(-1) ?? ''}`}`);
+      : `, passing ${passing.length === 1 ? (passing[0] ?? '') : `${passing.slice(0, -1).join(', ')} and ${passing.at(-1) ?? ''}`}`) +
+    (markers.length === 0
+      ? ''
+      : `, with ${markers.length === 1 ? 'one point' : `${markers.length} points`} marked`) +
+    (mark === undefined ? '' : `, with the ${mark.name.toLowerCase()} marked`);
+  const markPx = mark === undefined || view === undefined ? undefined : toPx(view, mark.lat, mark.lon);
   return (
     <div ref={box} className="route-map">
       {drawing === undefined || view === undefined ? null : (
@@ -209,11 +235,47 @@ function OutlineMap(props: RouteMapProps) {
           description={description}
           startName={startName}
           endName={endName}
+          mark={markPx === undefined || mark === undefined ? undefined : { at: markPx, name: mark.name }}
         />
       )}
+      {view === undefined
+        ? null
+        : markers.map((marker) => {
+            // HTML over the drawing, named, where an SVG image's parts are not; a button (in the tab order)
+            // where pressing one does something.
+            const [x, y] = toPx(view, marker.lat, marker.lng);
+            const style = { left: `${round(x)}px`, top: `${round(y)}px` };
+            return onMarker === undefined ? (
+              <span key={marker.key} className="map-marker" style={style} role="img" aria-label={marker.name}>
+                {marker.label}
+              </span>
+            ) : (
+              <button
+                key={marker.key}
+                type="button"
+                className="map-marker"
+                style={style}
+                aria-label={marker.name}
+                title={marker.name}
+                onClick={() => {
+                  onMarker(marker.key);
+                }}
+              >
+                {marker.label}
+              </button>
+            );
+          })}
       <p className="map-note">
         <span className="key-start" aria-hidden="true" /> Start{' '}
-        <span className="key-end" aria-hidden="true" /> End · Outline: Natural Earth
+        <span className="key-end" aria-hidden="true" /> End
+        {markers.length === 0 ? '' : ' · Numbered: the points listed with the map'}
+        {mark === undefined ? null : (
+          <>
+            {' '}
+            <span className="key-mark" aria-hidden="true" /> {mark.name}
+          </>
+        )}{' '}
+        · Outline: Natural Earth
         {drawing !== undefined && drawing.near.length > 0 ? ' · Place names: GeoNames (CC BY 4.0)' : ''}
       </p>
     </div>
@@ -226,8 +288,9 @@ function RouteSvg(props: {
   description: string;
   startName: string;
   endName: string;
+  mark: { readonly at: [number, number]; readonly name: string } | undefined;
 }) {
-  const { drawing, description, startName, endName } = props;
+  const { drawing, description, startName, endName, mark } = props;
   const { width: widthPx, height: heightPx } = props.view;
   return (
     <svg
@@ -264,6 +327,17 @@ function RouteSvg(props: {
       </g>
       <circle className="marker-start" cx={round(drawing.start[0])} cy={round(drawing.start[1])} r={7} />
       <circle className="marker-end" cx={round(drawing.end[0])} cy={round(drawing.end[1])} r={7} />
+      {mark === undefined ? null : (
+        <rect
+          className="marker-mark"
+          data-testid="route-mark"
+          x={round(mark.at[0]) - 7}
+          y={round(mark.at[1]) - 7}
+          width={14}
+          height={14}
+          transform={`rotate(45 ${round(mark.at[0])} ${round(mark.at[1])})`}
+        />
+      )}
       <text
         className="place"
         x={round(drawing.startLabel.x)}

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import type * as Leaflet from 'leaflet';
+import type { MapMarker, RouteMark } from './route-map.tsx';
 
 export interface TileMapProps {
   /** Latitude and longitude interleaved in degrees: `[lat0, lng0, lat1, lng1, …]`. */
@@ -10,6 +11,10 @@ export interface TileMapProps {
   readonly tileUrl: string;
   /** The scale bar's unit (the policy's); miles when not given. */
   readonly unit?: 'mile' | 'km' | undefined;
+  readonly markers?: readonly MapMarker[] | undefined;
+  readonly onMarker?: ((key: string) => void) | undefined;
+  /** A point of the route to mark on it (a crash's impact), with its name. */
+  readonly mark?: RouteMark | undefined;
 }
 
 /** Leaflet and its stylesheet, loaded the first time a tiled map opens: the default bundle carries neither. */
@@ -20,7 +25,8 @@ async function loadLeaflet(): Promise<typeof Leaflet> {
 }
 
 /** The route over the tile server's base map (Leaflet), fitted to the route, with named start and end and a scale. */
-export function TileMap({ points, startName, endName, tileUrl, unit = 'mile' }: TileMapProps) {
+export function TileMap(props: TileMapProps) {
+  const { points, startName, endName, tileUrl, unit = 'mile', markers, onMarker, mark } = props;
   const box = useRef<HTMLDivElement>(null);
   const [failed, setFailed] = useState(false);
   useEffect(() => {
@@ -49,6 +55,20 @@ export function TileMap({ points, startName, endName, tileUrl, unit = 'mile' }: 
             .addTo(map as Leaflet.Map);
         place(first, startName, '#157f3b', 'bottom');
         place(last, endName, '#b42318', 'top');
+        for (const marker of markers ?? []) {
+          // Leaflet makes a keyboard marker's icon a focusable button; its text names it for screen readers.
+          const html = document.createElement('span');
+          html.setAttribute('aria-label', marker.name);
+          html.textContent = marker.label;
+          L.marker([marker.lat, marker.lng], {
+            icon: L.divIcon({ className: 'map-marker', html, iconSize: [26, 26] }),
+            title: marker.name,
+            keyboard: onMarker !== undefined,
+          })
+            .on('click', () => onMarker?.(marker.key))
+            .addTo(map);
+        }
+        if (mark !== undefined) place([mark.lat, mark.lon], mark.name, '#6d28d9', 'top');
         map.fitBounds(line.getBounds(), { padding: [32, 32], maxZoom: 15 });
       },
       () => {
@@ -59,7 +79,7 @@ export function TileMap({ points, startName, endName, tileUrl, unit = 'mile' }: 
       live = false;
       map?.remove();
     };
-  }, [points, startName, endName, tileUrl, unit]);
+  }, [points, startName, endName, tileUrl, unit, markers, onMarker, mark]);
 
   if (failed)
     return (

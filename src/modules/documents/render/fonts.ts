@@ -53,14 +53,47 @@ function withSharedLayout(font: fontkit.Font): fontkit.Font {
   });
 }
 
-const load = (file: string): fontkit.Font => {
-  const font = fontkit.create(readFileSync(require.resolve(`dejavu-fonts-ttf/ttf/${file}`)));
-  if (!('layout' in font)) throw new Error(`${file} is a font collection, not a font`);
+/** The two TTF files' bytes. */
+export interface DocumentFontBytes {
+  readonly regular: Uint8Array;
+  readonly bold: Uint8Array;
+}
+
+/** A file's bytes in memory that other threads can be handed without a copy. */
+function readShared(file: string): Uint8Array {
+  const read = readFileSync(require.resolve(`dejavu-fonts-ttf/ttf/${file}`));
+  const shared = new Uint8Array(new SharedArrayBuffer(read.length));
+  shared.set(read);
+  return shared;
+}
+
+/*
+ * NOTE: the files (1.4 MB) are read once per process into shared memory, and each render thread parses
+ * its fonts from those bytes (fontkit reads its tables out of the buffer it is given, as it needs them)
+ * instead of holding a copy of its own.
+ */
+let bytes: DocumentFontBytes | undefined;
+
+/** The fonts' bytes in shared memory, for a render thread's `useDocumentFontBytes`; read on first use. */
+export function documentFontBytes(): DocumentFontBytes {
+  bytes ??= { regular: readShared('DejaVuSans.ttf'), bold: readShared('DejaVuSans-Bold.ttf') };
+  return bytes;
+}
+
+/** Has this thread parse the fonts from bytes another thread read, instead of reading its own. */
+export function useDocumentFontBytes(shared: DocumentFontBytes): void {
+  if (bytes !== undefined) return;
+  bytes = shared;
+}
+
+const parse = (name: string, data: Uint8Array): fontkit.Font => {
+  const font = fontkit.create(Buffer.from(data.buffer, data.byteOffset, data.byteLength));
+  if (!('layout' in font)) throw new Error(`${name} is a font collection, not a font`);
   return withSharedLayout(font);
 };
 
 /*
- * NOTE: parsed once per process and handed to pdfkit as fontkit fonts (its font factory takes any object
+ * NOTE: parsed once per thread and handed to pdfkit as fontkit fonts (its font factory takes any object
  * with `layout`), not as bytes: parsing the 700 kB TTF for each document took four fifths of a
  * statement's rendering time. pdfkit still subsets and embeds only the glyphs each document uses.
  */
@@ -68,6 +101,8 @@ let fonts: { regular: fontkit.Font; bold: fontkit.Font } | undefined;
 
 /** DejaVu Sans and DejaVu Sans Bold, parsed on first use. */
 export function documentFonts(): { regular: fontkit.Font; bold: fontkit.Font } {
-  fonts ??= { regular: load('DejaVuSans.ttf'), bold: load('DejaVuSans-Bold.ttf') };
+  if (fonts !== undefined) return fonts;
+  const { regular, bold } = documentFontBytes();
+  fonts = { regular: parse('DejaVuSans.ttf', regular), bold: parse('DejaVuSans-Bold.ttf', bold) };
   return fonts;
 }

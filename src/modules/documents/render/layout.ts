@@ -237,48 +237,97 @@ export interface Column {
 
 const CELL_PAD_PT = 3.5;
 
-function rowHeight(doc: PDFKit.PDFDocument, cells: readonly string[], widths: readonly number[]): number {
+/** What can make pdfkit break a line other than running out of width. */
+const LINE_BREAKING = /[\n\r\t\u00ad\u2028\u2029]/;
+
+/** A cell's text and, when it fits on one line, its width (drawn as one line, not wrapped). */
+interface Cell {
+  readonly text: string;
+  readonly lineWidthPt: number | undefined;
+}
+
+interface MeasuredRow {
+  readonly cells: readonly Cell[];
+  readonly heightPt: number;
+}
+
+/*
+ * NOTE: most cells (dates, amounts, labels) fit on one line, and a line is a line high: a cell's width is
+ * measured once, in the font it is drawn in, and such a cell is drawn as one line at its place (pdfkit's
+ * `lineBreak: false`, no width), which skips pdfkit's line wrapper and its second and third measures of the
+ * same text. A cell near its width, or with anything that may break a line, is wrapped in its width.
+ */
+function measureRow(
+  doc: PDFKit.PDFDocument,
+  texts: readonly string[],
+  widths: readonly number[],
+): MeasuredRow {
   let tallest = 0;
-  cells.forEach((cell, i) => {
-    tallest = Math.max(tallest, doc.heightOfString(cell, { width: (widths[i] ?? 0) - 2 * CELL_PAD_PT }));
+  const cells = texts.map((text, i): Cell => {
+    const width = (widths[i] ?? 0) - 2 * CELL_PAD_PT;
+    const lineWidthPt = text !== '' && !LINE_BREAKING.test(text) ? doc.widthOfString(text) : undefined;
+    const fits = lineWidthPt !== undefined && lineWidthPt < width - 1;
+    tallest = Math.max(tallest, fits ? doc.currentLineHeight(true) : doc.heightOfString(text, { width }));
+    return { text, lineWidthPt: fits ? lineWidthPt : undefined };
   });
-  return tallest + 2 * CELL_PAD_PT;
+  return { cells, heightPt: tallest + 2 * CELL_PAD_PT };
+}
+
+/** Draws a cell's text in its box: one line placed by its measured width, or wrapped in the width. */
+function drawCell(
+  doc: PDFKit.PDFDocument,
+  cell: Cell,
+  x: number,
+  y: number,
+  width: number,
+  align: 'left' | 'right',
+): void {
+  if (cell.lineWidthPt === undefined) {
+    doc.text(cell.text, x, y, { width, align });
+    return;
+  }
+  doc.text(cell.text, align === 'right' ? x + width - cell.lineWidthPt : x, y, { lineBreak: false });
 }
 
 function drawRow(
   l: Layout,
   table: PDFKit.PDFStructureElement,
-  cells: readonly string[],
+  row: MeasuredRow,
   widths: readonly number[],
   style: { header: boolean; rowHeader: boolean; columns: readonly Column[]; shaded: boolean; bold?: boolean },
 ): void {
   const { doc } = l;
   doc.font(style.header || style.bold === true ? 'Bold' : 'Body').fontSize(style.header ? 8.5 : BODY_SIZE_PT);
-  const height = rowHeight(doc, cells, widths);
+  const height = row.heightPt;
   const top = doc.y;
   doc.markContent('Artifact', { type: 'Layout' });
   if (style.header) doc.rect(MARGIN_PT, top, CONTENT_WIDTH_PT, height).fill(l.accent);
   else if (style.shaded) doc.rect(MARGIN_PT, top, CONTENT_WIDTH_PT, height).fill('#f2f4f7');
   doc.endMarkedContent();
-  const row = doc.struct('TR');
-  table.add(row);
+  const tr = doc.struct('TR');
+  table.add(tr);
   let x = MARGIN_PT;
-  cells.forEach((cell, i) => {
+  row.cells.forEach((cell, i) => {
     const width = widths[i] ?? 0;
     const cellX = x;
     const isRowHeader = style.rowHeader && i === 0;
     const colour = style.header ? '#ffffff' : isRowHeader ? MUTED : INK;
-    row.add(
+    tr.add(
       doc.struct(style.header || isRowHeader ? 'TH' : 'TD', {}, () => {
-        doc.fillColor(colour).text(cell, cellX + CELL_PAD_PT, top + CELL_PAD_PT, {
-          width: width - 2 * CELL_PAD_PT,
-          align: style.columns[i]?.align ?? 'left',
-        });
+        doc.fillColor(colour);
+        drawCell(
+          doc,
+          cell,
+          cellX + CELL_PAD_PT,
+          top + CELL_PAD_PT,
+          width - 2 * CELL_PAD_PT,
+          style.columns[i]?.align ?? 'left',
+        );
       }),
     );
     x += width;
   });
-  row.end();
+  tr.end();
   doc.x = MARGIN_PT;
   doc.y = top + height;
 }
@@ -298,24 +347,25 @@ export function table(
   const tableStruct = doc.struct('Table');
   l.root.add(tableStruct);
   const bottom = (): number => doc.page.height - doc.page.margins.bottom;
+  doc.font('Bold').fontSize(8.5);
+  const headerRow = measureRow(doc, headers, widths);
   const header = (): void => {
     if (withHeader)
-      drawRow(l, tableStruct, headers, widths, { header: true, rowHeader, columns, shaded: false });
+      drawRow(l, tableStruct, headerRow, widths, { header: true, rowHeader, columns, shaded: false });
   };
-  doc.font('Bold').fontSize(8.5);
-  ensureSpace(l, (withHeader ? rowHeight(doc, headers, widths) : 0) + 3 * BODY_SIZE_PT);
+  ensureSpace(l, (withHeader ? headerRow.heightPt : 0) + 3 * BODY_SIZE_PT);
   header();
   const all = options.totals === undefined ? rows : [...rows, options.totals];
   all.forEach((raw, index) => {
-    const cells = raw.map(printable);
     const isTotal = options.totals !== undefined && index === rows.length;
     doc.font(isTotal ? 'Bold' : 'Body').fontSize(BODY_SIZE_PT);
-    if (doc.y + rowHeight(doc, cells, widths) > bottom()) {
+    const row = measureRow(doc, raw.map(printable), widths);
+    if (doc.y + row.heightPt > bottom()) {
       doc.addPage();
       header();
       doc.font(isTotal ? 'Bold' : 'Body').fontSize(BODY_SIZE_PT);
     }
-    drawRow(l, tableStruct, cells, widths, {
+    drawRow(l, tableStruct, row, widths, {
       header: false,
       rowHeader,
       columns,

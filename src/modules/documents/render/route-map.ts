@@ -4,6 +4,7 @@
  */
 import type { LonLat } from '../document-content.ts';
 import type { Layout } from './layout.ts';
+import { clipRing, simplifyLine } from './map-geometry.ts';
 import { ukOutline } from './uk-outline.ts';
 
 const EARTH_RADIUS_METRES = 6_371_008.8;
@@ -11,8 +12,14 @@ const EARTH_RADIUS_METRES = 6_371_008.8;
 const MIN_SPAN_METRES = 40_000;
 /** Room around the routes, as a share of their extent on each side. */
 const PADDING_SHARE = 0.1;
-/** Points closer than this on the page are dropped: the eye cannot tell them apart, the file stays small. */
-const MIN_STEP_PT = 0.8;
+/*
+ * NOTE: a point within this distance of the line through its neighbours is dropped (Douglas–Peucker): a
+ * quarter of a point is a dot at 300 dpi, so the drawing is the same while the page's content, which pdfkit
+ * writes a point at a time and deflates, stays small.
+ */
+const TOLERANCE_PT = 0.25;
+/** The outline is cut this far outside the map's box, so the edges the cut adds (and their stroke) stay hidden. */
+const CUT_MARGIN_PT = 2;
 /** Great Britain and Ireland as a whole, for a period without journeys. */
 const ISLES: readonly LonLat[] = [
   [-10.5, 49.8],
@@ -55,27 +62,42 @@ function fitView(points: readonly LonLat[], width: number, height: number): View
   return { minX: centreX - spanX / 2, maxY: centreY + spanY / 2, scale: width / spanX, width, height };
 }
 
-/** Draws one polyline's path (not stroked) from Mercator points, skipping points too close to the last. */
+/** Mercator points as page points in a view, from the view's top left corner. */
+function toPage(view: View, mercator: ArrayLike<number>): Float64Array {
+  const out = new Float64Array(mercator.length);
+  for (let i = 0; i < mercator.length; i += 2) {
+    out[i] = ((mercator[i] ?? 0) - view.minX) * view.scale;
+    out[i + 1] = (view.maxY - (mercator[i + 1] ?? 0)) * view.scale;
+  }
+  return out;
+}
+
+/** A hundredth of a point: finer than any printer's dot, and half the digits pdfkit would write. */
+const hundredth = (value: number): number => Math.round(value * 100) / 100;
+/** A number as pdfkit writes an operand (`PDFObject.number`: rounded to a millionth). */
+const operand = (value: number): number => Math.round(value * 1e6) / 1e6;
+
+/*
+ * NOTE: the path goes to the page as one piece of content, the same bytes as pdfkit's `moveTo`/`lineTo`/
+ * `closePath` would write an operator at a time (`x y m`, `x y l`, `h`, each ending a line). Through those,
+ * each point of the map was a string and a byte array of its own, kept with the page until the document
+ * ends: 1,480 of a statement's 4,070 pieces of page content, each surviving into the old generation.
+ */
+/** Adds one polyline's path (not stroked) of page points, offset by `origin`. */
 function tracePath(
   doc: PDFKit.PDFDocument,
-  view: View,
   origin: readonly [number, number],
-  mercator: ArrayLike<number>,
+  points: ArrayLike<number>,
   close: boolean,
 ): void {
-  let lastX = NaN;
-  let lastY = NaN;
-  const count = mercator.length / 2;
-  for (let i = 0; i < count; i += 1) {
-    const x = origin[0] + ((mercator[2 * i] ?? 0) - view.minX) * view.scale;
-    const y = origin[1] + (view.maxY - (mercator[2 * i + 1] ?? 0)) * view.scale;
-    if (i === 0) doc.moveTo(x, y);
-    else if (i === count - 1 || Math.abs(x - lastX) + Math.abs(y - lastY) >= MIN_STEP_PT) doc.lineTo(x, y);
-    else continue;
-    lastX = x;
-    lastY = y;
+  let content = '';
+  for (let i = 0; i < points.length; i += 2) {
+    const x = operand(hundredth(origin[0] + (points[i] ?? 0)));
+    const y = operand(hundredth(origin[1] + (points[i + 1] ?? 0)));
+    content += `${i === 0 ? '' : '\n'}${String(x)} ${String(y)} ${i === 0 ? 'm' : 'l'}`;
   }
-  if (close) doc.closePath();
+  if (close) content += content === '' ? 'h' : '\nh';
+  if (content !== '') doc.addContent(content);
 }
 
 /** A route's points in Web Mercator radians. */
@@ -108,20 +130,34 @@ function boundsOf(view: View): { west: number; east: number; south: number; nort
   };
 }
 
-/** Sea, then the land of every ring that reaches into the view, clipped to the box. */
-function drawOutline(doc: PDFKit.PDFDocument, view: View, box: Box): void {
+/** The land of every ring that reaches into a view of the given size, in page points from its top left. */
+function outlinePaths(view: View): number[][] {
   const { west, east, south, north } = boundsOf(view);
-  const origin: [number, number] = [box.x, box.y];
-  doc.rect(box.x, box.y, box.width, box.height).fill('#dfeaf3');
-  doc.rect(box.x, box.y, box.width, box.height).clip();
+  const cut = {
+    left: -CUT_MARGIN_PT,
+    top: -CUT_MARGIN_PT,
+    right: view.width + CUT_MARGIN_PT,
+    bottom: view.height + CUT_MARGIN_PT,
+  };
+  const paths: number[][] = [];
   for (const ring of ukOutline()) {
     if (ring.east < west || ring.west > east || ring.north < south || ring.south > north) continue;
-    tracePath(doc, view, origin, ring.mercator, true);
+    const inside = clipRing(toPage(view, ring.mercator), cut);
+    if (inside.length >= 6) paths.push(simplifyLine(inside, TOLERANCE_PT));
   }
+  return paths;
+}
+
+/** Sea, then the land's paths, clipped to the box. */
+function drawOutline(doc: PDFKit.PDFDocument, paths: readonly number[][], box: Box): void {
+  doc.rect(box.x, box.y, box.width, box.height).fill('#dfeaf3');
+  doc.rect(box.x, box.y, box.width, box.height).clip();
+  for (const path of paths) tracePath(doc, [box.x, box.y], path, true);
   doc.lineWidth(0.4).fillAndStroke('#f7f5ef', '#9aa7b1');
 }
 
 const INSET_PT = { width: 78, height: 100, margin: 6 };
+let insetPaths: readonly number[][] | undefined;
 
 /** The whole of the isles in a corner, with the main map's area marked, so any month's map has its place. */
 function drawInset(doc: PDFKit.PDFDocument, main: View, box: Box, accent: string): void {
@@ -132,8 +168,10 @@ function drawInset(doc: PDFKit.PDFDocument, main: View, box: Box, accent: string
     height: INSET_PT.height,
   };
   const view = fitView(ISLES, inset.width, inset.height);
+  // The inset is the same view on every statement: its paths are cut and thinned once.
+  insetPaths ??= outlinePaths(view);
   doc.save();
-  drawOutline(doc, view, inset);
+  drawOutline(doc, insetPaths, inset);
   const { west, east, south, north } = boundsOf(main);
   const [x0, y0] = [(mercatorX(west) - view.minX) * view.scale, (view.maxY - mercatorY(north)) * view.scale];
   const [x1, y1] = [(mercatorX(east) - view.minX) * view.scale, (view.maxY - mercatorY(south)) * view.scale];
@@ -164,9 +202,9 @@ export function drawRouteMap(
   l.root.add(
     doc.struct('Figure', { alt }, () => {
       doc.save();
-      drawOutline(doc, view, box);
+      drawOutline(doc, outlinePaths(view), box);
       for (const route of clean) {
-        tracePath(doc, view, origin, projected(route), false);
+        tracePath(doc, origin, simplifyLine(toPage(view, projected(route)), TOLERANCE_PT), false);
       }
       doc.lineWidth(1.6).lineJoin('round').lineCap('round').strokeOpacity(0.85).stroke(l.accent);
       doc.restore();

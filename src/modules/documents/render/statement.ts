@@ -29,6 +29,13 @@ function amountRows(s: StatementContent): Array<[string, string]> {
     ],
     ['Top-up to the minimum distance charge', money(s.minimumTopUpPence), s.minimumTopUpPence],
     ['Total premium', money(s.totalPremiumPence), 1],
+    [
+      s.scoreAdjustmentPence < 0
+        ? 'Driving score discount (by each month’s score)'
+        : 'Driving score surcharge (by each month’s score)',
+      money(s.scoreAdjustmentPence),
+      s.scoreAdjustmentPence,
+    ],
     ['Brought forward from earlier statements', money(s.broughtForwardPence), s.broughtForwardPence],
     ['Credits used', money(-s.creditsUsedPence), s.creditsUsedPence],
     ['Carried forward to later statements', money(s.carriedForwardPence), s.carriedForwardPence],

@@ -217,6 +217,41 @@ function applyFactor(entry: CompiledFactor, values: DerivedValues): Applied | Ra
   return line(value, lookup(entry, value, area)) ?? missing(SOURCE_PATHS[factor.source], value);
 }
 
+/** The factor `entry` uses for `value`: its row, else its default; null when neither. */
+function factorFor(entry: CompiledFactor, value: number | string | null, area: string | null) {
+  return lookup(entry, value, area)?.factor ?? entry.default?.factor ?? null;
+}
+
+/**
+ * The products `applyFactors` makes, without its lines: what re-rating a whole book needs. Null
+ * exactly when `applyFactors` reports a problem (then it says which).
+ */
+export function factorProducts(
+  content: RateBookContent,
+  values: DerivedValues,
+): { readonly fixed: ExactDecimal; readonly perUnit: ExactDecimal } | null {
+  let fixed = new Exact(1);
+  let perUnit = new Exact(1);
+  for (const entry of compileBook(content).factors) {
+    const { source, applies_to: appliesTo } = entry.factor;
+    let factor: ExactDecimal | null = null;
+    if (source === 'driver_age' || source === 'years_licensed') {
+      for (const driver of values.drivers) {
+        const candidate = factorFor(entry, source === 'driver_age' ? driver.age : driver.yearsLicensed, null);
+        if (candidate === null) return null;
+        if (factor === null || candidate.greaterThan(factor)) factor = candidate;
+      }
+    } else {
+      const area = source === 'postcode_district' ? values.postcodeArea : null;
+      factor = factorFor(entry, valueOf(source, values), area);
+    }
+    if (factor === null) return null;
+    if (appliesTo !== 'per_unit') fixed = fixed.times(factor);
+    if (appliesTo !== 'fixed') perUnit = perUnit.times(factor);
+  }
+  return { fixed, perUnit };
+}
+
 export interface AppliedFactors {
   readonly lines: readonly FactorLine[];
   /** Product of the factors applying to the fixed premium. */

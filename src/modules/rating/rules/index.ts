@@ -76,3 +76,19 @@ export {
 export { installmentPlanApr, installmentsApr } from './apr.ts';
 export { factorFromCsv, factorToCsv, type CsvProblem, type FactorCsvResult } from './factor-csv.ts';
 export { EXAMPLE_QUOTE_INPUT, EXAMPLE_RATE_BOOK } from './example-rate-book.ts';
+export {
+  addToTally,
+  bandOf,
+  currentFixedPence,
+  emptyTally,
+  IMPACT_BANDS,
+  IMPACT_MOVERS,
+  impactReport,
+  mergeTally,
+  policyImpact,
+  type ImpactBand,
+  type ImpactReport,
+  type ImpactTally,
+  type PolicyImpact,
+  type StoredTerms,
+} from './impact.ts';

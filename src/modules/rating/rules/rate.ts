@@ -1,11 +1,12 @@
 import { poundsText, toPence } from '../../../platform/money.ts';
 import { londonDate } from '../../../platform/london-calendar.ts';
 import { installmentPlanApr } from './apr.ts';
-import { deriveValues } from './derived-values.ts';
+import { deriveValues, type DerivedValues } from './derived-values.ts';
 import {
   applyFactors,
   compileBook,
   Exact,
+  factorProducts,
   type ExactDecimal,
   type FactorLine,
   type RatingProblem,
@@ -175,8 +176,8 @@ function planOf(
 const RULE =
   'Each amount is rounded once, half to even: money to the penny, the rate per unit to four decimal places of a pound.';
 
-/** The fixed part: factors, limits, the term's share of a year, IPT; exact until the one rounding. */
-function fixedPart(
+/** The fixed premium exactly (pence): factors, limits, the term's share of a year, IPT. */
+function fixedExact(
   content: RateBookContent,
   factor: ExactDecimal,
   days: { termDays: number; yearDays: number },
@@ -190,9 +191,20 @@ function fixedPart(
       ? ('maximum' as const)
       : null;
   const held = limit === 'minimum' ? new Exact(min) : limit === 'maximum' ? new Exact(max) : before;
-  const withIpt = compileBook(content).withIpt;
   // Divided last, so the only inexact step is one division whose tie, if any, is exact.
-  const exact = ofTerm(held.times(withIpt), days);
+  const exact = ofTerm(held.times(compileBook(content).withIpt), days);
+  return { before, limit, held, exact };
+}
+
+/** The fixed part with its breakdown; exact until the one rounding. */
+function fixedPart(
+  content: RateBookContent,
+  factor: ExactDecimal,
+  days: { termDays: number; yearDays: number },
+) {
+  const { before, limit, held, exact } = fixedExact(content, factor, days);
+  const min = content.min_fixed_premium_pence;
+  const max = content.max_fixed_premium_pence;
   const breakdown: FixedBreakdown = {
     base_pence: content.base_fixed_premium_pence,
     factor: factor.toString(),
@@ -238,14 +250,49 @@ function installments(
   };
 }
 
+/** The rate per unit with IPT, rounded to four places of a pound. */
+function usageRateOf(content: RateBookContent, perUnit: ExactDecimal) {
+  const book = compileBook(content);
+  const exact = book.baseRatePerUnit.times(perUnit).times(book.withIpt);
+  return { exact, rounded: round(exact, 4) };
+}
+
+/**
+ * The two amounts re-rating a book compares, as `rate` makes them: `base_premium` in pence and
+ * `usage_rate` in pounds; null exactly when `rate` is not ok (then `rate` says why). `values` are
+ * `deriveValues(input, onDate)`, derived once for underwriting and rating alike. Throws where `rate`
+ * throws (an excess with more than two decimal places).
+ */
+export function ratePremiums(
+  content: RateBookContent,
+  input: QuoteInput,
+  values: DerivedValues,
+): { readonly basePence: number; readonly usageRate: number } | null {
+  if ('path' in planOf(content, input.installment_plan) || values.estimatedAnnualDistance === null)
+    return null;
+  const products = factorProducts(content, values);
+  if (products === null) return null;
+  toPence(input.policy.compulsory_excess ?? 0);
+  toPence(input.policy.voluntary_excess ?? 0);
+  const { exact } = fixedExact(content, products.fixed, termDays(input));
+  return {
+    basePence: round(exact).toNumber(),
+    usageRate: usageRateOf(content, products.perUnit).rounded.toNumber(),
+  };
+}
+
 /**
  * Prices `input` on `content` at `onDate` (`YYYY-MM-DD`, the date ages and windows are counted to):
  * every field of `pricing` (pounds) and the breakdown; or every value the quote lacks that a factor
  * needs. Pure; integer pence and exact decimals inside.
  */
-export function rate(content: RateBookContent, input: QuoteInput, onDate: string): RateResult {
+export function rate(
+  content: RateBookContent,
+  input: QuoteInput,
+  onDate: string,
+  values: DerivedValues = deriveValues(input, onDate),
+): RateResult {
   const plan = planOf(content, input.installment_plan);
-  const values = deriveValues(input, onDate);
   const applied = applyFactors(content, values);
   const problems: RatingProblem[] = [];
   if ('path' in plan) problems.push(plan);
@@ -261,8 +308,7 @@ export function rate(content: RateBookContent, input: QuoteInput, onDate: string
   const days = termDays(input);
   const fixed = fixedPart(content, applied.value.fixed, days);
   const book = compileBook(content);
-  const unitExact = book.baseRatePerUnit.times(applied.value.perUnit).times(book.withIpt);
-  const usageRate = round(unitExact, 4);
+  const { exact: unitExact, rounded: usageRate } = usageRateOf(content, applied.value.perUnit);
   const paid = installments(plan, book.monthlyLoading, fixed.exact, fixed.breakdown.rounded_pence);
   const annualDistance = values.estimatedAnnualDistance;
   const termDistance = round(ofTerm(new Exact(annualDistance), days));

@@ -153,8 +153,12 @@ export function holds(condition: Condition, input: QuoteInput, values: DerivedVa
  * The underwriting decision for `input` on `content` at `onDate` (`YYYY-MM-DD`): `decline` beats
  * `refer` beats `accept`, with every matching rule's reason. Independent of the rules' order.
  */
-export function decide(content: RateBookContent, input: QuoteInput, onDate: string): DecisionResult {
-  const values = deriveValues(input, onDate);
+export function decide(
+  content: RateBookContent,
+  input: QuoteInput,
+  onDate: string,
+  values: DerivedValues = deriveValues(input, onDate),
+): DecisionResult {
   const matched: MatchedRule[] = [];
   content.underwriting_rules.forEach((rule, index) => {
     if (holds(rule.when, input, values))

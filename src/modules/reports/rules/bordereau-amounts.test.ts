@@ -43,6 +43,7 @@ const statement = {
   annualCapCreditPence: 0,
   freeDistanceCreditPence: 100,
   minimumTopUpPence: 50,
+  scoreAdjustmentPence: 0,
   creditsUsedPence: 750,
 };
 
@@ -117,6 +118,15 @@ describe('bordereauAmounts', () => {
     assert.equal(row.creditsUsedPence, 750);
     assert.equal(row.grossPence, 2999 + 1234 - 250);
     assert.equal(row.feesPence, 0);
+    // A score discount is taken off the usage like a cap; a surcharge adds to it.
+    const discounted = bordereauAmounts({
+      ...base,
+      versionType: 'st',
+      upfrontPence: null,
+      statement: { ...statement, scoreAdjustmentPence: -123 },
+    });
+    assert.equal(discounted.capsCreditPence, 250 + 123);
+    assert.equal(discounted.grossPence, 2999 + 1234 - 250 - 123);
   });
 });
 
@@ -166,6 +176,7 @@ const source: fc.Arbitrary<BordereauSource> = fc.record({
       annualCapCreditPence: fc.integer({ min: 0, max: 50_000 }),
       freeDistanceCreditPence: fc.integer({ min: 0, max: 50_000 }),
       minimumTopUpPence: fc.integer({ min: 0, max: 5000 }),
+      scoreAdjustmentPence: fc.integer({ min: -5000, max: 5000 }),
       creditsUsedPence: fc.integer({ min: 0, max: 50_000 }),
     }),
   ),

@@ -42,6 +42,8 @@ export interface BordereauSource {
     readonly annualCapCreditPence: number;
     readonly freeDistanceCreditPence: number;
     readonly minimumTopUpPence: number;
+    /** Price by score: positive charged, negative credited. */
+    readonly scoreAdjustmentPence: number;
     readonly creditsUsedPence: number;
   } | null;
 }
@@ -50,7 +52,10 @@ export interface BordereauAmounts extends PremiumSplit {
   readonly upfrontPence: number;
   readonly subscriptionPence: number;
   readonly usagePence: number;
-  /** Caps and free distance less the minimum top-up: what the product rules took off the usage. */
+  /**
+   * Caps and free distance less the minimum top-up and the score adjustment: what the product rules took
+   * off the usage (negative when they added to it).
+   */
   readonly capsCreditPence: number;
   /** Paid from the policy's credit ledger: shown, not deducted (the premium was still earned). */
   readonly creditsUsedPence: number;
@@ -132,7 +137,11 @@ function lines(source: BordereauSource): Omit<BordereauAmounts, keyof PremiumSpl
         subscriptionPence: s.subscriptionPence,
         usagePence: s.usagePence,
         capsCreditPence:
-          s.capCreditPence + s.annualCapCreditPence + s.freeDistanceCreditPence - s.minimumTopUpPence,
+          s.capCreditPence +
+          s.annualCapCreditPence +
+          s.freeDistanceCreditPence -
+          s.minimumTopUpPence -
+          s.scoreAdjustmentPence,
         creditsUsedPence: s.creditsUsedPence,
       };
     }

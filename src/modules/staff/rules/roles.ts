@@ -1,14 +1,19 @@
 /*
  * What each staff role may do, by the route's operationId: the one table the server enforces on every
- * route a staff session reaches. Viewers read; operations staff also act on policies and deliveries;
+ * route a staff session reaches. Viewers read; operations staff also act on policies, deliveries and referred quotes;
+ * claims handlers read as viewers and act on claims;
  * admins also manage companies, secrets, staff, products, rate books and billing runs. A route that changes state
  * and is not in the table is an integration's (client credentials), never a staff member's: default deny.
  */
 
-export type StaffRole = 'viewer' | 'operations' | 'admin';
-export const STAFF_ROLES: readonly StaffRole[] = ['viewer', 'operations', 'admin'];
+export type StaffRole = 'viewer' | 'operations' | 'admin' | 'claims';
+export const STAFF_ROLES: readonly StaffRole[] = ['viewer', 'operations', 'admin', 'claims'];
 
-const RANK: Readonly<Record<StaffRole, number>> = { viewer: 0, operations: 1, admin: 2 };
+/**
+ * NOTE: claims handlers stand beside operations staff, not above viewers in one line: they read what
+ * viewers read and act on claims (and only claims); admins may do both.
+ */
+const RANK: Readonly<Record<StaffRole, number>> = { viewer: 0, claims: 0, operations: 1, admin: 2 };
 
 /** Actions (routes that change state) staff may take, and the least role for each. */
 export const STAFF_ACTIONS: Readonly<Record<string, StaffRole>> = {
@@ -22,6 +27,8 @@ export const STAFF_ACTIONS: Readonly<Record<string, StaffRole>> = {
   'devices.bind': 'operations',
   'devices.unbind': 'operations',
   'documents.reissue': 'operations',
+  'quotes.decideReferral': 'operations',
+  'scores.decideDispute': 'operations',
   'policyholders.erase': 'admin',
   'companies.create': 'admin',
   'companies.rotateSecrets': 'admin',
@@ -35,6 +42,9 @@ export const STAFF_ACTIONS: Readonly<Record<string, StaffRole>> = {
   'rateBooks.approveVersion': 'admin',
   'rateBooks.importVersion': 'admin',
   'rateBooks.importFactor': 'admin',
+  'rateBooks.impact': 'admin',
+  'quotes.setSettings': 'admin',
+  'telematics.setSettings': 'admin',
   'statements.billingRun': 'admin',
   'payments.setDirectDebitSettings': 'admin',
   'staff.create': 'admin',
@@ -45,6 +55,14 @@ export const STAFF_ACTIONS: Readonly<Record<string, StaffRole>> = {
   'webhooks.rotateSecret': 'admin',
   'webhooks.test': 'admin',
   'documents.updateSettings': 'admin',
+  'claims.transition': 'claims',
+  'claims.addExposure': 'claims',
+  'claims.setReserve': 'claims',
+  'claims.pay': 'claims',
+  'claims.addNote': 'claims',
+  'claims.assignHandler': 'claims',
+  'claims.setFault': 'claims',
+  'claims.updateSettings': 'admin',
 };
 
 /** Reads kept to admins: the outbox holds temporary passwords; staff and document templates are theirs to manage. */
@@ -58,6 +76,7 @@ const ADMIN_READS: ReadonlySet<string> = new Set([
 /** Reads beyond viewers: finance reports and a person's whole record (subject access). */
 const OPERATIONS_READS: ReadonlySet<string> = new Set([
   'reports.bordereau',
+  'reports.claimsBordereau',
   'reports.cash',
   'policyholders.export',
 ]);
@@ -86,6 +105,8 @@ export function staffMay(
   else needs = STAFF_ACTIONS[operationId] ?? 'integration';
   if (operationId === 'payments.act' && !STAFF_PAYMENT_TYPES.has(paymentTypeOf(request.body)))
     needs = 'integration';
+  if (needs === 'claims')
+    return role === 'claims' || role === 'admin' ? { allowed: true } : { allowed: false, needs };
   if (needs === 'integration' || RANK[role] < RANK[needs]) return { allowed: false, needs };
   return { allowed: true };
 }

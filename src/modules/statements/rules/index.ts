@@ -14,3 +14,12 @@ export {
   termInstallments,
   type StatementAmounts,
 } from './statement-amounts.ts';
+export {
+  adjustmentPence,
+  applyDues,
+  bandBasisPoints,
+  monthAdjustment,
+  type MonthDue,
+  type MonthToAdjust,
+  type ScorePricingRule,
+} from './score-adjustment.ts';

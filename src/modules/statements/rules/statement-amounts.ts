@@ -80,6 +80,8 @@ export interface RuleLines {
   readonly annualCapCreditPence: number;
   readonly freeDistanceCreditPence: number;
   readonly minimumTopUpPence: number;
+  /** Price by score: positive charges, negative credits (never more than the rest bills). 0 when absent. */
+  readonly scoreAdjustmentPence?: number;
 }
 
 export interface StatementAmounts {
@@ -97,7 +99,8 @@ export interface StatementAmounts {
 }
 
 /**
- * A statement's amounts: the total premium less the rules' credits plus the minimum's top-up; a
+ * A statement's amounts: the total premium less the rules' credits plus the minimum's top-up and the
+ * score adjustment; a
  * positive ledger balance (less what a capped day's recompute after voids charges back) pays what it
  * can of that, a negative one is brought forward and billed; a billed premium below the minimum charge
  * is carried forward, whole.
@@ -119,7 +122,8 @@ export function statementAmounts(input: {
     rules.capCreditPence -
     rules.annualCapCreditPence -
     rules.freeDistanceCreditPence +
-    rules.minimumTopUpPence;
+    rules.minimumTopUpPence +
+    (rules.scoreAdjustmentPence ?? 0);
   const balance = input.ledgerBalancePence - input.chargedBackPence;
   const creditsUsedPence = Math.min(Math.max(balance, 0), afterRulesPence);
   const broughtForwardPence = Math.max(-balance, 0);

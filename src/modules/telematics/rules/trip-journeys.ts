@@ -31,6 +31,9 @@ export interface PlannedTrip {
   readonly endAt: Date;
   readonly route: { readonly encoded: string; readonly precision: 6 };
   readonly gapDistanceMetres: number;
+  /** The trip's kept fixes (what its driving score is measured from) and its distance, whole metres. */
+  readonly fixes: readonly TripPosition[];
+  readonly distanceMetres: number;
 }
 
 export interface PolicyTripPlan {
@@ -92,6 +95,8 @@ export function planTripJourneys(input: {
           precision: TRIP_ROUTE_PRECISION,
         },
         gapDistanceMetres: trip.gapDistanceMetres,
+        fixes: trip.points,
+        distanceMetres: trip.distanceMetres,
       };
       wanted.set(keyOf(policyId, trip.startTimeS * 1000, trip.endTimeS * 1000, planned.route.encoded), {
         policyId,

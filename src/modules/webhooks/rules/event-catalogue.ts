@@ -48,6 +48,23 @@ const payment = {
   currency: Type.String({ examples: ['GBP'] }),
 };
 
+const claim = {
+  claim_reference: Type.String({ format: 'uuid', description: 'The claim: GET /claims/{claim_reference}.' }),
+  policy_reference: policyReference,
+  state: Type.String({
+    description:
+      'The claim’s state after the change: draft, open, settled, closed, rejected, withdrawn or reopened.',
+  }),
+  source: Type.String({
+    description: '`crash` (a first notice of loss from a crash) or `reported` (by the policyholder).',
+  }),
+  occurred_at: isoInstant('When the incident happened.'),
+  change: Type.String({
+    description:
+      'What changed: `first_notice`, `reported`, `confirmed`, `false_alarm`, `referred_to_staff`, `state:<state>`, `exposure:<kind>`, `reserve`, `payment`, `note`, `handler` or `photo`.',
+  }),
+};
+
 export const EVENT_CATALOGUE: readonly EventDefinition[] = [
   define(
     'policy.created',
@@ -140,6 +157,16 @@ export const EVENT_CATALOGUE: readonly EventDefinition[] = [
             'Documents the law requires keeping (a term’s certificate and schedule), kept as issued with the reason; every other document was deleted.',
         },
       ),
+      claims_kept: Type.Array(
+        Type.Object({
+          claim_reference: Type.String({ format: 'uuid' }),
+          state: Type.String(),
+          reason: Type.String(),
+        }),
+        {
+          description: 'Claims in progress, kept whole under a legal hold recorded on each with its reason.',
+        },
+      ),
     },
   ),
   define(
@@ -194,6 +221,30 @@ export const EVENT_CATALOGUE: readonly EventDefinition[] = [
         description: 'Distance of the month’s journeys (not void) when the budget was found passed.',
       }),
       journey_reference: Type.String({ format: 'uuid', description: 'The journey that took it over.' }),
+    },
+  ),
+  define(
+    'score.month_closed',
+    'A London calendar month ended for a policy with trips cut from its devices: its driving score is set. Once a policy and month, within the hour after the month ends.',
+    {
+      policy_reference: Type.Union([policyReference, Type.Null()]),
+      month: Type.String({ description: 'The London month, `YYYY-MM`.', examples: ['2025-06'] }),
+      score: Type.Union([Type.Number({ minimum: 0, maximum: 100 }), Type.Null()], {
+        description:
+          'Distance-weighted mean of the month’s trip scores, 1 decimal; null when no trip was scored.',
+      }),
+      provisional: Type.Boolean({ description: 'True when fewer than 50 miles of scored trips are in it.' }),
+      distance_miles: Type.Number({ description: 'Distance of the scored trips, 2 decimals.' }),
+      scored_trips: Type.Integer({ minimum: 0 }),
+    },
+  ),
+  define(
+    'score.dispute_decided',
+    'Staff decided a policyholder’s dispute of a driving event: accepted (the event no longer counts; the trip’s and month’s scores are worked out again) or rejected. Once a dispute.',
+    {
+      policy_reference: policyReference,
+      dispute_reference: Type.String({ format: 'uuid' }),
+      decision: Type.Union([Type.Literal('accepted'), Type.Literal('rejected')]),
     },
   ),
   define(
@@ -300,6 +351,17 @@ export const EVENT_CATALOGUE: readonly EventDefinition[] = [
       billed_premium: pounds('What is charged after credits.'),
     },
   ),
+  define(
+    'claim.opened',
+    'A claim was opened: a draft from a crash (first notice of loss; the policyholder is emailed to confirm or cancel), or a claim the policyholder reported.',
+    claim,
+  ),
+  define(
+    'claim.updated',
+    'A claim changed: its state (other than to closed), answers, exposures, reserves, payments, notes, handler or photos, or an unanswered draft went to staff.',
+    claim,
+  ),
+  define('claim.closed', 'A claim was closed.', claim),
   define(
     'credit.granted',
     'A goodwill credit was added to the policy’s ledger; the next statements bill that much less.',

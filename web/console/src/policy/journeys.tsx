@@ -8,6 +8,7 @@ import type { Journey } from '../api-types.ts';
 import { useConsole, useLoad } from '../console-context.tsx';
 import { Panel, WhenLoaded, type PolicyScope } from './panel.tsx';
 import { ActionButton } from './policy-actions.tsx';
+import { eventMarkers } from './score-events.ts';
 
 const NINETY_DAYS_SECONDS = 90 * 86_400;
 
@@ -75,6 +76,7 @@ function JourneyRow({ journey }: { journey: Journey }) {
       </p>
       <p className="hint">
         {distance} · {formatMoney(journey.usage_premium)} · {journey.source}
+        {journey.score === null || journey.score === undefined ? '' : ` · score ${journey.score}`}
         {journey.is_void ? ` · void: ${journey.void_reason ?? 'no reason given'}` : ''}
       </p>
       <div className="actions">
@@ -103,6 +105,7 @@ function JourneyRow({ journey }: { journey: Journey }) {
           endName={end}
           tileUrl={config.map_tile_url}
           places={loadPlaces}
+          markers={eventMarkers(journey)}
         />
       ) : null}
     </li>

@@ -5,14 +5,18 @@ import type { Environment, Policy, Tenant } from '../api-types.ts';
 import { useCanAct, useConsole, useLoad } from '../console-context.tsx';
 import { Loading, useNotice } from '../ui.tsx';
 import { ActionDialog } from './action-dialogs.tsx';
+import { ForCompany } from '../for-company.tsx';
 import { AuditPanel, useAuditTrail } from './audit.tsx';
+import { ClaimsPanel } from './claims.tsx';
 import { DevicesPanel, useDevices } from './devices.tsx';
 import { DirectDebitPanel, usePolicyDirectDebit } from './direct-debit.tsx';
 import { DocumentsPanel } from './documents.tsx';
 import { JourneysPanel, useJourneys } from './journeys.tsx';
 import type { PolicyScope } from './panel.tsx';
 import { PaymentsPanel, usePayments } from './payments.tsx';
+import { ScoresPanel, useScores } from './scores.tsx';
 import { ActionsContext, ActionsPanel, useCredits, type Action } from './policy-actions.tsx';
+import { RenewalPricesPanel } from './renewal-prices.tsx';
 import { StatementsPanel, useStatements } from './statements.tsx';
 import { SummaryPanel } from './summary.tsx';
 import { VersionsPanel } from './versions.tsx';
@@ -54,33 +58,15 @@ export function PolicyPage(props: {
   environment: Environment;
   policyReference: string;
 }) {
-  const { api } = useConsole();
-  const company = useLoad(
-    () =>
-      unwrap(
-        api.client.GET('/admin/companies/{company_reference}', {
-          params: { path: { company_reference: props.companyReference } },
-        }),
-      ),
-    props.companyReference,
-  );
-  if (company.error !== undefined)
-    return (
-      <Titled policyReference={props.policyReference}>
-        <LoadFailed what="The company" error={company.error} onRetry={company.reload} />
-      </Titled>
-    );
-  if (company.data === undefined)
-    return (
-      <Titled policyReference={props.policyReference}>
-        <Loading what="the policy" />
-      </Titled>
-    );
   return (
-    <PolicyView
-      tenant={{ company: company.data, environment: props.environment }}
-      policyReference={props.policyReference}
-    />
+    <ForCompany
+      companyReference={props.companyReference}
+      environment={props.environment}
+      heading={`Policy ${props.policyReference}`}
+      what="the policy"
+    >
+      {(tenant) => <PolicyView tenant={tenant} policyReference={props.policyReference} />}
+    </ForCompany>
   );
 }
 
@@ -112,6 +98,7 @@ function PolicyView({ tenant, policyReference }: { tenant: Tenant; policyReferen
   const policy = usePolicy(scope, generations.policy);
   const parts = {
     journeys: useJourneys(scope, generations.journeys),
+    scores: useScores(scope),
     statements: useStatements(scope, generations.statements),
     payments: usePayments(scope, generations.payments),
     directDebit: usePolicyDirectDebit(scope, generations.directDebit),
@@ -168,15 +155,18 @@ function PolicyView({ tenant, policyReference }: { tenant: Tenant; policyReferen
         balance={balance ?? parts.credits.data?.balance}
       />
       <div className="columns">
-        <SummaryPanel policy={details} />
+        <SummaryPanel policy={details} tenant={tenant} />
         <DevicesPanel devices={parts.devices} />
       </div>
       <VersionsPanel versions={details.versions} />
       <JourneysPanel journeys={parts.journeys} />
+      <ScoresPanel scores={parts.scores} journeys={parts.journeys} />
       <PaymentsPanel payments={parts.payments} />
       <DirectDebitPanel directDebit={parts.directDebit} />
       <StatementsPanel statements={parts.statements} />
+      <ClaimsPanel scope={scope} />
       <DocumentsPanel scope={scope} />
+      <RenewalPricesPanel scope={scope} />
       <AuditPanel audit={parts.audit} />
       {action === undefined ? null : (
         <ActionDialog

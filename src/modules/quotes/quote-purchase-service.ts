@@ -1,0 +1,234 @@
+import type { Clock } from '../../platform/clock.ts';
+import { AppError, notFound } from '../../platform/errors.ts';
+import { toPence } from '../../platform/money.ts';
+import type { Executor } from '../../schema.ts';
+import { ADDRESS_THROTTLE, createThrottles, throttleOf } from '../auth/index.ts';
+import type { Tenant } from '../companies/index.ts';
+import type { QuotePayments } from '../payments/index.ts';
+import type { PolicyInput, PolicyResponse } from '../policies/index.ts';
+import {
+  findQuotePurchase,
+  insertQuotePurchase,
+  setQuotePurchaseStatus,
+} from './quote-purchase-repository.ts';
+import { findQuote, type QuoteRecord } from './quote-repository.ts';
+import { bindability, isPseudonymised, notBindableMessage, quotePricing } from './rules/index.ts';
+
+/** How the buyer signs in after the purchase: the app's first-login step, or its sign-in form. */
+export type PurchaseSignIn =
+  | { readonly type: 'NEW_PASSWORD_REQUIRED'; readonly username: string; readonly session: string }
+  | { readonly type: 'SIGN_IN'; readonly username: string };
+
+export type PurchaseOutcome =
+  | {
+      readonly status: 'bound';
+      readonly policyReference: string;
+      readonly userReference: string;
+      readonly amountPence: number;
+      readonly signIn: PurchaseSignIn;
+    }
+  | {
+      readonly status: 'requires_action';
+      readonly paymentIntentId: string;
+      readonly clientSecret: string;
+      readonly paymentMethodId: string | null;
+      readonly amountPence: number;
+    };
+
+/** What buying a quote uses of other modules' services (the container passes them whole). */
+export interface PurchaseServiceDeps {
+  readonly db: Executor;
+  readonly clock: Clock;
+  readonly payments: { readonly quotePayments: QuotePayments };
+  /** POST /policys: the binding service, with every rule of binding a quote and checking a payment. */
+  readonly policies: {
+    submit(tenant: Tenant, input: PolicyInput): Promise<{ policy: PolicyResponse }>;
+  };
+  readonly accounts: { findCredentials(db: Executor, tenant: Tenant, login: string): Promise<unknown> };
+  /** A first-login session for an account made with a temporary password; undefined when it has its own. */
+  readonly auth: {
+    firstLogin(
+      tenant: Tenant,
+      userReference: string,
+    ): Promise<{ type: 'NEW_PASSWORD_REQUIRED'; username: string; session: string } | undefined>;
+  };
+}
+
+export interface PurchaseRequest {
+  readonly paymentMethodId: string;
+  readonly installmentPlan?: 'single' | 'monthly' | undefined;
+}
+
+// Only these refusals of the binding service are final for this quote: the money then goes back.
+// Anything else (the database or the processor unavailable) leaves the paid intent for a retry.
+const FINAL_REFUSALS = new Set([
+  'QUOTE_NOT_BINDABLE',
+  'QUOTE_PRICING_MISMATCH',
+  'VALIDATION_FAILED',
+  'POLICY_TERM_ENDED',
+]);
+
+const field = (path: string, message: string) => ({ errors: [{ path, message }] });
+
+/** The quote, bindable now for new business, with the amount due at binding; 404, 409 or 422 otherwise. */
+async function purchasable(
+  db: Executor,
+  tenant: Tenant,
+  reference: string,
+  request: PurchaseRequest,
+  now: Date,
+) {
+  const quote = await findQuote(db, tenant, reference);
+  if (quote === undefined || isPseudonymised(quote.input)) throw notFound('quote');
+  const bindable = bindability(quote, now, undefined);
+  if (!bindable.ok) throw new AppError('QUOTE_NOT_BINDABLE', notBindableMessage(bindable.reason));
+  const plan = quote.pricing.subscription_installments > 0 ? 'monthly' : 'single';
+  if (request.installmentPlan !== undefined && request.installmentPlan !== plan)
+    throw new AppError(
+      'VALIDATION_FAILED',
+      `The quote is priced for the ${plan} plan: ask for a new quote to pay another way`,
+      field('/body/installment_plan', `must be the quote's plan, ${plan}`),
+    );
+  const amountPence = toPence(quote.pricing.upfront_premium);
+  // NOTE: a monthly plan's first installment is collected by the statement run from the card on
+  // file; charging it here too would take it twice, so the web app sells single-payment quotes.
+  if (amountPence <= 0)
+    throw new AppError(
+      'VALIDATION_FAILED',
+      'Nothing is due at binding on this quote’s plan: ask for a quote with installment_plan single',
+      field('/body/installment_plan', 'a quote bought here is paid in one payment (single)'),
+    );
+  return { quote: quote as QuoteRecord & { input: PolicyInput }, amountPence };
+}
+
+/** Buying a quote in the web app: the first payment, then the policy bound exactly as POST /policys binds. */
+export function createPurchaseService(deps: PurchaseServiceDeps) {
+  const { db, clock } = deps;
+  const payments = deps.payments.quotePayments;
+  const throttles = createThrottles(db, clock);
+
+  /** The quote's intent: made once per quote (its keys are the quote's), recorded, then read back. */
+  async function intentOf(tenant: Tenant, quote: QuoteRecord & { input: PolicyInput }, amountPence: number) {
+    const existing = await findQuotePurchase(db, quote.id);
+    if (existing !== undefined) return existing;
+    const { proposer } = quote.input;
+    const opened = await payments.open(tenant, {
+      quoteId: quote.id,
+      amountPence,
+      productReference: quote.input.policy.product_reference ?? '',
+      email: proposer.email,
+      name: `${proposer.first_names} ${proposer.last_names}`,
+    });
+    await insertQuotePurchase(db, { quoteId: quote.id, amountPence, ...opened }, clock.now());
+    const stored = await findQuotePurchase(db, quote.id);
+    if (stored === undefined) throw new AppError('INTERNAL', 'the quote’s purchase was not recorded');
+    return stored;
+  }
+
+  /**
+   * Takes the payment: confirms the intent with the card unless it is paid already, or is waiting for
+   * the customer's 3-D Secure (confirming it again from here would not be the customer authenticating:
+   * the customer completes it, or the issuer fails it and the intent takes a card again).
+   */
+  async function pay(tenant: Tenant, quoteId: string, intentId: string, paymentMethodId: string) {
+    const intent = await payments.intent(tenant, intentId);
+    if (intent.status === 'succeeded' || intent.status === 'requires_action') return intent;
+    const confirmed = await payments.confirm(tenant, quoteId, intentId, paymentMethodId);
+    if (confirmed.status === 'succeeded' || confirmed.status === 'requires_action') return confirmed;
+    throw new AppError(
+      'PAYMENT_DECLINED',
+      confirmed.lastPaymentError?.message ?? `The payment did not go through (${confirmed.status})`,
+    );
+  }
+
+  /** Binds the paid quote through POST /policys; a final refusal refunds the payment and is rethrown. */
+  async function bind(
+    tenant: Tenant,
+    quote: QuoteRecord & { input: PolicyInput },
+    purchase: { intentId: string; customerId: string },
+    paymentMethodId: string | null,
+  ) {
+    const { installment_plan: _plan, ...policy } = quote.input as PolicyInput & {
+      installment_plan?: unknown;
+    };
+    const input: PolicyInput = {
+      ...policy,
+      pricing: quotePricing(quote.pricing, {
+        quote: quote.reference,
+        version: quote.versionReference,
+        model: quote.rateBookVersionId,
+      }),
+      payment: {
+        payment_provider: 'stripe',
+        provider_payment_reference: purchase.intentId,
+        provider_customer_reference: purchase.customerId,
+        // The card the intent was paid with, as the processor names it once attached.
+        ...(paymentMethodId === null ? {} : { payment_method_id: paymentMethodId }),
+      },
+    };
+    try {
+      return (await deps.policies.submit(tenant, input)).policy;
+    } catch (error) {
+      if (!(error instanceof AppError) || !FINAL_REFUSALS.has(error.code)) throw error;
+      const now = clock.now();
+      const after = await findQuote(db, tenant, quote.reference);
+      // Another request for the same quote bound it with this very payment: nothing to give back.
+      if (after?.boundAt == null) {
+        await payments.refund(tenant, quote.id, purchase.intentId);
+        await setQuotePurchaseStatus(db, quote.id, 'refunded', now);
+      }
+      throw error;
+    }
+  }
+
+  return {
+    /**
+     * POST /quotes/:quote_reference/purchase. Pays first, binds after: the policy is created only once
+     * the processor says the payment succeeded, and a paid quote that cannot then be bound is refunded.
+     */
+    async purchase(
+      tenant: Tenant,
+      reference: string,
+      request: PurchaseRequest,
+      address: string,
+    ): Promise<PurchaseOutcome> {
+      const perAddress = throttleOf(ADDRESS_THROTTLE, 'quote-purchase', tenant.companyId, address);
+      await throttles.ensureNotThrottled(perAddress);
+      await throttles.countAgainst(perAddress);
+      const { quote, amountPence } = await purchasable(db, tenant, reference, request, clock.now());
+      const purchase = await intentOf(tenant, quote, amountPence);
+      if (purchase.status === 'refunded')
+        throw new AppError(
+          'QUOTE_NOT_BINDABLE',
+          'The quote could not be bound after it was paid, and the payment was refunded',
+        );
+      const paid = await pay(tenant, quote.id, purchase.intentId, request.paymentMethodId);
+      if (paid.status === 'requires_action') {
+        if (paid.clientSecret === null)
+          throw new AppError('UPSTREAM_UNAVAILABLE', 'The processor gave no client secret for 3-D Secure');
+        return {
+          status: 'requires_action',
+          paymentIntentId: purchase.intentId,
+          clientSecret: paid.clientSecret,
+          paymentMethodId: paid.paymentMethodId,
+          amountPence,
+        };
+      }
+      const isNewAccount =
+        (await deps.accounts.findCredentials(db, tenant, quote.input.proposer.email)) === undefined;
+      const policy = await bind(tenant, quote, purchase, paid.paymentMethodId);
+      await setQuotePurchaseStatus(db, quote.id, 'bound', clock.now());
+      const userReference = policy.user_reference;
+      const first = isNewAccount ? await deps.auth.firstLogin(tenant, userReference) : undefined;
+      return {
+        status: 'bound',
+        policyReference: policy.policy_reference,
+        userReference,
+        amountPence,
+        signIn: first ?? { type: 'SIGN_IN', username: quote.input.proposer.email },
+      };
+    },
+  };
+}
+
+export type PurchaseService = ReturnType<typeof createPurchaseService>;

@@ -1,0 +1,314 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import { Type } from 'typebox';
+import type { Clock } from '../../platform/clock.ts';
+import { AppError } from '../../platform/errors.ts';
+import { problemResponses } from '../../platform/http/problem.ts';
+import '../../platform/http/actor.ts';
+import { ClientHeadersSchema, tenantOf, type ClientAuth, type CompanyService } from '../companies/index.ts';
+import {
+  BreakdownSchema,
+  CompanyParamsSchema,
+  PurchaseActionSchema,
+  PurchaseBodySchema,
+  PurchaseBoundSchema,
+  QuoteInputSchema,
+  QuoteParamsSchema,
+  QuoteSchema,
+  QuoteSettingsSchema,
+  ReferralDecisionSchema,
+  ReferralQuerySchema,
+  StaffQuoteQuerySchema,
+  StaffQuoteSchema,
+} from './quote-schemas.ts';
+import { fromPence } from '../../platform/money.ts';
+import type { PurchaseService } from './quote-purchase-service.ts';
+import type { QuoteCaller, QuoteService } from './quote-service.ts';
+import { quoteView, type QuoteAudience } from './quote-views.ts';
+
+type App = Parameters<FastifyPluginAsyncTypebox>[0];
+
+export interface QuoteRouteDeps {
+  readonly quotes: QuoteService;
+  readonly purchases: PurchaseService;
+  readonly companies: CompanyService;
+  readonly clientAuth: ClientAuth;
+  readonly adminAuth: preHandlerAsyncHookHandler;
+  readonly clock: Clock;
+  /** DEFAULT_CLIENT_ID: the company of a public quote that names none (a single-insurer deployment). */
+  readonly defaultClientId?: string | undefined;
+}
+
+const quoteRef = Type.Ref('Quote');
+const adminSecurity = [{ adminKey: [] }];
+
+/**
+ * The company's integration (client secret) or a staff session sees a quote whole; a request with the
+ * client id alone is the web app asking for its visitor, who sees what the insurer chose to show.
+ */
+function callerOf(request: FastifyRequest): { caller: QuoteCaller; audience: QuoteAudience } {
+  if (request.actor?.kind === 'staff' || request.headers['client_secret'] !== undefined)
+    return { caller: { kind: 'client' }, audience: 'full' };
+  return { caller: { kind: 'public', address: request.ip }, audience: 'customer' };
+}
+
+/** POST /quotes, GET /quotes/:quote_reference; the referral queue and the company's quote settings. */
+export function quoteRoutes(deps: QuoteRouteDeps): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.addSchema(BreakdownSchema);
+    app.addSchema(QuoteSchema);
+    app.addSchema(StaffQuoteSchema);
+    registerQuotes(app, deps);
+    registerStaffRead(app, deps);
+    registerPurchase(app, deps);
+    registerReferrals(app, deps);
+    registerSettings(app, deps);
+  };
+}
+
+function registerQuotes(app: App, deps: QuoteRouteDeps): void {
+  const { quotes, clock } = deps;
+  app.post(
+    '/quotes',
+    {
+      preHandler: deps.clientAuth({ secretRequired: false, defaultClientId: deps.defaultClientId }),
+      schema: {
+        operationId: 'quotes.create',
+        tags: ['quotes'],
+        summary: 'Rate a quote',
+        description: [
+          'Rates the policy object (without `pricing`) on the approved rate book version in force on `policy.start_date` for `policy.product_reference`, applies its underwriting rules, and stores the quote with its breakdown. Each request is a new quote.',
+          'With client credentials the answer shows every factor and the quote as asked; with the client id alone (the web app) it shows the factors the rate book marks `customer_visible`, and each such request counts against the caller’s address as failed logins do (429 with Retry-After past 20 an hour).',
+          '422 names every invalid or missing field (including values a factor needs); 422 `UNKNOWN_PRODUCT` for a product the company does not have; 422 `NO_RATE_BOOK` when the product has no approved version in force at the start; 404 when `policy.policy_reference` names no policy of the company.',
+        ].join(' '),
+        security: [{ clientId: [], clientSecret: [] }, { clientId: [] }],
+        headers: ClientHeadersSchema,
+        body: QuoteInputSchema,
+        response: { 201: quoteRef, ...problemResponses(401, 404, 422, 429) },
+      },
+    },
+    async (request, reply) => {
+      const { caller, audience } = callerOf(request);
+      const quote = await quotes.create(tenantOf(request), request.body, caller);
+      return reply
+        .code(201)
+        .header('location', `/quotes/${quote.reference}`)
+        .send(quoteView(quote, clock.now(), audience));
+    },
+  );
+
+  app.get(
+    '/quotes/:quote_reference',
+    {
+      preHandler: deps.clientAuth(),
+      schema: {
+        operationId: 'quotes.get',
+        tags: ['quotes'],
+        summary: 'Read a quote',
+        description:
+          'The quote with its pricing, breakdown, decision, referral and status. Another company’s quote answers 404.',
+        security: [{ clientId: [], clientSecret: [] }],
+        headers: ClientHeadersSchema,
+        params: QuoteParamsSchema,
+        response: { 200: quoteRef, ...problemResponses(401, 404, 422) },
+      },
+    },
+    async (request) =>
+      quoteView(await quotes.get(tenantOf(request), request.params.quote_reference), clock.now(), 'full'),
+  );
+}
+
+function registerPurchase(app: App, deps: QuoteRouteDeps): void {
+  app.post(
+    '/quotes/:quote_reference/purchase',
+    {
+      preHandler: deps.clientAuth({ secretRequired: false, defaultClientId: deps.defaultClientId }),
+      schema: {
+        operationId: 'quotes.purchase',
+        tags: ['quotes'],
+        summary: 'Buy a quote: the first payment, then the policy',
+        description: [
+          'The web app’s quote and buy, with the client id alone (throttled per address as `POST /quotes` is). Confirms the quote’s payment intent (one per quote) with the card, for the quote’s `upfront_premium`; only once the payment has succeeded is the policy created, binding the quote exactly as `POST /policys` does, with the welcome email.',
+          '201 `bound` with the policy and how to sign in; 202 `requires_action` when the card needs 3-D Secure (complete it with `client_secret`, then send the same request again); 402 `PAYMENT_DECLINED` (no policy; another card may be sent); 409 `QUOTE_NOT_BINDABLE` (declined, referred and not approved, expired, bound already); 422 for a monthly-plan quote or a plan other than the quote’s; 404 for another company’s quote.',
+        ].join(' '),
+        security: [{ clientId: [] }, { clientId: [], clientSecret: [] }],
+        headers: ClientHeadersSchema,
+        params: QuoteParamsSchema,
+        body: PurchaseBodySchema,
+        response: {
+          201: PurchaseBoundSchema,
+          202: PurchaseActionSchema,
+          ...problemResponses(401, 402, 404, 409, 422, 429),
+        },
+      },
+    },
+    async (request, reply) => {
+      const reference = request.params.quote_reference;
+      const outcome = await deps.purchases.purchase(
+        tenantOf(request),
+        reference,
+        { paymentMethodId: request.body.payment_method_id, installmentPlan: request.body.installment_plan },
+        request.ip,
+      );
+      if (outcome.status === 'requires_action')
+        return reply.code(202).send({
+          status: outcome.status,
+          quote_reference: reference,
+          payment_intent: outcome.paymentIntentId,
+          client_secret: outcome.clientSecret,
+          payment_method: outcome.paymentMethodId,
+          amount: fromPence(outcome.amountPence),
+        });
+      return reply.code(201).send({
+        status: outcome.status,
+        quote_reference: reference,
+        policy_reference: outcome.policyReference,
+        user_reference: outcome.userReference,
+        amount_paid: fromPence(outcome.amountPence),
+        sign_in: outcome.signIn,
+      });
+    },
+  );
+}
+
+function registerStaffRead(app: App, deps: QuoteRouteDeps): void {
+  const { quotes, companies, clock, adminAuth } = deps;
+  app.get(
+    '/admin/quotes/:quote_reference',
+    {
+      preHandler: adminAuth,
+      schema: {
+        operationId: 'quotes.staffGet',
+        tags: ['admin'],
+        summary: 'Read a quote as staff',
+        description:
+          'The company’s quote whole, as the staff console shows it: the quote as asked, its decision and reasons, pricing, every factor of the breakdown, referral, status, and the policy it is bound to. Any staff role reads it, as the referral queue. Another company’s or environment’s quote answers 404.',
+        security: adminSecurity,
+        params: QuoteParamsSchema,
+        querystring: StaffQuoteQuerySchema,
+        response: { 200: Type.Ref('StaffQuote'), ...problemResponses(401, 403, 404, 422) },
+      },
+    },
+    async (request) => {
+      const { company_reference, environment } = request.query;
+      const tenant = await companies.tenantOf(company_reference, environment);
+      const { quote, boundPolicyReference } = await quotes.getForStaff(
+        tenant,
+        request.params.quote_reference,
+      );
+      return { ...quoteView(quote, clock.now(), 'full'), bound_policy_reference: boundPolicyReference };
+    },
+  );
+}
+
+function registerReferrals(app: App, deps: QuoteRouteDeps): void {
+  const { quotes, companies, clock, adminAuth } = deps;
+  app.get(
+    '/admin/referrals',
+    {
+      preHandler: adminAuth,
+      schema: {
+        operationId: 'quotes.referrals',
+        tags: ['admin'],
+        summary: 'The referral queue',
+        description:
+          'The company’s referred quotes waiting for an underwriter, oldest first, each with its reasons and breakdown.',
+        security: adminSecurity,
+        querystring: ReferralQuerySchema,
+        response: {
+          200: Type.Object({ referrals: Type.Array(quoteRef) }),
+          ...problemResponses(401, 403, 404, 422),
+        },
+      },
+    },
+    async (request) => {
+      const { company_reference, environment, limit } = request.query;
+      const tenant = await companies.tenantOf(company_reference, environment);
+      const now = clock.now();
+      const pending = await quotes.referrals(tenant, limit ?? 50);
+      return { referrals: pending.map((quote) => quoteView(quote, now, 'full')) };
+    },
+  );
+
+  app.post(
+    '/admin/referrals/:quote_reference/decision',
+    {
+      preHandler: adminAuth,
+      schema: {
+        operationId: 'quotes.decideReferral',
+        tags: ['admin'],
+        summary: 'Approve or decline a referred quote',
+        description:
+          'An operations or admin staff member approves (the quote becomes bindable until it expires) or declines a pending referral, with a reason. The decision is in the staff audit trail and is emailed to the applicant. 409 when the quote is not a pending referral; 403 for the admin API key, which is no staff member.',
+        security: adminSecurity,
+        params: QuoteParamsSchema,
+        body: ReferralDecisionSchema,
+        response: { 200: quoteRef, ...problemResponses(401, 403, 404, 409, 422) },
+      },
+    },
+    async (request) => {
+      const actor = request.actor;
+      if (actor?.kind !== 'staff')
+        throw new AppError('FORBIDDEN', 'A referral is decided by a staff member (operations or admin)');
+      const { company_reference, environment, decision, reason } = request.body;
+      const tenant = await companies.tenantOf(company_reference, environment);
+      const quote = await quotes.decideReferral(
+        tenant,
+        request.params.quote_reference,
+        { staffId: actor.staffId, email: actor.email },
+        { outcome: decision, reason: reason.trim() },
+      );
+      return quoteView(quote, clock.now(), 'full');
+    },
+  );
+}
+
+function registerSettings(app: App, deps: QuoteRouteDeps): void {
+  const { quotes, companies, adminAuth } = deps;
+  // The settings are the company's, in both environments: either tenant names the company.
+  const companyId = async (reference: string): Promise<string> =>
+    (await companies.tenantOf(reference, 'production')).companyId;
+  const view = (s: { validityDays: number; retentionDays: number }) => ({
+    validity_days: s.validityDays,
+    retention_days: s.retentionDays,
+  });
+  app.get(
+    '/admin/companies/:company_reference/quotes',
+    {
+      preHandler: adminAuth,
+      schema: {
+        operationId: 'quotes.settings',
+        tags: ['admin'],
+        summary: 'The company’s quote validity and retention',
+        security: adminSecurity,
+        params: CompanyParamsSchema,
+        response: { 200: QuoteSettingsSchema, ...problemResponses(401, 403, 404) },
+      },
+    },
+    async (request) => view(await quotes.settings(await companyId(request.params.company_reference))),
+  );
+  app.put(
+    '/admin/companies/:company_reference/quotes',
+    {
+      preHandler: adminAuth,
+      schema: {
+        operationId: 'quotes.setSettings',
+        tags: ['admin'],
+        summary: 'Set the company’s quote validity and retention',
+        description:
+          'How many days a quote may be bound (applies to quotes made from now on) and after how many days a quote never bound is pseudonymised (applies at the next nightly run).',
+        security: adminSecurity,
+        params: CompanyParamsSchema,
+        body: QuoteSettingsSchema,
+        response: { 200: QuoteSettingsSchema, ...problemResponses(401, 403, 404, 422) },
+      },
+    },
+    async (request) =>
+      view(
+        await quotes.setSettings(await companyId(request.params.company_reference), {
+          validityDays: request.body.validity_days,
+          retentionDays: request.body.retention_days,
+        }),
+      ),
+  );
+}

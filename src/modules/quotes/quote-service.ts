@@ -1,0 +1,265 @@
+import type { Executor } from '../../schema.ts';
+import type { Clock } from '../../platform/clock.ts';
+import { inTransaction } from '../../platform/db/database.ts';
+import { AppError, notFound } from '../../platform/errors.ts';
+import type { Jobs } from '../../platform/jobs/jobs.ts';
+import { londonDate } from '../../platform/london-calendar.ts';
+import { ADDRESS_THROTTLE, throttleOf, type Throttles } from '../auth/index.ts';
+import type { Tenant } from '../companies/index.ts';
+import { quoteReferralDecidedEmail, type NotificationService } from '../notifications/index.ts';
+import {
+  findPolicy,
+  findPolicyReference,
+  type PolicyQuoteHooks,
+  type QuotedPricing,
+} from '../policies/index.ts';
+import { validatePolicyInput } from '../policies/rules/index.ts';
+import type { QuoteInput } from '../rating/rules/index.ts';
+import {
+  decideReferral,
+  findQuote,
+  findQuoteSettings,
+  insertBinding,
+  insertQuote,
+  listPendingReferrals,
+  lockQuotesPastRetention,
+  pseudonymiseQuote,
+  upsertQuoteSettings,
+  type QuoteRecord,
+  type QuoteSettings,
+} from './quote-repository.ts';
+import {
+  bindability,
+  isPseudonymised,
+  notBindableMessage,
+  pricingDifferences,
+  pseudonymisedInput,
+  quotePricing,
+} from './rules/index.ts';
+import { createQuoteTerms, invalid, quoteOn, type QuoteRequest } from './quote-terms.ts';
+
+export const QUOTE_RETENTION_QUEUE = 'quotes.pseudonymise-unbound';
+
+export interface QuoteServiceDeps {
+  readonly db: Executor;
+  readonly clock: Clock;
+  readonly jobs: Jobs;
+  readonly notifications: NotificationService;
+  readonly throttles: Throttles;
+  /** Quotes pseudonymised per transaction by the retention job. */
+  readonly retentionBatchSize?: number;
+}
+
+/** Who asks for a quote: the company's integration (or staff), or the web app with the client id alone. */
+export type QuoteCaller = { readonly kind: 'client' } | { readonly kind: 'public'; readonly address: string };
+
+/** Who decides a referral: a staff member. */
+export interface ReferralDecider {
+  readonly staffId: string;
+  readonly email: string;
+}
+
+// `validatePolicyInput` checks a whole policy object; a quote has no pricing, so it is given one that
+// passes, and any error it could raise about it would not be the quote's.
+const NO_PRICING = { usage_rate: 0, upfront_premium: 0, subscription_premium: 0 };
+
+/** The binding rules as the policies module asks them (see PolicyQuoteHooks). */
+export const bindingHooks: PolicyQuoteHooks = {
+  async priceFor(executor, tenant, input, policyReference, now): Promise<QuotedPricing | undefined> {
+    const reference = input.pricing.quote_reference;
+    if (reference === undefined) return undefined;
+    const quote = await findQuote(executor, tenant, reference);
+    // Not one of the company's quotes: an outside quoting engine's reference, kept as sent.
+    if (quote === undefined) return undefined;
+    const bindable = bindability(quote, now, policyReference);
+    if (!bindable.ok) throw new AppError('QUOTE_NOT_BINDABLE', notBindableMessage(bindable.reason));
+    const pricing = quotePricing(quote.pricing, {
+      quote: quote.reference,
+      version: quote.versionReference,
+      model: quote.rateBookVersionId,
+    });
+    const differences = pricingDifferences(input.pricing, pricing);
+    if (differences.length > 0)
+      throw new AppError(
+        'QUOTE_PRICING_MISMATCH',
+        `The pricing is not the quote’s: ${differences.map((d) => `${d.path} ${d.message}`).join('; ')}`,
+        { errors: differences },
+      );
+    return { quoteId: quote.id, pricing };
+  },
+
+  async bind(trx, quoteId, ids, now): Promise<void> {
+    // NOTE: the binding's primary key is the quote: of two policies racing to bind it, the second
+    // waits for the first to commit and then finds the row taken; nothing is checked first.
+    const bound = await insertBinding(trx, { quoteId, ...ids, at: now });
+    if (!bound) throw new AppError('QUOTE_NOT_BINDABLE', notBindableMessage('BOUND'));
+  },
+};
+
+/** Approves or declines a pending referral with a reason, and emails the applicant, in one transaction. */
+async function decideReferralOf(
+  { db, clock, notifications }: QuoteServiceDeps,
+  tenant: Tenant,
+  reference: string,
+  decider: ReferralDecider,
+  decision: { outcome: 'approve' | 'decline'; reason: string },
+): Promise<QuoteRecord> {
+  const now = clock.now();
+  return inTransaction(db, async (trx) => {
+    const quote = await findQuote(trx, tenant, reference, { lock: true });
+    if (quote === undefined) throw notFound('quote');
+    if (quote.referralStatus !== 'pending')
+      throw new AppError(
+        'CONFLICT',
+        quote.referralStatus === null
+          ? 'The quote was not referred: only a referred quote is approved or declined'
+          : `The referral was ${quote.referralStatus} already`,
+      );
+    const status = decision.outcome === 'approve' ? 'approved' : 'declined';
+    await decideReferral(trx, quote.id, {
+      status,
+      reason: decision.reason,
+      decidedBy: `staff:${decider.email}`,
+      staffId: decider.staffId,
+      at: now,
+    });
+    if (!isPseudonymised(quote.input)) {
+      const scope = { companyId: tenant.companyId, environment: tenant.environment };
+      await notifications.queueEmail(
+        trx,
+        scope,
+        `quote-referral-${status}`,
+        quote.input.proposer.email,
+        quoteReferralDecidedEmail({
+          firstNames: quote.input.proposer.first_names,
+          quoteReference: quote.reference,
+          outcome: status,
+          reason: decision.reason,
+          // The last whole day before it expires (expires_at is exclusive).
+          bindableUntil: londonDate(new Date(quote.expiresAt.getTime() - 1)),
+        }),
+      );
+    }
+    const decided = await findQuote(trx, tenant, reference);
+    if (decided === undefined) throw notFound('quote');
+    return decided;
+  });
+}
+
+type DecideArgs = Parameters<typeof decideReferralOf> extends [unknown, ...infer Rest] ? Rest : never;
+
+/**
+ * Pseudonymises quotes never bound whose company's retention has passed (and that have expired), in
+ * batches of `retentionBatchSize`, each its own transaction. Idempotent. Returns how many.
+ */
+async function pseudonymiseUnbound(db: Executor, batchSize: number, now: Date): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const done = await inTransaction(db, async (trx) => {
+      const rows = await lockQuotesPastRetention(trx, now, batchSize);
+      for (const row of rows) await pseudonymiseQuote(trx, row.id, pseudonymisedInput(row.input), now);
+      return rows.length;
+    });
+    total += done;
+    if (done < batchSize) return total;
+  }
+}
+
+/** Quotes: rated from the rate book in force, decided by its underwriting rules, bound once (issue 36). */
+export function createQuoteService(deps: QuoteServiceDeps) {
+  const { db, clock, jobs, throttles } = deps;
+  const batchSize = deps.retentionBatchSize ?? 500;
+  jobs.define({
+    name: QUOTE_RETENTION_QUEUE,
+    options: { retryLimit: 3, retryDelay: 300, expireInSeconds: 3600 },
+  });
+
+  const terms = createQuoteTerms(db);
+
+  /** Counts a public (client id alone) quote against its address, as failed logins are counted. */
+  async function throttlePublic(tenant: Tenant, caller: QuoteCaller): Promise<void> {
+    if (caller.kind !== 'public') return;
+    const perAddress = throttleOf(ADDRESS_THROTTLE, 'quote', tenant.companyId, caller.address);
+    await throttles.ensureNotThrottled(perAddress);
+    await throttles.countAgainst(perAddress);
+  }
+
+  async function create(tenant: Tenant, input: QuoteInput, caller: QuoteCaller): Promise<QuoteRecord> {
+    await throttlePublic(tenant, caller);
+    const policyErrors = validatePolicyInput({ ...input, pricing: NO_PRICING }).filter(
+      (e) => !e.path.startsWith('/body/pricing'),
+    );
+    if (policyErrors.length > 0) throw invalid('The quote is invalid', policyErrors);
+    const request: QuoteRequest = {
+      input,
+      now: clock.now(),
+      startAt: new Date(input.policy.start_date * 1000),
+      policyReference: input.policy.policy_reference ?? null,
+    };
+    const { policyReference, startAt } = request;
+    // NOTE: the client id is public; answering whether a policy exists would let anyone list them.
+    if (policyReference !== null && caller.kind === 'public')
+      throw invalid('An adjustment is quoted with client credentials', [
+        { path: '/body/policy/policy_reference', message: 'needs the client secret (or a staff session)' },
+      ]);
+    if (policyReference !== null && (await findPolicy(db, tenant, policyReference)) === undefined)
+      throw notFound('policy');
+    // NOTE: a quote on remembered terms is stored only if they still hold (one statement in all);
+    // when they do not, or the quote cannot be rated on them, the terms are read and it is done again,
+    // so every answer is the one the terms in force give.
+    const remembered = terms.remembered(tenant, input, startAt);
+    if (remembered !== undefined) {
+      const quote = quoteOn(remembered, request);
+      if (!Array.isArray(quote)) {
+        const stored = await insertQuote(db, tenant, quote, terms.stillHold(tenant, remembered, startAt));
+        if (stored !== undefined) return stored;
+      }
+    }
+    const quote = quoteOn(await terms.read(tenant, input, startAt), request);
+    if (Array.isArray(quote)) throw invalid('The quote cannot be rated', quote);
+    return insertQuote(db, tenant, quote);
+  }
+
+  async function get(tenant: Tenant, reference: string): Promise<QuoteRecord> {
+    const quote = await findQuote(db, tenant, reference);
+    if (quote === undefined) throw notFound('quote');
+    return quote;
+  }
+
+  /** The quote as staff read it: with the reference of the policy it is bound to (null while unbound). */
+  async function getForStaff(
+    tenant: Tenant,
+    reference: string,
+  ): Promise<{ quote: QuoteRecord; boundPolicyReference: string | null }> {
+    const quote = await get(tenant, reference);
+    const boundPolicyReference =
+      quote.boundPolicyId === null ? undefined : await findPolicyReference(db, quote.boundPolicyId);
+    return { quote, boundPolicyReference: boundPolicyReference ?? null };
+  }
+
+  return {
+    create,
+    get,
+    getForStaff,
+    bindingHooks,
+    decideReferral: (...args: DecideArgs) => decideReferralOf(deps, ...args),
+    /** The tenant's referrals waiting for a decision, oldest first (at most `limit`). */
+    referrals: (tenant: Tenant, limit: number) => listPendingReferrals(db, tenant, limit),
+    settings: (companyId: string): Promise<QuoteSettings> => findQuoteSettings(db, companyId),
+    async setSettings(companyId: string, settings: QuoteSettings): Promise<QuoteSettings> {
+      await upsertQuoteSettings(db, companyId, settings, clock.now());
+      return findQuoteSettings(db, companyId);
+    },
+    /** See `pseudonymiseUnbound`: the run the nightly job makes. */
+    pseudonymiseUnbound: (now: Date) => pseudonymiseUnbound(db, batchSize, now),
+
+    async registerWorkers(): Promise<void> {
+      await jobs.work(QUOTE_RETENTION_QUEUE, async () => {
+        await pseudonymiseUnbound(db, batchSize, clock.now());
+      });
+      await jobs.schedule(QUOTE_RETENTION_QUEUE, '20 3 * * *', {}, 'Europe/London');
+    },
+  };
+}
+
+export type QuoteService = ReturnType<typeof createQuoteService>;

@@ -1,0 +1,50 @@
+import { customerBreakdown } from '../rating/rules/index.ts';
+import type { QuoteRecord } from './quote-repository.ts';
+import type { QuoteView } from './quote-schemas.ts';
+import { quotePricing } from './rules/index.ts';
+
+/** Who reads a quote: staff and the company's integration see all; the applicant what the insurer shows. */
+export type QuoteAudience = 'full' | 'customer';
+
+/** The quote's state at `now`, as one word. */
+export function quoteStatus(quote: QuoteRecord, now: Date): QuoteView['status'] {
+  if (quote.boundAt !== null) return 'bound';
+  if (quote.decision === 'decline' || quote.referralStatus === 'declined') return 'declined';
+  if (quote.referralStatus === 'pending') return 'referred';
+  if (now.getTime() >= quote.expiresAt.getTime() || quote.pseudonymisedAt !== null) return 'expired';
+  return 'bindable';
+}
+
+/** A stored quote as the API shows it to `audience` at `now`. */
+export function quoteView(quote: QuoteRecord, now: Date, audience: QuoteAudience): QuoteView {
+  return {
+    quote_reference: quote.reference,
+    quote_version_reference: quote.versionReference,
+    quote_model_reference: quote.rateBookVersionId,
+    rate_book_reference: quote.rateBookReference,
+    rate_book_version: quote.rateBookVersion,
+    policy_reference: quote.policyReference,
+    status: quoteStatus(quote, now),
+    pricing: quotePricing(quote.pricing, {
+      quote: quote.reference,
+      version: quote.versionReference,
+      model: quote.rateBookVersionId,
+    }),
+    breakdown: audience === 'full' ? quote.breakdown : customerBreakdown(quote.breakdown),
+    decision: { outcome: quote.decision, reasons: [...quote.reasons] },
+    referral:
+      quote.referralStatus === null
+        ? null
+        : {
+            status: quote.referralStatus,
+            reason: quote.referralReason,
+            decided_by: quote.referralDecidedBy,
+            decided_at: quote.referralDecidedAt?.toISOString() ?? null,
+          },
+    expires_at: quote.expiresAt.toISOString(),
+    created_at: quote.createdAt.toISOString(),
+    bound_at: quote.boundAt?.toISOString() ?? null,
+    pseudonymised: quote.pseudonymisedAt !== null,
+    ...(audience === 'full' ? { input: quote.input } : {}),
+  };
+}

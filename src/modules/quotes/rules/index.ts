@@ -1,0 +1,16 @@
+/** The quotes module's pure rules: binding, pricing comparison, pseudonymisation. */
+export {
+  bindability,
+  expiryOf,
+  isPseudonymised,
+  notBindableMessage,
+  pricingDifferences,
+  pseudonymisedInput,
+  quotePricing,
+  type BindableQuote,
+  type NotBindable,
+  type PseudonymisedQuoteInput,
+  type QuoteDecision,
+  type ReferralStatus,
+  type StoredQuoteInput,
+} from './quote-rules.ts';

@@ -1,0 +1,219 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { fixedClock } from '../../../src/platform/clock.ts';
+import { createCompany, createTestApp, type TestApp } from '../../support/app.ts';
+import { startSmtpServer } from '../../support/smtp.ts';
+import { signInStaff } from '../staff/staff-support.ts';
+import { postQuote, quoteInput, rateBookFor, type Problem, type Quote } from './quote-support.ts';
+
+type Company = Awaited<ReturnType<typeof createCompany>>;
+
+interface Bound {
+  status: 'bound';
+  policy_reference: string;
+  user_reference: string;
+  amount_paid: number;
+  sign_in: { type: string; username: string; session?: string };
+}
+interface Action {
+  status: 'requires_action';
+  payment_intent: string;
+  client_secret: string;
+  payment_method: string;
+  amount: number;
+}
+
+const clock = fixedClock('2025-05-20T12:00:00Z');
+let smtp: Awaited<ReturnType<typeof startSmtpServer>>;
+let t: TestApp;
+let acme: Company;
+let other: Company;
+
+before(async () => {
+  smtp = await startSmtpServer();
+  t = await createTestApp({ listen: true, env: { SMTP_URL: smtp.url }, overrides: { clock } });
+  acme = await createCompany(t.app, 'Acme');
+  other = await createCompany(t.app, 'Other');
+  const ada = await signInStaff(t, 'ada@insurer.example', 'admin');
+  const bob = await signInStaff(t, 'bob@insurer.example', 'admin');
+  await rateBookFor(t, acme, ada, bob);
+});
+after(async () => {
+  await t.close();
+  await smtp.close();
+});
+
+const publicHeaders = (company: Company) => ({ client_id: company.client_id, environment: 'sandbox' });
+const codeOf = (body: string): string => (JSON.parse(body) as Problem).code;
+
+/** A public quote on the single plan (a payment at binding), as the web app asks for it. */
+async function singleQuote(change: Parameters<typeof quoteInput>[0] = () => {}) {
+  const input = quoteInput((q) => {
+    (q as { installment_plan: string }).installment_plan = 'single';
+    change(q);
+  });
+  const quote = (await postQuote(t, publicHeaders(acme), input)).json<Quote>();
+  return { input, quote };
+}
+
+const purchase = (reference: string, paymentMethodId: string, company: Company = acme, extra: object = {}) =>
+  t.app.inject({
+    method: 'POST',
+    url: `/quotes/${reference}/purchase`,
+    headers: publicHeaders(company),
+    payload: { payment_method_id: paymentMethodId, ...extra },
+  });
+
+const policyOf = (reference: string) =>
+  t.app.inject({ method: 'GET', url: `/policys/${reference}`, headers: acme.sandbox });
+
+const paymentsOf = async (reference: string) =>
+  (await policyOf(reference)).json<{
+    payments: Array<{ status: string; amount: number; provider_payment_reference?: string }>;
+  }>().payments;
+
+test('a bought quote is paid, then bound as POST /policys binds it; the welcome email and a first login follow', async () => {
+  const { input, quote } = await singleQuote();
+  const answer = await purchase(quote.quote_reference, 'pm_card_visa', acme, { installment_plan: 'single' });
+  assert.equal(answer.statusCode, 201, answer.body);
+  const bound = answer.json<Bound>();
+  assert.equal(bound.amount_paid, quote.pricing.upfront_premium);
+  assert.ok(quote.pricing.upfront_premium > 0);
+  const policy = (await policyOf(bound.policy_reference)).json<{
+    pricing: { quote_reference: string; upfront_premium: number };
+    user_reference: string;
+  }>();
+  assert.equal(policy.pricing.quote_reference, quote.quote_reference);
+  assert.equal(policy.user_reference, bound.user_reference);
+  const payments = await paymentsOf(bound.policy_reference);
+  assert.deepEqual(
+    payments.map((p) => [p.status, p.amount]),
+    [['succeeded', quote.pricing.upfront_premium]],
+  );
+  const read = (
+    await t.app.inject({ method: 'GET', url: `/quotes/${quote.quote_reference}`, headers: acme.sandbox })
+  ).json<Quote>();
+  assert.equal(read.status, 'bound');
+  const [queued] = await t.container.services.notifications.emailsTo(input.proposer.email);
+  assert.equal(queued?.template, 'welcome');
+  await t.container.services.notifications.deliver([queued.id], 0);
+  const [welcome] = await smtp.waitFor(input.proposer.email);
+  assert.match(welcome?.text ?? '', new RegExp(bound.policy_reference));
+  // The sign-in is the first-login step of the new account: a password chosen with it signs in.
+  assert.equal(bound.sign_in.type, 'NEW_PASSWORD_REQUIRED');
+  const chosen = await t.app.inject({
+    method: 'POST',
+    url: '/auth/token',
+    headers: publicHeaders(acme),
+    payload: {
+      type: 'NEW_PASSWORD_REQUIRED',
+      username: bound.sign_in.username,
+      session: bound.sign_in.session,
+      new_password: 'Violet-Harbour-Lamp-42',
+    },
+  });
+  assert.equal(chosen.statusCode, 200, chosen.body);
+  const signedIn = await t.app.inject({
+    method: 'POST',
+    url: '/auth/token',
+    headers: publicHeaders(acme),
+    payload: {
+      type: 'USER_PASSWORD_AUTH',
+      username: bound.sign_in.username,
+      password: 'Violet-Harbour-Lamp-42',
+    },
+  });
+  assert.equal(signedIn.json<{ type: string }>().type, 'DONE');
+});
+
+test('twice: the second purchase answers 409 and charges nothing more', async () => {
+  const { quote } = await singleQuote();
+  const first = await purchase(quote.quote_reference, 'pm_card_visa');
+  assert.equal(first.statusCode, 201, first.body);
+  const second = await purchase(quote.quote_reference, 'pm_card_mastercard');
+  assert.equal(second.statusCode, 409, second.body);
+  assert.equal(codeOf(second.body), 'QUOTE_NOT_BINDABLE');
+  assert.equal((await paymentsOf(first.json<Bound>().policy_reference)).length, 1);
+});
+
+test('a declined card answers 402 and makes no policy; another card then buys the same quote with the one intent', async () => {
+  const { quote } = await singleQuote();
+  const declined = await purchase(quote.quote_reference, 'pm_card_chargeDeclined');
+  assert.equal(declined.statusCode, 402, declined.body);
+  assert.equal(codeOf(declined.body), 'PAYMENT_DECLINED');
+  const read = (
+    await t.app.inject({ method: 'GET', url: `/quotes/${quote.quote_reference}`, headers: acme.sandbox })
+  ).json<Quote>();
+  assert.equal(read.status, 'bindable');
+  const paid = await purchase(quote.quote_reference, 'pm_card_visa');
+  assert.equal(paid.statusCode, 201, paid.body);
+  const payments = await paymentsOf(paid.json<Bound>().policy_reference);
+  assert.deepEqual(
+    payments.map((p) => p.status),
+    ['succeeded'],
+  );
+});
+
+test('3-D Secure: 202 with the client secret; once the customer authenticates, the same request binds', async () => {
+  const { quote } = await singleQuote();
+  const asked = await purchase(quote.quote_reference, 'pm_card_authenticationRequired');
+  assert.equal(asked.statusCode, 202, asked.body);
+  const action = asked.json<Action>();
+  assert.equal(action.amount, quote.pricing.upfront_premium);
+  // Sent again before authenticating, it still waits: the server never authenticates for the customer.
+  const again = await purchase(quote.quote_reference, 'pm_card_authenticationRequired');
+  assert.equal(again.statusCode, 202, again.body);
+  // The browser completes 3-D Secure with the client secret and no key, as Stripe.js does.
+  const confirmed = await t.app.inject({
+    method: 'POST',
+    url: `/sandbox/stripe/v1/payment_intents/${action.payment_intent}/confirm`,
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    payload: `client_secret=${encodeURIComponent(action.client_secret)}&payment_method=${action.payment_method}`,
+  });
+  assert.equal(confirmed.statusCode, 200, confirmed.body);
+  const bound = await purchase(quote.quote_reference, 'pm_card_authenticationRequired');
+  assert.equal(bound.statusCode, 201, bound.body);
+});
+
+test('a quote that is not bindable answers 409 before any payment; a monthly plan 422', async () => {
+  const { quote: declined } = await singleQuote((q) => {
+    (q.vehicle as { group_rating_50: number }).group_rating_50 = 46;
+  });
+  const refused = await purchase(declined.quote_reference, 'pm_card_visa');
+  assert.equal(refused.statusCode, 409, refused.body);
+  assert.equal(codeOf(refused.body), 'QUOTE_NOT_BINDABLE');
+  const { quote: referred } = await singleQuote((q) => {
+    (q.vehicle as { is_import: boolean }).is_import = true;
+  });
+  assert.equal((await purchase(referred.quote_reference, 'pm_card_visa')).statusCode, 409);
+  const monthly = (await postQuote(t, publicHeaders(acme), quoteInput())).json<Quote>();
+  const noUpfront = await purchase(monthly.quote_reference, 'pm_card_visa');
+  assert.equal(noUpfront.statusCode, 422, noUpfront.body);
+  const { quote } = await singleQuote();
+  const otherPlan = await purchase(quote.quote_reference, 'pm_card_visa', acme, {
+    installment_plan: 'monthly',
+  });
+  assert.equal(otherPlan.statusCode, 422, otherPlan.body);
+  assert.match(otherPlan.body, /installment_plan/);
+});
+
+test('validation and tenancy: a bad card id 422; another company’s quote 404', async () => {
+  const { quote } = await singleQuote();
+  const bad = await purchase(quote.quote_reference, '4242424242424242');
+  assert.equal(bad.statusCode, 422, bad.body);
+  const elsewhere = await purchase(quote.quote_reference, 'pm_card_visa', other);
+  assert.equal(elsewhere.statusCode, 404, elsewhere.body);
+  const unknown = await purchase('00000000-0000-4000-8000-000000000000', 'pm_card_visa');
+  assert.equal(unknown.statusCode, 404, unknown.body);
+});
+
+test('purchases are throttled per address as POST /quotes is: 20, then 429 with Retry-After', async () => {
+  const lone = await createCompany(t.app, 'Lone');
+  for (let i = 0; i < 20; i++) {
+    const answer = await purchase('00000000-0000-4000-8000-000000000000', 'pm_card_visa', lone);
+    assert.equal(answer.statusCode, 404, answer.body);
+  }
+  const throttled = await purchase('00000000-0000-4000-8000-000000000000', 'pm_card_visa', lone);
+  assert.equal(throttled.statusCode, 429, throttled.body);
+  assert.ok(Number(throttled.headers['retry-after']) >= 1);
+});

@@ -1,0 +1,52 @@
+import type { AppConfig } from './config.ts';
+import { sessionKey } from './demo.ts';
+
+/*
+ * The policy request, sent by the entry script as soon as it runs, before React and the pages have
+ * loaded, so that the policy is on its way while they load and render (every signed-in page shows it).
+ * The session's first request for it (session.ts) takes this answer instead of asking again; anything
+ * the answer needs (a 401 refreshes the token and asks again) the session does as for its own requests.
+ */
+
+const PATH = '/policys/details';
+/** As the SDK's session: a token this close to expiry is renewed before use, so it is not sent early. */
+const REFRESH_MARGIN_SECONDS = 30;
+
+let early: { readonly authorization: string; readonly response: Promise<Response> } | undefined;
+
+/** Sends the policy request where the page is a signed-in one and the kept token is still good. */
+export function startPolicyRequest(config: AppConfig, onSignInPage: boolean): void {
+  if (onSignInPage) return;
+  let tokens: { accessToken?: unknown; expiresAt?: unknown } | null;
+  try {
+    tokens = JSON.parse(localStorage.getItem(sessionKey(config)) ?? 'null') as typeof tokens;
+  } catch {
+    return;
+  }
+  if (typeof tokens?.accessToken !== 'string' || typeof tokens.expiresAt !== 'number') return;
+  if (tokens.expiresAt - REFRESH_MARGIN_SECONDS <= Date.now() / 1000) return;
+  // The headers the SDK's client sends (sdk/src/client.ts).
+  const headers: Record<string, string> = {
+    authorization: `Bearer ${tokens.accessToken}`,
+    environment: config.environment,
+  };
+  if (config.client_id !== null && config.client_id !== '') headers['client_id'] = config.client_id;
+  early = {
+    authorization: headers['authorization'] ?? '',
+    response: fetch(`${window.location.origin}${PATH}`, { headers }),
+  };
+}
+
+/**
+ * The early answer, for the request it stands for (the same path and token), once; undefined for any
+ * other request, which goes out as usual.
+ */
+export function takeEarlyResponse(request: Request): Promise<Response> | undefined {
+  if (early === undefined || request.method !== 'GET') return undefined;
+  const url = new URL(request.url);
+  if (url.pathname !== PATH || url.search !== '') return undefined;
+  if (request.headers.get('authorization') !== early.authorization) return undefined;
+  const { response } = early;
+  early = undefined;
+  return response;
+}
