@@ -7,7 +7,7 @@ import { connectAsync, type MqttClient } from 'mqtt';
 import pg from 'pg';
 import { EVENT_CONNECTIONS } from '../../src/modules/telematics/telematics-mqtt.ts';
 import { createCompany, createTestApp, type TestApp } from '../support/app.ts';
-import { onPostgres } from '../support/database.ts';
+import { lockWaitersOn, onPostgres } from '../support/database.ts';
 import { make } from '../support/factories.ts';
 import { startService, type Service } from './service-processes.ts';
 
@@ -86,7 +86,7 @@ async function blockCrashInserts() {
 
 async function waitingInserts(admin: pg.Client): Promise<number> {
   const r = await admin.query<{ count: number }>(
-    `select count(*)::int as count from pg_locks where relation = 'crash_events'::regclass and not granted`,
+    `select count(*)::int as count ${lockWaitersOn('crash_events')}`,
   );
   return r.rows[0]?.count ?? 0;
 }
@@ -150,9 +150,7 @@ test(
       );
       first.child.kill('SIGKILL');
       // Its statements die with it, as they would with the whole machine: nothing is committed.
-      await admin.query(
-        `select pg_terminate_backend(pid) from pg_locks where relation = 'crash_events'::regclass and not granted`,
-      );
+      await admin.query(`select pg_terminate_backend(pid) ${lockWaitersOn('crash_events')}`);
       await lock.release();
       assert.deepEqual(await tally(), { crashes: 0, claims: 0, devices: 0, twice: 0 });
       // Published while no worker runs (kept by the broker for the client id), each twice within 2 minutes.

@@ -155,3 +155,13 @@ async function newDatabase<DB>(
     },
   };
 }
+
+/**
+ * The `from … where` of the backends of the current database waiting for a lock on `table`. pg_locks
+ * is the whole cluster's, and every test database copied from one template gives its tables the same
+ * OIDs, so without the database a test would count, or terminate, another test file's backends.
+ */
+export function lockWaitersOn(table: string): string {
+  return `from pg_locks where relation = '${table}'::regclass and not granted
+    and database = (select oid from pg_database where datname = current_database())`;
+}

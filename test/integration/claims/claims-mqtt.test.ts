@@ -10,7 +10,7 @@ import { EVENT_CONNECTIONS } from '../../../src/modules/telematics/telematics-mq
 import { fixedClock } from '../../../src/platform/clock.ts';
 import { createLogger } from '../../../src/platform/logging.ts';
 import { createCompany, createTestApp, type TestApp } from '../../support/app.ts';
-import { onPostgres } from '../../support/database.ts';
+import { lockWaitersOn, onPostgres } from '../../support/database.ts';
 import { make } from '../../support/factories.ts';
 import { crashBody } from './claims-support.ts';
 
@@ -203,7 +203,7 @@ describe('crash events over MQTT', { skip: noBroker }, () => {
         await publisher.publishAsync(positionsTopic, JSON.stringify({ positions }), { qos: 1 });
         await until('the positions insert to wait', async () => {
           const waiting = await locker.query<{ count: number }>(
-            `select count(*)::int as count from pg_locks where relation = 'positions'::regclass and not granted`,
+            `select count(*)::int as count ${lockWaitersOn('positions')}`,
           );
           return (waiting.rows[0]?.count ?? 0) > 0 ? true : undefined;
         });

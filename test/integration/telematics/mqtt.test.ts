@@ -16,7 +16,7 @@ import { EVENT_CONNECTIONS } from '../../../src/modules/telematics/telematics-mq
 import { createLogger } from '../../../src/platform/logging.ts';
 import type { Database } from '../../../src/schema.ts';
 import { createCompany, createTestApp, TEST_ADMIN_KEY, type TestApp } from '../../support/app.ts';
-import { createTestDatabase, onPostgres } from '../../support/database.ts';
+import { createTestDatabase, lockWaitersOn, onPostgres } from '../../support/database.ts';
 import { make } from '../../support/factories.ts';
 import { caller } from './telematics-support.ts';
 
@@ -446,11 +446,8 @@ describe(
       };
     };
     const waitingInserts = async (): Promise<number> =>
-      (
-        await admin.query<{ count: number }>(
-          `select count(*)::int as count from pg_locks where relation = 'positions'::regclass and not granted`,
-        )
-      ).rows[0]?.count ?? 0;
+      (await admin.query<{ count: number }>(`select count(*)::int as count ${lockWaitersOn('positions')}`))
+        .rows[0]?.count ?? 0;
     /**
      * A worker alone in a share group of its client id's own. NOTE: Mosquitto (2.0.11) goes on giving a
      * group member whose process has stopped its share of the messages, kept in its session until it
@@ -499,9 +496,7 @@ describe(
         );
         await stopWorker(first, 'SIGKILL');
         // Its statement dies with it, as it would with the whole machine, so nothing is committed.
-        await admin.query(
-          `select pg_terminate_backend(pid) from pg_locks where relation = 'positions'::regclass and not granted`,
-        );
+        await admin.query(`select pg_terminate_backend(pid) ${lockWaitersOn('positions')}`);
         await lock.release();
         assert.equal(await stored('kill-1'), 0);
         // Published while no worker runs: kept by the broker for the client id.

@@ -17,7 +17,7 @@ import {
 } from '../../../src/modules/telematics/trip-cutting-repository.ts';
 import { createTripCutting, TRIP_LEASE_MS } from '../../../src/modules/telematics/trip-cutting.ts';
 import { createCompany, createTestApp, TEST_ADMIN_KEY, type TestApp } from '../../support/app.ts';
-import { onPostgres } from '../../support/database.ts';
+import { lockWaitersOn, onPostgres } from '../../support/database.ts';
 import { make } from '../../support/factories.ts';
 import { caller, type BatchResult } from './telematics-support.ts';
 
@@ -194,11 +194,8 @@ describe(
       };
     };
     const waitingOnJourneys = async (): Promise<number> =>
-      (
-        await admin.query<{ count: number }>(
-          `select count(*)::int as count from pg_locks where relation = 'journeys'::regclass and not granted`,
-        )
-      ).rows[0]?.count ?? 0;
+      (await admin.query<{ count: number }>(`select count(*)::int as count ${lockWaitersOn('journeys')}`))
+        .rows[0]?.count ?? 0;
     async function until(what: string, probe: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
       const deadline = Date.now() + timeoutMs;
       while (!(await probe())) {
@@ -281,9 +278,7 @@ describe(
           await exited;
           const killedAtMs = Date.now();
           // Its statements die with it, as they would with the machine.
-          await admin.query(
-            `select pg_terminate_backend(pid) from pg_locks where relation = 'journeys'::regclass and not granted`,
-          );
+          await admin.query(`select pg_terminate_backend(pid) ${lockWaitersOn('journeys')}`);
           await lock.release();
 
           const cut = (afterMs: number) =>
