@@ -16,7 +16,9 @@
  *
  * BENCH_TRACES=on runs the service with tracing on, exporting to an OTLP/HTTP receiver in this process
  * that counts and drops the spans (a collector's cost is not the service's). Each run also reports the
- * service's CPU time per request (from /proc), steadier than throughput on a loaded machine.
+ * service's CPU time per request (from /proc), steadier than throughput on a loaded machine, with the
+ * bare route's and, when PostgreSQL runs on this machine, its backends' for each: where a request's CPU
+ * goes on a machine whose cores the servers, the database and the load generator share.
  */
 import { spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -140,6 +142,35 @@ function cpuSeconds(pid: number | undefined): number {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
+/**
+ * CPU seconds each of the database's backends serving `client`'s database has used, by process id, or
+ * undefined when the server is not on this machine (its processes not in /proc). Each phase loads one
+ * server, so the backends that work during it are that server's pool's.
+ */
+async function backendCpuSeconds(client: pg.Client): Promise<Map<number, number> | undefined> {
+  const { rows } = await client.query<{ pid: number }>(
+    'select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
+  );
+  const seconds = new Map<number, number>();
+  for (const { pid } of rows) {
+    try {
+      if (fs.readFileSync(`/proc/${String(pid)}/cmdline`, 'utf8').startsWith('postgres'))
+        seconds.set(pid, cpuSeconds(pid));
+    } catch {
+      // not a process of this machine, or gone meanwhile
+    }
+  }
+  return seconds.size === 0 ? undefined : seconds;
+}
+
+/** The CPU seconds the backends alive at `after` used since `before` (all of it for one started since). */
+function backendCpuSpent(before: Map<number, number> | undefined, after: Map<number, number> | undefined) {
+  if (before === undefined || after === undefined) return NaN;
+  let spent = 0;
+  for (const [pid, seconds] of after) spent += seconds - (before.get(pid) ?? 0);
+  return spent;
+}
+
 /** An OTLP/HTTP endpoint that counts the spans it is sent (as JSON) and drops them. */
 async function startSpanSink() {
   let spans = 0;
@@ -245,7 +276,6 @@ await withScratchDatabase(BENCH_POSTGRES_URL, async (DATABASE_URL) => {
   const bench = new pg.Client({ connectionString: DATABASE_URL });
   await bench.connect();
   await bench.query('create table bare_journeys (like journeys including all)');
-  await bench.end();
   if (startCommand().entry.startsWith('dist/')) buildDist(); // as `npm start`'s prestart does
   const sink = process.env['BENCH_TRACES'] === 'on' ? await startSpanSink() : undefined;
   const ours = await startService({
@@ -257,6 +287,7 @@ await withScratchDatabase(BENCH_POSTGRES_URL, async (DATABASE_URL) => {
   const oursPhases: LoadResult[] = [];
   const barePhases: LoadResult[] = [];
   const cpuMicrosecondsPerRequest: number[] = [];
+  const perRequest = { oursDatabase: [] as number[], bare: [] as number[], bareDatabase: [] as number[] };
   let oursRss: number | undefined;
   let idleRss: number | undefined;
   let memory = '';
@@ -270,13 +301,25 @@ await withScratchDatabase(BENCH_POSTGRES_URL, async (DATABASE_URL) => {
     await run(ours.url, headers, nextOurs, 5);
     await run(bare.url, {}, nextBare, 5);
     for (const turn of ['bare', 'ours', 'ours', 'bare', 'bare', 'ours'] as const) {
+      const server = turn === 'ours' ? ours : bare;
+      const cpuBefore = cpuSeconds(server.child.pid);
+      const databaseBefore = await backendCpuSeconds(bench);
+      const phase =
+        turn === 'ours'
+          ? await run(ours.url, headers, nextOurs, seconds)
+          : await run(bare.url, {}, nextBare, seconds);
+      const requests = phase.requestsPerSecond * seconds;
+      const cpu = ((cpuSeconds(server.child.pid) - cpuBefore) * 1e6) / requests;
+      const database = (backendCpuSpent(databaseBefore, await backendCpuSeconds(bench)) * 1e6) / requests;
       if (turn === 'ours') {
-        const cpuBefore = cpuSeconds(ours.child.pid);
-        const phase = await run(ours.url, headers, nextOurs, seconds);
-        const cpu = cpuSeconds(ours.child.pid) - cpuBefore;
-        cpuMicrosecondsPerRequest.push((cpu * 1e6) / (phase.requestsPerSecond * seconds));
+        cpuMicrosecondsPerRequest.push(cpu);
+        perRequest.oursDatabase.push(database);
         oursPhases.push(phase);
-      } else barePhases.push(await run(bare.url, {}, nextBare, seconds));
+      } else {
+        perRequest.bare.push(cpu);
+        perRequest.bareDatabase.push(database);
+        barePhases.push(phase);
+      }
     }
     oursRss = rssMegabytes(ours.child.pid);
     memory = memoryBreakdown(await (await fetch(`${ours.url}/metrics`)).text());
@@ -284,6 +327,7 @@ await withScratchDatabase(BENCH_POSTGRES_URL, async (DATABASE_URL) => {
     await ours.stop();
     await bare.stop();
     await sink?.close();
+    await bench.end();
   }
   const result = combined(oursPhases);
   const baseline = combined(barePhases);
@@ -297,6 +341,10 @@ await withScratchDatabase(BENCH_POSTGRES_URL, async (DATABASE_URL) => {
   );
   process.stdout.write(
     `milepost CPU per request: ${cpuMicrosecondsPerRequest.map((us) => `${us.toFixed(0)} µs`).join(', ')}; tracing ${sink === undefined ? 'off' : `on, ${String(sink.spans())} spans exported`}\n`,
+  );
+  const micros = (values: readonly number[]) => values.map((us) => `${us.toFixed(0)} µs`).join(', ');
+  process.stdout.write(
+    `database backends' CPU per request: milepost ${micros(perRequest.oursDatabase)}; baseline ${micros(perRequest.bareDatabase)}; baseline server's CPU per request ${micros(perRequest.bare)}\n`,
   );
   const absolute = result.requestsPerSecond >= 3000 && result.p99Ms <= 40;
   process.stdout.write(
