@@ -15,7 +15,12 @@ import { findProducts, productVersionAt } from '../products/index.ts';
 import type { Statement } from '../statements/index.ts';
 import type { DocumentInput } from './document-content.ts';
 import { findBranding } from './template-service.ts';
-import type { DocumentSubject, RenderedDocument, RenderSubject } from './document-context.ts';
+import {
+  DocumentWithdrawn,
+  type DocumentSubject,
+  type RenderedDocument,
+  type RenderSubject,
+} from './document-context.ts';
 import {
   cancellationNoticeContent,
   refundCreditNoteContent,
@@ -124,7 +129,8 @@ async function renewalInput(facts: Facts): Promise<DocumentInput> {
     };
   }
   const terms = (await findPolicy(facts.db, facts.tenant, reference))?.renewalTerms ?? null;
-  if (terms === null) throw new AppError('NOT_FOUND', `policy ${reference} has no renewal terms stored`);
+  if (terms === null)
+    throw new DocumentWithdrawn(`policy ${reference} has no renewal terms stored: the renewal was withdrawn`);
   return {
     kind: 'renewal_notice',
     content: renewalNoticeContent(reference, facts.version.snapshot, terms, {

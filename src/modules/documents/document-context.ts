@@ -26,6 +26,13 @@ export interface RenderedDocument {
   readonly templateVersion: string;
 }
 
+/**
+ * Thrown by a renderer when what a document was owed for no longer stands: a renewal notice of terms
+ * stored for automatic renewal whose terms are gone (the policy cancelled, or automatic renewal turned
+ * off, before the notice was made). The document is owed no more; retrying could never make it.
+ */
+export class DocumentWithdrawn extends Error {}
+
 /** Renders a document of a subject from what the database holds now (the content's owners, the template). */
 export type RenderSubject = (db: Executor, subject: DocumentSubject) => Promise<RenderedDocument>;
 

@@ -11,7 +11,7 @@ import {
   listVersions,
   type PolicyRecord,
 } from '../policies/index.ts';
-import { sha256Hex, type DocumentServiceDeps } from './document-context.ts';
+import { DocumentWithdrawn, sha256Hex, type DocumentServiceDeps } from './document-context.ts';
 import type { DocumentView } from './document-schemas.ts';
 import {
   findDocument,
@@ -160,7 +160,11 @@ export function createDocumentService(deps: DocumentServiceDeps) {
       const original = await findDocument(db, tenant, documentId);
       if (original?.policyId !== policy.id) throw notFound('Document');
       const issuedAt = clock.now();
-      const rendered = await deps.render(db, { ...original, issuedAt });
+      const rendered = await deps.render(db, { ...original, issuedAt }).catch((error: unknown) => {
+        if (error instanceof DocumentWithdrawn)
+          throw new AppError('CONFLICT', `The document cannot be issued again: ${error.message}`);
+        throw error;
+      });
       const stored = await inTransaction(db, (trx) =>
         insertDocument(trx, {
           ...original,

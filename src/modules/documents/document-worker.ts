@@ -5,7 +5,12 @@ import { startPolling, type Poller } from '../../platform/jobs/polling.ts';
 import { asTenant, type DataEnvironment } from '../companies/index.ts';
 import { findPolicy, listVersions } from '../policies/index.ts';
 import { certificateChanged, documentsOwed, type QueuedEvent } from './rules/index.ts';
-import { sha256Hex, type DocumentServiceDeps } from './document-context.ts';
+import {
+  DocumentWithdrawn,
+  sha256Hex,
+  type DocumentServiceDeps,
+  type RenderedDocument,
+} from './document-context.ts';
 import {
   claimPendingEvents,
   deferOwed,
@@ -98,31 +103,34 @@ export function createDocumentWorker(deps: DocumentServiceDeps, onEventMade: Eve
   }
 
   /**
-   * Stores one rendered document and drops what owed it, in one transaction; when it was the last
-   * document due of its event, tells `onEventMade`. The event's lock orders the workers that store its
-   * documents, so that exactly one of them sees none left.
+   * Stores one rendered document (none when it was withdrawn) and drops what owed it, in one
+   * transaction; when it was the last document due of its event, tells `onEventMade`. The event's lock
+   * orders the workers that store its documents, so that exactly one of them sees none left.
    */
-  async function store(owed: OwedRow, rendered: Awaited<ReturnType<typeof deps.render>>, issuedAt: Date) {
+  async function store(owed: OwedRow, rendered: RenderedDocument | undefined, issuedAt: Date) {
     return inTransaction(db, async (trx) => {
       await sql`select pg_advisory_xact_lock(hashtextextended(${owed.eventId}, 0))`.execute(trx);
-      const stored = await insertDocument(trx, {
-        policyId: owed.policyId,
-        companyId: owed.companyId,
-        environment: owed.environment,
-        kind: owed.kind,
-        policyVersionId: owed.policyVersionId,
-        statementId: owed.statementId,
-        paymentId: owed.paymentId,
-        journeyId: owed.journeyId,
-        templateVersion: rendered.templateVersion,
-        sha256: sha256Hex(rendered.bytes),
-        fileName: rendered.fileName,
-        issuedAt,
-        sourceEventId: owed.eventId,
-        reissueOf: null,
-        reissueReason: null,
-        content: rendered.bytes,
-      });
+      const stored =
+        rendered === undefined
+          ? undefined
+          : await insertDocument(trx, {
+              policyId: owed.policyId,
+              companyId: owed.companyId,
+              environment: owed.environment,
+              kind: owed.kind,
+              policyVersionId: owed.policyVersionId,
+              statementId: owed.statementId,
+              paymentId: owed.paymentId,
+              journeyId: owed.journeyId,
+              templateVersion: rendered.templateVersion,
+              sha256: sha256Hex(rendered.bytes),
+              fileName: rendered.fileName,
+              issuedAt,
+              sourceEventId: owed.eventId,
+              reissueOf: null,
+              reissueReason: null,
+              content: rendered.bytes,
+            });
       await deleteOwed(trx, owed);
       const left = await trx
         .selectFrom('documents_owed')
@@ -132,7 +140,7 @@ export function createDocumentWorker(deps: DocumentServiceDeps, onEventMade: Eve
         .where('due_at', '<=', issuedAt)
         .limit(1)
         .execute();
-      if (stored !== undefined && left.length === 0)
+      if ((stored !== undefined || rendered === undefined) && left.length === 0)
         await onEventMade(trx, {
           eventId: owed.eventId,
           policyId: owed.policyId,
@@ -151,6 +159,13 @@ export function createDocumentWorker(deps: DocumentServiceDeps, onEventMade: Eve
       const rendered = await deps.render(db, { ...owed, issuedAt });
       return await store(owed, rendered, issuedAt);
     } catch (error) {
+      if (error instanceof DocumentWithdrawn) {
+        logger.info(
+          { owed: owed.id, kind: owed.kind, reason: error.message },
+          'a document owed was withdrawn',
+        );
+        return await store(owed, undefined, issuedAt);
+      }
       const message = error instanceof Error ? error.message : String(error);
       logger.error({ err: error, owed: owed.id, kind: owed.kind }, 'a document owed could not be made');
       await deferOwed(db, owed, message, new Date(issuedAt.getTime() + retryDelayMs(owed.attempts)));

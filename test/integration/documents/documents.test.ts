@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { fixedClock } from '../../../src/platform/clock.ts';
 import { createCompany, createTestApp, type TestApp } from '../../support/app.ts';
 import { make } from '../../support/factories.ts';
+import { examplePolicyInput } from '../../support/policy-arbitraries.ts';
 import { fetchDocument, kindsOf, listDocuments, type ListedDocument } from './documents-support.ts';
 
 // Inside the example policy's term (2025-06-01 to 2026-05-31 London).
@@ -282,5 +283,61 @@ describe('GET and PUT /documents/settings', () => {
     assert.equal(production.json<{ attach_to_emails: boolean }>().attach_to_emails, false);
     const anonymous = await t.app.inject({ method: 'GET', url: '/documents/settings' });
     assert.equal(anonymous.statusCode, 401);
+  });
+});
+
+describe('a renewal withdrawn before its notice is made', () => {
+  const storeTerms = async (reference: string) => {
+    const r = await t.app.inject({
+      method: 'POST',
+      url: `/policys/${reference}/renewals`,
+      headers: acme.sandbox,
+      payload: { pricing: { ...examplePolicyInput().pricing, usage_rate: 0.06 } },
+    });
+    assert.equal(r.statusCode, 202, r.body);
+  };
+  const cancel = async (reference: string) => {
+    const r = await t.app.inject({
+      method: 'DELETE',
+      url: `/policys/${reference}`,
+      headers: acme.sandbox,
+      payload: { reason: 'changed insurer' },
+    });
+    assert.equal(r.statusCode, 200, r.body);
+  };
+  const owedOf = async (reference: string) =>
+    t.container.database.db
+      .selectFrom('documents_owed')
+      .innerJoin('policies', 'policies.id', 'documents_owed.policy_id')
+      .select(['documents_owed.kind', 'documents_owed.last_error'])
+      .where('policies.policy_reference', '=', reference)
+      .execute();
+
+  test('the notice owed is dropped, not retried; a reissue of an earlier notice answers 409', async () => {
+    const withdrawn = await make.policy(t.app, acme, { policy: { auto_renew: true } });
+    await work();
+    await storeTerms(withdrawn.reference);
+    await cancel(withdrawn.reference);
+    await work();
+    assert.deepEqual(await owedOf(withdrawn.reference), [], 'nothing left owed, nothing to retry');
+    const kinds = kindsOf(await listDocuments(t, acme.sandbox, withdrawn.reference));
+    assert.ok(kinds.includes('cancellation_notice'), JSON.stringify(kinds));
+    assert.ok(!kinds.includes('renewal_notice'), JSON.stringify(kinds));
+
+    const made = await make.policy(t.app, acme, { policy: { auto_renew: true } });
+    await storeTerms(made.reference);
+    await work();
+    const notice = (await listDocuments(t, acme.sandbox, made.reference)).find(
+      (d) => d.kind === 'renewal_notice',
+    );
+    assert.ok(notice, 'made while the terms stood');
+    await cancel(made.reference);
+    const reissue = await t.app.inject({
+      method: 'POST',
+      url: `/policys/${made.reference}/documents/${notice.id}/reissue`,
+      headers: acme.sandbox,
+      payload: { reason: 'lost it' },
+    });
+    assert.equal(reissue.statusCode, 409, reissue.body);
   });
 });
