@@ -16,7 +16,7 @@ import {
 import type { DocumentInput } from '../document-content.ts';
 import { documentFontBytes } from './fonts.ts';
 import { renderDocument } from './index.ts';
-import { createRenderPool } from './render-pool.ts';
+import { brandingForThread, createRenderPool } from './render-pool.ts';
 import { packedUkOutline, ukOutline } from './uk-outline.ts';
 
 test('a render thread gives the same bytes as the process, for statements with and without routes', async () => {
@@ -66,5 +66,30 @@ test('the shared data is in shared memory, and the outline unpacks to its rings'
         `${String(lng)}, ${String(lat)} is in the isles`,
       );
     }
+  }
+});
+
+test('a thread is handed the logo in a buffer of its own, not the larger buffer it may be a view on', async () => {
+  const logo = EXAMPLE_BRANDING.logo;
+  assert.ok(logo !== undefined);
+  const large = new Uint8Array(4 * 1024 * 1024);
+  large.set(logo.bytes, 1000);
+  const viewed = {
+    ...EXAMPLE_BRANDING,
+    logo: { ...logo, bytes: large.subarray(1000, 1000 + logo.bytes.length) },
+  };
+  const handed = brandingForThread(viewed).logo;
+  assert.ok(handed !== undefined);
+  assert.equal(handed.bytes.buffer.byteLength, logo.bytes.length);
+  assert.deepEqual(Buffer.from(handed.bytes), Buffer.from(logo.bytes));
+  const own = { ...EXAMPLE_BRANDING, logo: { ...logo, bytes: new Uint8Array(logo.bytes) } };
+  assert.equal(brandingForThread(own), own, 'a logo of its own is handed as it is');
+  const input: DocumentInput = { kind: 'statement', content: statementFor(examplePolicy(), EXAMPLE_IDS) };
+  const pool = createRenderPool(1);
+  try {
+    const threaded = await pool.render(input, viewed);
+    assert.deepEqual(Buffer.from(threaded), Buffer.from(await renderDocument(input, EXAMPLE_BRANDING)));
+  } finally {
+    await pool.close();
   }
 });

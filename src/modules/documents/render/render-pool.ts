@@ -43,6 +43,20 @@ const threadFile = new URL(
 ).href;
 
 /**
+ * The branding as a render thread is handed it: the logo, if any, in a buffer of its own size.
+ *
+ * NOTE: a task reaches its thread by the structured clone, which copies the whole ArrayBuffer under a byte
+ * view, not the view: a logo of a few hundred bytes read from a result or a file may be a view on a buffer
+ * of megabytes (or on Node's 8 kB pool of small buffers), all of it copied into the thread for every
+ * document.
+ */
+export function brandingForThread(branding: Branding): Branding {
+  const logo = branding.logo;
+  if (logo === undefined || logo.bytes.byteLength === logo.bytes.buffer.byteLength) return branding;
+  return { ...branding, logo: { mediaType: logo.mediaType, bytes: new Uint8Array(logo.bytes) } };
+}
+
+/**
  * A pool of `threads` render threads, started on first use; `threads` 0 renders in the calling thread
  * (one document at a time).
  */
@@ -60,7 +74,7 @@ export function createRenderPool(threads: number): RenderPool {
         resourceLimits: THREAD_LIMITS,
         workerData: { fonts: documentFontBytes(), outline: packedUkOutline() } satisfies RenderThreadData,
       });
-      return pool.run({ input, branding });
+      return pool.run({ input, branding: brandingForThread(branding) });
     },
     close: async () => {
       const closing = pool;
