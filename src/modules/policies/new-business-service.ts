@@ -22,11 +22,21 @@ import {
   findPolicy,
   insertPolicy,
   setBilledThrough,
+  setPrepaidInstallments,
   type PolicyRecord,
 } from './policy-repository.ts';
 import type { PolicyInput, PolicyResponse } from './policy-schemas.ts';
 import { londonDateOf, validatePolicyInput } from './rules/policy-validation.ts';
+import { prepaidInstallments } from './rules/prepaid-installments.ts';
 import type { PolicySnapshot, VersionRecord } from './rules/policy-versions.ts';
+
+/** The first term's installments the payment at binding pays (0 without a card payment); 422 for a part. */
+function prepaidOf(input: PolicyInput): number {
+  if (input.payment?.provider_payment_reference === undefined) return 0;
+  const prepaid = prepaidInstallments(input.pricing, input.payment.payment_amount);
+  if (!prepaid.ok) throw invalid([{ path: '/body/payment/payment_amount', message: prepaid.reason }]);
+  return prepaid.count;
+}
 
 /** Refuses a term that has ended unless the client says it brings a policy over (`backfill`). */
 function refuseEndedTerm(input: PolicyInput, now: Date): boolean {
@@ -149,6 +159,7 @@ async function create(
   // A quote of the company's binds: the policy takes its pricing (checked before the payment is).
   const quoted = await ctx.quotes.priceFor(db, tenant, input, undefined, now);
   if (quoted !== undefined) input = { ...input, pricing: quoted.pricing };
+  const prepaid = prepaidOf(input);
   // NOTE: the processor is asked before the transaction opens: no row lock waits on the network.
   const binding = await payments.verifyBinding(tenant, input.payment, input.pricing.upfront_premium);
   const password = await accounts.preparePassword();
@@ -165,6 +176,7 @@ async function create(
       password,
     );
     const policy = await insertWithReference(trx, tenant, input, outcome.account.id, now);
+    if (binding !== undefined && prepaid > 0) await setPrepaidInstallments(trx, policy.id, prepaid);
     const snapshot = snapshotOf(input, policy.policyReference, input.policy.created_at ?? seconds(now));
     const version = await appendVersion(trx, policy, {
       versionType: 'nb',

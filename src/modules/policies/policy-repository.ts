@@ -27,6 +27,8 @@ export interface PolicyTables {
     subscription_premium_pence: number | null;
     subscription_installments: number | null;
     first_start_at: Date | null;
+    /** The first term's installments paid at binding (migration 0063): billing starts after them. */
+    prepaid_installments: Generated<number>;
     /** The end of the latest statement's period (null before the first). */
     billed_through_at: Date | null;
     /** The product the terms in force name (migration 0022): billing applies its rules. */
@@ -303,6 +305,11 @@ export async function supersedeVersions(db: Executor, ids: readonly string[], at
 /** Sets how far a policy is billed: a policy brought over with its term ended owes nothing more here. */
 export async function setBilledThrough(db: Executor, policyId: string, through: Date): Promise<void> {
   await db.updateTable('policies').set({ billed_through_at: through }).where('id', '=', policyId).execute();
+}
+
+/** Records how many of the first term's installments the payment at binding paid (billing skips them). */
+export async function setPrepaidInstallments(db: Executor, policyId: string, count: number): Promise<void> {
+  await db.updateTable('policies').set({ prepaid_installments: count }).where('id', '=', policyId).execute();
 }
 
 /**

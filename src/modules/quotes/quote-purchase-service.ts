@@ -1,11 +1,12 @@
 import type { Clock } from '../../platform/clock.ts';
 import { AppError, notFound } from '../../platform/errors.ts';
-import { toPence } from '../../platform/money.ts';
+import { fromPence } from '../../platform/money.ts';
 import type { Executor } from '../../schema.ts';
 import { ADDRESS_THROTTLE, createThrottles, throttleOf } from '../auth/index.ts';
 import type { Tenant } from '../companies/index.ts';
 import type { QuotePayments } from '../payments/index.ts';
 import type { PolicyInput, PolicyResponse } from '../policies/index.ts';
+import { firstPaymentPence } from '../policies/rules/index.ts';
 import {
   findQuotePurchase,
   insertQuotePurchase,
@@ -89,14 +90,14 @@ async function purchasable(
       `The quote is priced for the ${plan} plan: ask for a new quote to pay another way`,
       field('/body/installment_plan', `must be the quote's plan, ${plan}`),
     );
-  const amountPence = toPence(quote.pricing.upfront_premium);
-  // NOTE: a monthly plan's first installment is collected by the statement run from the card on
-  // file; charging it here too would take it twice, so the web app sells single-payment quotes.
+  // NOTE: a monthly plan's first installment is paid here, with any upfront premium and deposit fee;
+  // the policy records it as paid at binding and the statement run bills the installments after it.
+  const amountPence = firstPaymentPence(quote.pricing, plan === 'monthly' ? 1 : 0);
   if (amountPence <= 0)
     throw new AppError(
       'VALIDATION_FAILED',
-      'Nothing is due at binding on this quote’s plan: ask for a quote with installment_plan single',
-      field('/body/installment_plan', 'a quote bought here is paid in one payment (single)'),
+      'Nothing is due at binding on this quote: it cannot be bought with a card here',
+      field('/body/payment_method_id', 'the quote asks for no first payment'),
     );
   return { quote: quote as QuoteRecord & { input: PolicyInput }, amountPence };
 }
@@ -145,7 +146,7 @@ export function createPurchaseService(deps: PurchaseServiceDeps) {
   async function bind(
     tenant: Tenant,
     quote: QuoteRecord & { input: PolicyInput },
-    purchase: { intentId: string; customerId: string },
+    purchase: { intentId: string; customerId: string; amountPence: number },
     paymentMethodId: string | null,
   ) {
     const { installment_plan: _plan, ...policy } = quote.input as PolicyInput & {
@@ -162,6 +163,8 @@ export function createPurchaseService(deps: PurchaseServiceDeps) {
         payment_provider: 'stripe',
         provider_payment_reference: purchase.intentId,
         provider_customer_reference: purchase.customerId,
+        // What was paid: beyond the upfront premium and deposit, the monthly plan's first installment.
+        payment_amount: fromPence(purchase.amountPence),
         // The card the intent was paid with, as the processor names it once attached.
         ...(paymentMethodId === null ? {} : { payment_method_id: paymentMethodId }),
       },

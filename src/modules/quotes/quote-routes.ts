@@ -128,8 +128,8 @@ function registerPurchase(app: App, deps: QuoteRouteDeps): void {
         tags: ['quotes'],
         summary: 'Buy a quote: the first payment, then the policy',
         description: [
-          'The web app’s quote and buy, with the client id alone (throttled per address as `POST /quotes` is). Confirms the quote’s payment intent (one per quote) with the card, for the quote’s `upfront_premium`; only once the payment has succeeded is the policy created, binding the quote exactly as `POST /policys` does, with the welcome email.',
-          '201 `bound` with the policy and how to sign in; 202 `requires_action` when the card needs 3-D Secure (complete it with `client_secret`, then send the same request again); 402 `PAYMENT_DECLINED` (no policy; another card may be sent); 409 `QUOTE_NOT_BINDABLE` (declined, referred and not approved, expired, bound already); 422 for a monthly-plan quote or a plan other than the quote’s; 404 for another company’s quote.',
+          'The web app’s quote and buy, with the client id alone (throttled per address as `POST /quotes` is). Confirms the quote’s payment intent (one per quote) with the card, for the first payment its plan owes (the `upfront_premium`; on the monthly plan, with the `deposit_fee` and the first installment, which statements then do not bill); only once the payment has succeeded is the policy created, binding the quote exactly as `POST /policys` does, with the welcome email.',
+          '201 `bound` with the policy and how to sign in; 202 `requires_action` when the card needs 3-D Secure (complete it with `client_secret`, then send the same request again); 402 `PAYMENT_DECLINED` (no policy; another card may be sent); 409 `QUOTE_NOT_BINDABLE` (declined, referred and not approved, expired, bound already); 422 for a plan other than the quote’s; 404 for another company’s quote.',
         ].join(' '),
         security: [{ clientId: [] }, { clientId: [], clientSecret: [] }],
         headers: ClientHeadersSchema,

@@ -288,7 +288,10 @@ export const PurchaseBoundSchema = Type.Object(
     quote_reference: Type.String(),
     policy_reference: Type.String(),
     user_reference: Type.String(),
-    amount_paid: Type.Number({ description: 'The first payment, in pounds: the quote’s `upfront_premium`.' }),
+    amount_paid: Type.Number({
+      description:
+        'The first payment, in pounds: the quote’s `upfront_premium`; on the monthly plan, plus its `deposit_fee` and first installment.',
+    }),
     sign_in: SignInSchema,
   },
   { additionalProperties: false },

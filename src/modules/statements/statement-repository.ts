@@ -313,6 +313,8 @@ export interface BillingState {
   readonly billingDay: number | null;
   readonly subscriptionPremiumPence: number;
   readonly subscriptionInstallments: number | null;
+  /** The first term's installments paid at binding (migration 0063): never billed. */
+  readonly prepaidInstallments: number;
   /** The latest statement's end (null before the first). */
   readonly previousEndAt: Date | null;
   /**
@@ -355,6 +357,7 @@ export async function lockBillingStates(db: Executor, policyIds: readonly string
     billing_day: number | null;
     subscription_premium_pence: string;
     subscription_installments: number | null;
+    prepaid_installments: number;
     billed_through_at: Date | null;
     email: string;
     first_names: string;
@@ -366,7 +369,7 @@ export async function lockBillingStates(db: Executor, policyIds: readonly string
   }>`
     select p.id, p.policy_reference, p.company_id, p.environment, p.user_id, p.status, p.version_count,
       p.first_start_at, p.current_start_at, p.billing_day, p.subscription_premium_pence,
-      p.subscription_installments, p.product_reference, u.email, u.first_names, b.billed_through_at,
+      p.subscription_installments, p.prepaid_installments, p.product_reference, u.email, u.first_names, b.billed_through_at,
       prev.start_s as previous_start_s, prev.billing_day as previous_billing_day,
       prev.premium_pence as previous_premium_pence, prev.installments as previous_installments
     from policies p
@@ -405,6 +408,7 @@ export async function lockBillingStates(db: Executor, policyIds: readonly string
     billingDay: r.billing_day,
     subscriptionPremiumPence: Number(r.subscription_premium_pence),
     subscriptionInstallments: r.subscription_installments,
+    prepaidInstallments: r.prepaid_installments,
     previousEndAt: r.billed_through_at,
     previousTerm:
       r.previous_start_s === null

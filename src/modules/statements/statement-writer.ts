@@ -134,6 +134,10 @@ export const periodConflict = (previousEndAt: Date | null, firstStartAt: Date | 
         },
       );
 
+/** The installments paid at binding belong to the first term: a later term bills all of its own. */
+const prepaidOfTerm = (state: BillingState, termStartAt: Date): number =>
+  termStartAt.getTime() === state.firstStartAt.getTime() ? state.prepaidInstallments : 0;
+
 const wholeSeconds = (at: Date): Date => new Date(Math.floor(at.getTime() / 1000) * 1000);
 
 /** A statement to write: its policy's state, its id and period. */
@@ -283,8 +287,15 @@ async function priceStatements(deps: StatementDeps, trx: Executor, planned: read
         billingDay: p.state.billingDay,
         subscriptionInstallments: p.state.subscriptionInstallments,
         subscriptionPremiumPence: p.state.subscriptionPremiumPence,
+        prepaidInstallments: prepaidOfTerm(p.state, p.state.termStartAt),
       },
-      previousTerm: p.state.previousTerm,
+      previousTerm:
+        p.state.previousTerm === null
+          ? null
+          : {
+              ...p.state.previousTerm,
+              prepaidInstallments: prepaidOfTerm(p.state, p.state.previousTerm.startAt),
+            },
       periodStartAt: p.start,
       periodEndAt: p.end,
     }),

@@ -175,7 +175,7 @@ test('3-D Secure: 202 with the client secret; once the customer authenticates, t
   assert.equal(bound.statusCode, 201, bound.body);
 });
 
-test('a quote that is not bindable answers 409 before any payment; a monthly plan 422', async () => {
+test('a quote that is not bindable answers 409 before any payment; another plan than the quote’s 422', async () => {
   const { quote: declined } = await singleQuote((q) => {
     (q.vehicle as { group_rating_50: number }).group_rating_50 = 46;
   });
@@ -186,15 +186,55 @@ test('a quote that is not bindable answers 409 before any payment; a monthly pla
     (q.vehicle as { is_import: boolean }).is_import = true;
   });
   assert.equal((await purchase(referred.quote_reference, 'pm_card_visa')).statusCode, 409);
-  const monthly = (await postQuote(t, publicHeaders(acme), quoteInput())).json<Quote>();
-  const noUpfront = await purchase(monthly.quote_reference, 'pm_card_visa');
-  assert.equal(noUpfront.statusCode, 422, noUpfront.body);
   const { quote } = await singleQuote();
   const otherPlan = await purchase(quote.quote_reference, 'pm_card_visa', acme, {
     installment_plan: 'monthly',
   });
   assert.equal(otherPlan.statusCode, 422, otherPlan.body);
   assert.match(otherPlan.body, /installment_plan/);
+});
+
+test('a monthly plan: the first installment is paid at purchase and recorded on the policy as paid', async () => {
+  const input = quoteInput((q) => {
+    (q as { installment_plan: string }).installment_plan = 'monthly';
+  });
+  const quote = (await postQuote(t, publicHeaders(acme), input)).json<Quote>();
+  const installment = quote.pricing['subscription_premium'] as number;
+  assert.equal(quote.pricing['subscription_installments'], 12);
+  assert.equal(quote.pricing.upfront_premium, 0);
+  const answer = await purchase(quote.quote_reference, 'pm_card_visa', acme, { installment_plan: 'monthly' });
+  assert.equal(answer.statusCode, 201, answer.body);
+  const bound = answer.json<Bound>();
+  // The example rate book prices no deposit: the first payment is the first installment alone.
+  assert.equal(quote.pricing['deposit_fee'], 0);
+  assert.equal(bound.amount_paid, installment);
+  assert.deepEqual(
+    (await paymentsOf(bound.policy_reference)).map((p) => [p.status, p.amount]),
+    [['succeeded', installment]],
+  );
+  const row = await t.container.database.db
+    .selectFrom('policies')
+    .select('prepaid_installments')
+    .where('policy_reference', '=', bound.policy_reference)
+    .executeTakeFirstOrThrow();
+  assert.equal(row.prepaid_installments, 1);
+  // The first statement, over the first month, bills no installment: the one due then was paid.
+  clock.set('2025-07-01T02:00:00Z');
+  try {
+    const statement = await t.app.inject({
+      method: 'POST',
+      url: '/statements',
+      headers: acme.sandbox,
+      payload: {
+        policy_reference: bound.policy_reference,
+        effective_date: Date.parse('2025-06-30T22:59:59Z') / 1000,
+      },
+    });
+    assert.equal(statement.statusCode, 201, statement.body);
+    assert.equal(statement.json<{ subscription_installments: number }>().subscription_installments, 0);
+  } finally {
+    clock.set('2025-05-20T12:00:00Z');
+  }
 });
 
 test('validation and tenancy: a bad card id 422; another company’s quote 404', async () => {

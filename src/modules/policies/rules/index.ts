@@ -29,3 +29,4 @@ export {
   validatePolicyInput,
   type FieldError,
 } from './policy-validation.ts';
+export { firstPaymentPence, prepaidInstallments, type PlanPricing } from './prepaid-installments.ts';

@@ -426,7 +426,7 @@ export const PaymentBlockSchema = Type.Object(
         minimum: -MONEY_MAX,
         maximum: MONEY_MAX,
         description:
-          'Amount in major units, at most 2 decimal places; negative is a refund. When absent on an adjustment or cancellation it is calculated from `pricing` (`upfront_premium`, `mta_fee`, `cancel_fee`, `admin_fee`).',
+          'Amount in major units, at most 2 decimal places; negative is a refund. When absent on an adjustment or cancellation it is calculated from `pricing` (`upfront_premium`, `mta_fee`, `cancel_fee`, `admin_fee`). At binding on a monthly plan, what it pays beyond `upfront_premium` and `deposit_fee` pays the first term’s first installments (whole ones), which statements then do not bill.',
       }),
     ),
   },

@@ -28,7 +28,11 @@ describe('termInstallments', () => {
   const june = londonMidnight('2025-06-01');
   const cases: Array<{
     name: string;
-    plan: { billingDay: number | null; subscriptionInstallments: number | null };
+    plan: {
+      billingDay: number | null;
+      subscriptionInstallments: number | null;
+      prepaidInstallments?: number;
+    };
     termStartAt: Date;
     periodStart: Date;
     periodEnd: Date;
@@ -73,6 +77,30 @@ describe('termInstallments', () => {
       periodStart: londonMidnight('2025-07-02'),
       periodEnd: londonMidnight('2025-07-01'),
       installments: 0,
+    },
+    {
+      name: 'the installment paid at binding is not billed in the first period',
+      plan: { billingDay: 1, subscriptionInstallments: 12, prepaidInstallments: 1 },
+      termStartAt: june,
+      periodStart: june,
+      periodEnd: endBefore('2025-07-01'),
+      installments: 0,
+    },
+    {
+      name: 'after the installment paid at binding, each falls due once: 11 over the term',
+      plan: { billingDay: 1, subscriptionInstallments: 12, prepaidInstallments: 1 },
+      termStartAt: june,
+      periodStart: june,
+      periodEnd: endBefore('2026-06-01'),
+      installments: 11,
+    },
+    {
+      name: 'a later period is billed as without a payment at binding',
+      plan: { billingDay: 1, subscriptionInstallments: 12, prepaidInstallments: 1 },
+      termStartAt: june,
+      periodStart: londonMidnight('2025-07-01'),
+      periodEnd: endBefore('2025-09-01'),
+      installments: 2,
     },
   ];
   for (const c of cases)

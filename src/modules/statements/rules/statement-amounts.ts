@@ -13,6 +13,8 @@ export interface InstallmentPlan {
   readonly billingDay: number | null;
   /** How many installments the term has (null: 12). */
   readonly subscriptionInstallments: number | null;
+  /** The term's first installments paid at binding, never billed (absent: none). */
+  readonly prepaidInstallments?: number;
 }
 
 /** A term: where it starts, its plan, and one installment's premium. */
@@ -21,7 +23,10 @@ export interface TermPlan extends InstallmentPlan {
   readonly subscriptionPremiumPence: number;
 }
 
-/** How many of a term's installments fall due within [periodStart, periodEnd] (0 when the period is empty). */
+/**
+ * How many of a term's installments fall due within [periodStart, periodEnd] and are billed: those after
+ * the ones paid at binding (0 when the period is empty).
+ */
 export function termInstallments(
   plan: InstallmentPlan,
   termStartAt: Date,
@@ -29,13 +34,17 @@ export function termInstallments(
   periodEnd: Date,
 ): number {
   if (periodEnd.getTime() < periodStart.getTime()) return 0;
-  return installmentsDue({
+  const prepaid = plan.prepaidInstallments ?? 0;
+  const schedule = {
     policyStart: termStartAt,
     billingDay: plan.billingDay ?? Number(londonDate(termStartAt).slice(8)),
     count: plan.subscriptionInstallments ?? 12,
-    periodStart,
     periodEnd,
-  }).length;
+  };
+  if (prepaid <= 0) return installmentsDue({ ...schedule, periodStart }).length;
+  // The term's installments from its start, numbered: the first `prepaid` of them were paid at binding.
+  const due = installmentsDue({ ...schedule, periodStart: termStartAt });
+  return due.filter((at, n) => n >= prepaid && at.getTime() >= periodStart.getTime()).length;
 }
 
 export interface PeriodSubscription {

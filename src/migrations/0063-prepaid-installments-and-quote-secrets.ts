@@ -1,0 +1,16 @@
+import { sql, type Kysely } from 'kysely';
+
+/**
+ * Buying a quote on the monthly plan (issue 36).
+ *
+ * - `policies.prepaid_installments`: how many of the first term's installments were paid at binding
+ *   (a quote bought on the monthly plan pays its first installment with the card before the policy
+ *   exists). The statement run bills the first term's installments after these, so none is collected
+ *   twice. Later terms start from their first installment. Owned by the policies module.
+ */
+export async function up(db: Kysely<unknown>): Promise<void> {
+  await sql`
+    alter table policies
+      add column prepaid_installments integer not null default 0,
+      add constraint policies_prepaid_installments_check check (prepaid_installments >= 0)`.execute(db);
+}

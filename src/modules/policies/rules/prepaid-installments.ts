@@ -1,0 +1,53 @@
+/**
+ * What a payment at binding pays of a monthly plan. Pure: amounts in, a count out.
+ *
+ * NOTE: a monthly plan's installments are billed by the statement run, the first on the term's start.
+ * A policy bought with its first installment paid by card (the web app's quote and buy) must not be
+ * billed it again, so the payment at binding says how many of the first term's installments it paid:
+ * what it pays beyond the upfront premium and the deposit fee, in whole installments.
+ */
+import { toPence as pence } from '../../../platform/money.ts';
+
+/** The pricing fields the rule reads (pounds, at most two decimals, as the policy object holds them). */
+export interface PlanPricing {
+  readonly upfront_premium: number;
+  readonly subscription_premium: number;
+  readonly subscription_installments?: number | undefined;
+  readonly deposit_fee?: number | undefined;
+}
+
+/** The amount (pence) that pays the first `count` installments at binding: upfront, deposit, installments. */
+export function firstPaymentPence(pricing: PlanPricing, count: number): number {
+  const monthly = (pricing.subscription_installments ?? 0) > 0;
+  if (!monthly) return pence(pricing.upfront_premium);
+  return (
+    pence(pricing.upfront_premium) +
+    pence(pricing.deposit_fee ?? 0) +
+    pence(pricing.subscription_premium) * count
+  );
+}
+
+/**
+ * How many of the first term's installments `paymentAmount` (pounds; undefined: the upfront premium
+ * alone) pays: 0 unless the plan is monthly and the payment exceeds the upfront premium and deposit fee;
+ * otherwise the excess in whole installments, at most the plan's count. A part of an installment is refused.
+ */
+export function prepaidInstallments(
+  pricing: PlanPricing,
+  paymentAmount: number | undefined,
+): { ok: true; count: number } | { ok: false; reason: string } {
+  const installments = pricing.subscription_installments ?? 0;
+  const installmentPence = pence(pricing.subscription_premium);
+  if (paymentAmount === undefined || installments <= 0 || installmentPence <= 0)
+    return { ok: true, count: 0 };
+  const beyondPence = pence(paymentAmount) - firstPaymentPence(pricing, 0);
+  if (beyondPence <= 0) return { ok: true, count: 0 };
+  if (beyondPence % installmentPence !== 0)
+    return {
+      ok: false,
+      reason: 'beyond the upfront premium and deposit fee, must pay whole subscription installments',
+    };
+  const count = beyondPence / installmentPence;
+  if (count > installments) return { ok: false, reason: 'pays more installments than the plan has' };
+  return { ok: true, count };
+}
