@@ -110,6 +110,14 @@ test(
     const reference = (await page.locator('.reference').innerText()).trim();
     const buyHref = await page.getByRole('link', { name: /buy this quote/ }).getAttribute('href');
     assert.ok(buyHref !== null);
+    // The quote's purchase secret is kept in this tab's session storage, never in the buying link.
+    const kept = await page.evaluate(() =>
+      Object.keys(sessionStorage)
+        .filter((key) => key.startsWith('milepost.quote-secret.'))
+        .map((key) => sessionStorage.getItem(key) ?? ''),
+    );
+    assert.equal(kept.length, 1);
+    assert.ok(kept[0]!.length >= 43 && !buyHref.includes(kept[0]!) && !page.url().includes(kept[0]!));
 
     const olly = await rig.signedInStaff('underwriter', 'operations', 1280);
     await olly.page.goto(`${rig.baseUrl}/console/referrals`);

@@ -219,9 +219,9 @@ before(async () => {
       !op.path.startsWith('/admin') &&
       !op.path.startsWith('/auth/token') &&
       op.path !== '/webhooks/stripe' &&
-      // NOTE: buying a quote takes the client id alone: its reference, returned only to the applicant
-      // who asked for it (a random UUID), is what admits the buyer, as a payment link's is. A prober
-      // holding the victim's reference is that buyer, so this route cannot answer it as nothing.
+      // NOTE: buying a quote needs a card the sandbox accepts, which these probes do not make; its
+      // tenancy and purchase secret (another company's quote, a missing, wrong or guessed secret:
+      // each 404) are tested in test/integration/quotes/quote-purchase.test.ts.
       op.path !== '/quotes/{quote_reference}/purchase' &&
       op.security.length > 0 &&
       (op.parameters.some((p) => p.name in references) || op.body !== undefined),

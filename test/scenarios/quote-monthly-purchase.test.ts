@@ -31,11 +31,11 @@ async function buyMonthly() {
   const input = quoteInput((q) => {
     (q as { installment_plan: string }).installment_plan = 'monthly';
   });
-  const quote = (await postQuote(t, publicHeaders(), input)).json<Quote>();
+  const quote = (await postQuote(t, publicHeaders(), input)).json<Quote & { purchase_secret: string }>();
   const answer = await t.app.inject({
     method: 'POST',
     url: `/quotes/${quote.quote_reference}/purchase`,
-    headers: publicHeaders(),
+    headers: { ...publicHeaders(), purchase_secret: quote.purchase_secret },
     payload: { payment_method_id: 'pm_card_visa', installment_plan: 'monthly' },
   });
   assert.equal(answer.statusCode, 201, answer.body);

@@ -13,6 +13,7 @@ import {
   setQuotePurchaseStatus,
 } from './quote-purchase-repository.ts';
 import { findQuote, type QuoteRecord } from './quote-repository.ts';
+import { secretMatches } from './quote-secrets.ts';
 import { bindability, isPseudonymised, notBindableMessage, quotePricing } from './rules/index.ts';
 
 /** How the buyer signs in after the purchase: the app's first-login step, or its sign-in form. */
@@ -58,6 +59,11 @@ export interface PurchaseServiceDeps {
 export interface PurchaseRequest {
   readonly paymentMethodId: string;
   readonly installmentPlan?: 'single' | 'monthly' | undefined;
+  /**
+   * The quote's purchase secret, which a buyer with the client id alone must present (`public`); the
+   * company's integration, with its client secret, buys without it.
+   */
+  readonly caller: { readonly kind: 'client' } | { readonly kind: 'public'; readonly secret?: string | undefined };
 }
 
 // Only these refusals of the binding service are final for this quote: the money then goes back.
@@ -80,6 +86,11 @@ async function purchasable(
   now: Date,
 ) {
   const quote = await findQuote(db, tenant, reference);
+  // NOTE: without its secret a quote is answered as one that does not exist: the reference alone
+  // (seen over a shoulder, or guessed) buys nothing and says nothing.
+  const { caller } = request;
+  if (caller.kind === 'public' && !secretMatches(quote?.purchaseSecretHash ?? null, caller.secret))
+    throw notFound('quote');
   if (quote === undefined || isPseudonymised(quote.input)) throw notFound('quote');
   const bindable = bindability(quote, now, undefined);
   if (!bindable.ok) throw new AppError('QUOTE_NOT_BINDABLE', notBindableMessage(bindable.reason));

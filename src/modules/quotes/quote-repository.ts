@@ -29,6 +29,8 @@ export interface QuoteTables {
     created_at: Date;
     expires_at: Date;
     pseudonymised_at: Date | null;
+    /** SHA-256 of the purchase secret of a quote asked with the client id alone (migration 0063). */
+    purchase_secret_hash: Uint8Array | null;
   };
   quote_bindings: {
     quote_id: string;
@@ -83,6 +85,8 @@ export interface QuoteRecord {
   /** When the quote was bound, and to which policy; null while it is not. */
   readonly boundAt: Date | null;
   readonly boundPolicyId: string | null;
+  /** SHA-256 of the purchase secret; null for a quote asked by a server or staff. */
+  readonly purchaseSecretHash: Uint8Array | null;
 }
 
 type Row = Omit<QuoteTables['quotes'], 'id'> & {
@@ -118,6 +122,7 @@ const toQuote = (row: Row): QuoteRecord => ({
   pseudonymisedAt: row.pseudonymised_at,
   boundAt: row.bound_at,
   boundPolicyId: row.bound_policy_id,
+  purchaseSecretHash: row.purchase_secret_hash,
 });
 
 /** What a new quote stores. */
@@ -135,6 +140,8 @@ export interface NewQuote {
   readonly reasons: readonly MatchedRule[];
   readonly createdAt: Date;
   readonly expiresAt: Date;
+  /** SHA-256 of the purchase secret the web app's quote is answered with (absent: none). */
+  readonly purchaseSecretHash?: Buffer | undefined;
 }
 
 /**
@@ -187,6 +194,7 @@ export async function insertQuote(
     eb.cast<string | null>(eb.val(referralStatus), 'text').as('referral_status'),
     eb.cast<Date>(eb.val(quote.createdAt), 'timestamptz').as('created_at'),
     eb.cast<Date>(eb.val(quote.expiresAt), 'timestamptz').as('expires_at'),
+    eb.cast<Uint8Array | null>(eb.val(quote.purchaseSecretHash ?? null), 'bytea').as('purchase_secret_hash'),
   ]);
   if (guard !== undefined) {
     const validity = db
@@ -220,6 +228,7 @@ export async function insertQuote(
       'referral_status',
       'created_at',
       'expires_at',
+      'purchase_secret_hash',
     ])
     .expression(values)
     .returning('id')
@@ -252,6 +261,7 @@ export async function insertQuote(
     pseudonymisedAt: null,
     boundAt: null,
     boundPolicyId: null,
+    purchaseSecretHash: quote.purchaseSecretHash ?? null,
   };
 }
 

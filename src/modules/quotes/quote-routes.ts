@@ -15,6 +15,7 @@ import {
   QuoteInputSchema,
   QuoteParamsSchema,
   QuoteSchema,
+  QuoteSecretHeadersSchema,
   QuoteSettingsSchema,
   ReferralDecisionSchema,
   ReferralQuerySchema,
@@ -90,31 +91,42 @@ function registerQuotes(app: App, deps: QuoteRouteDeps): void {
     async (request, reply) => {
       const { caller, audience } = callerOf(request);
       const quote = await quotes.create(tenantOf(request), request.body, caller);
+      const view = quoteView(quote, clock.now(), audience);
       return reply
         .code(201)
         .header('location', `/quotes/${quote.reference}`)
-        .send(quoteView(quote, clock.now(), audience));
+        .send(quote.purchaseSecret === undefined ? view : { ...view, purchase_secret: quote.purchaseSecret });
     },
   );
 
   app.get(
     '/quotes/:quote_reference',
     {
-      preHandler: deps.clientAuth(),
+      preHandler: deps.clientAuth({ secretRequired: false, defaultClientId: deps.defaultClientId }),
       schema: {
         operationId: 'quotes.get',
         tags: ['quotes'],
         summary: 'Read a quote',
-        description:
+        description: [
           'The quote with its pricing, breakdown, decision, referral and status. Another company’s quote answers 404.',
-        security: [{ clientId: [], clientSecret: [] }],
-        headers: ClientHeadersSchema,
+          'With the client id alone (the web app) only with the `purchase_secret` header `POST /quotes` answered with, shown as that answer was (the factors the rate book marks `customer_visible`); a missing or wrong secret answers 404, and counts against the caller’s address as a failed login does (429 with Retry-After past 20 an hour).',
+        ].join(' '),
+        security: [{ clientId: [], clientSecret: [] }, { clientId: [] }],
+        headers: QuoteSecretHeadersSchema,
         params: QuoteParamsSchema,
-        response: { 200: quoteRef, ...problemResponses(401, 404, 422) },
+        response: { 200: quoteRef, ...problemResponses(401, 404, 422, 429) },
       },
     },
-    async (request) =>
-      quoteView(await quotes.get(tenantOf(request), request.params.quote_reference), clock.now(), 'full'),
+    async (request) => {
+      const tenant = tenantOf(request);
+      const reference = request.params.quote_reference;
+      const { caller, audience } = callerOf(request);
+      const quote =
+        caller.kind === 'public'
+          ? await quotes.getPublic(tenant, reference, request.headers.purchase_secret, caller.address)
+          : await quotes.get(tenant, reference);
+      return quoteView(quote, clock.now(), audience);
+    },
   );
 }
 
@@ -132,7 +144,7 @@ function registerPurchase(app: App, deps: QuoteRouteDeps): void {
           '201 `bound` with the policy and how to sign in; 202 `requires_action` when the card needs 3-D Secure (complete it with `client_secret`, then send the same request again); 402 `PAYMENT_DECLINED` (no policy; another card may be sent); 409 `QUOTE_NOT_BINDABLE` (declined, referred and not approved, expired, bound already); 422 for a plan other than the quote’s; 404 for another company’s quote.',
         ].join(' '),
         security: [{ clientId: [] }, { clientId: [], clientSecret: [] }],
-        headers: ClientHeadersSchema,
+        headers: QuoteSecretHeadersSchema,
         params: QuoteParamsSchema,
         body: PurchaseBodySchema,
         response: {
@@ -147,7 +159,14 @@ function registerPurchase(app: App, deps: QuoteRouteDeps): void {
       const outcome = await deps.purchases.purchase(
         tenantOf(request),
         reference,
-        { paymentMethodId: request.body.payment_method_id, installmentPlan: request.body.installment_plan },
+        {
+          paymentMethodId: request.body.payment_method_id,
+          installmentPlan: request.body.installment_plan,
+          caller:
+            callerOf(request).caller.kind === 'public'
+              ? { kind: 'public', secret: request.headers.purchase_secret }
+              : { kind: 'client' },
+        },
         request.ip,
       );
       if (outcome.status === 'requires_action')

@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { ClientHeadersSchema } from '../companies/index.ts';
 import { PolicyBlockSchema, PricingSchema, policyObjectProperties } from '../policies/index.ts';
 import { EXAMPLE_QUOTE_INPUT } from '../rating/rules/index.ts';
 
@@ -163,9 +164,27 @@ export const QuoteSchema = Type.Object(
           'The quote as asked (staff and the company’s integration only); its pseudonym once pseudonymised.',
       }),
     ),
+    purchase_secret: Type.Optional(
+      Type.String({
+        description:
+          'Only in the answer to `POST /quotes` with the client id alone (the web app), and only then: the secret (256 random bits, base64url) that reading the quote back and buying it with the client id alone need, sent as the `purchase_secret` header. Keep it in memory or session storage, never in a URL.',
+      }),
+    ),
   },
   { $id: 'Quote' },
 );
+
+/** The client headers, with the quote's purchase secret the web app sends to read or buy its quote. */
+export const QuoteSecretHeadersSchema = Type.Object({
+  ...ClientHeadersSchema.properties,
+  purchase_secret: Type.Optional(
+    Type.String({
+      maxLength: 100,
+      description:
+        'The `purchase_secret` `POST /quotes` answered the web app with: needed with the client id alone; a missing or wrong one answers 404.',
+    }),
+  ),
+});
 export type QuoteView = Static<typeof QuoteSchema>;
 
 export const StaffQuoteSchema = Type.Object(

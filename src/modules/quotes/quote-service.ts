@@ -5,6 +5,7 @@ import { AppError, notFound } from '../../platform/errors.ts';
 import type { Jobs } from '../../platform/jobs/jobs.ts';
 import { londonDate } from '../../platform/london-calendar.ts';
 import { ADDRESS_THROTTLE, throttleOf, type Throttles } from '../auth/index.ts';
+import { newPurchaseSecret, secretMatches } from './quote-secrets.ts';
 import type { Tenant } from '../companies/index.ts';
 import { quoteReferralDecidedEmail, type NotificationService } from '../notifications/index.ts';
 import {
@@ -184,8 +185,27 @@ export function createQuoteService(deps: QuoteServiceDeps) {
     await throttles.countAgainst(perAddress);
   }
 
-  async function create(tenant: Tenant, input: QuoteInput, caller: QuoteCaller): Promise<QuoteRecord> {
+  /**
+   * POST /quotes. A public caller's quote comes back with its purchase secret (`purchaseSecret`), the
+   * only time it is told: the quote keeps its hash.
+   */
+  async function create(
+    tenant: Tenant,
+    input: QuoteInput,
+    caller: QuoteCaller,
+  ): Promise<QuoteRecord & { readonly purchaseSecret?: string }> {
     await throttlePublic(tenant, caller);
+    const secret = caller.kind === 'public' ? newPurchaseSecret() : undefined;
+    const stored = await rateAndStore(tenant, input, caller, secret?.hash);
+    return secret === undefined ? stored : { ...stored, purchaseSecret: secret.secret };
+  }
+
+  async function rateAndStore(
+    tenant: Tenant,
+    input: QuoteInput,
+    caller: QuoteCaller,
+    purchaseSecretHash: Buffer | undefined,
+  ): Promise<QuoteRecord> {
     const policyErrors = validatePolicyInput({ ...input, pricing: NO_PRICING }).filter(
       (e) => !e.path.startsWith('/body/pricing'),
     );
@@ -211,18 +231,40 @@ export function createQuoteService(deps: QuoteServiceDeps) {
     if (remembered !== undefined) {
       const quote = quoteOn(remembered, request);
       if (!Array.isArray(quote)) {
-        const stored = await insertQuote(db, tenant, quote, terms.stillHold(tenant, remembered, startAt));
+        const guard = terms.stillHold(tenant, remembered, startAt);
+        const stored = await insertQuote(db, tenant, { ...quote, purchaseSecretHash }, guard);
         if (stored !== undefined) return stored;
       }
     }
     const quote = quoteOn(await terms.read(tenant, input, startAt), request);
     if (Array.isArray(quote)) throw invalid('The quote cannot be rated', quote);
-    return insertQuote(db, tenant, quote);
+    return insertQuote(db, tenant, { ...quote, purchaseSecretHash });
   }
 
   async function get(tenant: Tenant, reference: string): Promise<QuoteRecord> {
     const quote = await findQuote(db, tenant, reference);
     if (quote === undefined) throw notFound('quote');
+    return quote;
+  }
+
+  /**
+   * GET /quotes/:quote_reference with the client id alone: the quote only with its purchase secret.
+   * A missing or wrong secret answers 404 as a quote that does not exist does, and counts against the
+   * address as a failed login does.
+   */
+  async function getPublic(
+    tenant: Tenant,
+    reference: string,
+    secret: string | undefined,
+    address: string,
+  ): Promise<QuoteRecord> {
+    const perAddress = throttleOf(ADDRESS_THROTTLE, 'quote-read', tenant.companyId, address);
+    await throttles.ensureNotThrottled(perAddress);
+    const quote = await findQuote(db, tenant, reference);
+    if (!secretMatches(quote?.purchaseSecretHash ?? null, secret) || quote === undefined) {
+      await throttles.countAgainst(perAddress);
+      throw notFound('quote');
+    }
     return quote;
   }
 
@@ -240,6 +282,7 @@ export function createQuoteService(deps: QuoteServiceDeps) {
   return {
     create,
     get,
+    getPublic,
     getForStaff,
     bindingHooks,
     decideReferral: (...args: DecideArgs) => decideReferralOf(deps, ...args),

@@ -46,21 +46,39 @@ after(async () => {
 const publicHeaders = (company: Company) => ({ client_id: company.client_id, environment: 'sandbox' });
 const codeOf = (body: string): string => (JSON.parse(body) as Problem).code;
 
-/** A public quote on the single plan (a payment at binding), as the web app asks for it. */
-async function singleQuote(change: Parameters<typeof quoteInput>[0] = () => {}) {
+/** The purchase secret each public quote was answered with, by reference. */
+const secrets = new Map<string, string>();
+
+/** A public quote on `plan`, as the web app asks for it; its secret remembered for `purchase`. */
+async function publicQuote(plan: 'single' | 'monthly', change: Parameters<typeof quoteInput>[0] = () => {}) {
   const input = quoteInput((q) => {
-    (q as { installment_plan: string }).installment_plan = 'single';
+    (q as { installment_plan: string }).installment_plan = plan;
     change(q);
   });
-  const quote = (await postQuote(t, publicHeaders(acme), input)).json<Quote>();
+  const quote = (await postQuote(t, publicHeaders(acme), input)).json<Quote & { purchase_secret?: string }>();
+  assert.ok(quote.purchase_secret !== undefined);
+  secrets.set(quote.quote_reference, quote.purchase_secret);
   return { input, quote };
 }
 
-const purchase = (reference: string, paymentMethodId: string, company: Company = acme, extra: object = {}) =>
+/** A public quote on the single plan (a payment at binding). */
+const singleQuote = (change: Parameters<typeof quoteInput>[0] = () => {}) => publicQuote('single', change);
+
+/** The web app's purchase: the client id alone, with the quote's secret unless `secret` says otherwise. */
+const purchase = (
+  reference: string,
+  paymentMethodId: string,
+  company: Company = acme,
+  extra: object = {},
+  secret: string | null | undefined = secrets.get(reference),
+) =>
   t.app.inject({
     method: 'POST',
     url: `/quotes/${reference}/purchase`,
-    headers: publicHeaders(company),
+    headers: {
+      ...publicHeaders(company),
+      ...(secret === null || secret === undefined ? {} : { purchase_secret: secret }),
+    },
     payload: { payment_method_id: paymentMethodId, ...extra },
   });
 
@@ -195,10 +213,7 @@ test('a quote that is not bindable answers 409 before any payment; another plan 
 });
 
 test('a monthly plan: the first installment is paid at purchase and recorded on the policy as paid', async () => {
-  const input = quoteInput((q) => {
-    (q as { installment_plan: string }).installment_plan = 'monthly';
-  });
-  const quote = (await postQuote(t, publicHeaders(acme), input)).json<Quote>();
+  const { quote } = await publicQuote('monthly');
   const installment = quote.pricing['subscription_premium'] as number;
   assert.equal(quote.pricing['subscription_installments'], 12);
   assert.equal(quote.pricing.upfront_premium, 0);
@@ -245,6 +260,72 @@ test('validation and tenancy: a bad card id 422; another company’s quote 404',
   assert.equal(elsewhere.statusCode, 404, elsewhere.body);
   const unknown = await purchase('00000000-0000-4000-8000-000000000000', 'pm_card_visa');
   assert.equal(unknown.statusCode, 404, unknown.body);
+});
+
+test('the purchase secret: without it, or with another quote’s, a quote is not found; a server buys without it', async () => {
+  const { quote } = await singleQuote();
+  const { quote: another } = await singleQuote();
+  const read = (reference: string, headers: Record<string, string>) =>
+    t.app.inject({ url: `/quotes/${reference}`, headers });
+  // Read back by the web app: with its secret, as the quote's answer showed it (no input).
+  const mine = await read(quote.quote_reference, {
+    ...publicHeaders(acme),
+    purchase_secret: secrets.get(quote.quote_reference)!,
+  });
+  assert.equal(mine.statusCode, 200, mine.body);
+  assert.equal(mine.json<Quote>().input, undefined);
+  assert.equal(mine.json<{ purchase_secret?: string }>().purchase_secret, undefined, 'told only once');
+  for (const headers of [
+    publicHeaders(acme),
+    { ...publicHeaders(acme), purchase_secret: secrets.get(another.quote_reference)! },
+    { ...publicHeaders(acme), purchase_secret: 'x'.repeat(43) },
+    { ...publicHeaders(other), purchase_secret: secrets.get(quote.quote_reference)! },
+  ]) {
+    const answer = await read(quote.quote_reference, headers);
+    assert.equal(answer.statusCode, 404, answer.body);
+  }
+  // A guessed reference with a guessed secret is answered as a wrong secret is.
+  const guessed = await read('00000000-0000-4000-8000-000000000000', {
+    ...publicHeaders(acme),
+    purchase_secret: 'x'.repeat(43),
+  });
+  assert.equal(guessed.statusCode, 404, guessed.body);
+  const wrongSecret = await read(quote.quote_reference, publicHeaders(acme));
+  const { request_id: _a, ...guessedProblem } = guessed.json<Problem & { request_id?: string }>();
+  const { request_id: _b, ...wrongProblem } = wrongSecret.json<Problem & { request_id?: string }>();
+  assert.deepEqual(guessedProblem, wrongProblem);
+
+  const missing = await purchase(quote.quote_reference, 'pm_card_visa', acme, {}, null);
+  assert.equal(missing.statusCode, 404, missing.body);
+  const wrong = await purchase(
+    quote.quote_reference,
+    'pm_card_visa',
+    acme,
+    {},
+    secrets.get(another.quote_reference),
+  );
+  assert.equal(wrong.statusCode, 404, wrong.body);
+  const elsewhere = await purchase(quote.quote_reference, 'pm_card_visa', other);
+  assert.equal(elsewhere.statusCode, 404, elsewhere.body);
+  // Nothing was charged: the quote is still for sale, and its owner buys it.
+  assert.equal((await read(quote.quote_reference, acme.sandbox)).json<Quote>().status, 'bindable');
+  const bought = await purchase(quote.quote_reference, 'pm_card_visa');
+  assert.equal(bought.statusCode, 201, bought.body);
+
+  // The company's integration asks and buys with its client credentials, and gets no secret.
+  const serverQuote = (await postQuote(t, acme.sandbox, quoteInput())).json<
+    Quote & { purchase_secret?: string }
+  >();
+  assert.equal(serverQuote.purchase_secret, undefined);
+  const byServer = await t.app.inject({
+    method: 'POST',
+    url: `/quotes/${serverQuote.quote_reference}/purchase`,
+    headers: acme.sandbox,
+    payload: { payment_method_id: 'pm_card_visa' },
+  });
+  assert.equal(byServer.statusCode, 201, byServer.body);
+  // Its quote cannot be read or bought with the client id alone: it has no secret to present.
+  assert.equal((await read(serverQuote.quote_reference, publicHeaders(acme))).statusCode, 404);
 });
 
 test('purchases are throttled per address as POST /quotes is: 20, then 429 with Retry-After', async () => {

@@ -98,22 +98,51 @@ export function quoteRequest(answers: Answers, productReference: string): QuoteI
   };
 }
 
-/** POST /quotes with the client id alone: the quote as the insurer shows it to customers. */
-export const askForQuote = (config: AppConfig, input: QuoteInput): Promise<Quote> =>
-  unwrap(publicClient(config).POST('/quotes', { body: input }));
+// NOTE: the purchase secret is the buyer's capability to buy the quote: it is kept in this tab's
+// session storage (so the buying link of a referred quote works in the tab that asked for it) and
+// never put in a URL, where history, logs and referrers would keep it.
+const SECRET_KEY = 'milepost.quote-secret.';
+
+/** The purchase secret `POST /quotes` answered this tab with for `quoteReference`, if any. */
+export function secretOf(quoteReference: string): string | undefined {
+  try {
+    return window.sessionStorage.getItem(SECRET_KEY + quoteReference) ?? undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function rememberSecret(quoteReference: string, secret: string): void {
+  try {
+    window.sessionStorage.setItem(SECRET_KEY + quoteReference, secret);
+  } catch {
+    // Storage refused (a private window's quota): the quote in memory still carries its secret.
+  }
+}
+
+/** POST /quotes with the client id alone: the quote as the insurer shows it to customers, with its secret. */
+export async function askForQuote(config: AppConfig, input: QuoteInput): Promise<Quote> {
+  const quote = await unwrap(publicClient(config).POST('/quotes', { body: input }));
+  if (quote.purchase_secret !== undefined) rememberSecret(quote.quote_reference, quote.purchase_secret);
+  return quote;
+}
 
 export type Purchase =
   PurchaseAnswers[201]['content']['application/json'] | PurchaseAnswers[202]['content']['application/json'];
 
-/** POST /quotes/:ref/purchase: bound, or waiting for the card's 3-D Secure. */
+/** POST /quotes/:ref/purchase with the quote's secret: bound, or waiting for the card's 3-D Secure. */
 export const purchase = (
   config: AppConfig,
   quoteReference: string,
+  secret: string | undefined,
   paymentMethodId: string,
 ): Promise<Purchase> =>
   unwrap(
     publicClient(config).POST('/quotes/{quote_reference}/purchase', {
-      params: { path: { quote_reference: quoteReference } },
+      params: {
+        path: { quote_reference: quoteReference },
+        header: secret === undefined ? {} : { purchase_secret: secret },
+      },
       body: { payment_method_id: paymentMethodId, installment_plan: 'single' },
     }),
   );

@@ -4,7 +4,7 @@ import { formatMoney } from '../../shared/format.ts';
 import { CardForm } from './card-form.tsx';
 import type { AppConfig } from './config.ts';
 import { humanError } from './errors.ts';
-import { authenticate, purchase, type Quote } from './quote-api.ts';
+import { authenticate, purchase, secretOf, type Quote } from './quote-api.ts';
 import { NewPasswordForm, Panel } from './sign-in-forms.tsx';
 import { CardProblem } from './stripe-sandbox.ts';
 import { navigate } from './router.ts';
@@ -27,6 +27,8 @@ type Bought = {
 const SENTENCES: Readonly<Record<string, string>> = {
   PAYMENT_DECLINED: 'Your card was declined, and nothing was taken. Please try another card.',
   QUOTE_NOT_BINDABLE: 'This quote can no longer be bought. Please ask for a new quote.',
+  NOT_FOUND:
+    'We cannot find this quote in this browser: open the link in the browser you asked for the quote in, or ask for a new quote.',
 };
 
 /** This page for buying one quote (a referred one, once an underwriter approves it). */
@@ -93,7 +95,7 @@ export function QuoteOutcome({ config, session, quote, onSignedIn, onChange }: O
       >
         <p role="status">
           {quote.status === 'referred'
-            ? 'An underwriter will look at your quote and email you. If it is approved, come back to this page’s buying link below to buy it.'
+            ? 'An underwriter will look at your quote and email you. If it is approved, open the buying link below in this browser tab to buy it.'
             : 'We are sorry: we cannot insure this car and driver.'}
         </p>
         {reasons.length === 0 ? null : (
@@ -128,6 +130,7 @@ export function QuoteOutcome({ config, session, quote, onSignedIn, onChange }: O
       <BuyForm
         config={config}
         quoteReference={quote.quote_reference}
+        secret={quote.purchase_secret}
         amount={quote.pricing.upfront_premium}
         onBought={setBought}
       />
@@ -144,16 +147,18 @@ export function QuoteOutcome({ config, session, quote, onSignedIn, onChange }: O
 export function BuyForm(props: {
   config: AppConfig;
   quoteReference: string;
+  /** The quote's purchase secret: from the quote in memory, or this tab's session storage. */
+  secret: string | undefined;
   amount: number | undefined;
   onBought: (bought: Bought) => void;
 }) {
-  const { config, quoteReference } = props;
+  const { config, quoteReference, secret } = props;
   const buy = async (paymentMethodId: string) => {
     try {
-      let answer = await purchase(config, quoteReference, paymentMethodId);
+      let answer = await purchase(config, quoteReference, secret, paymentMethodId);
       if (answer.status === 'requires_action') {
         await authenticate(config, answer);
-        answer = await purchase(config, quoteReference, paymentMethodId);
+        answer = await purchase(config, quoteReference, secret, paymentMethodId);
       }
       if (answer.status !== 'bound')
         throw new Error('Your bank did not confirm the payment. Please try again.');
@@ -260,6 +265,7 @@ export function BuyApprovedQuote(props: {
       <BuyForm
         config={props.config}
         quoteReference={props.quoteReference}
+        secret={secretOf(props.quoteReference)}
         amount={undefined}
         onBought={setBought}
       />
