@@ -63,7 +63,8 @@ export interface PurchaseRequest {
    * The quote's purchase secret, which a buyer with the client id alone must present (`public`); the
    * company's integration, with its client secret, buys without it.
    */
-  readonly caller: { readonly kind: 'client' } | { readonly kind: 'public'; readonly secret?: string | undefined };
+  readonly caller:
+    { readonly kind: 'client' } | { readonly kind: 'public'; readonly secret?: string | undefined };
 }
 
 // Only these refusals of the binding service are final for this quote: the money then goes back.

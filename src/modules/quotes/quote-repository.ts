@@ -51,6 +51,8 @@ export interface QuoteTables {
     company_id: string;
     validity_days: Generated<number>;
     retention_days: Generated<number>;
+    /** The product the public quote page quotes where its link names none (migration 0063). */
+    quote_page_product: string | null;
     updated_at: Date;
   };
 }
@@ -349,40 +351,57 @@ export async function decideReferral(
 export interface QuoteSettings {
   readonly validityDays: number;
   readonly retentionDays: number;
+  /** The product the public quote page quotes where its link names none; null: none. */
+  readonly quotePageProduct: string | null;
 }
 
-export const DEFAULT_QUOTE_SETTINGS: QuoteSettings = { validityDays: 30, retentionDays: 90 };
+export const DEFAULT_QUOTE_SETTINGS: QuoteSettings = {
+  validityDays: 30,
+  retentionDays: 90,
+  quotePageProduct: null,
+};
 
 /** The company's quote settings; the defaults when it has set none. */
 export async function findQuoteSettings(db: Executor, companyId: string): Promise<QuoteSettings> {
   const row = await db
     .selectFrom('quote_settings')
-    .select(['validity_days', 'retention_days'])
+    .select(['validity_days', 'retention_days', 'quote_page_product'])
     .where('company_id', '=', companyId)
     .executeTakeFirst();
   return row === undefined
     ? DEFAULT_QUOTE_SETTINGS
-    : { validityDays: row.validity_days, retentionDays: row.retention_days };
+    : {
+        validityDays: row.validity_days,
+        retentionDays: row.retention_days,
+        quotePageProduct: row.quote_page_product,
+      };
 }
 
+/** Sets the company's quote settings; a `quotePageProduct` left undefined keeps the one set. */
 export async function upsertQuoteSettings(
   db: Executor,
   companyId: string,
-  settings: QuoteSettings,
+  settings: Omit<QuoteSettings, 'quotePageProduct'> & {
+    readonly quotePageProduct?: string | null | undefined;
+  },
   at: Date,
 ): Promise<void> {
+  const product =
+    settings.quotePageProduct === undefined ? {} : { quote_page_product: settings.quotePageProduct };
   await db
     .insertInto('quote_settings')
     .values({
       company_id: companyId,
       validity_days: settings.validityDays,
       retention_days: settings.retentionDays,
+      quote_page_product: settings.quotePageProduct ?? null,
       updated_at: at,
     })
     .onConflict((oc) =>
       oc.column('company_id').doUpdateSet({
         validity_days: settings.validityDays,
         retention_days: settings.retentionDays,
+        ...product,
         updated_at: at,
       }),
     )

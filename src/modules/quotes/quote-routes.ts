@@ -24,6 +24,7 @@ import {
 } from './quote-schemas.ts';
 import { fromPence } from '../../platform/money.ts';
 import type { PurchaseService } from './quote-purchase-service.ts';
+import type { QuoteSettings } from './quote-repository.ts';
 import type { QuoteCaller, QuoteService } from './quote-service.ts';
 import { quoteView, type QuoteAudience } from './quote-views.ts';
 
@@ -287,9 +288,10 @@ function registerSettings(app: App, deps: QuoteRouteDeps): void {
   // The settings are the company's, in both environments: either tenant names the company.
   const companyId = async (reference: string): Promise<string> =>
     (await companies.tenantOf(reference, 'production')).companyId;
-  const view = (s: { validityDays: number; retentionDays: number }) => ({
+  const view = (s: QuoteSettings) => ({
     validity_days: s.validityDays,
     retention_days: s.retentionDays,
+    quote_page_product: s.quotePageProduct,
   });
   app.get(
     '/admin/companies/:company_reference/quotes',
@@ -313,9 +315,9 @@ function registerSettings(app: App, deps: QuoteRouteDeps): void {
       schema: {
         operationId: 'quotes.setSettings',
         tags: ['admin'],
-        summary: 'Set the company’s quote validity and retention',
+        summary: 'Set the company’s quote validity, retention and quote page product',
         description:
-          'How many days a quote may be bound (applies to quotes made from now on) and after how many days a quote never bound is pseudonymised (applies at the next nightly run).',
+          'How many days a quote may be bound (applies to quotes made from now on), after how many days a quote never bound is pseudonymised (applies at the next nightly run), and the product the public quote page quotes (`quote_page_product`; left out, it stays as it is).',
         security: adminSecurity,
         params: CompanyParamsSchema,
         body: QuoteSettingsSchema,
@@ -327,6 +329,7 @@ function registerSettings(app: App, deps: QuoteRouteDeps): void {
         await quotes.setSettings(await companyId(request.params.company_reference), {
           validityDays: request.body.validity_days,
           retentionDays: request.body.retention_days,
+          quotePageProduct: request.body.quote_page_product,
         }),
       ),
   );

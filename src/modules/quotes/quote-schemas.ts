@@ -248,6 +248,12 @@ export const QuoteSettingsSchema = Type.Object(
       description:
         'Days after which a quote never bound is pseudonymised, once it has also expired (default 90).',
     }),
+    quote_page_product: Type.Optional(
+      Type.Union([Type.String({ minLength: 1, maxLength: 100 }), Type.Null()], {
+        description:
+          'The product the public quote page (`/app/quote`) quotes: a web app quote that names no `policy.product_reference` is for it. Null: none. Left out of a PUT, it stays as it is.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

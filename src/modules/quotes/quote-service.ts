@@ -166,6 +166,14 @@ async function pseudonymiseUnbound(db: Executor, batchSize: number, now: Date): 
   }
 }
 
+/** The web app's quote names the product the company's quote page quotes when it names none. */
+async function withQuotePageProduct(db: Executor, tenant: Tenant, input: QuoteInput): Promise<QuoteInput> {
+  if (input.policy.product_reference !== undefined) return input;
+  const { quotePageProduct } = await findQuoteSettings(db, tenant.companyId);
+  if (quotePageProduct === null) return input;
+  return { ...input, policy: { ...input.policy, product_reference: quotePageProduct } };
+}
+
 /** Quotes: rated from the rate book in force, decided by its underwriting rules, bound once (issue 36). */
 export function createQuoteService(deps: QuoteServiceDeps) {
   const { db, clock, jobs, throttles } = deps;
@@ -196,7 +204,8 @@ export function createQuoteService(deps: QuoteServiceDeps) {
   ): Promise<QuoteRecord & { readonly purchaseSecret?: string }> {
     await throttlePublic(tenant, caller);
     const secret = caller.kind === 'public' ? newPurchaseSecret() : undefined;
-    const stored = await rateAndStore(tenant, input, caller, secret?.hash);
+    const asked = caller.kind === 'public' ? await withQuotePageProduct(db, tenant, input) : input;
+    const stored = await rateAndStore(tenant, asked, caller, secret?.hash);
     return secret === undefined ? stored : { ...stored, purchaseSecret: secret.secret };
   }
 
@@ -289,7 +298,10 @@ export function createQuoteService(deps: QuoteServiceDeps) {
     /** The tenant's referrals waiting for a decision, oldest first (at most `limit`). */
     referrals: (tenant: Tenant, limit: number) => listPendingReferrals(db, tenant, limit),
     settings: (companyId: string): Promise<QuoteSettings> => findQuoteSettings(db, companyId),
-    async setSettings(companyId: string, settings: QuoteSettings): Promise<QuoteSettings> {
+    async setSettings(
+      companyId: string,
+      settings: Parameters<typeof upsertQuoteSettings>[2],
+    ): Promise<QuoteSettings> {
       await upsertQuoteSettings(db, companyId, settings, clock.now());
       return findQuoteSettings(db, companyId);
     },

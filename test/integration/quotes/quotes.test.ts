@@ -421,7 +421,7 @@ describe('settings and retention', () => {
 
   test('validity and retention are per company: defaults 30 and 90; admins change them', async () => {
     const read = await t.app.inject({ method: 'GET', url: settingsUrl(), headers: t.adminHeaders });
-    assert.deepEqual(read.json(), { validity_days: 30, retention_days: 90 });
+    assert.deepEqual(read.json(), { validity_days: 30, retention_days: 90, quote_page_product: null });
     const put = (headers: Record<string, string>, payload: object) =>
       t.app.inject({ method: 'PUT', url: settingsUrl(), headers, payload });
     assert.equal((await put(olly.headers, { validity_days: 10, retention_days: 60 })).statusCode, 403);
@@ -437,6 +437,33 @@ describe('settings and retention', () => {
     });
     assert.equal(missing.statusCode, 404);
     await put(ada.headers, { validity_days: 30, retention_days: 90 });
+  });
+
+  test('the quote page product: a web app quote naming no product is for the one the settings name', async () => {
+    const put = (payload: object) =>
+      t.app.inject({ method: 'PUT', url: settingsUrl(), headers: ada.headers, payload });
+    const unnamed = quoteInput((q) => {
+      delete (q.policy as { product_reference?: string }).product_reference;
+    });
+    // None set: the quote names no product, and the answer says which field is missing.
+    const none = await postQuote(t, publicHeaders(acme), unnamed, 422);
+    assert.ok(paths(none.body).includes('/body/policy/product_reference'), none.body);
+    const set = await put({ validity_days: 30, retention_days: 90, quote_page_product: 'pay-by-mile-car' });
+    assert.deepEqual(set.json(), {
+      validity_days: 30,
+      retention_days: 90,
+      quote_page_product: 'pay-by-mile-car',
+    });
+    const quoted = (await postQuote(t, publicHeaders(acme), unnamed)).json<Quote>();
+    assert.equal(quoted.rate_book_reference, 'car-rates');
+    // The company's integration names its product itself: the page's setting is not its default.
+    await postQuote(t, acme.sandbox, unnamed, 422);
+    // A PUT that leaves it out keeps it; null clears it.
+    const kept = await put({ validity_days: 30, retention_days: 90 });
+    assert.equal(kept.json<{ quote_page_product: string | null }>().quote_page_product, 'pay-by-mile-car');
+    const cleared = await put({ validity_days: 30, retention_days: 90, quote_page_product: null });
+    assert.equal(cleared.json<{ quote_page_product: string | null }>().quote_page_product, null);
+    await postQuote(t, publicHeaders(acme), unnamed, 422);
   });
 
   test('quotes never bound are pseudonymised after the retention; bound ones are kept', async () => {

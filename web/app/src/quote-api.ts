@@ -43,7 +43,7 @@ function isoDay(typed: string): string {
 }
 
 /** The quote request the interface asks for, from the visitor's answers (single payment plan). */
-export function quoteRequest(answers: Answers, productReference: string): QuoteInput {
+export function quoteRequest(answers: Answers, productReference: string | null): QuoteInput {
   const a = (name: string): string => answers[name]?.trim() ?? '';
   const day = (name: string): string => isoDay(a(name));
   const driver =
@@ -63,7 +63,8 @@ export function quoteRequest(answers: Answers, productReference: string): QuoteI
   return {
     policy: {
       ...termOf(day('start_on')),
-      product_reference: productReference,
+      // None named: the service quotes the company's quote page product.
+      ...(productReference === null ? {} : { product_reference: productReference }),
       policy_year: 1,
       cover: a('cover'),
       usage: a('usage'),

@@ -211,7 +211,10 @@ const STEPS: readonly Step[] = [
   },
 ];
 
-/** The product a quote is for: the insurer's link names it (`/app/quote?product=…`). */
+/**
+ * The product a quote is for: the company's quote page product (its quote settings), unless the
+ * insurer's link names another (`/app/quote?product=…`).
+ */
 const productOf = (): string | null => new URLSearchParams(window.location.search).get('product');
 
 /** The public quote page: the questions a step at a time, then the quote and buying it. */
@@ -226,17 +229,8 @@ export function QuotePage({ config, session, onSignedIn }: QuotePageProps) {
   useEffect(() => {
     if (index > 0) form.current?.querySelector<HTMLElement>('input, select')?.focus();
   }, [index]);
+  // Null: the company's quote page product (its quote settings) is quoted.
   const product = productOf();
-  if (product === null)
-    return (
-      <div className="quote">
-        <Panel title="Get a quote" status={null}>
-          <p role="alert" className="message error">
-            This link does not name the insurance to quote. Please use the link from your insurer’s website.
-          </p>
-        </Panel>
-      </div>
-    );
   const approved = new URLSearchParams(window.location.search).get('quote');
   if (approved !== null && quote === undefined)
     return (
