@@ -30,12 +30,10 @@ import { londonDateOf, validatePolicyInput } from './rules/policy-validation.ts'
 import { prepaidInstallments } from './rules/prepaid-installments.ts';
 import type { PolicySnapshot, VersionRecord } from './rules/policy-versions.ts';
 
-/** The first term's installments the payment at binding pays (0 without a card payment); 422 for a part. */
+/** The first term's installments the payment at binding pays (0 without a card payment). */
 function prepaidOf(input: PolicyInput): number {
   if (input.payment?.provider_payment_reference === undefined) return 0;
-  const prepaid = prepaidInstallments(input.pricing, input.payment.payment_amount);
-  if (!prepaid.ok) throw invalid([{ path: '/body/payment/payment_amount', message: prepaid.reason }]);
-  return prepaid.count;
+  return prepaidInstallments(input.pricing, input.payment.payment_amount);
 }
 
 /** Refuses a term that has ended unless the client says it brings a policy over (`backfill`). */

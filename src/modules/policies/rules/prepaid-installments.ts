@@ -29,25 +29,16 @@ export function firstPaymentPence(pricing: PlanPricing, count: number): number {
 
 /**
  * How many of the first term's installments `paymentAmount` (pounds; undefined: the upfront premium
- * alone) pays: 0 unless the plan is monthly and the payment exceeds the upfront premium and deposit fee;
- * otherwise the excess in whole installments, at most the plan's count. A part of an installment is refused.
+ * alone) pays: on a monthly plan, a payment of the upfront premium, the deposit fee and 1 to all of the
+ * plan's installments pays that many; any other payment pays none, as before the rule, so a client that
+ * collects another amount at binding (a fee of its own) is billed its plan in full as it always was.
  */
-export function prepaidInstallments(
-  pricing: PlanPricing,
-  paymentAmount: number | undefined,
-): { ok: true; count: number } | { ok: false; reason: string } {
+export function prepaidInstallments(pricing: PlanPricing, paymentAmount: number | undefined): number {
   const installments = pricing.subscription_installments ?? 0;
   const installmentPence = pence(pricing.subscription_premium);
-  if (paymentAmount === undefined || installments <= 0 || installmentPence <= 0)
-    return { ok: true, count: 0 };
+  if (paymentAmount === undefined || installments <= 0 || installmentPence <= 0) return 0;
   const beyondPence = pence(paymentAmount) - firstPaymentPence(pricing, 0);
-  if (beyondPence <= 0) return { ok: true, count: 0 };
-  if (beyondPence % installmentPence !== 0)
-    return {
-      ok: false,
-      reason: 'beyond the upfront premium and deposit fee, must pay whole subscription installments',
-    };
+  if (beyondPence <= 0 || beyondPence % installmentPence !== 0) return 0;
   const count = beyondPence / installmentPence;
-  if (count > installments) return { ok: false, reason: 'pays more installments than the plan has' };
-  return { ok: true, count };
+  return count <= installments ? count : 0;
 }
