@@ -1394,7 +1394,9 @@ CREATE TABLE public.policies (
     billed_through_at timestamp with time zone,
     product_reference text,
     search_text text,
+    prepaid_installments integer DEFAULT 0 NOT NULL,
     CONSTRAINT policies_environment_check CHECK ((environment = ANY (ARRAY['sandbox'::text, 'production'::text]))),
+    CONSTRAINT policies_prepaid_installments_check CHECK ((prepaid_installments >= 0)),
     CONSTRAINT policies_status_check CHECK ((status = ANY (ARRAY['active'::text, 'cancelled'::text, 'lapsed'::text]))),
     CONSTRAINT policies_terms_kept CHECK (((version_count = 0) OR ((subscription_premium_pence IS NOT NULL) AND (first_start_at IS NOT NULL))))
 )
@@ -1576,6 +1578,7 @@ CREATE TABLE public.quote_settings (
     validity_days integer DEFAULT 30 NOT NULL,
     retention_days integer DEFAULT 90 NOT NULL,
     updated_at timestamp with time zone NOT NULL,
+    quote_page_product text,
     CONSTRAINT quote_settings_retention_check CHECK (((retention_days >= 1) AND (retention_days <= 3650))),
     CONSTRAINT quote_settings_validity_check CHECK (((validity_days >= 1) AND (validity_days <= 365)))
 );
@@ -1608,6 +1611,7 @@ CREATE TABLE public.quotes (
     created_at timestamp with time zone NOT NULL,
     expires_at timestamp with time zone NOT NULL,
     pseudonymised_at timestamp with time zone,
+    purchase_secret_hash bytea,
     CONSTRAINT quotes_decision_check CHECK ((decision = ANY (ARRAY['accept'::text, 'refer'::text, 'decline'::text]))),
     CONSTRAINT quotes_environment_check CHECK ((environment = ANY (ARRAY['sandbox'::text, 'production'::text]))),
     CONSTRAINT quotes_expiry_check CHECK ((expires_at > created_at)),

@@ -1025,7 +1025,7 @@ export interface paths {
         };
         /**
          * Read a quote
-         * @description The quote with its pricing, breakdown, decision, referral and status. Another company’s quote answers 404.
+         * @description The quote with its pricing, breakdown, decision, referral and status. Another company’s quote answers 404. With the client id alone (the web app) only with the `purchase_secret` header `POST /quotes` answered with, shown as that answer was (the factors the rate book marks `customer_visible`); a missing or wrong secret answers 404, and counts against the caller’s address as a failed login does (429 with Retry-After past 20 an hour).
          */
         get: operations["quotes.get"];
         put?: never;
@@ -1067,7 +1067,7 @@ export interface paths {
         put?: never;
         /**
          * Buy a quote: the first payment, then the policy
-         * @description The web app’s quote and buy, with the client id alone (throttled per address as `POST /quotes` is). Confirms the quote’s payment intent (one per quote) with the card, for the quote’s `upfront_premium`; only once the payment has succeeded is the policy created, binding the quote exactly as `POST /policys` does, with the welcome email. 201 `bound` with the policy and how to sign in; 202 `requires_action` when the card needs 3-D Secure (complete it with `client_secret`, then send the same request again); 402 `PAYMENT_DECLINED` (no policy; another card may be sent); 409 `QUOTE_NOT_BINDABLE` (declined, referred and not approved, expired, bound already); 422 for a monthly-plan quote or a plan other than the quote’s; 404 for another company’s quote.
+         * @description The web app’s quote and buy, with the client id alone (throttled per address as `POST /quotes` is). Confirms the quote’s payment intent (one per quote) with the card, for the first payment its plan owes (the `upfront_premium`; on the monthly plan, with the `deposit_fee` and the first installment, which statements then do not bill); only once the payment has succeeded is the policy created, binding the quote exactly as `POST /policys` does, with the welcome email. 201 `bound` with the policy and how to sign in; 202 `requires_action` when the card needs 3-D Secure (complete it with `client_secret`, then send the same request again); 402 `PAYMENT_DECLINED` (no policy; another card may be sent); 409 `QUOTE_NOT_BINDABLE` (declined, referred and not approved, expired, bound already); 422 for a plan other than the quote’s; 404 for another company’s quote.
          */
         post: operations["quotes.purchase"];
         delete?: never;
@@ -1126,8 +1126,8 @@ export interface paths {
         /** The company’s quote validity and retention */
         get: operations["quotes.settings"];
         /**
-         * Set the company’s quote validity and retention
-         * @description How many days a quote may be bound (applies to quotes made from now on) and after how many days a quote never bound is pseudonymised (applies at the next nightly run).
+         * Set the company’s quote validity, retention and quote page product
+         * @description How many days a quote may be bound (applies to quotes made from now on), after how many days a quote never bound is pseudonymised (applies at the next nightly run), and the product the public quote page quotes (`quote_page_product`; left out, it stays as it is).
          */
         put: operations["quotes.setSettings"];
         post?: never;
@@ -1830,7 +1830,7 @@ export interface paths {
         put?: never;
         /**
          * Reissue a document
-         * @description Issues a new document with the same subject (the same policy version, statement, refund or void) rendered now with the current template; the original stays as issued, and the new one names it in `reissue_of`. Audited with its `reason`. Client credentials, or a staff session of `operations` or `admin`. 404 when the policy or document is not the company’s, or the document is not the policy’s.
+         * @description Issues a new document with the same subject (the same policy version, statement, refund or void) rendered now with the current template; the original stays as issued, and the new one names it in `reissue_of`. Audited with its `reason`. Client credentials, or a staff session of `operations` or `admin`. 404 when the policy or document is not the company’s, or the document is not the policy’s; 409 for a renewal notice of terms stored for automatic renewal once those terms are gone (the renewal withdrawn).
          */
         post: operations["documents.reissue"];
         delete?: never;
@@ -3698,6 +3698,8 @@ export interface components {
             pseudonymised: boolean;
             /** @description The quote as asked (staff and the company’s integration only); its pseudonym once pseudonymised. */
             input?: unknown;
+            /** @description Only in the answer to `POST /quotes` with the client id alone (the web app), and only then: the secret (256 random bits, base64url) that reading the quote back and buying it with the client id alone need, sent as the `purchase_secret` header. Keep it in memory or session storage, never in a URL. */
+            purchase_secret?: string;
         };
         /** @description A quote as staff read it: the whole quote, with the policy it is bound to. */
         StaffQuote: {
@@ -3807,6 +3809,8 @@ export interface components {
             pseudonymised: boolean;
             /** @description The quote as asked (staff and the company’s integration only); its pseudonym once pseudonymised. */
             input?: unknown;
+            /** @description Only in the answer to `POST /quotes` with the client id alone (the web app), and only then: the secret (256 random bits, base64url) that reading the quote back and buying it with the client id alone need, sent as the `purchase_secret` header. Keep it in memory or session storage, never in a URL. */
+            purchase_secret?: string;
             /** @description The policy the quote is bound to; null while it is not. */
             bound_policy_reference: string | null;
         };
@@ -5775,7 +5779,7 @@ export interface operations {
                         provider_customer_reference?: string;
                         /** @description Lower-case name of the card payment processor. */
                         payment_provider?: string;
-                        /** @description Amount in major units, at most 2 decimal places; negative is a refund. When absent on an adjustment or cancellation it is calculated from `pricing` (`upfront_premium`, `mta_fee`, `cancel_fee`, `admin_fee`). */
+                        /** @description Amount in major units, at most 2 decimal places; negative is a refund. When absent on an adjustment or cancellation it is calculated from `pricing` (`upfront_premium`, `mta_fee`, `cancel_fee`, `admin_fee`). At binding on a monthly plan, what it pays beyond `upfront_premium` and `deposit_fee` pays the first term’s first installments (whole ones), which statements then do not bill. */
                         payment_amount?: number;
                     };
                     /** @description For a mid-term adjustment: when the change takes effect; within the term. Defaults to now. UNIX timestamp (integer seconds, UTC). */
@@ -6129,7 +6133,7 @@ export interface operations {
                             provider_customer_reference?: string;
                             /** @description Lower-case name of the card payment processor. */
                             payment_provider?: string;
-                            /** @description Amount in major units, at most 2 decimal places; negative is a refund. When absent on an adjustment or cancellation it is calculated from `pricing` (`upfront_premium`, `mta_fee`, `cancel_fee`, `admin_fee`). */
+                            /** @description Amount in major units, at most 2 decimal places; negative is a refund. When absent on an adjustment or cancellation it is calculated from `pricing` (`upfront_premium`, `mta_fee`, `cancel_fee`, `admin_fee`). At binding on a monthly plan, what it pays beyond `upfront_premium` and `deposit_fee` pays the first term’s first installments (whole ones), which statements then do not bill. */
                             payment_amount?: number;
                         };
                         /** @description The next term, stored before it starts: a renewal written early (an `rn` version effective at its start) or terms kept for automatic renewal. The policy object shows the term in force until then. Absent when no next term is stored. */
@@ -6726,7 +6730,7 @@ export interface operations {
                             provider_customer_reference?: string;
                             /** @description Lower-case name of the card payment processor. */
                             payment_provider?: string;
-                            /** @description Amount in major units, at most 2 decimal places; negative is a refund. When absent on an adjustment or cancellation it is calculated from `pricing` (`upfront_premium`, `mta_fee`, `cancel_fee`, `admin_fee`). */
+                            /** @description Amount in major units, at most 2 decimal places; negative is a refund. When absent on an adjustment or cancellation it is calculated from `pricing` (`upfront_premium`, `mta_fee`, `cancel_fee`, `admin_fee`). At binding on a monthly plan, what it pays beyond `upfront_premium` and `deposit_fee` pays the first term’s first installments (whole ones), which statements then do not bill. */
                             payment_amount?: number;
                         };
                         /** @description The next term, stored before it starts: a renewal written early (an `rn` version effective at its start) or terms kept for automatic renewal. The policy object shows the term in force until then. Absent when no next term is stored. */
@@ -7383,7 +7387,7 @@ export interface operations {
                             provider_customer_reference?: string;
                             /** @description Lower-case name of the card payment processor. */
                             payment_provider?: string;
-                            /** @description Amount in major units, at most 2 decimal places; negative is a refund. When absent on an adjustment or cancellation it is calculated from `pricing` (`upfront_premium`, `mta_fee`, `cancel_fee`, `admin_fee`). */
+                            /** @description Amount in major units, at most 2 decimal places; negative is a refund. When absent on an adjustment or cancellation it is calculated from `pricing` (`upfront_premium`, `mta_fee`, `cancel_fee`, `admin_fee`). At binding on a monthly plan, what it pays beyond `upfront_premium` and `deposit_fee` pays the first term’s first installments (whole ones), which statements then do not bill. */
                             payment_amount?: number;
                         };
                         /** @description The next term, stored before it starts: a renewal written early (an `rn` version effective at its start) or terms kept for automatic renewal. The policy object shows the term in force until then. Absent when no next term is stored. */
@@ -8032,7 +8036,7 @@ export interface operations {
                             provider_customer_reference?: string;
                             /** @description Lower-case name of the card payment processor. */
                             payment_provider?: string;
-                            /** @description Amount in major units, at most 2 decimal places; negative is a refund. When absent on an adjustment or cancellation it is calculated from `pricing` (`upfront_premium`, `mta_fee`, `cancel_fee`, `admin_fee`). */
+                            /** @description Amount in major units, at most 2 decimal places; negative is a refund. When absent on an adjustment or cancellation it is calculated from `pricing` (`upfront_premium`, `mta_fee`, `cancel_fee`, `admin_fee`). At binding on a monthly plan, what it pays beyond `upfront_premium` and `deposit_fee` pays the first term’s first installments (whole ones), which statements then do not bill. */
                             payment_amount?: number;
                         };
                         /** @description The next term, stored before it starts: a renewal written early (an `rn` version effective at its start) or terms kept for automatic renewal. The policy object shows the term in force until then. Absent when no next term is stored. */
@@ -8674,7 +8678,7 @@ export interface operations {
                             provider_customer_reference?: string;
                             /** @description Lower-case name of the card payment processor. */
                             payment_provider?: string;
-                            /** @description Amount in major units, at most 2 decimal places; negative is a refund. When absent on an adjustment or cancellation it is calculated from `pricing` (`upfront_premium`, `mta_fee`, `cancel_fee`, `admin_fee`). */
+                            /** @description Amount in major units, at most 2 decimal places; negative is a refund. When absent on an adjustment or cancellation it is calculated from `pricing` (`upfront_premium`, `mta_fee`, `cancel_fee`, `admin_fee`). At binding on a monthly plan, what it pays beyond `upfront_premium` and `deposit_fee` pays the first term’s first installments (whole ones), which statements then do not bill. */
                             payment_amount?: number;
                         };
                         /** @description The next term, stored before it starts: a renewal written early (an `rn` version effective at its start) or terms kept for automatic renewal. The policy object shows the term in force until then. Absent when no next term is stored. */
@@ -9374,7 +9378,7 @@ export interface operations {
                         provider_customer_reference?: string;
                         /** @description Lower-case name of the card payment processor. */
                         payment_provider?: string;
-                        /** @description Amount in major units, at most 2 decimal places; negative is a refund. When absent on an adjustment or cancellation it is calculated from `pricing` (`upfront_premium`, `mta_fee`, `cancel_fee`, `admin_fee`). */
+                        /** @description Amount in major units, at most 2 decimal places; negative is a refund. When absent on an adjustment or cancellation it is calculated from `pricing` (`upfront_premium`, `mta_fee`, `cancel_fee`, `admin_fee`). At binding on a monthly plan, what it pays beyond `upfront_premium` and `deposit_fee` pays the first term’s first installments (whole ones), which statements then do not bill. */
                         payment_amount?: number;
                     };
                     /** @description Start of the new term (the older form of `policy.start_date`). UNIX timestamp (integer seconds, UTC). */
@@ -9728,7 +9732,7 @@ export interface operations {
                             provider_customer_reference?: string;
                             /** @description Lower-case name of the card payment processor. */
                             payment_provider?: string;
-                            /** @description Amount in major units, at most 2 decimal places; negative is a refund. When absent on an adjustment or cancellation it is calculated from `pricing` (`upfront_premium`, `mta_fee`, `cancel_fee`, `admin_fee`). */
+                            /** @description Amount in major units, at most 2 decimal places; negative is a refund. When absent on an adjustment or cancellation it is calculated from `pricing` (`upfront_premium`, `mta_fee`, `cancel_fee`, `admin_fee`). At binding on a monthly plan, what it pays beyond `upfront_premium` and `deposit_fee` pays the first term’s first installments (whole ones), which statements then do not bill. */
                             payment_amount?: number;
                         };
                         /** @description The next term, stored before it starts: a renewal written early (an `rn` version effective at its start) or terms kept for automatic renewal. The policy object shows the term in force until then. Absent when no next term is stored. */
@@ -10325,7 +10329,7 @@ export interface operations {
                             provider_customer_reference?: string;
                             /** @description Lower-case name of the card payment processor. */
                             payment_provider?: string;
-                            /** @description Amount in major units, at most 2 decimal places; negative is a refund. When absent on an adjustment or cancellation it is calculated from `pricing` (`upfront_premium`, `mta_fee`, `cancel_fee`, `admin_fee`). */
+                            /** @description Amount in major units, at most 2 decimal places; negative is a refund. When absent on an adjustment or cancellation it is calculated from `pricing` (`upfront_premium`, `mta_fee`, `cancel_fee`, `admin_fee`). At binding on a monthly plan, what it pays beyond `upfront_premium` and `deposit_fee` pays the first term’s first installments (whole ones), which statements then do not bill. */
                             payment_amount?: number;
                         };
                         /** @description The next term, stored before it starts: a renewal written early (an `rn` version effective at its start) or terms kept for automatic renewal. The policy object shows the term in force until then. Absent when no next term is stored. */
@@ -11292,7 +11296,7 @@ export interface operations {
                             provider_customer_reference?: string;
                             /** @description Lower-case name of the card payment processor. */
                             payment_provider?: string;
-                            /** @description Amount in major units, at most 2 decimal places; negative is a refund. When absent on an adjustment or cancellation it is calculated from `pricing` (`upfront_premium`, `mta_fee`, `cancel_fee`, `admin_fee`). */
+                            /** @description Amount in major units, at most 2 decimal places; negative is a refund. When absent on an adjustment or cancellation it is calculated from `pricing` (`upfront_premium`, `mta_fee`, `cancel_fee`, `admin_fee`). At binding on a monthly plan, what it pays beyond `upfront_premium` and `deposit_fee` pays the first term’s first installments (whole ones), which statements then do not bill. */
                             payment_amount?: number;
                         };
                         /** @description The next term, stored before it starts: a renewal written early (an `rn` version effective at its start) or terms kept for automatic renewal. The policy object shows the term in force until then. Absent when no next term is stored. */
@@ -13919,6 +13923,8 @@ export interface operations {
             header?: {
                 /** @description `sandbox` (the default when absent), `production` or `mock`. */
                 environment?: string;
+                /** @description The `purchase_secret` `POST /quotes` answered the web app with: needed with the client id alone; a missing or wrong one answers 404. */
+                purchase_secret?: string;
             };
             path: {
                 quote_reference: string;
@@ -13956,6 +13962,15 @@ export interface operations {
             };
             /** @description Unprocessable Entity */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14032,6 +14047,8 @@ export interface operations {
             header?: {
                 /** @description `sandbox` (the default when absent), `production` or `mock`. */
                 environment?: string;
+                /** @description The `purchase_secret` `POST /quotes` answered the web app with: needed with the client id alone; a missing or wrong one answers 404. */
+                purchase_secret?: string;
             };
             path: {
                 quote_reference: string;
@@ -14061,7 +14078,7 @@ export interface operations {
                         quote_reference: string;
                         policy_reference: string;
                         user_reference: string;
-                        /** @description The first payment, in pounds: the quote’s `upfront_premium`. */
+                        /** @description The first payment, in pounds: the quote’s `upfront_premium`; on the monthly plan, plus its `deposit_fee` and first installment. */
                         amount_paid: number;
                         /** @description How the buyer signs in: the first-login step of a new account, or the sign-in of one they had. */
                         sign_in: {
@@ -14315,6 +14332,8 @@ export interface operations {
                         validity_days: number;
                         /** @description Days after which a quote never bound is pseudonymised, once it has also expired (default 90). */
                         retention_days: number;
+                        /** @description The product the public quote page (`/app/quote`) quotes: a web app quote that names no `policy.product_reference` is for it. Null: none. Left out of a PUT, it stays as it is. */
+                        quote_page_product?: string | null;
                     };
                 };
             };
@@ -14363,6 +14382,8 @@ export interface operations {
                     validity_days: number;
                     /** @description Days after which a quote never bound is pseudonymised, once it has also expired (default 90). */
                     retention_days: number;
+                    /** @description The product the public quote page (`/app/quote`) quotes: a web app quote that names no `policy.product_reference` is for it. Null: none. Left out of a PUT, it stays as it is. */
+                    quote_page_product?: string | null;
                 };
             };
         };
@@ -14378,6 +14399,8 @@ export interface operations {
                         validity_days: number;
                         /** @description Days after which a quote never bound is pseudonymised, once it has also expired (default 90). */
                         retention_days: number;
+                        /** @description The product the public quote page (`/app/quote`) quotes: a web app quote that names no `policy.product_reference` is for it. Null: none. Left out of a PUT, it stays as it is. */
+                        quote_page_product?: string | null;
                     };
                 };
             };
@@ -17910,6 +17933,15 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,6 +1,6 @@
 -- The schema of a freshly migrated database, applied in one step to an empty one (src/platform/db/migrate.ts).
 -- Generated with docs/schema.sql by `npm run docs:schema`; never edited by hand.
--- migrations: 0001-companies 0002-policies 0003-payments 0004-auth 0005-journeys 0006-webhooks 0007-statements 0008-policy-revision 0009-bulk-billing 0010-policy-change-feed 0011-store-journey 0012-event-writes 0013-route-storage 0014-period-membership 0015-billing-writes 0016-journey-overlap 0017-sandbox-accounts 0018-refresh-grace 0019-carried-forward 0020-renewal-terms 0021-products 0022-product-rules 0023-usage-alerts 0024-telematics 0025-device-journeys 0026-odometer 0027-back-office 0028-policy-search-order 0029-erasure 0030-bordereau-order 0031-cash-report-order 0032-distribution-keys 0033-event-partitions 0034-policy-references 0035-journey-partitions 0036-due-pages 0037-policy-audit 0038-position-attributes 0039-policy-feed-sources 0040-outbox-accounts 0041-no-company-currency 0042-documents 0043-document-templates 0044-direct-debit 0046-rate-books 0047-quotes 0049-claims 0050-driving-scores 0053-renewal-prices 0056-position-minimisation 0057-score-disputes 0058-claim-ledger 0059-quote-purchases 0060-score-pricing 0061-claims-owed-notify
+-- migrations: 0001-companies 0002-policies 0003-payments 0004-auth 0005-journeys 0006-webhooks 0007-statements 0008-policy-revision 0009-bulk-billing 0010-policy-change-feed 0011-store-journey 0012-event-writes 0013-route-storage 0014-period-membership 0015-billing-writes 0016-journey-overlap 0017-sandbox-accounts 0018-refresh-grace 0019-carried-forward 0020-renewal-terms 0021-products 0022-product-rules 0023-usage-alerts 0024-telematics 0025-device-journeys 0026-odometer 0027-back-office 0028-policy-search-order 0029-erasure 0030-bordereau-order 0031-cash-report-order 0032-distribution-keys 0033-event-partitions 0034-policy-references 0035-journey-partitions 0036-due-pages 0037-policy-audit 0038-position-attributes 0039-policy-feed-sources 0040-outbox-accounts 0041-no-company-currency 0042-documents 0043-document-templates 0044-direct-debit 0046-rate-books 0047-quotes 0049-claims 0050-driving-scores 0053-renewal-prices 0056-position-minimisation 0057-score-disputes 0058-claim-ledger 0059-quote-purchases 0060-score-pricing 0061-claims-owed-notify 0063-prepaid-installments-and-quote-secrets
 
 DO $snapshot$ BEGIN
   IF EXISTS (SELECT 1 FROM pg_catalog.pg_available_extensions WHERE name = 'pg_trgm') THEN
@@ -1107,7 +1107,9 @@ CREATE TABLE public.policies (
     billed_through_at timestamp with time zone,
     product_reference text,
     search_text text,
+    prepaid_installments integer DEFAULT 0 NOT NULL,
     CONSTRAINT policies_environment_check CHECK ((environment = ANY (ARRAY['sandbox'::text, 'production'::text]))),
+    CONSTRAINT policies_prepaid_installments_check CHECK ((prepaid_installments >= 0)),
     CONSTRAINT policies_status_check CHECK ((status = ANY (ARRAY['active'::text, 'cancelled'::text, 'lapsed'::text]))),
     CONSTRAINT policies_terms_kept CHECK (((version_count = 0) OR ((subscription_premium_pence IS NOT NULL) AND (first_start_at IS NOT NULL))))
 )
@@ -1241,6 +1243,7 @@ CREATE TABLE public.quote_settings (
     validity_days integer DEFAULT 30 NOT NULL,
     retention_days integer DEFAULT 90 NOT NULL,
     updated_at timestamp with time zone NOT NULL,
+    quote_page_product text,
     CONSTRAINT quote_settings_retention_check CHECK (((retention_days >= 1) AND (retention_days <= 3650))),
     CONSTRAINT quote_settings_validity_check CHECK (((validity_days >= 1) AND (validity_days <= 365)))
 );
@@ -1269,6 +1272,7 @@ CREATE TABLE public.quotes (
     created_at timestamp with time zone NOT NULL,
     expires_at timestamp with time zone NOT NULL,
     pseudonymised_at timestamp with time zone,
+    purchase_secret_hash bytea,
     CONSTRAINT quotes_decision_check CHECK ((decision = ANY (ARRAY['accept'::text, 'refer'::text, 'decline'::text]))),
     CONSTRAINT quotes_environment_check CHECK ((environment = ANY (ARRAY['sandbox'::text, 'production'::text]))),
     CONSTRAINT quotes_expiry_check CHECK ((expires_at > created_at)),
@@ -2634,5 +2638,6 @@ FROM unnest(ARRAY[
   '0058-claim-ledger',
   '0059-quote-purchases',
   '0060-score-pricing',
-  '0061-claims-owed-notify'
+  '0061-claims-owed-notify',
+  '0063-prepaid-installments-and-quote-secrets'
 ]) AS name;
