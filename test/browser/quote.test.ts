@@ -32,7 +32,13 @@ async function answer(page: Page, values: readonly string[]): Promise<void> {
 }
 
 /** The five steps of questions, by keyboard, from the car to the mileage; `imported` refers the quote. */
-async function askForQuote(page: Page, tag: string, email: string, imported = false): Promise<void> {
+async function askForQuote(
+  page: Page,
+  tag: string,
+  email: string,
+  imported = false,
+  plan: 'single' | 'monthly' = 'single',
+): Promise<void> {
   await tabTo(page, 'input[name=reg]');
   for (const value of ['AB12 CDE', 'Volkswagen', 'Golf', '11500', '19', '2017']) {
     await page.keyboard.type(value);
@@ -49,13 +55,18 @@ async function askForQuote(page: Page, tag: string, email: string, imported = fa
   await answer(page, ['12 Station Road', 'London', 'EC1A 1BB']);
   await page.getByRole('heading', { name: 'Get a quote: cover and excess' }).waitFor();
   await assertAccessible(page, `quote cover ${tag}`);
+  if (plan === 'monthly') {
+    // A letter picks the list's answer: "Monthly, the first month today".
+    await tabTo(page, 'select[name=installment_plan]');
+    await page.keyboard.type('m');
+  }
   await tabTo(page, 'button[type=submit]');
   await page.keyboard.press('Enter');
   await page.getByRole('heading', { name: 'Get a quote: your mileage' }).waitFor();
   await answer(page, ['6000']);
 }
 
-async function quoteAndBuy(width: number, tag: string) {
+async function quoteAndBuy(width: number, tag: string, plan: 'single' | 'monthly' = 'single') {
   const { context, page, problems } = await rig.newPage(width);
   await page.goto(`${rig.baseUrl}/app/sign-in?product=pay-by-mile-car`);
   await page.getByRole('heading', { name: 'Sign in' }).waitFor();
@@ -64,11 +75,15 @@ async function quoteAndBuy(width: number, tag: string) {
   await page.keyboard.press('Enter');
   await page.getByRole('heading', { name: 'Get a quote: your car' }).waitFor();
   await assertAccessible(page, `quote car ${tag}`);
-  await askForQuote(page, tag, `buyer.${tag}.${String(process.pid)}@example.com`);
+  await askForQuote(page, tag, `buyer.${tag}.${String(process.pid)}@example.com`, false, plan);
   const email = `buyer.${tag}.${String(process.pid)}@example.com`;
   await page.getByRole('heading', { name: 'Your quote' }).waitFor();
   const quoteText = await page.locator('main').innerText();
   assert.match(quoteText, /£[\d.,]+ a month plus [\d.]+p a mile/);
+  assert.match(
+    quoteText,
+    plan === 'monthly' ? /in 12 monthly installments of £[\d.,]+, the first today/ : /is paid today/,
+  );
   await assertFits(page, width);
   await assertAccessible(page, `quote ${tag}`);
   await shoot(page, `quote-${tag}`);
@@ -92,8 +107,8 @@ test('quote and buy at 360 px, keyboard only, to the policy page', { skip, timeo
   await quoteAndBuy(360, 'phone');
 });
 
-test('quote and buy on a desktop, keyboard only', { skip, timeout: 120_000 }, async () => {
-  await quoteAndBuy(1280, 'desktop');
+test('quote and buy on a desktop, keyboard only, paying monthly', { skip, timeout: 120_000 }, async () => {
+  await quoteAndBuy(1280, 'desktop', 'monthly');
 });
 
 test(

@@ -42,7 +42,7 @@ function isoDay(typed: string): string {
   return `${year}-${month.padStart(2, '0')}-${day.padStart(2, '0')}`;
 }
 
-/** The quote request the interface asks for, from the visitor's answers (single payment plan). */
+/** The quote request the interface asks for, from the visitor's answers (the plan they chose, else single). */
 export function quoteRequest(answers: Answers, productReference: string | null): QuoteInput {
   const a = (name: string): string => answers[name]?.trim() ?? '';
   const day = (name: string): string => isoDay(a(name));
@@ -95,7 +95,7 @@ export function quoteRequest(answers: Answers, productReference: string | null):
       modifications: [],
     },
     additional_drivers: driver,
-    installment_plan: 'single',
+    installment_plan: a('installment_plan') === 'monthly' ? 'monthly' : 'single',
   };
 }
 
@@ -144,7 +144,7 @@ export const purchase = (
         path: { quote_reference: quoteReference },
         header: secret === undefined ? {} : { purchase_secret: secret },
       },
-      body: { payment_method_id: paymentMethodId, installment_plan: 'single' },
+      body: { payment_method_id: paymentMethodId },
     }),
   );
 

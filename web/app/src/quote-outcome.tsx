@@ -43,17 +43,25 @@ const pence = (pounds: number): string => `${(pounds * 100).toFixed(2).replace(/
 /** The quote's price as the customer reads it: the fixed part (a year's, and a month's share) and the rate a mile. */
 function Price({ quote }: { quote: Quote }) {
   const { pricing } = quote;
-  const fixed = pricing.upfront_premium;
+  const installments = pricing.subscription_installments ?? 0;
+  const monthly = installments > 0;
+  // In whole pence: the year's fixed part is the upfront premium and every installment.
+  const fixedPence =
+    Math.round(pricing.upfront_premium * 100) +
+    (monthly ? Math.round(pricing.subscription_premium * 100) * installments : 0);
+  const fixed = fixedPence / 100;
   const factors = quote.breakdown.factors;
   return (
     <>
       <p className="quote-price">
-        <strong>{formatMoney(fixed / 12)} a month</strong> plus{' '}
+        <strong>{formatMoney(monthly ? pricing.subscription_premium : fixed / 12)} a month</strong> plus{' '}
         <strong>{pence(pricing.usage_rate)} a mile</strong>
       </p>
       <p>
-        The fixed part, {formatMoney(fixed)} for the year, is paid today. Each mile you drive is billed
-        monthly at {pence(pricing.usage_rate)}. With your estimate that is about{' '}
+        {monthly
+          ? `The fixed part, ${formatMoney(fixed)} for the year, is paid in ${String(installments)} monthly installments of ${formatMoney(pricing.subscription_premium)}, the first today.`
+          : `The fixed part, ${formatMoney(fixed)} for the year, is paid today.`}{' '}
+        Each mile you drive is billed monthly at {pence(pricing.usage_rate)}. With your estimate that is about{' '}
         {formatMoney(pricing.yearly_premium_estimate ?? fixed)} a year, including Insurance Premium Tax.
       </p>
       {factors.length === 0 ? null : (

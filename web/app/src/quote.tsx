@@ -187,6 +187,14 @@ const STEPS: readonly Step[] = [
           ]}
           value="100"
         />
+        <Choice
+          name="installment_plan"
+          label="Pay the fixed part"
+          options={[
+            ['single', 'All today'],
+            ['monthly', 'Monthly, the first month today'],
+          ]}
+        />
         <Field
           name="start_on"
           label="Cover starts on"
