@@ -488,28 +488,30 @@ describe('negative paths', () => {
 describe('protection', () => {
   test('unknown and known usernames get identical bodies, after similar work', async () => {
     const { holder } = await client.loggedIn(acme.sandbox);
-    // The fastest of three: a loaded machine only ever slows a request down, so the minimum is the
-    // work the request itself did (three failures stay under the five free ones).
-    const timed = async (body: object) => {
-      let fastest: { r: Awaited<ReturnType<typeof client.token>>; ms: number } | undefined;
-      for (let i = 0; i < 3; i++) {
-        const started = performance.now();
-        const r = await client.token(acme.sandbox, body);
-        const ms = performance.now() - started;
-        if (fastest === undefined || ms < fastest.ms) fastest = { r, ms };
-      }
-      return fastest!;
+    // The fastest of four each, known and unknown taken in turn: a loaded machine only ever slows a
+    // request down, so the minimum is the work the request itself did, and taking them in turn lets a
+    // burst of load (another test file's threads on the same cores) slow both sides alike. Four
+    // failures stay under the five free ones.
+    type Timed = { r: Awaited<ReturnType<typeof client.token>>; ms: number };
+    const fastest = (a: Timed | undefined, b: Timed): Timed => (a === undefined || b.ms < a.ms ? b : a);
+    const once = async (body: object): Promise<Timed> => {
+      const started = performance.now();
+      const r = await client.token(acme.sandbox, body);
+      return { r, ms: performance.now() - started };
     };
-    const known = await timed({
-      type: 'USER_PASSWORD_AUTH',
-      username: holder.username,
-      password: 'Wrong-Password-1',
-    });
-    const unknown = await timed({
-      type: 'USER_PASSWORD_AUTH',
-      username: 'nobody.here',
-      password: 'Wrong-Password-1',
-    });
+    let known: Timed | undefined;
+    let unknown: Timed | undefined;
+    for (let round = 0; round < 4; round++) {
+      known = fastest(
+        known,
+        await once({ type: 'USER_PASSWORD_AUTH', username: holder.username, password: 'Wrong-Password-1' }),
+      );
+      unknown = fastest(
+        unknown,
+        await once({ type: 'USER_PASSWORD_AUTH', username: 'nobody.here', password: 'Wrong-Password-1' }),
+      );
+    }
+    assert.ok(known !== undefined && unknown !== undefined);
     assert.equal(known.r.statusCode, unknown.r.statusCode);
     assert.deepEqual(withoutRequestId(known.r), withoutRequestId(unknown.r));
     // Both verified an argon2id hash (a dummy one for the unknown name): neither answered in a blink.
