@@ -265,6 +265,7 @@ function buildPolicyServices(
   const products = createProductService({ db, clock });
   const quotes = createQuoteService({
     db,
+    prepared: (statement, values) => deps.database.prepared(statement, values),
     clock,
     jobs: deps.jobs,
     notifications: uses.notifications,

@@ -1,4 +1,5 @@
-import { sql, type Expression, type Generated } from 'kysely';
+import { sql, type Generated } from 'kysely';
+import type { DatabaseHandle } from '../../platform/db/database.ts';
 import type { Executor } from '../../schema.ts';
 import { forTenant, type Tenant } from '../companies/index.ts';
 import type { MatchedRule, QuoteInput, RatedPricing, RatingBreakdown } from '../rating/rules/index.ts';
@@ -146,100 +147,25 @@ export interface NewQuote {
   readonly purchaseSecretHash?: Buffer | undefined;
 }
 
+/** DatabaseHandle.prepared: one statement straight on the pool, outside any transaction. */
+export type Prepared = DatabaseHandle<unknown>['prepared'];
+
 /**
  * What a quote rated on remembered facts (its rate book version, its company's validity) needs still
  * to hold when it is stored; checked by the insert itself, so no other statement is spent on it.
  */
 export interface QuoteGuard {
-  /** The id of the version in force for the quote (`versionInForceIdQuery`): it must be the quote's. */
-  readonly versionInForce: Expression<string>;
+  /** The quote's product: the version in force for it at `startAt` must be the quote's. */
+  readonly productId: string;
+  readonly startAt: Date;
   /** The validity the expiry was counted with: it must still be the company's. */
   readonly validityDays: number;
 }
 
-/**
- * Inserts a quote; each is its own row, however many an applicant asks for. With a `guard`, only if it
- * holds: undefined when it does not (nothing is written then).
- */
-export async function insertQuote(db: Executor, tenant: Tenant, quote: NewQuote): Promise<QuoteRecord>;
-export async function insertQuote(
-  db: Executor,
-  tenant: Tenant,
-  quote: NewQuote,
-  guard: QuoteGuard,
-): Promise<QuoteRecord | undefined>;
-export async function insertQuote(
-  db: Executor,
-  tenant: Tenant,
-  quote: NewQuote,
-  guard?: QuoteGuard,
-): Promise<QuoteRecord | undefined> {
-  const referralStatus = quote.decision === 'refer' ? 'pending' : null;
-  const applicantEmail = quote.input.proposer.email.toLowerCase();
-  // NOTE: an INSERT … SELECT (not VALUES), so that the guard can be its WHERE; a SELECT's parameters
-  // take no type from the columns they fill, hence the casts.
-  let values = db.selectNoFrom((eb) => [
-    eb.cast<string>(eb.val(tenant.companyId), 'uuid').as('company_id'),
-    eb.val(tenant.environment).as('environment'),
-    eb.cast<string>(eb.val(quote.reference), 'uuid').as('quote_reference'),
-    eb.cast<string>(eb.val(quote.versionReference), 'uuid').as('quote_version_reference'),
-    eb.cast<string>(eb.val(quote.rateBookVersionId), 'uuid').as('rate_book_version_id'),
-    eb.val(quote.rateBookReference).as('rate_book_reference'),
-    eb.cast<number>(eb.val(quote.rateBookVersion), 'integer').as('rate_book_version'),
-    eb.cast<string | null>(eb.val(quote.policyReference), 'text').as('policy_reference'),
-    eb.val(applicantEmail).as('applicant_email'),
-    eb.cast<string>(eb.val(JSON.stringify(quote.input)), 'jsonb').as('input'),
-    eb.cast<string>(eb.val(JSON.stringify(quote.pricing)), 'jsonb').as('pricing'),
-    eb.cast<string>(eb.val(JSON.stringify(quote.breakdown)), 'jsonb').as('breakdown'),
-    eb.val(quote.decision).as('decision'),
-    eb.cast<string>(eb.val(JSON.stringify(quote.reasons)), 'jsonb').as('reasons'),
-    eb.cast<string | null>(eb.val(referralStatus), 'text').as('referral_status'),
-    eb.cast<Date>(eb.val(quote.createdAt), 'timestamptz').as('created_at'),
-    eb.cast<Date>(eb.val(quote.expiresAt), 'timestamptz').as('expires_at'),
-    eb.cast<Uint8Array | null>(eb.val(quote.purchaseSecretHash ?? null), 'bytea').as('purchase_secret_hash'),
-  ]);
-  if (guard !== undefined) {
-    const validity = db
-      .selectFrom('quote_settings')
-      .select('validity_days')
-      .where('company_id', '=', tenant.companyId);
-    values = values.where((eb) =>
-      eb.and([
-        eb(guard.versionInForce, '=', eb.cast<string>(eb.val(quote.rateBookVersionId), 'uuid')),
-        eb(eb.fn.coalesce(validity, eb.val(DEFAULT_QUOTE_SETTINGS.validityDays)), '=', guard.validityDays),
-      ]),
-    );
-  }
-  const row = await db
-    .insertInto('quotes')
-    .columns([
-      'company_id',
-      'environment',
-      'quote_reference',
-      'quote_version_reference',
-      'rate_book_version_id',
-      'rate_book_reference',
-      'rate_book_version',
-      'policy_reference',
-      'applicant_email',
-      'input',
-      'pricing',
-      'breakdown',
-      'decision',
-      'reasons',
-      'referral_status',
-      'created_at',
-      'expires_at',
-      'purchase_secret_hash',
-    ])
-    .expression(values)
-    .returning('id')
-    .executeTakeFirst();
-  if (row === undefined) return undefined;
-  // NOTE: only the id comes back: the quote is what was just written, and reading its JSON back
-  // would parse the breakdown again on every quote.
+/** The quote just written, as the service reads it (nothing is read back). */
+function storedQuote(id: string, tenant: Tenant, quote: NewQuote): QuoteRecord {
   return {
-    id: row.id,
+    id,
     companyId: tenant.companyId,
     environment: tenant.environment,
     reference: quote.reference,
@@ -248,13 +174,13 @@ export async function insertQuote(
     rateBookReference: quote.rateBookReference,
     rateBookVersion: quote.rateBookVersion,
     policyReference: quote.policyReference,
-    applicantEmail,
+    applicantEmail: applicantEmailOf(quote),
     input: quote.input,
     pricing: quote.pricing,
     breakdown: quote.breakdown,
     decision: quote.decision,
     reasons: quote.reasons,
-    referralStatus,
+    referralStatus: referralStatusOf(quote),
     referralReason: null,
     referralDecidedBy: null,
     referralDecidedAt: null,
@@ -265,6 +191,82 @@ export async function insertQuote(
     boundPolicyId: null,
     purchaseSecretHash: quote.purchaseSecretHash ?? null,
   };
+}
+
+const applicantEmailOf = (quote: NewQuote): string => quote.input.proposer.email.toLowerCase();
+const referralStatusOf = (quote: NewQuote): ReferralStatus | null =>
+  quote.decision === 'refer' ? 'pending' : null;
+
+/** Inserts a quote; each is its own row, however many an applicant asks for. */
+export async function insertQuote(db: Executor, tenant: Tenant, quote: NewQuote): Promise<QuoteRecord> {
+  const row = await db
+    .insertInto('quotes')
+    .values({
+      company_id: tenant.companyId,
+      environment: tenant.environment,
+      quote_reference: quote.reference,
+      quote_version_reference: quote.versionReference,
+      rate_book_version_id: quote.rateBookVersionId,
+      rate_book_reference: quote.rateBookReference,
+      rate_book_version: quote.rateBookVersion,
+      policy_reference: quote.policyReference,
+      applicant_email: applicantEmailOf(quote),
+      input: JSON.stringify(quote.input),
+      pricing: JSON.stringify(quote.pricing),
+      breakdown: JSON.stringify(quote.breakdown),
+      decision: quote.decision,
+      reasons: JSON.stringify(quote.reasons),
+      referral_status: referralStatusOf(quote),
+      created_at: quote.createdAt,
+      expires_at: quote.expiresAt,
+      purchase_secret_hash: quote.purchaseSecretHash ?? null,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  // NOTE: only the id comes back: the quote is what was just written, and reading its JSON back
+  // would parse the breakdown again on every quote.
+  return storedQuote(row.id, tenant, quote);
+}
+
+// NOTE: sent unnamed (DatabaseHandle.prepared); the function plans its insert once per connection.
+const STORE_QUOTE = `select store_quote(${Array.from({ length: 22 }, (_, i) => `$${String(i + 1)}`).join(', ')}) as id`;
+
+/**
+ * Inserts a quote only if `guard` holds, in one statement (`store_quote`, migration 0064): undefined
+ * when it does not (nothing is written then).
+ */
+export async function storeQuote(
+  prepared: Prepared,
+  tenant: Tenant,
+  quote: NewQuote,
+  guard: QuoteGuard,
+): Promise<QuoteRecord | undefined> {
+  const [row] = await prepared<{ id: string | null }>(STORE_QUOTE, [
+    tenant.companyId,
+    tenant.environment,
+    quote.reference,
+    quote.versionReference,
+    quote.rateBookVersionId,
+    quote.rateBookReference,
+    quote.rateBookVersion,
+    quote.policyReference,
+    applicantEmailOf(quote),
+    JSON.stringify(quote.input),
+    JSON.stringify(quote.pricing),
+    JSON.stringify(quote.breakdown),
+    quote.decision,
+    JSON.stringify(quote.reasons),
+    referralStatusOf(quote),
+    quote.createdAt,
+    quote.expiresAt,
+    quote.purchaseSecretHash ?? null,
+    guard.productId,
+    guard.startAt,
+    guard.validityDays,
+    DEFAULT_QUOTE_SETTINGS.validityDays,
+  ]);
+  const id = row?.id ?? null;
+  return id === null ? undefined : storedQuote(id, tenant, quote);
 }
 
 const quoteWithBinding = (db: Executor) =>

@@ -23,9 +23,11 @@ import {
   insertBinding,
   insertQuote,
   listPendingReferrals,
+  storeQuote,
   lockQuotesPastRetention,
   pseudonymiseQuote,
   upsertQuoteSettings,
+  type Prepared,
   type QuoteRecord,
   type QuoteSettings,
 } from './quote-repository.ts';
@@ -43,6 +45,8 @@ export const QUOTE_RETENTION_QUEUE = 'quotes.pseudonymise-unbound';
 
 export interface QuoteServiceDeps {
   readonly db: Executor;
+  /** For the one statement a quote on remembered terms is stored with (`storeQuote`). */
+  readonly prepared: Prepared;
   readonly clock: Clock;
   readonly jobs: Jobs;
   readonly notifications: NotificationService;
@@ -176,7 +180,7 @@ async function withQuotePageProduct(db: Executor, tenant: Tenant, input: QuoteIn
 
 /** Quotes: rated from the rate book in force, decided by its underwriting rules, bound once (issue 36). */
 export function createQuoteService(deps: QuoteServiceDeps) {
-  const { db, clock, jobs, throttles } = deps;
+  const { db, prepared, clock, jobs, throttles } = deps;
   const batchSize = deps.retentionBatchSize ?? 500;
   jobs.define({
     name: QUOTE_RETENTION_QUEUE,
@@ -240,8 +244,8 @@ export function createQuoteService(deps: QuoteServiceDeps) {
     if (remembered !== undefined) {
       const quote = quoteOn(remembered, request);
       if (!Array.isArray(quote)) {
-        const guard = terms.stillHold(tenant, remembered, startAt);
-        const stored = await insertQuote(db, tenant, { ...quote, purchaseSecretHash }, guard);
+        const guard = terms.stillHold(remembered, startAt);
+        const stored = await storeQuote(prepared, tenant, { ...quote, purchaseSecretHash }, guard);
         if (stored !== undefined) return stored;
       }
     }

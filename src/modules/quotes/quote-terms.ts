@@ -4,12 +4,7 @@ import { AppError, type FieldError } from '../../platform/errors.ts';
 import { londonDate } from '../../platform/london-calendar.ts';
 import type { Tenant } from '../companies/index.ts';
 import { findProducts } from '../products/index.ts';
-import {
-  createVersionMemo,
-  findVersionInForce,
-  versionInForceIdQuery,
-  type RememberedVersion,
-} from '../rating/index.ts';
+import { createVersionMemo, findVersionInForce, type RememberedVersion } from '../rating/index.ts';
 import { decide, rate, type QuoteInput } from '../rating/rules/index.ts';
 import { findQuoteSettings, type NewQuote, type QuoteGuard } from './quote-repository.ts';
 import { expiryOf } from './rules/index.ts';
@@ -122,11 +117,8 @@ export function createQuoteTerms(db: Executor) {
     },
 
     /** The guard under which a quote on `terms` is stored: they are still the terms in force. */
-    stillHold(tenant: Tenant, terms: QuoteTerms, startAt: Date): QuoteGuard {
-      return {
-        versionInForce: versionInForceIdQuery(db, tenant, terms.productId, startAt),
-        validityDays: terms.validityDays,
-      };
+    stillHold(terms: QuoteTerms, startAt: Date): QuoteGuard {
+      return { productId: terms.productId, startAt, validityDays: terms.validityDays };
     },
   };
 }

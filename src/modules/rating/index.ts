@@ -1,7 +1,6 @@
 export type { RatingTables } from './rate-book-repository.ts';
 export {
   findVersionInForce,
-  versionInForceIdQuery,
   type RateBookRecord,
   type RateBookVersionRecord,
   type VersionInForce,

@@ -321,25 +321,6 @@ export interface VersionInForce {
 }
 
 /**
- * The id of the version of the tenant's rate book for `productId` in force at `onDate`, as a subquery
- * for a statement that must act only while a version read earlier is still the one in force (a quote
- * rated on a remembered version). The same choice as `findVersionInForce`.
- */
-export function versionInForceIdQuery(db: Executor, tenant: Tenant, productId: string, onDate: Date) {
-  return db
-    .selectFrom('rate_book_versions as v')
-    .innerJoin('rate_books as b', 'b.id', 'v.rate_book_id')
-    .select('v.id')
-    .where(forTenant(tenant, 'b'))
-    .where('b.product_id', '=', productId)
-    .where('v.status', '=', 'approved')
-    .where('v.effective_from', '<=', onDate)
-    .orderBy('v.effective_from', 'desc')
-    .limit(1)
-    .$asScalar();
-}
-
-/**
  * The version of the tenant's rate book for `productId` in force at `onDate`: the approved version with
  * the latest `effective_from` at or before it; undefined when the product has no rate book or none yet.
  */

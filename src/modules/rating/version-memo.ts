@@ -19,7 +19,8 @@ export interface VersionMemoLimits {
  * products and rate books are never deleted, so what is remembered stays true; what the memo cannot
  * know is whether another version, approved since (perhaps by another process), is now in force at a
  * given date. Its `candidate` is therefore only a candidate: the caller confirms it in the statement
- * that uses it (`versionInForceIdQuery`), and on a miss reads the version in force and remembers it.
+ * that uses it (the quotes' `store_quote`, migration 0064), and on a miss reads the version in force and
+ * remembers it.
  */
 export function createVersionMemo(limits: VersionMemoLimits = { products: 1_000, versionsPerProduct: 8 }) {
   const byProduct = new Map<string, { productId: string; versions: VersionInForce[] }>();
