@@ -1,7 +1,9 @@
+import { londonDate } from '../../../platform/london-calendar.ts';
 import {
   CUSTOM_KEY_MAX_LENGTH,
   MONEY_DECIMALS,
   RATE_DECIMALS,
+  UNIX_SECONDS_MAX,
   type PolicyInput,
 } from './policy-object-schemas.ts';
 
@@ -81,6 +83,9 @@ const LONDON_DATE = new Intl.DateTimeFormat('en-GB', {
 
 /** The Europe/London calendar date (`YYYY-MM-DD`) of a UNIX timestamp in seconds. */
 export function londonDateOf(unixSeconds: number): string {
+  // The memoised calendar for any instant a policy object may hold (Intl's formatting was half of this
+  // module's work on each quote); Intl, which throws past its range, for what the schema rejects.
+  if (unixSeconds >= 0 && unixSeconds <= UNIX_SECONDS_MAX) return londonDate(new Date(unixSeconds * 1000));
   const parts = LONDON_DATE.formatToParts(new Date(unixSeconds * 1000));
   const part = (type: Intl.DateTimeFormatPartTypes) => parts.find((p) => p.type === type)?.value ?? '';
   return `${part('year')}-${part('month')}-${part('day')}`;
