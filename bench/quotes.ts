@@ -10,13 +10,17 @@
  * Both servers run side by side on one scratch database and are loaded in turn, in mirrored blocks
  * (bare, ours, ours, bare) so this machine's drift falls on both alike. Each phase keeps
  * BENCH_CONNECTIONS requests in flight and records every request's latency. Reported: quotes per
- * second of each, their ratio (target ≥ 0.8) and Milepost's p95 latency (target ≤ 30 ms). PostgreSQL
- * only: the baseline must read the same tables, which an embedded database in another process cannot
- * share.
+ * second of each, their ratio (target ≥ 0.8) and Milepost's p95 latency (target ≤ 30 ms), and the CPU
+ * each quote took in the server's process and in PostgreSQL's backends (on Linux, with the database on
+ * this machine): what the rates come from, and far steadier than they are on a loaded machine.
+ * PostgreSQL only: the baseline must read the same tables, which an embedded database in another
+ * process cannot share.
  */
+import { readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import { EXAMPLE_QUOTE_INPUT } from '../src/modules/rating/rules/index.ts';
 import { BENCH_POSTGRES_URL, startServer, withScratchDatabase } from './support.ts';
 
@@ -31,17 +35,61 @@ interface Phase {
   readonly errors: number;
   readonly latenciesMs: number[];
   readonly seconds: number;
+  /** CPU seconds the server's process and the database's backends used in the phase (NaN: unknown). */
+  readonly serverCpu: number;
+  readonly databaseCpu: number;
 }
 
-/** `connections` loops posting `body` for `duration` seconds; every answer must be 2xx. */
+/** CPU seconds (user + system) a process has used, from /proc (Linux; clock ticks of 1/100 s). */
+function cpuSeconds(pid: number | undefined): number {
+  try {
+    const fields =
+      readFileSync(`/proc/${String(pid)}/stat`, 'utf8')
+        .split(') ')[1]
+        ?.split(' ') ?? [];
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return NaN; // not Linux, or the process is gone
+  }
+}
+
+/** CPU seconds of each backend serving `client`'s database, by process id (empty: not on this machine). */
+async function backendCpuSeconds(client: pg.Client): Promise<Map<number, number>> {
+  const { rows } = await client.query<{ pid: number }>(
+    'select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
+  );
+  const seconds = new Map<number, number>();
+  for (const { pid } of rows) {
+    const spent = cpuSeconds(pid);
+    if (!Number.isNaN(spent)) seconds.set(pid, spent);
+  }
+  return seconds;
+}
+
+/** What the backends alive at `after` used since `before` (all of it for one started since); NaN: none seen. */
+function backendCpuSpent(before: Map<number, number>, after: Map<number, number>): number {
+  if (after.size === 0) return NaN;
+  let spent = 0;
+  for (const [pid, seconds] of after) spent += seconds - (before.get(pid) ?? 0);
+  return spent;
+}
+
+/**
+ * `connections` loops posting `body` to `server` for `duration` seconds; every answer must be 2xx. Each
+ * phase loads one server, so the backends that work during it are that server's pool's.
+ */
 async function phase(
-  url: string,
+  server: { url: string; child: { pid?: number | undefined } },
   headers: Record<string, string>,
   body: string,
   duration: number,
+  database: pg.Client,
 ): Promise<Phase> {
+  const url = `${server.url}/quotes`;
   const latenciesMs: number[] = [];
   let errors = 0;
+  const backendsBefore = await backendCpuSeconds(database);
+  const serverBefore = cpuSeconds(server.child.pid);
   const started = performance.now();
   const endAt = started + duration * 1000;
   await Promise.all(
@@ -59,8 +107,15 @@ async function phase(
       }
     }),
   );
-  return { count: latenciesMs.length, errors, latenciesMs, seconds: (performance.now() - started) / 1000 };
+  const seconds = (performance.now() - started) / 1000;
+  const serverCpu = cpuSeconds(server.child.pid) - serverBefore;
+  const databaseCpu = backendCpuSpent(backendsBefore, await backendCpuSeconds(database));
+  return { count: latenciesMs.length, errors, latenciesMs, seconds, serverCpu, databaseCpu };
 }
+
+/** CPU milliseconds a quote took, over the phases. */
+const cpuPerQuoteMs = (phases: readonly Phase[], of: 'serverCpu' | 'databaseCpu') =>
+  (1000 * phases.reduce((s, p) => s + p[of], 0)) / phases.reduce((n, p) => n + p.count, 0);
 
 const perSecond = (phases: readonly Phase[]) =>
   phases.reduce((n, p) => n + p.count, 0) / phases.reduce((s, p) => s + p.seconds, 0);
@@ -80,20 +135,18 @@ await withScratchDatabase(BENCH_POSTGRES_URL, async (DATABASE_URL) => {
     policy: { ...EXAMPLE_QUOTE_INPUT.policy, start_date: start, end_date: start + 365 * 86_400 - 1 },
   });
   const phases: Record<'ours' | 'bare', Phase[]> = { ours: [], bare: [] };
+  const database = new pg.Client({ connectionString: DATABASE_URL });
+  await database.connect();
   try {
-    await phase(`${ours.url}/quotes`, headers, body, 2); // warm-up
-    await phase(`${bare.url}/quotes`, {}, body, 2);
+    await phase(ours, headers, body, 2, database); // warm-up
+    await phase(bare, {}, body, 2, database);
     for (let block = 0; block < blocks; block++)
       for (const turn of ['bare', 'ours', 'ours', 'bare'] as const)
         phases[turn].push(
-          await phase(
-            `${(turn === 'ours' ? ours : bare).url}/quotes`,
-            turn === 'ours' ? headers : {},
-            body,
-            seconds,
-          ),
+          await phase(turn === 'ours' ? ours : bare, turn === 'ours' ? headers : {}, body, seconds, database),
         );
   } finally {
+    await database.end();
     await ours.stop();
     await bare.stop();
   }
@@ -102,7 +155,7 @@ await withScratchDatabase(BENCH_POSTGRES_URL, async (DATABASE_URL) => {
   const errors = [...phases.ours, ...phases.bare].reduce((n, p) => n + p.errors, 0);
   const p95 = percentile(phases.ours, 0.95);
   const line = (label: string, rate: number, list: Phase[]) =>
-    `${label.padEnd(9)} ${rate.toFixed(0).padStart(6)} quotes/s  p50 ${percentile(list, 0.5).toFixed(1)} ms  p95 ${percentile(list, 0.95).toFixed(1)} ms  p99 ${percentile(list, 0.99).toFixed(1)} ms`;
+    `${label.padEnd(9)} ${rate.toFixed(0).padStart(6)} quotes/s  p50 ${percentile(list, 0.5).toFixed(1)} ms  p95 ${percentile(list, 0.95).toFixed(1)} ms  p99 ${percentile(list, 0.99).toFixed(1)} ms  CPU a quote: server ${cpuPerQuoteMs(list, 'serverCpu').toFixed(2)} ms, PostgreSQL ${cpuPerQuoteMs(list, 'databaseCpu').toFixed(2)} ms`;
   process.stdout.write(
     `${line('milepost', oursRate, phases.ours)}\n${line('baseline', bareRate, phases.bare)}\n`,
   );
