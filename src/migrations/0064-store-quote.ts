@@ -10,8 +10,9 @@ import { sql, type Kysely } from 'kysely';
  * NOTE: a function so that PostgreSQL plans the insert once per connection: sent as a statement of its
  * own it was parsed and planned on every quote (a named statement would be planned once, but behind
  * PgBouncer in transaction pooling the next transaction may reach a session that has not prepared it).
- * Planning was most of the database's work per quote: 0.82–0.86 ms of a backend's CPU per quote sent
- * unnamed against 0.24–0.32 ms prepared (bench/quotes.ts, docs/benchmarks.md).
+ * Planning was most of the database's work per quote besides the commit: a backend's CPU per insert
+ * (synchronous_commit off) was 0.60–0.86 ms sent unnamed, 0.20–0.32 ms prepared and 0.25–0.44 ms
+ * through this function (docs/benchmarks.md, `quotes`).
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`
