@@ -458,6 +458,43 @@ CREATE FUNCTION public.store_journey(p_id uuid, p_company_id uuid, p_environment
     $$;
 
 --
+-- Name: store_quote(uuid, text, uuid, uuid, uuid, text, integer, text, text, jsonb, jsonb, jsonb, text, jsonb, text, timestamp with time zone, timestamp with time zone, bytea, uuid, timestamp with time zone, integer, integer); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.store_quote(p_company_id uuid, p_environment text, p_quote_reference uuid, p_quote_version_reference uuid, p_rate_book_version_id uuid, p_rate_book_reference text, p_rate_book_version integer, p_policy_reference text, p_applicant_email text, p_input jsonb, p_pricing jsonb, p_breakdown jsonb, p_decision text, p_reasons jsonb, p_referral_status text, p_created_at timestamp with time zone, p_expires_at timestamp with time zone, p_purchase_secret_hash bytea, p_product_id uuid, p_start_at timestamp with time zone, p_validity_days integer, p_default_validity_days integer) RETURNS uuid
+    LANGUAGE plpgsql
+    AS $$
+    declare
+      v_id uuid;
+    begin
+      insert into quotes (
+        company_id, environment, quote_reference, quote_version_reference, rate_book_version_id,
+        rate_book_reference, rate_book_version, policy_reference, applicant_email, input, pricing,
+        breakdown, decision, reasons, referral_status, created_at, expires_at, purchase_secret_hash
+      )
+      select
+        p_company_id, p_environment, p_quote_reference, p_quote_version_reference, p_rate_book_version_id,
+        p_rate_book_reference, p_rate_book_version, p_policy_reference, p_applicant_email, p_input, p_pricing,
+        p_breakdown, p_decision, p_reasons, p_referral_status, p_created_at, p_expires_at,
+        p_purchase_secret_hash
+      where (
+          select v.id
+          from rate_book_versions v
+          join rate_books b on b.id = v.rate_book_id
+          where b.company_id = p_company_id and b.environment = p_environment
+            and b.product_id = p_product_id and v.status = 'approved' and v.effective_from <= p_start_at
+          order by v.effective_from desc
+          limit 1
+        ) = p_rate_book_version_id
+        and coalesce(
+          (select s.validity_days from quote_settings s where s.company_id = p_company_id),
+          p_default_validity_days
+        ) = p_validity_days
+      returning id into v_id;
+      return v_id;
+    end $$;
+
+--
 -- Name: webhook_queue_event(); Type: FUNCTION; Schema: public; Owner: -
 --
 

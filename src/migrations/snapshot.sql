@@ -1,6 +1,6 @@
 -- The schema of a freshly migrated database, applied in one step to an empty one (src/platform/db/migrate.ts).
 -- Generated with docs/schema.sql by `npm run docs:schema`; never edited by hand.
--- migrations: 0001-companies 0002-policies 0003-payments 0004-auth 0005-journeys 0006-webhooks 0007-statements 0008-policy-revision 0009-bulk-billing 0010-policy-change-feed 0011-store-journey 0012-event-writes 0013-route-storage 0014-period-membership 0015-billing-writes 0016-journey-overlap 0017-sandbox-accounts 0018-refresh-grace 0019-carried-forward 0020-renewal-terms 0021-products 0022-product-rules 0023-usage-alerts 0024-telematics 0025-device-journeys 0026-odometer 0027-back-office 0028-policy-search-order 0029-erasure 0030-bordereau-order 0031-cash-report-order 0032-distribution-keys 0033-event-partitions 0034-policy-references 0035-journey-partitions 0036-due-pages 0037-policy-audit 0038-position-attributes 0039-policy-feed-sources 0040-outbox-accounts 0041-no-company-currency 0042-documents 0043-document-templates 0044-direct-debit 0046-rate-books 0047-quotes 0049-claims 0050-driving-scores 0053-renewal-prices 0056-position-minimisation 0057-score-disputes 0058-claim-ledger 0059-quote-purchases 0060-score-pricing 0061-claims-owed-notify 0063-prepaid-installments-and-quote-secrets
+-- migrations: 0001-companies 0002-policies 0003-payments 0004-auth 0005-journeys 0006-webhooks 0007-statements 0008-policy-revision 0009-bulk-billing 0010-policy-change-feed 0011-store-journey 0012-event-writes 0013-route-storage 0014-period-membership 0015-billing-writes 0016-journey-overlap 0017-sandbox-accounts 0018-refresh-grace 0019-carried-forward 0020-renewal-terms 0021-products 0022-product-rules 0023-usage-alerts 0024-telematics 0025-device-journeys 0026-odometer 0027-back-office 0028-policy-search-order 0029-erasure 0030-bordereau-order 0031-cash-report-order 0032-distribution-keys 0033-event-partitions 0034-policy-references 0035-journey-partitions 0036-due-pages 0037-policy-audit 0038-position-attributes 0039-policy-feed-sources 0040-outbox-accounts 0041-no-company-currency 0042-documents 0043-document-templates 0044-direct-debit 0046-rate-books 0047-quotes 0049-claims 0050-driving-scores 0053-renewal-prices 0056-position-minimisation 0057-score-disputes 0058-claim-ledger 0059-quote-purchases 0060-score-pricing 0061-claims-owed-notify 0063-prepaid-installments-and-quote-secrets 0064-store-quote
 
 DO $snapshot$ BEGIN
   IF EXISTS (SELECT 1 FROM pg_catalog.pg_available_extensions WHERE name = 'pg_trgm') THEN
@@ -361,6 +361,39 @@ CREATE FUNCTION public.store_journey(p_id uuid, p_company_id uuid, p_environment
       return 0;
     end
     $$;
+
+CREATE FUNCTION public.store_quote(p_company_id uuid, p_environment text, p_quote_reference uuid, p_quote_version_reference uuid, p_rate_book_version_id uuid, p_rate_book_reference text, p_rate_book_version integer, p_policy_reference text, p_applicant_email text, p_input jsonb, p_pricing jsonb, p_breakdown jsonb, p_decision text, p_reasons jsonb, p_referral_status text, p_created_at timestamp with time zone, p_expires_at timestamp with time zone, p_purchase_secret_hash bytea, p_product_id uuid, p_start_at timestamp with time zone, p_validity_days integer, p_default_validity_days integer) RETURNS uuid
+    LANGUAGE plpgsql
+    AS $$
+    declare
+      v_id uuid;
+    begin
+      insert into quotes (
+        company_id, environment, quote_reference, quote_version_reference, rate_book_version_id,
+        rate_book_reference, rate_book_version, policy_reference, applicant_email, input, pricing,
+        breakdown, decision, reasons, referral_status, created_at, expires_at, purchase_secret_hash
+      )
+      select
+        p_company_id, p_environment, p_quote_reference, p_quote_version_reference, p_rate_book_version_id,
+        p_rate_book_reference, p_rate_book_version, p_policy_reference, p_applicant_email, p_input, p_pricing,
+        p_breakdown, p_decision, p_reasons, p_referral_status, p_created_at, p_expires_at,
+        p_purchase_secret_hash
+      where (
+          select v.id
+          from rate_book_versions v
+          join rate_books b on b.id = v.rate_book_id
+          where b.company_id = p_company_id and b.environment = p_environment
+            and b.product_id = p_product_id and v.status = 'approved' and v.effective_from <= p_start_at
+          order by v.effective_from desc
+          limit 1
+        ) = p_rate_book_version_id
+        and coalesce(
+          (select s.validity_days from quote_settings s where s.company_id = p_company_id),
+          p_default_validity_days
+        ) = p_validity_days
+      returning id into v_id;
+      return v_id;
+    end $$;
 
 CREATE FUNCTION public.webhook_queue_event() RETURNS trigger
     LANGUAGE plpgsql
@@ -2639,5 +2672,6 @@ FROM unnest(ARRAY[
   '0059-quote-purchases',
   '0060-score-pricing',
   '0061-claims-owed-notify',
-  '0063-prepaid-installments-and-quote-secrets'
+  '0063-prepaid-installments-and-quote-secrets',
+  '0064-store-quote'
 ]) AS name;
