@@ -6,7 +6,7 @@ import type { HtmlTagDescriptor, Plugin } from 'vite';
 
 /**
  * `<link rel="modulepreload">` in index.html for the chunks the entry script imports with `import()`
- * (the app itself: React, the shell, the first page) and what they import, so the browser fetches them
+ * (the app itself: Preact, the shell, the first page) and what they import, so the browser fetches them
  * beside the small entry script rather than after it has run. Chunks imported from those (the other
  * pages, Leaflet, Stripe) are not preloaded: they load when their page is shown.
  */

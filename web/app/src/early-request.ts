@@ -2,7 +2,7 @@ import type { AppConfig } from './config.ts';
 import { sessionKey } from './demo.ts';
 
 /*
- * The policy request, sent by the entry script as soon as it runs, before React and the pages have
+ * The policy request, sent by the entry script as soon as it runs, before Preact and the pages have
  * loaded, so that the policy is on its way while they load and render (every signed-in page shows it).
  * The session's first request for it (session.ts) takes this answer instead of asking again; anything
  * the answer needs (a 401 refreshes the token and asks again) the session does as for its own requests.

@@ -1,5 +1,5 @@
 /*
- * The staff session request, sent by the entry script as soon as it runs, before React and the pages
+ * The staff session request, sent by the entry script as soon as it runs, before Preact and the pages
  * have loaded: every page waits on it (signed in or not, and as whom). The console's first request for
  * it (api.ts) takes this answer instead of asking again.
  */
