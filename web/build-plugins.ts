@@ -95,3 +95,45 @@ export function precompress(): Plugin {
     },
   };
 }
+
+interface ChunkingContext {
+  getModuleInfo(id: string): { readonly importedIds: readonly string[] } | null;
+}
+
+/**
+ * One chunk for the first render: `src/boot.tsx` under `root` and every module it imports statically
+ * (the runtime, the shell, the first page, the SDK), less what the entry script (`src/main.tsx`)
+ * imports itself. Left to the bundler they are several chunks (each module that some later page also
+ * imports splits off), each a request of its own on a cold load. Pages loaded later import what they
+ * share from this chunk. For `build.rolldownOptions.output.codeSplitting.groups`.
+ */
+export function firstRenderGroup(root: string): {
+  debugName: string;
+  includeDependenciesRecursively: boolean;
+  name: (id: string, ctx: ChunkingContext) => string | null;
+} {
+  let inFirstRender: Set<string> | undefined;
+  const reachable = (from: string, ctx: ChunkingContext): Set<string> => {
+    const seen = new Set<string>();
+    const visit = (id: string): void => {
+      if (seen.has(id)) return;
+      seen.add(id);
+      for (const next of ctx.getModuleInfo(id)?.importedIds ?? []) visit(next);
+    };
+    visit(from);
+    return seen;
+  };
+  return {
+    debugName: 'first render',
+    // The entry's own modules, which boot.tsx imports too, stay with the entry.
+    includeDependenciesRecursively: false,
+    name(id, ctx) {
+      if (inFirstRender === undefined) {
+        const entry = reachable(path.join(root, 'src', 'main.tsx'), ctx);
+        const boot = reachable(path.join(root, 'src', 'boot.tsx'), ctx);
+        inFirstRender = new Set([...boot].filter((module) => !entry.has(module)));
+      }
+      return inFirstRender.has(id) ? 'boot' : null;
+    },
+  };
+}

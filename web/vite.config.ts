@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type UserConfig } from 'vite';
-import { precompress, preloadEntryImports } from './build-plugins.ts';
+import { firstRenderGroup, precompress, preloadEntryImports } from './build-plugins.ts';
 import { gbOutline } from './gb-outline.ts';
 
 /** The web apps: each is built from web/<name> to web/dist/<name> and served by the service at /<name>/. */
@@ -35,6 +35,11 @@ export function webAppConfig(name: WebAppName): UserConfig {
       target: 'es2022',
       sourcemap: false,
       reportCompressedSize: false,
+      rolldownOptions: {
+        output: {
+          codeSplitting: { groups: [firstRenderGroup(fileURLToPath(new URL(`./${name}`, import.meta.url)))] },
+        },
+      },
     },
   };
 }
