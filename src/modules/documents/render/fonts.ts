@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import * as fontkit from 'fontkit';
 import { BoundedCache } from '../../../platform/bounded-cache.ts';
+import { subsetSource, TrueTypeSubset } from './font-subset.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -26,8 +27,11 @@ interface Run {
  * NOTE: a font for pdfkit whose `layout` (OpenType shaping of a word) is remembered across documents.
  * pdfkit keeps such a cache only per document, and shaping was a sixth of a statement's time. pdfkit
  * scales the positions it gets in place, so each call hands out fresh copies; the glyphs are only read.
+ * Its subsets (`createSubset`, one per document) copy glyphs from the file's bytes (font-subset.ts).
  */
-function withSharedLayout(font: fontkit.Font): fontkit.Font {
+function withSharedLayout(font: fontkit.Font, data: Uint8Array): fontkit.Font {
+  const source = subsetSource(data);
+  const createSubset = (): TrueTypeSubset => new TrueTypeSubset(source);
   const cache = new BoundedCache<string, Run>(LAYOUT_CACHE_WORDS);
   const layout = (text: string, features?: unknown): unknown => {
     const key = features === undefined ? text : `${JSON.stringify(features)}\u0000${text}`;
@@ -49,7 +53,11 @@ function withSharedLayout(font: fontkit.Font): fontkit.Font {
   };
   return new Proxy(font, {
     get: (target, property) =>
-      property === 'layout' ? layout : (Reflect.get(target, property, target) as unknown),
+      property === 'layout'
+        ? layout
+        : property === 'createSubset'
+          ? createSubset
+          : (Reflect.get(target, property, target) as unknown),
   });
 }
 
@@ -89,7 +97,7 @@ export function useDocumentFontBytes(shared: DocumentFontBytes): void {
 const parse = (name: string, data: Uint8Array): fontkit.Font => {
   const font = fontkit.create(Buffer.from(data.buffer, data.byteOffset, data.byteLength));
   if (!('layout' in font)) throw new Error(`${name} is a font collection, not a font`);
-  return withSharedLayout(font);
+  return withSharedLayout(font, data);
 };
 
 /*
