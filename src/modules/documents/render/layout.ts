@@ -300,21 +300,30 @@ function drawRow(
   doc.font(style.header || style.bold === true ? 'Bold' : 'Body').fontSize(style.header ? 8.5 : BODY_SIZE_PT);
   const height = row.heightPt;
   const top = doc.y;
-  doc.markContent('Artifact', { type: 'Layout' });
-  if (style.header) doc.rect(MARGIN_PT, top, CONTENT_WIDTH_PT, height).fill(l.accent);
-  else if (style.shaded) doc.rect(MARGIN_PT, top, CONTENT_WIDTH_PT, height).fill('#f2f4f7');
-  doc.endMarkedContent();
+  if (style.header || style.shaded) {
+    doc.markContent('Artifact', { type: 'Layout' });
+    doc.rect(MARGIN_PT, top, CONTENT_WIDTH_PT, height).fill(style.header ? l.accent : '#f2f4f7');
+    doc.endMarkedContent();
+  }
   const tr = doc.struct('TR');
   table.add(tr);
   let x = MARGIN_PT;
+  /*
+   * NOTE: the text's colour is set when it changes along the row, not for every cell: nothing between two
+   * cells changes it (marked content leaves the graphics state alone, and pdfkit draws each text inside its
+   * own save and restore), and each setting is a line of content pdfkit builds and deflates.
+   */
+  let current: string | undefined;
   row.cells.forEach((cell, i) => {
     const width = widths[i] ?? 0;
     const cellX = x;
     const isRowHeader = style.rowHeader && i === 0;
     const colour = style.header ? '#ffffff' : isRowHeader ? MUTED : INK;
+    const setColour = colour !== current;
+    current = colour;
     tr.add(
       doc.struct(style.header || isRowHeader ? 'TH' : 'TD', {}, () => {
-        doc.fillColor(colour);
+        if (setColour) doc.fillColor(colour);
         drawCell(
           doc,
           cell,
