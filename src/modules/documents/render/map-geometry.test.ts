@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { clipRing, simplifyLine } from './map-geometry.ts';
+import { clipRing, hundredthText, simplifyLine } from './map-geometry.ts';
 
 /** Twice the signed area of a ring (shoelace): what a fill covers. */
 function area(ring: readonly number[]): number {
@@ -38,4 +38,14 @@ test('points within the tolerance of the line are dropped, corners and ends are 
   assert.deepEqual(simplifyLine(line, 0.25), [0, 0, 3, 0, 3, 4]);
   assert.deepEqual(simplifyLine(line, 0.05), line);
   assert.deepEqual(simplifyLine([0, 0, 5, 5], 1), [0, 0, 5, 5]);
+});
+
+test('a coordinate is written as String writes it rounded to a hundredth', () => {
+  let seed = 7;
+  const next = (): number => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const values = [0, -0, 0.004, -0.004, 0.005, -0.005, 0.05, -0.05, 7, -7, 12.3, 99.999, 841.89, 1e16, -1e16];
+  for (let i = 0; i < 100_000; i += 1)
+    values.push((next() - 0.5) * 2000, Math.round((next() - 0.5) * 2e5) / 100);
+  for (const value of values)
+    assert.equal(hundredthText(value), String(Math.round(value * 100) / 100), String(value));
 });

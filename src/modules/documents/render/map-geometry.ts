@@ -114,3 +114,24 @@ export function simplifyLine(points: ArrayLike<number>, tolerance: number): numb
   for (let i = 0; i < count; i += 1) if (keep[i] === 1) out.push(points[2 * i] ?? 0, points[2 * i + 1] ?? 0);
   return out;
 }
+
+/*
+ * NOTE: a coordinate is written to a hundredth of a point (finer than any printer's dot, and half the digits
+ * pdfkit would write), as `String` writes that hundredth (`12.3`, `-0.05`, `7`), but from whole hundredths by
+ * integer arithmetic: JavaScript's shortest form of a fraction took most of the map's time.
+ */
+/** Whole hundredths at most this large are written exactly by the integer arithmetic (far beyond any page). */
+const LARGEST_HUNDREDTHS = 1e15;
+
+/** A page coordinate rounded to a hundredth of a point, as `String(Math.round(value * 100) / 100)` writes it. */
+export function hundredthText(value: number): string {
+  const hundredths = Math.round(value * 100);
+  if (!(Math.abs(hundredths) < LARGEST_HUNDREDTHS)) return String(hundredths / 100);
+  const magnitude = Math.abs(hundredths);
+  const whole = Math.floor(magnitude / 100);
+  const rest = magnitude - whole * 100;
+  const sign = hundredths < 0 ? '-' : '';
+  if (rest === 0) return whole === 0 ? '0' : `${sign}${String(whole)}`;
+  if (rest % 10 === 0) return `${sign}${String(whole)}.${String(rest / 10)}`;
+  return `${sign}${String(whole)}.${rest < 10 ? '0' : ''}${String(rest)}`;
+}

@@ -4,7 +4,7 @@
  */
 import type { LonLat } from '../document-content.ts';
 import type { Layout } from './layout.ts';
-import { clipRing, simplifyLine } from './map-geometry.ts';
+import { clipRing, hundredthText, simplifyLine } from './map-geometry.ts';
 import { ukOutline } from './uk-outline.ts';
 
 const EARTH_RADIUS_METRES = 6_371_008.8;
@@ -72,11 +72,6 @@ function toPage(view: View, mercator: ArrayLike<number>): Float64Array {
   return out;
 }
 
-/** A hundredth of a point: finer than any printer's dot, and half the digits pdfkit would write. */
-const hundredth = (value: number): number => Math.round(value * 100) / 100;
-/** A number as pdfkit writes an operand (`PDFObject.number`: rounded to a millionth). */
-const operand = (value: number): number => Math.round(value * 1e6) / 1e6;
-
 /*
  * NOTE: the path goes to the page as one piece of content, the same bytes as pdfkit's `moveTo`/`lineTo`/
  * `closePath` would write an operator at a time (`x y m`, `x y l`, `h`, each ending a line). Through those,
@@ -92,9 +87,9 @@ function tracePath(
 ): void {
   let content = '';
   for (let i = 0; i < points.length; i += 2) {
-    const x = operand(hundredth(origin[0] + (points[i] ?? 0)));
-    const y = operand(hundredth(origin[1] + (points[i + 1] ?? 0)));
-    content += `${i === 0 ? '' : '\n'}${String(x)} ${String(y)} ${i === 0 ? 'm' : 'l'}`;
+    const x = hundredthText(origin[0] + (points[i] ?? 0));
+    const y = hundredthText(origin[1] + (points[i + 1] ?? 0));
+    content += `${i === 0 ? '' : '\n'}${x} ${y} ${i === 0 ? 'm' : 'l'}`;
   }
   if (close) content += content === '' ? 'h' : '\nh';
   if (content !== '') doc.addContent(content);
