@@ -13,9 +13,10 @@ import {
   hostilePolicy,
   statementFor,
 } from '../../../../test/support/documents.ts';
-import type { DocumentInput } from '../document-content.ts';
+import type { DocumentInput, LonLat } from '../document-content.ts';
 import { documentFontBytes } from './fonts.ts';
 import { renderDocument } from './index.ts';
+import { packDocument, unpackDocument } from './packed-routes.ts';
 import { brandingForThread, createRenderPool } from './render-pool.ts';
 import { packedUkOutline, ukOutline } from './uk-outline.ts';
 
@@ -92,4 +93,25 @@ test('a thread is handed the logo in a buffer of its own, not the larger buffer 
   } finally {
     await pool.close();
   }
+});
+
+test("a statement's routes reach a thread packed and come out as they went in", () => {
+  const content = statementFor(examplePolicy(), EXAMPLE_IDS);
+  const routes: LonLat[][] = [
+    ...content.routes.map((route) => [...route]),
+    [],
+    [
+      [-0, 51.5],
+      [Infinity, -Infinity],
+    ],
+  ];
+  const input: DocumentInput = { kind: 'statement', content: { ...content, routes } };
+  const packed = packDocument(input);
+  assert.ok(packed.routes instanceof Object && packed.routes.points instanceof Float64Array);
+  assert.equal(packed.input.kind === 'statement' ? packed.input.content.routes.length : -1, 0);
+  assert.deepEqual(unpackDocument(packed), input);
+  const nan = unpackDocument(
+    packDocument({ kind: 'statement', content: { ...content, routes: [[[NaN, 1]]] } }),
+  );
+  assert.ok(nan.kind === 'statement' && Number.isNaN(nan.content.routes[0]?.[0]?.[0]));
 });

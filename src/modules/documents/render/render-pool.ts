@@ -8,6 +8,7 @@ import { Piscina } from 'piscina';
 import type { Branding, DocumentInput } from '../document-content.ts';
 import { documentFontBytes } from './fonts.ts';
 import { renderDocument } from './index.ts';
+import { packDocument } from './packed-routes.ts';
 import type { RenderTask, RenderThreadData } from './render-thread.ts';
 import { packedUkOutline } from './uk-outline.ts';
 
@@ -74,7 +75,7 @@ export function createRenderPool(threads: number): RenderPool {
         resourceLimits: THREAD_LIMITS,
         workerData: { fonts: documentFontBytes(), outline: packedUkOutline() } satisfies RenderThreadData,
       });
-      return pool.run({ input, branding: brandingForThread(branding) });
+      return pool.run({ document: packDocument(input), branding: brandingForThread(branding) });
     },
     close: async () => {
       const closing = pool;

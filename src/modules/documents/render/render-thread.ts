@@ -5,13 +5,15 @@
  */
 import { workerData } from 'node:worker_threads';
 import { move } from 'piscina';
-import type { Branding, DocumentInput } from '../document-content.ts';
+import type { Branding } from '../document-content.ts';
 import { useDocumentFontBytes, type DocumentFontBytes } from './fonts.ts';
 import { renderDocument } from './index.ts';
+import { unpackDocument, type PackedDocument } from './packed-routes.ts';
 import { useUkOutline } from './uk-outline.ts';
 
 export interface RenderTask {
-  readonly input: DocumentInput;
+  /** The document, a statement's routes packed (packed-routes.ts). */
+  readonly document: PackedDocument;
   readonly branding: Branding;
 }
 
@@ -33,7 +35,7 @@ if (shared !== undefined) {
  * PDF's own can move; a view into a larger one (Node's pool of small buffers) is copied first.
  */
 export default async function renderTask(task: RenderTask): Promise<Uint8Array> {
-  const pdf = await renderDocument(task.input, task.branding);
+  const pdf = await renderDocument(unpackDocument(task.document), task.branding);
   const own = pdf.byteOffset === 0 && pdf.byteLength === pdf.buffer.byteLength ? pdf : new Uint8Array(pdf);
   return move(own) as Uint8Array;
 }
