@@ -29,8 +29,11 @@ const COMPOSITE_FLAGS = {
 /** The tables a subset carries (the PDF specification's for an embedded TrueType font), in fontkit's order. */
 const SUBSET_TABLES = ['head', 'hhea', 'loca', 'maxp', 'cvt ', 'prep', 'glyf', 'hmtx', 'fpgm'] as const;
 
-/** Reads a TrueType file's table directory and the fields a subset needs. */
-export function subsetSource(bytes: Uint8Array): SubsetSource {
+/**
+ * Reads a TrueType file's table directory and the fields a subset needs; undefined for a font this subset
+ * does not copy as fontkit would (CFF outlines, or variations, whose glyphs fontkit re-encodes).
+ */
+export function subsetSource(bytes: Uint8Array): SubsetSource | undefined {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const tables = new Map<string, { offset: number; length: number }>();
   const count = view.getUint16(4);
@@ -44,12 +47,10 @@ export function subsetSource(bytes: Uint8Array): SubsetSource {
     );
     tables.set(tag, { offset: view.getUint32(at + 8), length: view.getUint32(at + 12) });
   }
-  const table = (tag: string): { offset: number; length: number } => {
-    const found = tables.get(tag);
-    if (found === undefined) throw new Error(`the font has no ${tag} table`);
-    return found;
-  };
-  for (const tag of ['head', 'hhea', 'loca', 'maxp', 'glyf', 'hmtx']) table(tag);
+  if (['head', 'hhea', 'loca', 'maxp', 'glyf', 'hmtx'].some((tag) => !tables.has(tag))) return undefined;
+  if (tables.has('fvar') || tables.has('CFF ') || tables.has('CFF2')) return undefined;
+  const table = (tag: string): { offset: number; length: number } =>
+    tables.get(tag) ?? { offset: 0, length: 0 };
   return {
     bytes,
     view,

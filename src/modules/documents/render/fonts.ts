@@ -31,7 +31,8 @@ interface Run {
  */
 function withSharedLayout(font: fontkit.Font, data: Uint8Array): fontkit.Font {
   const source = subsetSource(data);
-  const createSubset = (): TrueTypeSubset => new TrueTypeSubset(source);
+  const createSubset = (): unknown =>
+    source === undefined ? font.createSubset() : new TrueTypeSubset(source);
   const cache = new BoundedCache<string, Run>(LAYOUT_CACHE_WORDS);
   const layout = (text: string, features?: unknown): unknown => {
     const key = features === undefined ? text : `${JSON.stringify(features)}\u0000${text}`;
