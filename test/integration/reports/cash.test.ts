@@ -215,9 +215,11 @@ before(async () => {
   assert.equal(cancelled.statusCode, 200, cancelled.body);
   // The final statement is charged by a job of its own: it must be asked for on 10 June too, before
   // the clock moves on (under load it once ran after, and counted on 1 July).
-  await waitFor(policies.p3, (list) =>
-    list.some((p) => p.purpose === 'cancellation' && p.status === 'succeeded') &&
-    list.some((p) => p.purpose === 'statement'),
+  await waitFor(
+    policies.p3,
+    (list) =>
+      list.some((p) => p.purpose === 'cancellation' && p.status === 'succeeded') &&
+      list.some((p) => p.purpose === 'statement'),
   );
 
   // p2's card is now one the processor declines for want of funds (a soft decline: dunning retries).
