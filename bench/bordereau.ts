@@ -130,7 +130,7 @@ await withScratchDatabase(server, async (databaseUrl) => {
       fromAt: londonMidnight(`${MONTH}-01`),
       toAt: londonMidnight('2026-04-01'),
     };
-    const compile = async (after: { effectiveAt: string; id: string } | null) => {
+    const compile = async (after: { effectiveMicroseconds: number; id: string } | null) => {
       delete caught.query;
       await readBordereauBatch(catcher, scope, after, BORDEREAU_BATCH_ROWS).catch(() => undefined);
       const query = lastCaught();
@@ -138,15 +138,18 @@ await withScratchDatabase(server, async (databaseUrl) => {
       return query;
     };
     const first = await compile(null);
-    const SENTINEL = { effectiveAt: '2000-01-01 00:00:00+00', id: '00000000-0000-4000-8000-000000000000' };
+    const SENTINEL = {
+      effectiveMicroseconds: 946_684_800_000_000,
+      id: '00000000-0000-4000-8000-000000000000',
+    };
     const next = await compile(SENTINEL);
-    const atIndex = next.parameters.indexOf(SENTINEL.effectiveAt);
+    const atIndex = next.parameters.indexOf(SENTINEL.effectiveMicroseconds);
     const idIndex = next.parameters.indexOf(SENTINEL.id);
     await catcher.destroy();
 
     const baseline = async (): Promise<number> => {
       let count = 0;
-      let cursor: { at: string; id: string } | null = null;
+      let cursor: { at: number; id: string } | null = null;
       for (;;) {
         const query: CompiledQuery = cursor === null ? first : next;
         const parameters = [...query.parameters];
@@ -154,11 +157,11 @@ await withScratchDatabase(server, async (databaseUrl) => {
           parameters[atIndex] = cursor.at;
           parameters[idIndex] = cursor.id;
         }
-        const result = await direct.query<{ id: string; cursor_at: string }>(query.sql, parameters);
+        const result = await direct.query<{ id: string; effective_us: number }>(query.sql, parameters);
         count += result.rows.length;
         const last = result.rows.at(-1);
         if (last === undefined || result.rows.length < BORDEREAU_BATCH_ROWS) return count;
-        cursor = { at: last.cursor_at, id: last.id };
+        cursor = { at: last.effective_us, id: last.id };
       }
     };
 

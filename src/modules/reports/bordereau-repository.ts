@@ -21,16 +21,15 @@ export interface BordereauVersion {
 
 /** Where the next batch starts: after this version in (effective time, id) order. */
 export interface BordereauCursor {
-  /** The effective time as PostgreSQL writes it, microseconds kept (a Date would drop them). */
-  readonly effectiveAt: string;
+  /** The effective time in whole microseconds since 1970 (a Date would drop the microseconds). */
+  readonly effectiveMicroseconds: number;
   readonly id: string;
 }
 
 interface Row {
   id: string;
   version_type: BordereauVersionType;
-  effective_ms: number | string;
-  cursor_at: string;
+  effective_us: number | string;
   statement_start_ms: number | string | null;
   statement_end_ms: number | string | null;
   policy_reference: string;
@@ -72,6 +71,13 @@ const pence = (path: string, from = 'v.snapshot') =>
 const epochMs = (column: string) => sql.raw(`(extract(epoch from ${column}) * 1000)::bigint`);
 
 /**
+ * The effective time as whole microseconds since 1970: exact below 2^53 (the year 2255), so it is both
+ * the row's instant and, for the batch's last row, the next batch's cursor, with no timestamp text made
+ * for every row.
+ */
+const epochUs = (column: string) => sql.raw(`(extract(epoch from ${column}) * 1000000)::bigint`);
+
+/**
  * One batch of a company's versions effective in [fromAt, toAt), in (effective time, id) order after
  * `after`, superseded versions left out (a replaced renewal never took effect; an undone lapse did not
  * happen). Each carries only the snapshot fields the report shows, read in SQL so rows stay small:
@@ -87,9 +93,9 @@ export async function readBordereauBatch(
   const cursor =
     after === null
       ? sql``
-      : sql`and (v.effective_at, v.id) > (${after.effectiveAt}::timestamptz, ${after.id}::uuid)`;
+      : sql`and (v.effective_at, v.id) > (timestamptz 'epoch' + ${after.effectiveMicroseconds}::bigint * interval '1 microsecond', ${after.id}::uuid)`;
   const query = sql<Row>`
-    select v.id, v.version_type, ${epochMs('v.effective_at')} as effective_ms, v.effective_at::text as cursor_at,
+    select v.id, v.version_type, ${epochUs('v.effective_at')} as effective_us,
       ${epochMs('v.statement_start_at')} as statement_start_ms, ${epochMs('v.statement_end_at')} as statement_end_ms,
       p.policy_reference,
       t.terms #>> '{policy,underwriter_reference}' as underwriter_reference,
@@ -111,14 +117,15 @@ export async function readBordereauBatch(
     from policy_versions v
     join policies p on p.id = v.policy_id
     -- NOTE: looked up only for the versions that need it (a one-time filter on the outer row), through
-    -- policy_versions_sequence_key read backwards from the version.
+    -- policy_versions_sequence_key read backwards from the version. An st version takes only the terms
+    -- from it; its term and premium are read for an mta or cn alone (their money depends on them).
     left join lateral (
       select pv.snapshot,
-        ${pence('upfront_premium', 'pv.snapshot')} as upfront_pence,
-        (pv.snapshot #>> '{policy,start_date}')::bigint as start_s,
-        (pv.snapshot #>> '{policy,end_date}')::bigint as end_s,
-        ${pence('cancel_fee', 'pv.snapshot')} as cancel_fee_pence,
-        ${pence('admin_fee', 'pv.snapshot')} as admin_fee_pence
+        case when v.version_type <> 'st' then ${pence('upfront_premium', 'pv.snapshot')} end as upfront_pence,
+        case when v.version_type <> 'st' then (pv.snapshot #>> '{policy,start_date}')::bigint end as start_s,
+        case when v.version_type <> 'st' then (pv.snapshot #>> '{policy,end_date}')::bigint end as end_s,
+        case when v.version_type <> 'st' then ${pence('cancel_fee', 'pv.snapshot')} end as cancel_fee_pence,
+        case when v.version_type <> 'st' then ${pence('admin_fee', 'pv.snapshot')} end as admin_fee_pence
       from policy_versions pv
       where v.version_type in ('mta', 'cn', 'st')
         and pv.policy_id = v.policy_id and pv.sequence < v.sequence
@@ -150,7 +157,9 @@ export async function readBordereauBatch(
   return {
     versions,
     next:
-      last === undefined || result.rows.length < limit ? null : { effectiveAt: last.cursor_at, id: last.id },
+      last === undefined || result.rows.length < limit
+        ? null
+        : { effectiveMicroseconds: Number(last.effective_us), id: last.id },
   };
 }
 
@@ -159,7 +168,8 @@ function toVersion(r: Row): BordereauVersion {
     id: r.id,
     source: {
       versionType: r.version_type,
-      effectiveAt: new Date(Number(r.effective_ms)),
+      // Milliseconds rounded half up, as the numeric cast rounds them (exact: see epochUs).
+      effectiveAt: new Date(Math.round(Number(r.effective_us) / 1000)),
       upfrontPence: r.upfront_pence === null ? null : Number(r.upfront_pence),
       mtaFeePence: num(r.mta_fee_pence),
       iptRate: r.ipt_rate,
