@@ -9,7 +9,7 @@ import type { Executor } from '../../schema.ts';
 import { asTenant, findCompanyByReference } from '../companies/index.ts';
 import { readBordereauBatch, type BordereauVersion } from './bordereau-repository.ts';
 import { bordereauBatchRows } from './rules/bordereau-batch.ts';
-import { csvLine, type CsvValue } from './rules/csv.ts';
+import { csvCell, csvLine, type CsvValue } from './rules/csv.ts';
 import type { ReportDeps } from './report-routes.ts';
 import {
   addAmountsInto,
@@ -139,76 +139,91 @@ const rate = (value: string | number | null | undefined): string => {
 /** The size of the pieces the body is written in (see bordereauChunks). */
 const CHUNK_CHARACTERS = 32_768;
 
-interface RowContext {
-  readonly companyReference: string;
-  readonly environment: string;
-}
-
-/** The text columns of a row, in column order (the CSV guards them against formulas). */
-function textCellsOf(context: RowContext, version: BordereauVersion): CsvValue[] {
-  const s = version.source;
-  return [
-    context.companyReference,
-    context.environment,
-    version.policyReference,
-    version.underwriterReference,
-    version.underwriterPolicyReference,
-    version.id,
-    s.versionType,
-    londonDate(s.effectiveAt),
-    version.statementStartAt === null ? null : londonDate(version.statementStartAt),
-    version.statementEndAt === null ? null : londonDate(version.statementEndAt),
-    version.surname,
-    postcodeDistrict(version.postcode),
-    version.vehicleReg,
-    version.cover,
-    version.productReference,
-  ];
-}
+/** A cell of text that is safe as it is in both formats: hex and hyphens, a date, a version type. */
+const plain = (value: string | null): string => value ?? '';
+const jsonPlain = (value: string | null): string => (value === null ? 'null' : `"${value}"`);
+const jsonText = (value: string | null): string => (value === null ? 'null' : JSON.stringify(value));
+const optionalDate = (at: Date | null): string | null => (at === null ? null : londonDate(at));
 
 /**
- * The numeric columns that follow, as number text: written as they are in both formats (a leading
- * minus is a number's sign, not a formula).
+ * A row's text, written straight into one string for each format: no array of cells, no object a row
+ * beyond the amounts (a million rows make that much less garbage). The CSV's text cells go through
+ * csvCell, which guards them against formulas; the ids, dates and version types are safe as they are
+ * (hex and hyphens, digits and hyphens, two letters). Numbers are written as they are in both formats (a
+ * leading minus is a number's sign, not a formula).
  */
-function numberCellsOf(version: BordereauVersion, amounts: BordereauAmounts): string[] {
-  return [
-    pounds(amounts.upfrontPence),
-    pounds(amounts.subscriptionPence),
-    pounds(amounts.usagePence),
-    pounds(amounts.capsCreditPence),
-    pounds(amounts.creditsUsedPence),
-    pounds(amounts.grossPence),
-    rate(version.source.iptRate),
-    pounds(amounts.iptPence),
-    rate(version.source.commissionRate),
-    pounds(amounts.commissionPence),
-    pounds(amounts.netPence),
-    pounds(amounts.feesPence),
-  ];
+interface RowWriter {
+  /** The text before the first row, and the text that ends the rows and gives the totals. */
+  readonly head: string;
+  row(version: BordereauVersion, amounts: BordereauAmounts, first: boolean): string;
+  tail(totals: BordereauAmounts): string;
+}
+
+function csvWriter(companyReference: string, environment: string): RowWriter {
+  // The report's own columns, the same on every row, written once.
+  const prefix = `${csvCell(companyReference)},${csvCell(environment)},`;
+  return {
+    head: csvLine(BORDEREAU_COLUMNS),
+    row(version, amounts) {
+      const s = version.source;
+      return (
+        `${prefix}${csvCell(version.policyReference)},${csvCell(version.underwriterReference)},` +
+        `${csvCell(version.underwriterPolicyReference)},${version.id},${s.versionType},` +
+        `${londonDate(s.effectiveAt)},${plain(optionalDate(version.statementStartAt))},` +
+        `${plain(optionalDate(version.statementEndAt))},${csvCell(version.surname)},` +
+        `${csvCell(postcodeDistrict(version.postcode))},${csvCell(version.vehicleReg)},` +
+        `${csvCell(version.cover)},${csvCell(version.productReference)},` +
+        `${pounds(amounts.upfrontPence)},${pounds(amounts.subscriptionPence)},${pounds(amounts.usagePence)},` +
+        `${pounds(amounts.capsCreditPence)},${pounds(amounts.creditsUsedPence)},${pounds(amounts.grossPence)},` +
+        `${rate(s.iptRate)},${pounds(amounts.iptPence)},${rate(s.commissionRate)},` +
+        `${pounds(amounts.commissionPence)},${pounds(amounts.netPence)},${pounds(amounts.feesPence)}\r\n`
+      );
+    },
+    tail(totals) {
+      const text: CsvValue[] = BORDEREAU_COLUMNS.slice(0, TEXT_COLUMNS).map(() => null);
+      text[0] = 'TOTAL';
+      const sums = BORDEREAU_COLUMNS.slice(TEXT_COLUMNS).map((column) => {
+        const key = MONEY.find(([name]) => name === column)?.[1];
+        return key === undefined ? '' : pounds(totals[key]);
+      });
+      return `${csvLine(text).slice(0, -2)},${sums.join(',')}\r\n`;
+    },
+  };
+}
+
+function jsonWriter(month: string, companyReference: string, environment: string): RowWriter {
+  const prefix = `{"company_reference":${JSON.stringify(companyReference)},"environment":${JSON.stringify(environment)},"policy_reference":`;
+  return {
+    head: `{"month":${JSON.stringify(month)},"company_reference":${JSON.stringify(companyReference)},"environment":${JSON.stringify(environment)},"rows":[`,
+    row(version, amounts, first) {
+      const s = version.source;
+      return (
+        `${first ? '' : ','}${prefix}${jsonText(version.policyReference)},` +
+        `"underwriter_reference":${jsonText(version.underwriterReference)},` +
+        `"underwriter_policy_reference":${jsonText(version.underwriterPolicyReference)},` +
+        `"policy_version_reference":"${version.id}","version_type":"${s.versionType}",` +
+        `"effective_date":"${londonDate(s.effectiveAt)}",` +
+        `"statement_start_date":${jsonPlain(optionalDate(version.statementStartAt))},` +
+        `"statement_end_date":${jsonPlain(optionalDate(version.statementEndAt))},` +
+        `"policyholder_surname":${jsonText(version.surname)},` +
+        `"postcode_district":${jsonText(postcodeDistrict(version.postcode))},` +
+        `"vehicle_reg":${jsonText(version.vehicleReg)},"cover":${jsonText(version.cover)},` +
+        `"product_reference":${jsonText(version.productReference)},` +
+        `"upfront_premium":${pounds(amounts.upfrontPence)},"subscription_premium":${pounds(amounts.subscriptionPence)},` +
+        `"usage_premium":${pounds(amounts.usagePence)},"caps_credit":${pounds(amounts.capsCreditPence)},` +
+        `"credits_used":${pounds(amounts.creditsUsedPence)},"gross_premium":${pounds(amounts.grossPence)},` +
+        `"ipt_rate":${rate(s.iptRate)},"ipt":${pounds(amounts.iptPence)},` +
+        `"commission_rate":${rate(s.commissionRate)},"commission":${pounds(amounts.commissionPence)},` +
+        `"net_premium":${pounds(amounts.netPence)},"fees":${pounds(amounts.feesPence)}}`
+      );
+    },
+    tail(totals) {
+      return `],"totals":{${MONEY.map(([column, key]) => `${JSON.stringify(column)}:${pounds(totals[key])}`).join(',')}}}`;
+    },
+  };
 }
 
 const TEXT_COLUMNS = 15;
-const COLUMN_KEYS = BORDEREAU_COLUMNS.map((column) => `${JSON.stringify(column)}:`);
-
-/** A CSV record: csvLine for the text, the numbers appended as they are. */
-const csvRecord = (text: readonly CsvValue[], numbers: readonly string[]): string =>
-  `${csvLine(text).slice(0, -2)},${numbers.join(',')}\r\n`;
-
-/** A JSON object: text columns as JSON strings (or null), numeric columns as the number text itself. */
-function jsonObject(text: readonly CsvValue[], numbers: readonly string[]): string {
-  let out = '{';
-  for (let i = 0; i < BORDEREAU_COLUMNS.length; i++) {
-    const value = i < TEXT_COLUMNS ? text[i] : numbers[i - TEXT_COLUMNS];
-    const literal =
-      value === null || value === undefined
-        ? 'null'
-        : i < TEXT_COLUMNS
-          ? JSON.stringify(String(value))
-          : String(value);
-    out += `${i === 0 ? '' : ','}${COLUMN_KEYS[i] ?? ''}${literal}`;
-  }
-  return `${out}}`;
-}
 
 /**
  * The report's text, batch by batch: the next batch is read while this one is written out, and a
@@ -219,16 +234,15 @@ async function* bordereauChunks(
   query: Required<BordereauQuery>,
   companyId: string,
 ): AsyncGenerator<string> {
-  const context = {
-    companyReference: query.company_reference,
-    environment: query.environment,
-  };
   const scope = {
     tenant: asTenant(companyId, query.environment),
     fromAt: londonMidnight(`${query.month}-01`),
     toAt: londonMidnight(`${nextMonth(query.month)}-01`),
   };
-  const csv = query.format === 'csv';
+  const writer =
+    query.format === 'csv'
+      ? csvWriter(query.company_reference, query.environment)
+      : jsonWriter(query.month, query.company_reference, query.environment);
   let charactersWritten = 0;
   let rowsWritten = 0;
   const read = (after: Parameters<typeof readBordereauBatch>[2]) => {
@@ -237,9 +251,7 @@ async function* bordereauChunks(
     batch.catch(() => undefined);
     return batch;
   };
-  yield csv
-    ? csvLine(BORDEREAU_COLUMNS)
-    : `{"month":${JSON.stringify(query.month)},"company_reference":${JSON.stringify(query.company_reference)},"environment":${JSON.stringify(query.environment)},"rows":[`;
+  yield writer.head;
   const totals = { ...ZERO_AMOUNTS };
   let first = true;
   let pending: ReturnType<typeof read> | null = read(null);
@@ -250,13 +262,8 @@ async function* bordereauChunks(
     for (const version of batch.versions) {
       const amounts = bordereauAmounts(version.source);
       addAmountsInto(totals, amounts);
-      const text = textCellsOf(context, version);
-      const numbers = numberCellsOf(version, amounts);
-      if (csv) chunk += csvRecord(text, numbers);
-      else {
-        chunk += `${first ? '' : ','}${jsonObject(text, numbers)}`;
-        first = false;
-      }
+      chunk += writer.row(version, amounts, first);
+      first = false;
       // Written in pieces of about 32 kB rather than a batch at once: a string or buffer over ~128 kB
       // goes to V8's large-object space, which only a full collection frees.
       if (chunk.length >= CHUNK_CHARACTERS) {
@@ -269,17 +276,7 @@ async function* bordereauChunks(
     charactersWritten += chunk.length;
     if (chunk !== '') yield chunk;
   }
-  if (csv) {
-    const text: CsvValue[] = BORDEREAU_COLUMNS.slice(0, TEXT_COLUMNS).map(() => null);
-    text[0] = 'TOTAL';
-    const sums = BORDEREAU_COLUMNS.slice(TEXT_COLUMNS).map((column) => {
-      const key = MONEY.find(([name]) => name === column)?.[1];
-      return key === undefined ? '' : pounds(totals[key]);
-    });
-    yield csvRecord(text, sums);
-  } else {
-    yield `],"totals":{${MONEY.map(([column, key]) => `${JSON.stringify(column)}:${pounds(totals[key])}`).join(',')}}}`;
-  }
+  yield writer.tail(totals);
 }
 
 /** `GET /admin/reports/bordereau`: the month's premium transactions of a company, streamed. */

@@ -12,7 +12,8 @@ const FORMULA_START = /^[=+\-@\t\r]/;
 /** A plain decimal (`-5.00`) is a number to a spreadsheet, never a formula: written as it is. */
 const PLAIN_NUMBER = /^-?\d+(\.\d+)?$/;
 
-function cell(value: CsvValue): string {
+/** One field as RFC 4180 writes it (quoted when it must be), guarded against formulas. */
+export function csvCell(value: CsvValue): string {
   if (value === null || value === undefined) return '';
   if (typeof value !== 'string') return String(value);
   const text = FORMULA_START.test(value) && !PLAIN_NUMBER.test(value) ? `'${value}` : value;
@@ -21,5 +22,5 @@ function cell(value: CsvValue): string {
 
 /** One record, ended by CRLF as RFC 4180 has it. */
 export function csvLine(values: readonly CsvValue[]): string {
-  return `${values.map(cell).join(',')}\r\n`;
+  return `${values.map(csvCell).join(',')}\r\n`;
 }
