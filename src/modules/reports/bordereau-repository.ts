@@ -19,6 +19,15 @@ export interface BordereauVersion {
   readonly statementEndAt: Date | null;
 }
 
+/**
+ * A batch's versions, each made from its row as it is taken: only pg's rows are held for the batch
+ * (and for the batch read ahead), and each version's objects are garbage before the next is made, so
+ * they die young instead of surviving into V8's old generation with the batch.
+ */
+export interface BordereauVersions extends Iterable<BordereauVersion> {
+  readonly count: number;
+}
+
 /** Where the next batch starts: after this version in (effective time, id) order. */
 export interface BordereauCursor {
   /** The effective time in whole microseconds since 1970 (a Date would drop the microseconds). */
@@ -89,7 +98,7 @@ export async function readBordereauBatch(
   scope: { tenant: Tenant; fromAt: Date; toAt: Date },
   after: BordereauCursor | null,
   limit: number,
-): Promise<{ versions: BordereauVersion[]; next: BordereauCursor | null }> {
+): Promise<{ versions: BordereauVersions; next: BordereauCursor | null }> {
   const cursor =
     after === null
       ? sql``
@@ -152,10 +161,15 @@ export async function readBordereauBatch(
     await sql`set local max_parallel_workers_per_gather = 0`.execute(trx);
     return query.execute(trx);
   });
-  const versions = result.rows.map(toVersion);
-  const last = result.rows.at(-1);
+  const rows = result.rows;
+  const last = rows.at(-1);
   return {
-    versions,
+    versions: {
+      count: rows.length,
+      *[Symbol.iterator]() {
+        for (const row of rows) yield toVersion(row);
+      },
+    },
     next:
       last === undefined || result.rows.length < limit
         ? null

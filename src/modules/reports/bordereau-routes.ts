@@ -272,7 +272,7 @@ async function* bordereauChunks(
         chunk = '';
       }
     }
-    rowsWritten += batch.versions.length;
+    rowsWritten += batch.versions.count;
     charactersWritten += chunk.length;
     if (chunk !== '') yield chunk;
   }
