@@ -2,7 +2,8 @@ import type { Clock } from '../../platform/clock.ts';
 import type { ReverseGeocoder } from '../../integrations/geocoding/index.ts';
 import type { Executor } from '../../schema.ts';
 import type { Tenant } from '../companies/index.ts';
-import type { JourneyRecord, Prepared } from './journey-repository.ts';
+import type { Prepared } from '../../platform/db/database.ts';
+import type { JourneyRecord } from './journey-repository.ts';
 
 /*
  * What the journey service's use cases share. The families are a client's journeys, one or a batch

@@ -1,11 +1,8 @@
 import { sql, type Generated } from 'kysely';
-import type { DatabaseHandle } from '../../platform/db/database.ts';
+import type { Prepared } from '../../platform/db/database.ts';
 import type { Executor } from '../../schema.ts';
 import { forTenant, type Tenant } from '../companies/index.ts';
 import type { UsageUnit } from '../policies/index.ts';
-
-/** DatabaseHandle.prepared, for the one statement ingestion sends per journey. */
-export type Prepared = DatabaseHandle<unknown>['prepared'];
 
 export interface JourneyTables {
   journeys: {

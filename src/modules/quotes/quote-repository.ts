@@ -1,5 +1,5 @@
 import { sql, type Generated } from 'kysely';
-import type { DatabaseHandle } from '../../platform/db/database.ts';
+import type { Prepared } from '../../platform/db/database.ts';
 import type { Executor } from '../../schema.ts';
 import { forTenant, type Tenant } from '../companies/index.ts';
 import type { MatchedRule, QuoteInput, RatedPricing, RatingBreakdown } from '../rating/rules/index.ts';
@@ -146,9 +146,6 @@ export interface NewQuote {
   /** SHA-256 of the purchase secret the web app's quote is answered with (absent: none). */
   readonly purchaseSecretHash?: Buffer | undefined;
 }
-
-/** DatabaseHandle.prepared: one statement straight on the pool, outside any transaction. */
-export type Prepared = DatabaseHandle<unknown>['prepared'];
 
 /**
  * What a quote rated on remembered facts (its rate book version, its company's validity) needs still

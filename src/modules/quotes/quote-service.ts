@@ -1,6 +1,6 @@
 import type { Executor } from '../../schema.ts';
 import type { Clock } from '../../platform/clock.ts';
-import { inTransaction } from '../../platform/db/database.ts';
+import { inTransaction, type Prepared } from '../../platform/db/database.ts';
 import { AppError, notFound } from '../../platform/errors.ts';
 import type { Jobs } from '../../platform/jobs/jobs.ts';
 import { londonDate } from '../../platform/london-calendar.ts';
@@ -23,11 +23,10 @@ import {
   insertBinding,
   insertQuote,
   listPendingReferrals,
-  storeQuote,
   lockQuotesPastRetention,
   pseudonymiseQuote,
+  storeQuote,
   upsertQuoteSettings,
-  type Prepared,
   type QuoteRecord,
   type QuoteSettings,
 } from './quote-repository.ts';

@@ -43,6 +43,9 @@ export interface DatabaseHandle<DB> {
   close(): Promise<void>;
 }
 
+/** `DatabaseHandle.prepared`, as the modules whose hot statement it sends are handed it. */
+export type Prepared = DatabaseHandle<unknown>['prepared'];
+
 const CONNECTION_MESSAGES = [
   'Connection terminated',
   'connection error and is not queryable',

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { parse } from 'csv-parse/sync';
 import { sql } from 'kysely';
 import { fixedClock } from '../../../src/platform/clock.ts';
-import { BORDEREAU_BATCH_ROWS } from '../../../src/modules/reports/bordereau-routes.ts';
+import { BORDEREAU_BATCH_ROWS, BORDEREAU_COLUMNS } from '../../../src/modules/reports/bordereau-routes.ts';
 import { seedPolicies } from '../../../src/seed.ts';
 import { createCompany, createTestApp, type TestApp } from '../../support/app.ts';
 import { make, type Tenant } from '../../support/factories.ts';
@@ -189,6 +189,8 @@ describe('GET /admin/reports/bordereau', () => {
       'May, July, production and another company are left out',
     );
     assert.equal(rows.length, 10);
+    // The row writers spell the columns out: every row has them all, in the documented order.
+    for (const row of rows) assert.deepEqual(Object.keys(row), [...BORDEREAU_COLUMNS]);
     const order = rows.map((r) => String(r['effective_date']));
     assert.deepEqual(order, [...order].sort(), 'ordered by effective time');
 
@@ -279,6 +281,7 @@ describe('GET /admin/reports/bordereau', () => {
       csv.headers['content-disposition'],
       `attachment; filename="bordereau-${acme.company_reference}-sandbox-2025-06.csv"`,
     );
+    assert.equal(csv.body.slice(0, csv.body.indexOf('\r\n')), BORDEREAU_COLUMNS.join(','));
     const records = parse<Record<string, string>>(csv.body, { columns: true });
     const total = records.pop();
     assert.ok(total);
