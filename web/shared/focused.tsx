@@ -1,9 +1,10 @@
-import { useEffect, useRef, type ReactNode } from 'react';
+import { useLayoutEffect, useRef, type ReactNode } from 'react';
 
 /** Moves focus to the page's main region when the page changes, so keyboard and reader users follow. */
 export function Focused({ children }: { readonly children: ReactNode }) {
   const ref = useRef<HTMLElement>(null);
-  useEffect(() => {
+  // Before paint (Preact runs useEffect after it): what is typed next goes to the new page.
+  useLayoutEffect(() => {
     ref.current?.focus();
   }, []);
   return (

@@ -1,4 +1,4 @@
-import { useEffect, useId, useRef, useState, type SyntheticEvent } from 'react';
+import { useEffect, useId, useLayoutEffect, useRef, useState, type SyntheticEvent } from 'react';
 import type { AppConfig } from './config.ts';
 import { humanError } from './errors.ts';
 import type { MountedStripeCard } from './stripe-elements.ts';
@@ -83,7 +83,7 @@ function SandboxCardForm({ config, submitLabel, onPaymentMethod, onCancel }: Car
   const [busy, setBusy] = useState(false);
   const form = useRef<HTMLFormElement>(null);
   // The form opens on a person's request: their keyboard goes straight to the card number.
-  useEffect(() => {
+  useLayoutEffect(() => {
     form.current?.querySelector('input')?.focus();
   }, []);
 

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { MilepostError, unwrap, type PolicyDetails, type Session } from '../../../sdk/src/index.ts';
 import { CardForm } from './card-form.tsx';
 import { loadDirectDebit, type DirectDebitState, type Mandate } from './direct-debit-api.ts';
@@ -97,7 +97,7 @@ export function CardsPage({ session, config }: PageProps) {
   const noticeRef = useRef<HTMLParagraphElement>(null);
   const demo = config.environment === 'mock';
   // After a save the form is gone: focus goes to the confirmation, not lost to the page.
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (notice !== undefined) noticeRef.current?.focus();
   }, [notice]);
 

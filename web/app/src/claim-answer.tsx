@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState, type SyntheticEvent } from 'react';
+import { useLayoutEffect, useRef, useState, type SyntheticEvent } from 'react';
 import { unwrap } from '../../../sdk/src/index.ts';
 import { formatDateTime } from '../../shared/format.ts';
 import { AnswerOutcome, type Outcome } from './claim-outcome.tsx';
@@ -83,7 +83,7 @@ function AnswerForms(props: {
   const [busy, setBusy] = useState<'confirm' | 'cancel' | undefined>();
   const [error, setError] = useState<string | undefined>();
   const summary = useRef<HTMLParagraphElement>(null);
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (error !== undefined) summary.current?.focus();
   }, [error]);
   const path = { policy_reference: draft.policy_reference, claim_reference: draft.claim_reference };

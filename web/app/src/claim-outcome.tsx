@@ -1,4 +1,4 @@
-import { useEffect, useRef } from 'react';
+import { useLayoutEffect, useRef } from 'react';
 import { PhotoRefusals } from './claim-photos.tsx';
 import { nextStep } from './claim-words.ts';
 import type { Claim } from './claims-context.tsx';
@@ -15,7 +15,7 @@ export function AnswerOutcome({ outcome }: { outcome: Outcome }) {
   const { claim, refused } = outcome;
   const heading = useRef<HTMLHeadingElement>(null);
   // Focus follows the answer, so a keyboard or screen-reader user hears what happens next.
-  useEffect(() => {
+  useLayoutEffect(() => {
     heading.current?.focus();
   }, []);
   return (

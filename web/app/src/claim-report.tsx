@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState, type SyntheticEvent } from 'react';
+import { useLayoutEffect, useRef, useState, type SyntheticEvent } from 'react';
 import { unwrap } from '../../../sdk/src/index.ts';
 import { formatDate } from '../../shared/format.ts';
 import { PlacePicker, type PickedPoint } from '../../shared/map/place-picker.tsx';
@@ -109,7 +109,7 @@ export function ClaimReportPage({ session }: PageProps) {
   const [busy, setBusy] = useState(false);
   const [outcome, setOutcome] = useState<Outcome | undefined>();
   const alert = useRef<HTMLParagraphElement>(null);
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (error !== undefined) alert.current?.focus();
   }, [error]);
 

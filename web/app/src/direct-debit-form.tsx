@@ -1,4 +1,4 @@
-import { useEffect, useId, useRef, type SyntheticEvent } from 'react';
+import { useId, useLayoutEffect, useRef, type SyntheticEvent } from 'react';
 import type { PolicyDetails } from '../../../sdk/src/index.ts';
 import { SANDBOX_TEST_BANK_ACCOUNTS, SANDBOX_TEST_SORT_CODE, type BankDetails } from './stripe-sandbox.ts';
 
@@ -138,7 +138,7 @@ export function BankDetailsForm(props: {
   const form = useRef<HTMLFormElement>(null);
   const { draft, problems } = props;
   // Opened on the payer's request (or back to change a detail): the keyboard goes to the first field to fix.
-  useEffect(() => {
+  useLayoutEffect(() => {
     const target =
       form.current?.querySelector<HTMLInputElement>('[aria-invalid="true"]') ??
       form.current?.querySelector<HTMLInputElement>('input');

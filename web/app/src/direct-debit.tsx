@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useLayoutEffect, useRef, useState } from 'react';
 import type { PolicyDetails, Session } from '../../../sdk/src/index.ts';
 import { formatDate } from '../../shared/format.ts';
 import { PageMessages } from '../../shared/messages.tsx';
@@ -207,7 +207,7 @@ function ConfirmDetails(props: {
   const { details } = props;
   const [busy, setBusy] = useState(false);
   const heading = useRef<HTMLHeadingElement>(null);
-  useEffect(() => {
+  useLayoutEffect(() => {
     heading.current?.focus();
   }, []);
   const address = [
@@ -274,7 +274,7 @@ function ConfirmDetails(props: {
 /** The Direct Debit made: its reference, and the way back to the payment methods. */
 function SetUp({ mandate }: { readonly mandate: Mandate | undefined }) {
   const notice = useRef<HTMLParagraphElement>(null);
-  useEffect(() => {
+  useLayoutEffect(() => {
     notice.current?.focus();
   }, []);
   return (

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState, type ReactNode } from 'react';
+import { useLayoutEffect, useRef, useState, type ReactNode } from 'react';
 import { MilepostError, type Session } from '../../../sdk/src/index.ts';
 import type { AppConfig } from './config.ts';
 import { humanError } from './errors.ts';
@@ -234,7 +234,7 @@ export function QuotePage({ config, session, onSignedIn }: QuotePageProps) {
   const [busy, setBusy] = useState(false);
   const form = useRef<HTMLFormElement>(null);
   // Each step opens on its first question, so the keyboard carries on where the last step ended.
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (index > 0) form.current?.querySelector<HTMLElement>('input, select')?.focus();
   }, [index]);
   // Null: the company's quote page product (its quote settings) is quoted.

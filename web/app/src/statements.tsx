@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
 import {
   MilepostError,
   unwrap,
@@ -157,7 +157,7 @@ export function StatementsPage({ session, config }: PageProps) {
     };
   }, [session, reference, generation]);
 
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (notice !== undefined) noticeRef.current?.focus();
   }, [notice]);
 

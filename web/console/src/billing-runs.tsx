@@ -1,4 +1,4 @@
-import { useEffect, useId, useRef, useState } from 'react';
+import { useEffect, useId, useLayoutEffect, useRef, useState } from 'react';
 import { consoleError } from './api.ts';
 import type { BillingRun, BillingRunCounts } from './api-types.ts';
 import { streamBillingRun } from './billing-run-stream.ts';
@@ -113,7 +113,7 @@ function RunForm(props: {
 function RunProgress({ counts, result }: { counts: BillingRunCounts; result: BillingRun | undefined }) {
   const id = useId();
   const summary = useRef<HTMLHeadingElement>(null);
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (result !== undefined) summary.current?.focus();
   }, [result]);
   const done = counts.billed + counts.already_billed + counts.failed;

@@ -1,4 +1,4 @@
-import { useEffect, useId, useRef, useState } from 'react';
+import { useEffect, useId, useLayoutEffect, useRef, useState } from 'react';
 import type { MilepostClient } from '../../../sdk/src/client.ts';
 import { MilepostError, networkError } from '../../../sdk/src/errors.ts';
 import { formatMoney } from '../../shared/format.ts';
@@ -156,7 +156,7 @@ export function ImpactPanel({ tenant, book, number }: { tenant: Tenant; book: Ra
 function ImpactReport({ report }: { report: RateBookImpact }) {
   const id = useId();
   const heading = useRef<HTMLHeadingElement>(null);
-  useEffect(() => {
+  useLayoutEffect(() => {
     heading.current?.focus();
   }, []);
   const most = Math.max(1, ...report.bands.map((b) => b.policies));

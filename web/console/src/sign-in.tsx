@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState, type ReactNode, type SyntheticEvent } from 'react';
+import { useLayoutEffect, useRef, useState, type ReactNode, type SyntheticEvent } from 'react';
 import { unwrap } from '../../../sdk/src/client.ts';
 import { MilepostError } from '../../../sdk/src/errors.ts';
 import { PASSWORD_MIN_LENGTH } from '../../../src/modules/auth/rules/password-policy.ts';
@@ -57,7 +57,7 @@ export function SignInPage(props: {
 
   // A new stage is a new form: focus goes to its heading so that a reader hears where they are.
   const first = useRef(true);
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (first.current) {
       first.current = false;
       return;

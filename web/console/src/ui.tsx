@@ -1,4 +1,12 @@
-import { useEffect, useId, useRef, useState, type ReactNode, type SyntheticEvent } from 'react';
+import {
+  useEffect,
+  useId,
+  useLayoutEffect,
+  useRef,
+  useState,
+  type ReactNode,
+  type SyntheticEvent,
+} from 'react';
 import { consoleError } from './api.ts';
 import { useConsole } from './console-context.tsx';
 import type { Tenant } from './api-types.ts';
@@ -128,7 +136,7 @@ export function useNotice() {
   const [notice, setNoticeText] = useState<string | undefined>();
   const [error, setError] = useState<string | undefined>();
   const noticeRef = useRef<HTMLParagraphElement>(null);
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (notice !== undefined) noticeRef.current?.focus();
   }, [notice]);
   return {
