@@ -888,8 +888,10 @@ CREATE TABLE public.devices (
     offline_since timestamp with time zone,
     estimated_through date,
     trips_lease_id uuid,
+    offline_after_seconds integer,
     CONSTRAINT devices_environment_check CHECK ((environment = ANY (ARRAY['sandbox'::text, 'production'::text]))),
-    CONSTRAINT devices_kind CHECK ((kind = ANY (ARRAY['obd'::text, 'connected_car'::text, 'phone'::text])))
+    CONSTRAINT devices_kind CHECK ((kind = ANY (ARRAY['obd'::text, 'connected_car'::text, 'phone'::text]))),
+    CONSTRAINT devices_offline_after_seconds_check CHECK ((offline_after_seconds > 0))
 );
 
 --

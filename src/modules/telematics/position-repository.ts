@@ -4,11 +4,24 @@ import type { Executor } from '../../schema.ts';
 import type { PositionAttributes } from './rules/position-attributes.ts';
 import type { PositionRow } from './rules/positions.ts';
 
+/** What storing a batch did: how many positions were new and, when its device is offline, its silence. */
+export interface StoredBatch {
+  readonly accepted: number;
+  /**
+   * Null unless new positions were stored for a device found offline: then the silence it was found
+   * offline after (null where that was not recorded) and its last position's time.
+   */
+  readonly offline: { readonly afterSeconds: number | null; readonly lastSeenAt: Date } | null;
+}
+
+const NOTHING_STORED: StoredBatch = { accepted: 0, offline: null };
+
 /**
  * Stores a batch of a device's positions in one statement (arrays through unnest, so a batch binds the
  * same dozen parameters however many rows) and moves the device's `last_seen_at` forward. A position
  * whose device and second are stored already is skipped. Returns how many were new, and whether the
- * device, as its row stood when this statement updated it, was marked offline (only when some were new).
+ * device, as its row stood when this statement updated it, was marked offline (only when some were new)
+ * with what the caller needs to tell whether the batch ends its silence.
  */
 export async function insertPositions(
   db: Executor,
@@ -16,8 +29,8 @@ export async function insertPositions(
   rows: readonly PositionRow[],
   latestTimeS: number,
   receivedAt: Date,
-): Promise<{ accepted: number; offline: boolean }> {
-  if (rows.length === 0) return { accepted: 0, offline: false };
+): Promise<StoredBatch> {
+  if (rows.length === 0) return NOTHING_STORED;
   const column = <K extends keyof PositionRow>(key: K) => rows.map((row) => row[key]);
   // jsonb through text: a JS array of objects is not a PostgreSQL array to pg (STACK-NOTES).
   const attributes = rows.map((row) => (row.attributes === null ? null : JSON.stringify(row.attributes)));
@@ -25,7 +38,11 @@ export async function insertPositions(
   // Data-modifying CTEs run to completion whether or not the outer query reads them: one round trip.
   // The device row is touched only when something new was stored: it records what the trip cutting has
   // still to read (from the earliest new time) and that a batch came (which a cut running meanwhile sees).
-  const result = await sql<{ accepted: number; offline: boolean }>`
+  const result = await sql<{
+    accepted: number;
+    offline_after_seconds: number | null;
+    last_seen_at: Date | null;
+  }>`
     with inserted as (
       insert into positions (device_id, time, policy_id, lat, lon, speed_kmh, heading, accuracy_m, ignition,
         odometer_metres, received_at, attributes)
@@ -44,12 +61,19 @@ export async function insertPositions(
         trips_pending_from = least(trips_pending_from, (select min(time) from inserted)),
         position_batches = position_batches + 1
       where id = ${deviceRowId}::uuid and exists (select 1 from inserted)
-      returning offline_since
+      returning offline_since, offline_after_seconds, last_seen_at
     )
-    select (select count(*) from inserted)::int as accepted,
-      exists (select 1 from seen where offline_since is not null) as offline`.execute(db);
+    select (select count(*) from inserted)::int as accepted, seen.offline_after_seconds, seen.last_seen_at
+    from (select 1) as one left join seen on seen.offline_since is not null`.execute(db);
   const row = result.rows[0];
-  return { accepted: row?.accepted ?? 0, offline: row?.offline ?? false };
+  if (row === undefined) return NOTHING_STORED;
+  return {
+    accepted: row.accepted,
+    offline:
+      row.last_seen_at === null
+        ? null
+        : { afterSeconds: row.offline_after_seconds, lastSeenAt: row.last_seen_at },
+  };
 }
 
 /** A position as stored: as it was assigned, its time as an instant, and when it was received. */

@@ -8,6 +8,7 @@ import { getDevice } from './device-service.ts';
 import { insertPositions, listPositions } from './position-repository.ts';
 import { attributeFieldError } from './rules/position-attributes.ts';
 import { assignPositions } from './rules/positions.ts';
+import { mayEndSilence } from './rules/silent-devices.ts';
 import type { SilentDevices } from './silent-devices.ts';
 import {
   POSITIONS_PAGE_DEFAULT,
@@ -42,18 +43,24 @@ async function ingest(
   const assigned = assignPositions(batch.positions, device.bindings, now);
   const latestTimeS = assigned.latestTimeS;
   let accepted = 0;
-  if (latestTimeS !== undefined && device.offlineSince === null) {
-    // The common case, one statement and no transaction: it reports whether the device was found
-    // offline meanwhile (the minute's check ran in between), and then it comes online just after.
+  if (latestTimeS !== undefined) {
+    // One statement and no transaction, whether the device is online or not: it reports whether the
+    // device is (or was found meanwhile) offline, and the device comes online just after, in a
+    // transaction of its own, only when this batch can end its silence. Data from days ago cannot, and
+    // an offline device replaying it costs no more round trips than an online one.
     const stored = await insertPositions(db, device.id, assigned.rows, latestTimeS, now);
     accepted = stored.accepted;
-    if (stored.offline) await inTransaction(db, (trx) => silent.comeOnlineIfReporting(trx, device.id, now));
-  } else if (latestTimeS !== undefined) {
-    accepted = await inTransaction(db, async (trx) => {
-      const stored = await insertPositions(trx, device.id, assigned.rows, latestTimeS, now);
-      if (stored.accepted > 0) await silent.comeOnlineIfReporting(trx, device.id, now);
-      return stored.accepted;
-    });
+    const offline = stored.offline;
+    if (
+      offline !== null &&
+      mayEndSilence({
+        openBoundAt: device.bindings.find((b) => b.unboundAt === null)?.boundAt,
+        lastSeenAt: offline.lastSeenAt,
+        afterSeconds: offline.afterSeconds,
+        now,
+      })
+    )
+      await inTransaction(db, (trx) => silent.comeOnlineIfReporting(trx, device.id, now));
   }
   return {
     accepted,
@@ -104,8 +111,8 @@ export function createPositionService(deps: PositionServiceDeps) {
     /**
      * Stores a batch of a device's positions: each checked on its own and given the policy of the binding
      * at its time, its other attributes kept; one INSERT for the batch; a device and second stored already
-     * is a duplicate. An offline device that reports is online again (`device.online`) when the batch
-     * commits. Attributes out of bounds refuse the whole batch (422 naming the position).
+     * is a duplicate. An offline device whose batch ends its silence is online again (`device.online`)
+     * before this returns. Attributes out of bounds refuse the whole batch (422 naming the position).
      */
     ingest: (tenant: Tenant, batch: PositionBatch): Promise<PositionBatchResult> =>
       ingest(deps, tenant, batch),

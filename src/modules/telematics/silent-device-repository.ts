@@ -77,7 +77,11 @@ export async function updateDeviceSilence(
   await db
     .updateTable('devices')
     .set({
-      ...(values.offlineSince === undefined ? {} : { offline_since: values.offlineSince }),
+      ...(values.offlineSince === undefined
+        ? {}
+        : values.offlineSince === null
+          ? { offline_since: null, offline_after_seconds: null }
+          : { offline_since: values.offlineSince }),
       ...(values.estimatedThrough === undefined ? {} : { estimated_through: values.estimatedThrough }),
     })
     .where('id', '=', deviceRowId)
@@ -85,16 +89,17 @@ export async function updateDeviceSilence(
 }
 
 /**
- * Marks a device offline from `at`, unless it was meanwhile: marked so already, or seen since the pass
- * read it (`lastSeenAt`, as read). Returns whether it did.
+ * Marks a device offline from `at`, silent for at least `afterSeconds` (its rule then), unless it was
+ * meanwhile: marked so already, or seen since the pass read it (`lastSeenAt`, as read). Returns whether
+ * it did.
  */
 export async function markDeviceOffline(
   db: Executor,
   deviceRowId: string,
-  values: { at: Date; lastSeenAt: Date | null },
+  values: { at: Date; lastSeenAt: Date | null; afterSeconds: number },
 ): Promise<boolean> {
   const rows = await sql`
-    update devices set offline_since = ${values.at}
+    update devices set offline_since = ${values.at}, offline_after_seconds = ${values.afterSeconds}
     where id = ${deviceRowId} and offline_since is null
       and last_seen_at is not distinct from ${values.lastSeenAt}::timestamptz
     returning id`.execute(db);
@@ -105,7 +110,7 @@ export async function markDeviceOffline(
 export async function markDeviceOnline(db: Executor, deviceRowId: string): Promise<boolean> {
   const row = await db
     .updateTable('devices')
-    .set({ offline_since: null })
+    .set({ offline_since: null, offline_after_seconds: null })
     .where('id', '=', deviceRowId)
     .where('offline_since', 'is not', null)
     .returning('id')

@@ -3,7 +3,7 @@
  * nothing for its product's `device_offline.after_hours` goes offline (`device.offline`, and an email when
  * the product has the rule); while it stays silent, each whole London day after the grace days gets an
  * estimated journey of the product's `estimated_distance_per_day`, rated and billed as any journey; it
- * goes online again (`device.online`) as soon as it reports: in the transaction that stores its positions
+ * goes online again (`device.online`) as soon as it reports: just after its positions are stored
  * (`comeOnlineIfReporting`), or at the next check if that missed it. The estimate of a day whose data
  * arrives later is voided by the trip cutting.
  */
@@ -19,7 +19,7 @@ import { asTenant, type DataEnvironment, type Tenant } from '../companies/index.
 import type { JourneyService } from '../journeys/index.ts';
 import { deviceOfflineEmail, type NotificationService } from '../notifications/index.ts';
 import { capMetres, findProducts, productVersionAt, type ProductRules } from '../products/index.ts';
-import { planSilentDevice } from './rules/silent-devices.ts';
+import { DEVICE_OFFLINE_AFTER_SECONDS, planSilentDevice } from './rules/silent-devices.ts';
 import { lastPositionBefore } from './position-repository.ts';
 import {
   lockReportingDevice,
@@ -93,7 +93,9 @@ async function goOffline(
   const tenant = tenantOfDevice(c);
   return inTransaction(deps.db, async (trx) => {
     // NOTE: a batch stored since the pass read the device moved its last_seen_at: it is not silent.
-    if (!(await markDeviceOffline(trx, c.id, { at: now, lastSeenAt: c.lastSeenAt }))) return false;
+    const afterSeconds = rule === undefined ? DEVICE_OFFLINE_AFTER_SECONDS : rule.rule.after_hours * 3600;
+    if (!(await markDeviceOffline(trx, c.id, { at: now, lastSeenAt: c.lastSeenAt, afterSeconds })))
+      return false;
     await recordEvent(
       trx,
       tenant,
@@ -153,7 +155,7 @@ async function comeOnline(trx: Executor, c: DeviceInBinding, now: Date): Promise
 }
 
 /**
- * In the transaction that has just stored a device's positions: the device is online again, with its
+ * Just after a device's positions are stored, in `trx`: the device is online again, with its
  * `device.online` event, when it was offline and its positions end its silence by the same rule as the
  * minute's check (the product's `after_hours` as in force `now`; data from days ago does not). Whether
  * it came online.

@@ -28,6 +28,8 @@ export interface TelematicsTables extends CrashTables {
     trips_cut_at: Date | null;
     open_trip_from: Date | null;
     offline_since: Date | null;
+    /** The silence after which it was found offline (migration 0067); null while online. */
+    offline_after_seconds: number | null;
     /** The last London day (`YYYY-MM-DD`) given an estimate while the device was silent. */
     estimated_through: string | null;
   };

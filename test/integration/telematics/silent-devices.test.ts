@@ -131,7 +131,7 @@ describe('silent devices', () => {
       positions: [{ time: unix('2025-06-08T09:00:30Z'), lat: 51.5, lon: -0.14, speed_kmh: 0 }],
     });
     assert.equal(now.statusCode, 202, now.body);
-    // Online at once, with its event committed with the positions: not at the next minute's check.
+    // Online at once, its event recorded before the request is answered: not at the next minute’s check.
     assert.equal((await device('quiet-1')).status, 'online');
     const online = (await eventsOfType(t, 'device.online')).map((e) => e.data as Record<string, unknown>);
     assert.equal(online.length, 1);

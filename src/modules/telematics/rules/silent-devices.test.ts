@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import fc from 'fast-check';
 import {
   DEVICE_OFFLINE_AFTER_SECONDS,
   MAX_ESTIMATED_DAYS_PER_PASS,
   deviceStatus,
+  mayEndSilence,
   planSilentDevice,
 } from './silent-devices.ts';
 
@@ -83,5 +85,54 @@ describe('planSilentDevice', () => {
     const long = planSilentDevice({ ...base, now: at('2025-12-01T12:00:00Z') }).estimateDates;
     assert.equal(long.length, MAX_ESTIMATED_DAYS_PER_PASS);
     assert.equal(long[0], '2025-06-05');
+  });
+});
+
+describe('mayEndSilence', () => {
+  const offlineSince = at('2025-06-03T17:30:00Z');
+  test('a batch within the silence it went offline after ends it; one from before that does not', () => {
+    const input = { openBoundAt: base.boundAt, afterSeconds: 24 * 3600, now: at('2025-06-05T12:00:00Z') };
+    assert.equal(mayEndSilence({ ...input, lastSeenAt: at('2025-06-04T12:00:01Z') }), true);
+    assert.equal(mayEndSilence({ ...input, lastSeenAt: at('2025-06-04T12:00:00Z') }), false);
+    // Bound again since it went silent: the silence counts from the binding.
+    assert.equal(
+      mayEndSilence({ ...input, openBoundAt: at('2025-06-05T11:00:00Z'), lastSeenAt: base.lastSeenAt }),
+      true,
+    );
+  });
+
+  test('unknown silence may end; without an open binding it cannot', () => {
+    const now = at('2025-06-05T12:00:00Z');
+    assert.equal(
+      mayEndSilence({ openBoundAt: base.boundAt, lastSeenAt: base.lastSeenAt, afterSeconds: null, now }),
+      true,
+    );
+    assert.equal(mayEndSilence({ openBoundAt: undefined, lastSeenAt: now, afterSeconds: 3600, now }), false);
+  });
+
+  test("under the same rule it agrees with the minute's check", () => {
+    const instant = fc.integer({ min: 1_700_000_000, max: 1_800_000_000 }).map((s) => new Date(s * 1000));
+    fc.assert(
+      fc.property(
+        instant,
+        instant,
+        instant,
+        fc.integer({ min: 1, max: 720 }),
+        (boundAt, lastSeenAt, now, hours) => {
+          const check = planSilentDevice({
+            boundAt,
+            lastSeenAt,
+            offlineSince,
+            estimatedThrough: null,
+            rule: { afterHours: hours, graceDays: 0 },
+            now,
+          });
+          assert.equal(
+            mayEndSilence({ openBoundAt: boundAt, lastSeenAt, afterSeconds: hours * 3600, now }),
+            check.transition === 'online',
+          );
+        },
+      ),
+    );
   });
 });

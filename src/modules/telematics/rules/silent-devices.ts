@@ -22,6 +22,25 @@ export function deviceStatus(openBoundAt: Date | undefined, offlineSince: Date |
   return offlineSince === null ? 'online' : 'offline';
 }
 
+/**
+ * Whether positions just stored can end an offline device's silence under the rule it was found offline
+ * by: the time since its open binding or its last position, whichever is later, is now shorter than
+ * `afterSeconds` (unknown: it may). Without an open binding it cannot come online. The transaction that
+ * brings a device online applies the product's rule as in force then, which a new product version may
+ * have changed; a device passed over here is brought online by the minute's check.
+ */
+export function mayEndSilence(input: {
+  readonly openBoundAt: Date | undefined;
+  readonly lastSeenAt: Date;
+  readonly afterSeconds: number | null;
+  readonly now: Date;
+}): boolean {
+  if (input.openBoundAt === undefined) return false;
+  if (input.afterSeconds === null) return true;
+  const silentSinceMs = Math.max(input.openBoundAt.getTime(), input.lastSeenAt.getTime());
+  return input.now.getTime() - silentSinceMs < input.afterSeconds * 1000;
+}
+
 export interface OfflineRule {
   readonly afterHours: number;
   readonly graceDays: number;
