@@ -21,6 +21,9 @@
  *    accepted twice). They may fall short: pino writes stdout asynchronously, so a killed process loses
  *    its last lines.
  *
+ * Phase 1 and the baseline also print the CPU a message took in the consumer's process and in its
+ * database's backends (Linux, PostgreSQL on this machine): steadier than the rate on a loaded machine.
+ *
  * Each phase's warm-up and measured messages come after a warm-up (JIT, pooled connections). Message
  * k goes to device k % n with times base + (⌊k / n⌋ · batch + i) s, 20 days before now, on devices bound
  * (by a seeding server whose clock runs 20 days behind) before the first: no message repeats another.
@@ -38,7 +41,10 @@ import { connectAsync, type MqttClient } from 'mqtt';
 import pg from 'pg';
 import {
   BENCH_POSTGRES_URL,
+  backendCpuSeconds,
+  backendCpuSpent,
   drivePositionTails,
+  processCpuSeconds,
   removeSession,
   seedBoundDevices,
   withScratchDatabase,
@@ -282,6 +288,11 @@ async function main(): Promise<void> {
       ),
     );
     const workers: Worker[] = [];
+    // Reads which backends serve the database, for their CPU time.
+    const watcher = new pg.Client({ connectionString: DATABASE_URL });
+    await watcher.connect();
+    const sumCpu = (consumers: readonly Worker[]) =>
+      consumers.reduce((sum, c) => sum + processCpuSeconds(c.child.pid), 0);
     const messageBytes = message(0).payload.length;
     const bareClientId = `bench-bare-${run}`;
     /** Warms `consumers` up, then times messages [warm-up, warm-up + phase) from first publish to last commit. */
@@ -290,6 +301,8 @@ async function main(): Promise<void> {
       await publishAll(publishers, clientId, 0, WARM_UP_MESSAGES);
       await until('the warm-up', () => stored() >= WARM_UP_MESSAGES * BATCH);
       const before = stored();
+      const cpuBefore = sumCpu(consumers);
+      const databaseBefore = await backendCpuSeconds(watcher);
       const startedAt = performance.now();
       let publishedMs = 0;
       const publishing = publishAll(
@@ -302,8 +315,18 @@ async function main(): Promise<void> {
       });
       await until('the measured messages', () => stored() - before >= messagesPerPhase * BATCH);
       const elapsedMs = performance.now() - startedAt;
+      // CPU a message, in ms: the consumer's process and its database's backends (NaN: not on this machine).
+      const consumerMs = ((sumCpu(consumers) - cpuBefore) * 1000) / messagesPerPhase;
+      const databaseMs =
+        (backendCpuSpent(databaseBefore, await backendCpuSeconds(watcher)) * 1000) / messagesPerPhase;
       await publishing;
-      return { elapsedMs, publishedMs, perSecond: (messagesPerPhase * BATCH) / (elapsedMs / 1000) };
+      return {
+        elapsedMs,
+        publishedMs,
+        perSecond: (messagesPerPhase * BATCH) / (elapsedMs / 1000),
+        consumerMs,
+        databaseMs,
+      };
     };
     try {
       // ── 0. Baseline, before the worker's session exists (it would get a copy of each message).
@@ -322,7 +345,7 @@ async function main(): Promise<void> {
       // ── 1. Throughput.
       workers.push(await startWorker(workerEnv));
       const stored = () => sumOf(workers, 'accepted') + sumOf(workers, 'duplicates');
-      const { elapsedMs, publishedMs, perSecond } = await throughput(workers);
+      const { elapsedMs, publishedMs, perSecond, consumerMs, databaseMs } = await throughput(workers);
       const throughputTo = WARM_UP_MESSAGES + messagesPerPhase;
 
       // ── 2. Killed mid-stream and started again.
@@ -378,6 +401,9 @@ async function main(): Promise<void> {
       process.stdout.write(
         `mqtt: ${perSecond.toFixed(0)} positions/s end to end (target ≥ 50,000) ${perSecond >= 50_000 ? 'ok' : 'BELOW TARGET'}; ${(perSecond / baseline.perSecond).toFixed(2)} of the bare consumer's\n`,
       );
+      process.stdout.write(
+        `CPU a message: the worker ${consumerMs.toFixed(2)} ms, its database's backends ${databaseMs.toFixed(2)} ms; the bare consumer ${baseline.consumerMs.toFixed(2)} ms, its backends ${baseline.databaseMs.toFixed(2)} ms\n`,
+      );
       const duplicated = Math.max(0, accepted - rowsStored) + Math.max(0, rowsStored - sent * BATCH);
       const clean = lost === 0 && partial === 0 && duplicated === 0;
       process.stdout.write(
@@ -388,6 +414,7 @@ async function main(): Promise<void> {
         `kill: ${(sent * BATCH).toLocaleString('en-GB')} positions sent in all, ${rowsStored.toLocaleString('en-GB')} rows, ${accepted.toLocaleString('en-GB')} accepted as the two workers logged: lost ${String(lost)}, duplicated ${String(duplicated)}, partial batches ${String(partial)} ${clean ? 'ok' : 'LOST OR DUPLICATED'}\n`,
       );
     } finally {
+      await watcher.end();
       for (const worker of workers) await worker.stop('SIGTERM');
       await Promise.all(publishers.map((p) => p.endAsync()));
       // The bench's broker sessions go with its database.

@@ -127,6 +127,49 @@ export async function withScratchDatabase<T>(
   }
 }
 
+/** CPU seconds (user + system) a process has used, from /proc (Linux; clock ticks of 1/100 s); NaN elsewhere. */
+export function processCpuSeconds(pid: number | undefined): number {
+  if (pid === undefined) return NaN;
+  try {
+    const fields =
+      fs
+        .readFileSync(`/proc/${String(pid)}/stat`, 'utf8')
+        .split(') ')[1]
+        ?.split(' ') ?? [];
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
+/**
+ * CPU seconds used so far by each backend serving `client`'s database, by process id; empty when the
+ * server is not on this machine (its processes not in /proc).
+ */
+export async function backendCpuSeconds(client: pg.Client): Promise<Map<number, number>> {
+  const { rows } = await client.query<{ pid: number }>(
+    'select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
+  );
+  const seconds = new Map<number, number>();
+  for (const { pid } of rows) {
+    try {
+      if (fs.readFileSync(`/proc/${String(pid)}/cmdline`, 'utf8').startsWith('postgres'))
+        seconds.set(pid, processCpuSeconds(pid));
+    } catch {
+      // not a process of this machine, or gone meanwhile
+    }
+  }
+  return seconds;
+}
+
+/** The CPU seconds the backends alive at `after` used since `before` (all of it for one started since). */
+export function backendCpuSpent(before: Map<number, number>, after: Map<number, number>): number {
+  if (after.size === 0) return NaN;
+  let spent = 0;
+  for (const [pid, seconds] of after) spent += seconds - (before.get(pid) ?? 0);
+  return spent;
+}
+
 /** mulberry32: a small seeded generator, so every run of a benchmark measures the same data. */
 export function seededRandom(seed: number): () => number {
   let state = seed >>> 0;
