@@ -128,6 +128,59 @@ export async function listPositions(
   }));
 }
 
+/** A stored position as the trip cutting reads it: its time in whole seconds, none of what it ignores. */
+export interface TripSourcePosition {
+  readonly timeS: number;
+  readonly policyId: string;
+  readonly lat: number;
+  readonly lon: number;
+  readonly speedKmh: number | null;
+  readonly heading: number | null;
+  readonly accuracyM: number | null;
+  readonly ignition: boolean | null;
+}
+
+/**
+ * A device's positions from `from` on, time order, at most `limit`, as the trip cutting takes them. It
+ * reads an open trip again at every cut, up to a week of positions: the time comes as seconds, which pg
+ * reads as a number, not as text it parses into a `Date`, and the receipt time, odometer and attributes
+ * are not read at all.
+ */
+export async function listTripSourcePositions(
+  db: Executor,
+  deviceRowId: string,
+  from: Date,
+  limit: number,
+): Promise<TripSourcePosition[]> {
+  const rows = await db
+    .selectFrom('positions')
+    .select([
+      sql<number>`extract(epoch from time)::float8`.as('time_s'),
+      'policy_id',
+      'lat',
+      'lon',
+      'speed_kmh',
+      'heading',
+      'accuracy_m',
+      'ignition',
+    ])
+    .where('device_id', '=', deviceRowId)
+    .where('time', '>=', from)
+    .orderBy('time')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({
+    timeS: r.time_s,
+    policyId: r.policy_id,
+    lat: r.lat,
+    lon: r.lon,
+    speedKmh: r.speed_kmh,
+    heading: r.heading,
+    accuracyM: r.accuracy_m,
+    ignition: r.ignition,
+  }));
+}
+
 /** The device's latest position at or before `at` (where an estimate says the vehicle was). */
 export async function lastPositionBefore(
   db: Executor,

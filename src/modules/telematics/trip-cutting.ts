@@ -17,7 +17,7 @@ import {
   type JourneyRecord,
   type JourneyService,
 } from '../journeys/index.ts';
-import { listPositions } from './position-repository.ts';
+import { listTripSourcePositions } from './position-repository.ts';
 import {
   dropLatePositions,
   listMinimisedSpans,
@@ -54,7 +54,6 @@ export const TRIP_RECUT_SECONDS = 30;
 export const TRIP_LEASE_MS = 20_000;
 /** The most positions one cut reads (a week at one a second): a device's backlog beyond it waits. */
 export const MAX_CUT_POSITIONS = 600_000;
-const FAR_FUTURE = new Date(4_102_444_800_000);
 
 export const RECUT_REASON = 'Re-cut: positions arrived after the trip was cut';
 export const ESTIMATE_REPLACED_REASON = 'Positions arrived for the day the device was estimated silent';
@@ -87,7 +86,7 @@ type CutTotals = Pick<TripCutPass, 'stored' | 'voided' | 'refused'>;
  * them; and the London days of those stored since the last cut (whose estimates they replace).
  */
 async function positionsByPolicy(db: Executor, device: PendingDevice, from: Date) {
-  const positions = await listPositions(db, device.id, { from, to: FAR_FUTURE, limit: MAX_CUT_POSITIONS });
+  const positions = await listTripSourcePositions(db, device.id, from, MAX_CUT_POSITIONS);
   const byPolicy = new Map<string, TripPosition[]>();
   const daysWithData = new Set<string>();
   const pendingMs = device.pendingFrom?.getTime() ?? Infinity;
@@ -98,7 +97,7 @@ async function positionsByPolicy(db: Executor, device: PendingDevice, from: Date
       byPolicy.set(p.policyId, list);
     }
     list.push({
-      timeS: p.time.getTime() / 1000,
+      timeS: p.timeS,
       lat: p.lat,
       lon: p.lon,
       ...(p.speedKmh === null ? {} : { speedKmh: p.speedKmh }),
@@ -106,7 +105,7 @@ async function positionsByPolicy(db: Executor, device: PendingDevice, from: Date
       ...(p.accuracyM === null ? {} : { accuracyM: p.accuracyM }),
       ...(p.ignition === null ? {} : { ignition: p.ignition }),
     });
-    if (p.time.getTime() >= pendingMs) daysWithData.add(londonDate(p.time));
+    if (p.timeS * 1000 >= pendingMs) daysWithData.add(londonDate(new Date(p.timeS * 1000)));
   }
   return { byPolicy, daysWithData };
 }
