@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { sql } from 'kysely';
 import { fixedClock } from '../../../src/platform/clock.ts';
 import { createCompany, createTestApp, type TestApp } from '../../support/app.ts';
 import { exampleRateBookContent, make } from '../rating/rate-book-support.ts';
@@ -103,4 +104,21 @@ test('a quote read back is the quote answered, on remembered terms as on terms j
   });
   assert.equal(read.statusCode, 200, read.body);
   assert.deepEqual(read.json(), answered);
+});
+
+test('a quote is kept in its own row, its documents as answered: nothing goes to the TOAST table', async () => {
+  const { db } = t.container.database;
+  // NOTE: migration 0065: json documents and a tuple target of 2700 bytes keep a quote off the TOAST
+  // table (a second heap insert and an index insert each). The worked example is the benchmark's quote.
+  const answered = await quoteStarting(30);
+  const { rows } = await sql<{ row_bytes: number; toast_bytes: number; breakdown: unknown; input: unknown }>`
+    select pg_column_size(q.*)::int as row_bytes, q.breakdown, q.input,
+      pg_relation_size((select reltoastrelid from pg_class where oid = 'quotes'::regclass))::int as toast_bytes
+    from quotes q where q.quote_reference = ${answered.quote_reference}`.execute(db);
+  const [row] = rows;
+  assert.ok(row !== undefined);
+  assert.equal(row.toast_bytes, 0, 'the TOAST table is empty');
+  assert.ok(row.row_bytes <= 2700, `the row is ${String(row.row_bytes)} bytes`);
+  assert.deepEqual(row.breakdown, answered.breakdown);
+  assert.deepEqual(row.input, answered.input);
 });
