@@ -458,10 +458,10 @@ CREATE FUNCTION public.store_journey(p_id uuid, p_company_id uuid, p_environment
     $$;
 
 --
--- Name: store_quote(uuid, text, uuid, uuid, uuid, text, integer, text, text, jsonb, jsonb, jsonb, text, jsonb, text, timestamp with time zone, timestamp with time zone, bytea, uuid, timestamp with time zone, integer, integer); Type: FUNCTION; Schema: public; Owner: -
+-- Name: store_quote(uuid, text, uuid, uuid, uuid, text, integer, text, text, json, json, json, text, json, text, timestamp with time zone, timestamp with time zone, bytea, uuid, timestamp with time zone, integer, integer); Type: FUNCTION; Schema: public; Owner: -
 --
 
-CREATE FUNCTION public.store_quote(p_company_id uuid, p_environment text, p_quote_reference uuid, p_quote_version_reference uuid, p_rate_book_version_id uuid, p_rate_book_reference text, p_rate_book_version integer, p_policy_reference text, p_applicant_email text, p_input jsonb, p_pricing jsonb, p_breakdown jsonb, p_decision text, p_reasons jsonb, p_referral_status text, p_created_at timestamp with time zone, p_expires_at timestamp with time zone, p_purchase_secret_hash bytea, p_product_id uuid, p_start_at timestamp with time zone, p_validity_days integer, p_default_validity_days integer) RETURNS uuid
+CREATE FUNCTION public.store_quote(p_company_id uuid, p_environment text, p_quote_reference uuid, p_quote_version_reference uuid, p_rate_book_version_id uuid, p_rate_book_reference text, p_rate_book_version integer, p_policy_reference text, p_applicant_email text, p_input json, p_pricing json, p_breakdown json, p_decision text, p_reasons json, p_referral_status text, p_created_at timestamp with time zone, p_expires_at timestamp with time zone, p_purchase_secret_hash bytea, p_product_id uuid, p_start_at timestamp with time zone, p_validity_days integer, p_default_validity_days integer) RETURNS uuid
     LANGUAGE plpgsql
     AS $$
     declare
@@ -1637,11 +1637,11 @@ CREATE TABLE public.quotes (
     rate_book_version integer NOT NULL,
     policy_reference text,
     applicant_email text,
-    input jsonb NOT NULL,
-    pricing jsonb NOT NULL,
-    breakdown jsonb NOT NULL,
+    input json NOT NULL,
+    pricing json NOT NULL,
+    breakdown json NOT NULL,
     decision text NOT NULL,
-    reasons jsonb NOT NULL,
+    reasons json NOT NULL,
     referral_status text,
     referral_reason text,
     referral_decided_by text,
@@ -1656,7 +1656,8 @@ CREATE TABLE public.quotes (
     CONSTRAINT quotes_expiry_check CHECK ((expires_at > created_at)),
     CONSTRAINT quotes_referral_check CHECK ((((decision = 'refer'::text) AND (referral_status = ANY (ARRAY['pending'::text, 'approved'::text, 'declined'::text]))) OR ((decision <> 'refer'::text) AND (referral_status IS NULL)))),
     CONSTRAINT quotes_referral_decided_check CHECK ((((referral_status IS DISTINCT FROM 'pending'::text) AND (referral_status IS NOT NULL) AND (referral_reason IS NOT NULL) AND (referral_decided_by IS NOT NULL) AND (referral_decided_at IS NOT NULL)) OR (((referral_status IS NULL) OR (referral_status = 'pending'::text)) AND (referral_reason IS NULL) AND (referral_decided_by IS NULL) AND (referral_decided_at IS NULL))))
-);
+)
+WITH (toast_tuple_target='2700');
 
 --
 -- Name: rate_book_versions; Type: TABLE; Schema: public; Owner: -

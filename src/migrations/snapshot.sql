@@ -1,6 +1,6 @@
 -- The schema of a freshly migrated database, applied in one step to an empty one (src/platform/db/migrate.ts).
 -- Generated with docs/schema.sql by `npm run docs:schema`; never edited by hand.
--- migrations: 0001-companies 0002-policies 0003-payments 0004-auth 0005-journeys 0006-webhooks 0007-statements 0008-policy-revision 0009-bulk-billing 0010-policy-change-feed 0011-store-journey 0012-event-writes 0013-route-storage 0014-period-membership 0015-billing-writes 0016-journey-overlap 0017-sandbox-accounts 0018-refresh-grace 0019-carried-forward 0020-renewal-terms 0021-products 0022-product-rules 0023-usage-alerts 0024-telematics 0025-device-journeys 0026-odometer 0027-back-office 0028-policy-search-order 0029-erasure 0030-bordereau-order 0031-cash-report-order 0032-distribution-keys 0033-event-partitions 0034-policy-references 0035-journey-partitions 0036-due-pages 0037-policy-audit 0038-position-attributes 0039-policy-feed-sources 0040-outbox-accounts 0041-no-company-currency 0042-documents 0043-document-templates 0044-direct-debit 0046-rate-books 0047-quotes 0049-claims 0050-driving-scores 0053-renewal-prices 0056-position-minimisation 0057-score-disputes 0058-claim-ledger 0059-quote-purchases 0060-score-pricing 0061-claims-owed-notify 0063-prepaid-installments-and-quote-secrets 0064-store-quote 0067-device-offline-after
+-- migrations: 0001-companies 0002-policies 0003-payments 0004-auth 0005-journeys 0006-webhooks 0007-statements 0008-policy-revision 0009-bulk-billing 0010-policy-change-feed 0011-store-journey 0012-event-writes 0013-route-storage 0014-period-membership 0015-billing-writes 0016-journey-overlap 0017-sandbox-accounts 0018-refresh-grace 0019-carried-forward 0020-renewal-terms 0021-products 0022-product-rules 0023-usage-alerts 0024-telematics 0025-device-journeys 0026-odometer 0027-back-office 0028-policy-search-order 0029-erasure 0030-bordereau-order 0031-cash-report-order 0032-distribution-keys 0033-event-partitions 0034-policy-references 0035-journey-partitions 0036-due-pages 0037-policy-audit 0038-position-attributes 0039-policy-feed-sources 0040-outbox-accounts 0041-no-company-currency 0042-documents 0043-document-templates 0044-direct-debit 0046-rate-books 0047-quotes 0049-claims 0050-driving-scores 0053-renewal-prices 0056-position-minimisation 0057-score-disputes 0058-claim-ledger 0059-quote-purchases 0060-score-pricing 0061-claims-owed-notify 0063-prepaid-installments-and-quote-secrets 0064-store-quote 0065-quote-documents-as-json 0067-device-offline-after
 
 DO $snapshot$ BEGIN
   IF EXISTS (SELECT 1 FROM pg_catalog.pg_available_extensions WHERE name = 'pg_trgm') THEN
@@ -362,7 +362,7 @@ CREATE FUNCTION public.store_journey(p_id uuid, p_company_id uuid, p_environment
     end
     $$;
 
-CREATE FUNCTION public.store_quote(p_company_id uuid, p_environment text, p_quote_reference uuid, p_quote_version_reference uuid, p_rate_book_version_id uuid, p_rate_book_reference text, p_rate_book_version integer, p_policy_reference text, p_applicant_email text, p_input jsonb, p_pricing jsonb, p_breakdown jsonb, p_decision text, p_reasons jsonb, p_referral_status text, p_created_at timestamp with time zone, p_expires_at timestamp with time zone, p_purchase_secret_hash bytea, p_product_id uuid, p_start_at timestamp with time zone, p_validity_days integer, p_default_validity_days integer) RETURNS uuid
+CREATE FUNCTION public.store_quote(p_company_id uuid, p_environment text, p_quote_reference uuid, p_quote_version_reference uuid, p_rate_book_version_id uuid, p_rate_book_reference text, p_rate_book_version integer, p_policy_reference text, p_applicant_email text, p_input json, p_pricing json, p_breakdown json, p_decision text, p_reasons json, p_referral_status text, p_created_at timestamp with time zone, p_expires_at timestamp with time zone, p_purchase_secret_hash bytea, p_product_id uuid, p_start_at timestamp with time zone, p_validity_days integer, p_default_validity_days integer) RETURNS uuid
     LANGUAGE plpgsql
     AS $$
     declare
@@ -1294,11 +1294,11 @@ CREATE TABLE public.quotes (
     rate_book_version integer NOT NULL,
     policy_reference text,
     applicant_email text,
-    input jsonb NOT NULL,
-    pricing jsonb NOT NULL,
-    breakdown jsonb NOT NULL,
+    input json NOT NULL,
+    pricing json NOT NULL,
+    breakdown json NOT NULL,
     decision text NOT NULL,
-    reasons jsonb NOT NULL,
+    reasons json NOT NULL,
     referral_status text,
     referral_reason text,
     referral_decided_by text,
@@ -1313,7 +1313,8 @@ CREATE TABLE public.quotes (
     CONSTRAINT quotes_expiry_check CHECK ((expires_at > created_at)),
     CONSTRAINT quotes_referral_check CHECK ((((decision = 'refer'::text) AND (referral_status = ANY (ARRAY['pending'::text, 'approved'::text, 'declined'::text]))) OR ((decision <> 'refer'::text) AND (referral_status IS NULL)))),
     CONSTRAINT quotes_referral_decided_check CHECK ((((referral_status IS DISTINCT FROM 'pending'::text) AND (referral_status IS NOT NULL) AND (referral_reason IS NOT NULL) AND (referral_decided_by IS NOT NULL) AND (referral_decided_at IS NOT NULL)) OR (((referral_status IS NULL) OR (referral_status = 'pending'::text)) AND (referral_reason IS NULL) AND (referral_decided_by IS NULL) AND (referral_decided_at IS NULL))))
-);
+)
+WITH (toast_tuple_target='2700');
 
 CREATE TABLE public.rate_book_versions (
     id uuid DEFAULT gen_random_uuid() NOT NULL,
@@ -2676,5 +2677,6 @@ FROM unnest(ARRAY[
   '0061-claims-owed-notify',
   '0063-prepaid-installments-and-quote-secrets',
   '0064-store-quote',
+  '0065-quote-documents-as-json',
   '0067-device-offline-after'
 ]) AS name;
