@@ -342,14 +342,16 @@ for (const name of APPS) {
   lines.push(
     `${name} warm: scripts and styles fetched over the network in all warm loads: ${warmFetches} (0: all cached)`,
   );
-  // What a first visit downloads before the first page can render: index.html and what it names (the
-  // entry script, its styles, the modulepreloaded chunks); the other pages' chunks come later.
+  // What a first visit downloads before the first page can render: index.html (with the styles and the
+  // start script inline) and what it names (the entry script, any modulepreloaded chunk); not a
+  // disabled stylesheet link, which is not fetched; the other pages' chunks come later.
   const indexHtml = readFileSync(new URL('index.html', distOf(name)), 'utf8');
   const initial = [
     'index.html',
-    ...[...indexHtml.matchAll(new RegExp(`(?:src|href)="/${name}/(assets/[^"]+\\.(?:js|css))"`, 'g'))].map(
-      (m) => m[1] ?? '',
-    ),
+    ...[...indexHtml.matchAll(/<(?:script|link)\b[^>]*>/g)]
+      .filter(([tag]) => !/\sdisabled\b/.test(tag))
+      .map(([tag]) => new RegExp(`(?:src|href)="/${name}/(assets/[^"]+\\.(?:js|css))"`).exec(tag)?.[1])
+      .filter((file) => file !== undefined),
   ];
   const assets = readdirSync(new URL('assets/', distOf(name)))
     .filter((file) => !/\.(?:br|gz)$/.test(file))

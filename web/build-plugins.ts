@@ -2,66 +2,105 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { brotliCompress, constants as zlib, gzip } from 'node:zlib';
 import { promisify } from 'node:util';
-import type { HtmlTagDescriptor, Plugin } from 'vite';
+import { build, type Plugin, type ResolvedConfig } from 'vite';
 
 /**
- * `<link rel="modulepreload">` in index.html for the chunks the entry script imports with `import()`
- * (the app itself: Preact, the shell, the first page) and what they import, so the browser fetches them
- * beside the small entry script rather than after it has run. Chunks imported from those (the other
- * pages, Leaflet, Stripe) are not preloaded: they load when their page is shown.
+ * V8's explicit compile hint as the first line of the chunk that holds `entry` (`src/main.tsx`, the
+ * first render: Preact, the shell, the first page; see `firstRenderGroup`) and of the chunks it imports
+ * statically: every function of them runs on the first render, so they are compiled eagerly while the
+ * file streams in (on a background thread) rather than lazily on the main thread function by function.
+ * Written into the files once Vite has added its own first lines, which it does after the bundle hooks.
  */
-export function preloadEntryImports(): Plugin {
-  let base = '/';
+export function eagerCompileEntry(entry: string): Plugin {
   return {
-    name: 'milepost:preload-entry-imports',
+    name: 'milepost:eager-compile-entry',
     apply: 'build',
-    configResolved(config) {
-      base = config.base;
-    },
-    // V8's explicit compile hint, the file's first line: every function of the app's chunk runs on the
-    // first render, so it is compiled eagerly while the file streams in (on a background thread)
-    // rather than lazily on the main thread function by function. Written into the file once Vite has
-    // added its own first lines, which it does after the bundle hooks.
     async writeBundle(options, bundle) {
-      const outputs = Object.values(bundle);
-      const app = outputs.flatMap((output) =>
-        output.type === 'chunk' && output.isEntry ? output.dynamicImports : [],
-      );
-      for (const fileName of app) {
+      const firstRender = new Set<string>();
+      const visit = (fileName: string): void => {
+        const chunk = bundle[fileName];
+        if (firstRender.has(fileName) || chunk?.type !== 'chunk') return;
+        firstRender.add(fileName);
+        chunk.imports.forEach(visit);
+      };
+      for (const output of Object.values(bundle))
+        if (output.type === 'chunk' && output.moduleIds.includes(entry)) visit(output.fileName);
+      if (firstRender.size === 0) throw new Error(`eagerCompileEntry: no chunk holds ${entry}`);
+      for (const fileName of firstRender) {
         const file = path.join(options.dir ?? '', fileName);
         await writeFile(file, `//# allFunctionsCalledOnLoad\n${await readFile(file, 'utf8')}`);
       }
     },
+  };
+}
+
+/** Text that would end an inline `<script>` or `<style>` element early, or start a comment in it. */
+const ENDS_ELEMENT = /<\/(?:script|style)|<!--/i;
+
+/**
+ * Makes index.html one response for the first render's start: the stylesheet the entry imports goes
+ * into the page as a `<style>` element, and `startEntry` (the settings read and the first data request
+ * sent, `src/inline-start.ts`), bundled on its own, as an inline classic script at the top of the body.
+ * The data request then leaves as soon as the page has arrived, while the entry chunk downloads, rather
+ * than once a script file and the stylesheet (which module scripts wait for) have come. The service
+ * allows the inline script by its SHA-256 in the content security policy (src/platform/http/web-app.ts),
+ * never by 'unsafe-inline'. The stylesheet's file stays in assets/ for anything that names it.
+ */
+export function inlineStart(startEntry: string): Plugin {
+  let base = '/';
+  let target: ResolvedConfig['build']['target'] = false;
+  return {
+    name: 'milepost:inline-start',
+    apply: 'build',
+    configResolved(config) {
+      base = config.base;
+      target = config.build.target;
+    },
     transformIndexHtml: {
       order: 'post',
-      handler(_html, { bundle, chunk }) {
-        if (bundle === undefined || chunk === undefined) return [];
-        const seen = new Set<string>();
-        const tags: HtmlTagDescriptor[] = [];
-        const visit = (fileName: string): void => {
-          const next = bundle[fileName];
-          if (seen.has(fileName) || next?.type !== 'chunk') return;
-          seen.add(fileName);
-          tags.push({
-            tag: 'link',
-            attrs: { rel: 'modulepreload', crossorigin: true, href: `${base}${fileName}` },
-            injectTo: 'head',
-          });
-          for (const css of next.viteMetadata?.importedCss ?? [])
-            tags.push({
-              tag: 'link',
-              attrs: { rel: 'stylesheet', crossorigin: true, href: `${base}${css}` },
-              injectTo: 'head',
-            });
-          next.imports.forEach(visit);
-        };
-        // The entry and its own static imports index.html names already.
-        for (const fileName of [chunk.fileName, ...chunk.imports]) seen.add(fileName);
-        chunk.dynamicImports.forEach(visit);
-        return tags;
+      async handler(html, { bundle }) {
+        if (bundle === undefined) return html;
+        const styled = html.replace(
+          /<link rel="stylesheet"(?: crossorigin)? href="([^"]+\.css)">/g,
+          (tag, href: string) => {
+            const asset = bundle[href.slice(base.length)];
+            if (asset?.type !== 'asset') throw new Error(`inlineStart: ${href} is not in the bundle`);
+            const css =
+              typeof asset.source === 'string' ? asset.source : new TextDecoder().decode(asset.source);
+            if (ENDS_ELEMENT.test(css))
+              throw new Error(`inlineStart: ${href} cannot be inlined as it stands`);
+            // The link stays, disabled (a disabled stylesheet is not fetched): Vite's loader for a later
+            // page's chunk skips a stylesheet the page already links, rather than adding it again.
+            return `<style>${css.trim()}</style>\n    <link rel="stylesheet" href="${href}" disabled>`;
+          },
+        );
+        const script = await bundleAlone(startEntry, target);
+        return { html: styled, tags: [{ tag: 'script', children: script, injectTo: 'body-prepend' }] };
       },
     },
   };
+}
+
+/** `entry` and what it imports as one minified classic script (an IIFE), for an inline `<script>`. */
+async function bundleAlone(entry: string, target: ResolvedConfig['build']['target']): Promise<string> {
+  const output = await build({
+    configFile: false,
+    logLevel: 'warn',
+    publicDir: false,
+    build: {
+      write: false,
+      minify: true,
+      target,
+      lib: { entry, formats: ['iife'], name: 'start' },
+    },
+  });
+  const outputs = Array.isArray(output) ? output : [output];
+  const chunk = outputs.flatMap((o) => ('output' in o ? o.output : [])).find((o) => o.type === 'chunk');
+  if (chunk === undefined) throw new Error(`inlineStart: bundling ${entry} gave no script`);
+  const code = chunk.code.trim();
+  if (ENDS_ELEMENT.test(code) || code.includes('\r'))
+    throw new Error(`inlineStart: ${entry}'s bundle cannot be inlined as it stands`);
+  return code;
 }
 
 const brotli = promisify(brotliCompress);
@@ -101,39 +140,31 @@ interface ChunkingContext {
 }
 
 /**
- * One chunk for the first render: `src/boot.tsx` under `root` and every module it imports statically
- * (the runtime, the shell, the first page, the SDK), less what the entry script (`src/main.tsx`)
- * imports itself. Left to the bundler they are several chunks (each module that some later page also
- * imports splits off), each a request of its own on a cold load. Pages loaded later import what they
- * share from this chunk. For `build.rolldownOptions.output.codeSplitting.groups`.
+ * One chunk for the first render: the entry `src/main.tsx` under `root` and every module it imports
+ * statically (the runtime, the shell, the first page, the SDK). Left to the bundler they are several
+ * chunks (each module that some later page also imports splits off), each a request of its own on a
+ * cold load. Pages loaded later import what they share from this chunk. For
+ * `build.rolldownOptions.output.codeSplitting.groups`.
  */
 export function firstRenderGroup(root: string): {
   debugName: string;
-  includeDependenciesRecursively: boolean;
   name: (id: string, ctx: ChunkingContext) => string | null;
 } {
   let inFirstRender: Set<string> | undefined;
-  const reachable = (from: string, ctx: ChunkingContext): Set<string> => {
-    const seen = new Set<string>();
-    const visit = (id: string): void => {
-      if (seen.has(id)) return;
-      seen.add(id);
-      for (const next of ctx.getModuleInfo(id)?.importedIds ?? []) visit(next);
-    };
-    visit(from);
-    return seen;
-  };
   return {
     debugName: 'first render',
-    // The entry's own modules, which boot.tsx imports too, stay with the entry.
-    includeDependenciesRecursively: false,
     name(id, ctx) {
       if (inFirstRender === undefined) {
-        const entry = reachable(path.join(root, 'src', 'main.tsx'), ctx);
-        const boot = reachable(path.join(root, 'src', 'boot.tsx'), ctx);
-        inFirstRender = new Set([...boot].filter((module) => !entry.has(module)));
+        const seen = new Set<string>();
+        const visit = (module: string): void => {
+          if (seen.has(module)) return;
+          seen.add(module);
+          for (const next of ctx.getModuleInfo(module)?.importedIds ?? []) visit(next);
+        };
+        visit(path.join(root, 'src', 'main.tsx'));
+        inFirstRender = seen;
       }
-      return inFirstRender.has(id) ? 'boot' : null;
+      return inFirstRender.has(id) ? 'index' : null;
     },
   };
 }

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type UserConfig } from 'vite';
-import { firstRenderGroup, precompress, preloadEntryImports } from './build-plugins.ts';
+import { eagerCompileEntry, firstRenderGroup, inlineStart, precompress } from './build-plugins.ts';
 import { gbOutline } from './gb-outline.ts';
 
 /** The web apps: each is built from web/<name> to web/dist/<name> and served by the service at /<name>/. */
@@ -13,9 +13,15 @@ export function webAppConfig(name: WebAppName): UserConfig {
     root: fileURLToPath(new URL(`./${name}`, import.meta.url)),
     base: `/${name}/`,
     logLevel: 'warn',
-    // Both draw journey maps over the outline (web/shared/map, which both apps import). The entry
-    // script stays small and the app it loads is preloaded beside it; assets are compressed at build.
-    plugins: [gbOutline(), preloadEntryImports(), precompress()],
+    // Both draw journey maps over the outline (web/shared/map, which both apps import). index.html
+    // carries the stylesheet and the start script (the first data request) inline; the entry chunk is
+    // the first render, compiled eagerly; assets are compressed at build.
+    plugins: [
+      gbOutline(),
+      inlineStart(fileURLToPath(new URL(`./${name}/src/inline-start.ts`, import.meta.url))),
+      eagerCompileEntry(fileURLToPath(new URL(`./${name}/src/main.tsx`, import.meta.url))),
+      precompress(),
+    ],
     // The code is written against React's API and runs on Preact's compatibility layer (a fraction of
     // react-dom's size to download, compile and run before the first render): 'react', 'react-dom' and
     // the automatic JSX runtime, compiled by Vite's own transformer, resolve to preact/compat.
@@ -35,6 +41,8 @@ export function webAppConfig(name: WebAppName): UserConfig {
       target: 'es2022',
       sourcemap: false,
       reportCompressedSize: false,
+      // Browsers that run these apps know modulepreload; the polyfill would be bytes in the entry.
+      modulePreload: { polyfill: false },
       rolldownOptions: {
         output: {
           codeSplitting: { groups: [firstRenderGroup(fileURLToPath(new URL(`./${name}`, import.meta.url)))] },

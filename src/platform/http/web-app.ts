@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
@@ -19,14 +20,18 @@ export interface WebAppOptions {
 }
 
 /**
- * The pages' own content, and what `allow` names: scripts and styles from this origin, no plug-ins,
- * never framed by another site.
+ * The pages' own content, and what `allow` names: scripts and styles from this origin, the page's own
+ * inline scripts by their hashes (`'sha256-…'`, never 'unsafe-inline'), no plug-ins, never framed by
+ * another site.
  */
-function contentSecurityPolicy(allow: WebAppOptions['allow'] = {}): string {
+function contentSecurityPolicy(
+  allow: WebAppOptions['allow'] = {},
+  inlineScriptHashes: readonly string[] = [],
+): string {
   const with_ = (base: string, more: readonly string[] = []) => [base, ...more].join(' ');
   return [
     "default-src 'self'",
-    with_("script-src 'self'", allow.script),
+    with_("script-src 'self'", [...(allow.script ?? []), ...inlineScriptHashes]),
     "style-src 'self' 'unsafe-inline'",
     with_("img-src 'self' data:", allow.img),
     with_("connect-src 'self'", allow.connect),
@@ -57,8 +62,29 @@ export function withConfig(html: string, config: Readonly<Record<string, unknown
     : `${html}${block}`;
 }
 
+/** Script types a browser runs; any other (`application/json`) is a data block, outside the policy. */
+const RUN_TYPES = new Set(['', 'module', 'text/javascript', 'application/javascript']);
+
+/**
+ * The CSP sources (`'sha256-…'`) of the scripts written into `html` itself, which the build puts there
+ * (the start script that sends the first data request, web/build-plugins.ts): a browser runs an inline
+ * script only if its text hashes to a source the policy names. The page is the build's own output, not
+ * input from a client, so a pattern is enough to find its script elements.
+ */
+export function inlineScriptHashes(html: string): string[] {
+  const hashes: string[] = [];
+  for (const [, attributes = '', text = ''] of html.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script\s*>/gi)) {
+    if (/\bsrc\s*=/i.test(attributes)) continue;
+    const type = /\btype\s*=\s*["']?([^"'\s>]*)/i.exec(attributes)?.[1]?.toLowerCase() ?? '';
+    if (!RUN_TYPES.has(type)) continue;
+    hashes.push(`'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`);
+  }
+  return hashes;
+}
+
 interface RenderedPage {
   readonly modifiedMs: number;
+  readonly csp: string;
   readonly identity: Buffer;
   readonly br: Buffer;
   readonly gzip: Buffer;
@@ -68,14 +94,20 @@ interface RenderedPage {
  * The page as sent, with its compressed forms, made once per build of index.html (read again when the
  * file changes, so a rebuild under a running service is picked up as the static assets are).
  */
-function pageRenderer(file: string, config: Readonly<Record<string, unknown>>): () => RenderedPage {
+function pageRenderer(
+  file: string,
+  config: Readonly<Record<string, unknown>>,
+  allow: WebAppOptions['allow'],
+): () => RenderedPage {
   let rendered: RenderedPage | undefined;
   return () => {
     const modifiedMs = statSync(file).mtimeMs;
     if (rendered?.modifiedMs === modifiedMs) return rendered;
-    const identity = Buffer.from(withConfig(readFileSync(file, 'utf8'), config));
+    const built = readFileSync(file, 'utf8');
+    const identity = Buffer.from(withConfig(built, config));
     rendered = {
       modifiedMs,
+      csp: contentSecurityPolicy(allow, inlineScriptHashes(built)),
       identity,
       br: brotliCompressSync(identity, { params: { [zlib.BROTLI_PARAM_QUALITY]: 11 } }),
       gzip: gzipSync(identity, { level: 9 }),
@@ -107,7 +139,6 @@ function chooseEncoding(acceptEncoding: string | undefined): 'br' | 'gzip' | und
  */
 export async function installWebApp(app: FastifyInstance, options: WebAppOptions): Promise<void> {
   const { prefix, root } = options;
-  const csp = contentSecurityPolicy(options.allow);
   app.get(`${prefix}config.json`, { schema: { hide: true } }, async (_request, reply) => {
     void reply.header('cache-control', 'no-store');
     return options.config;
@@ -125,14 +156,14 @@ export async function installWebApp(app: FastifyInstance, options: WebAppOptions
     return;
   }
 
-  const page = pageRenderer(path.join(root, 'index.html'), options.config);
+  const page = pageRenderer(path.join(root, 'index.html'), options.config, options.allow);
   // index.html is revalidated on every visit (no-cache), so a release is picked up at once.
   const sendPage = (request: FastifyRequest, reply: FastifyReply) => {
     const rendered = page();
     const encoding = chooseEncoding(request.headers['accept-encoding']);
     void reply
       .header('cache-control', 'no-cache')
-      .header('content-security-policy', csp)
+      .header('content-security-policy', rendered.csp)
       .header('vary', 'accept-encoding')
       .type('text/html; charset=utf-8');
     if (encoding === undefined) return reply.send(rendered.identity);

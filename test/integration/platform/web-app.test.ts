@@ -6,7 +6,8 @@ import { after, before, describe, test } from 'node:test';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { installProblemHandling } from '../../../src/platform/http/problem.ts';
 import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
-import { installWebApp, withConfig } from '../../../src/platform/http/web-app.ts';
+import { createHash } from 'node:crypto';
+import { inlineScriptHashes, installWebApp, withConfig } from '../../../src/platform/http/web-app.ts';
 import { createTestApp, type TestApp } from '../../support/app.ts';
 
 // The policyholder web app as the service serves it (issue 19): /app/, its config, and a missing build.
@@ -53,6 +54,14 @@ describe('/app/ and /app/config.json', () => {
     assert.doesNotMatch(String(r.headers['content-security-policy']), /unsafe-inline'[^;]*script|nonce/);
   });
 
+  test('the built page starts with an inline script, which the policy allows by its hash alone', async () => {
+    const r = await t.app.inject({ method: 'GET', url: '/app/' });
+    const inline = [...r.body.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => m[1] ?? '');
+    assert.equal(inline.length, 1, 'web/dist/app is built with its start script (npm run build:web)');
+    const scriptSrc = /script-src ([^;]*)/.exec(String(r.headers['content-security-policy']))?.[1];
+    assert.equal(scriptSrc, `'self' ${sha256Source(inline[0] ?? '')}`);
+  });
+
   test('config.json stays out of the OpenAPI document', async () => {
     const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json<{ paths: object }>();
     assert.deepEqual(
@@ -79,13 +88,16 @@ test('a tile server and, in production, Stripe.js are allowed by the content sec
       (await t.app.inject({ method: 'GET', url: '/app/' })).headers['content-security-policy'],
     );
     assert.match(csp, /img-src 'self' data: https:\/\/\*\.tiles\.example\.org;/);
-    assert.match(csp, /script-src 'self' https:\/\/js\.stripe\.com;/);
+    assert.match(csp, /script-src 'self' https:\/\/js\.stripe\.com( 'sha256-[\w+/=]+')*;/);
     assert.match(csp, /frame-src https:\/\/js\.stripe\.com https:\/\/hooks\.stripe\.com;/);
     assert.match(csp, /connect-src 'self' https:\/\/api\.stripe\.com;/);
   } finally {
     await t.close();
   }
 });
+
+const sha256Source = (text: string) => `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
+const INLINE_SCRIPT = 'window.started = "é";\n';
 
 const BIG_SCRIPT = `export const rows = ${JSON.stringify(Array.from({ length: 200 }, (_, i) => `row ${String(i)}`))};\n`;
 
@@ -97,7 +109,7 @@ describe('a built app', () => {
     await mkdir(path.join(dir, 'assets'));
     await writeFile(
       path.join(dir, 'index.html'),
-      '<!doctype html><html><head><title>app</title></head><body></body></html>',
+      `<!doctype html><html><head><title>app</title><script type="module" src="/app/assets/index-abc123.js"></script></head><body><script>${INLINE_SCRIPT}</script></body></html>`,
     );
     await writeFile(path.join(dir, 'assets', 'index-abc123.js'), 'console.log(1)');
     // As the build writes them beside an asset of 1 kB or more (web/build-plugins.ts).
@@ -134,6 +146,22 @@ describe('a built app', () => {
     const bare = await app.inject({ method: 'GET', url: '/app' });
     assert.equal(bare.statusCode, 301);
     assert.equal(bare.headers.location, '/app/');
+  });
+
+  test("the page's inline scripts, and no other, are allowed by their SHA-256", async () => {
+    const csp = String(
+      (await app.inject({ method: 'GET', url: '/app/' })).headers['content-security-policy'],
+    );
+    assert.equal(/script-src ([^;]*)/.exec(csp)?.[1], `'self' ${sha256Source(INLINE_SCRIPT)}`);
+    assert.doesNotMatch(csp, /unsafe-inline'[^;]*script|nonce/);
+    // Module and classic scripts count; a data block (the settings) and a script file do not.
+    assert.deepEqual(
+      inlineScriptHashes(
+        '<script type="application/json" id="web-config">{}</script><script src="/a.js"></script>' +
+          '<script type="module">import "/b.js";</script><SCRIPT type=text/javascript>c()</SCRIPT >',
+      ),
+      [sha256Source('import "/b.js";'), sha256Source('c()')],
+    );
   });
 
   test('the settings are in the page, escaped so that no value can end the block', async () => {

@@ -2,17 +2,21 @@ import type { AppConfig } from './config.ts';
 import { sessionKey } from './demo.ts';
 
 /*
- * The policy request, sent by the entry script as soon as it runs, before Preact and the pages have
- * loaded, so that the policy is on its way while they load and render (every signed-in page shows it).
- * The session's first request for it (session.ts) takes this answer instead of asking again; anything
- * the answer needs (a 401 refreshes the token and asks again) the session does as for its own requests.
+ * The policy request, sent by index.html's inline start script (start.ts) as soon as the page has
+ * arrived, before Preact and the pages have loaded, so that the policy is on its way while they load
+ * and render (every signed-in page shows it). The session's first request for it (session.ts) takes
+ * this answer instead of asking again; anything the answer needs (a 401 refreshes the token and asks
+ * again) the session does as for its own requests. The inline script and the app are two bundles, each
+ * with its own copy of this module: the request in flight is kept on the page's global object.
  */
 
 const PATH = '/policys/details';
 /** As the SDK's session: a token this close to expiry is renewed before use, so it is not sent early. */
 const REFRESH_MARGIN_SECONDS = 30;
 
-let early: { readonly authorization: string; readonly response: Promise<Response> } | undefined;
+const EARLY = Symbol.for('milepost.app.early-policy-request');
+type Early = { readonly authorization: string; readonly response: Promise<Response> };
+const page = globalThis as { [EARLY]?: Early | undefined };
 
 /** Sends the policy request where the page is a signed-in one and the kept token is still good. */
 export function startPolicyRequest(config: AppConfig, onSignInPage: boolean): void {
@@ -31,7 +35,7 @@ export function startPolicyRequest(config: AppConfig, onSignInPage: boolean): vo
     environment: config.environment,
   };
   if (config.client_id !== null && config.client_id !== '') headers['client_id'] = config.client_id;
-  early = {
+  page[EARLY] = {
     authorization: headers['authorization'] ?? '',
     response: fetch(`${window.location.origin}${PATH}`, { headers }),
   };
@@ -42,11 +46,11 @@ export function startPolicyRequest(config: AppConfig, onSignInPage: boolean): vo
  * other request, which goes out as usual.
  */
 export function takeEarlyResponse(request: Request): Promise<Response> | undefined {
+  const early = page[EARLY];
   if (early === undefined || request.method !== 'GET') return undefined;
   const url = new URL(request.url);
   if (url.pathname !== PATH || url.search !== '') return undefined;
   if (request.headers.get('authorization') !== early.authorization) return undefined;
-  const { response } = early;
-  early = undefined;
-  return response;
+  page[EARLY] = undefined;
+  return early.response;
 }

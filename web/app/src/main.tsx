@@ -1,25 +1,20 @@
 import '../../shared/styles.css';
-import { configInPage } from '../../shared/web-config.ts';
-import { effectiveConfig, type AppConfig } from './config.ts';
-import { startPolicyRequest } from './early-request.ts';
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { App } from './app.tsx';
+import { start } from './start.ts';
 
 /*
- * The entry script: small on purpose (no UI runtime, no pages), so it runs as soon as it arrives. It reads
- * the settings the service put in the page, sends the policy request, and then loads the app (Preact,
- * the shell and the first page: a chunk index.html already preloads), which renders while the policy
- * is on its way. Pages other than the policy page are chunks of their own, loaded when first shown.
+ * The entry script: the app's first render (Preact, the shell and the policy page) in one chunk. The
+ * settings and the policy request come from `start()`, which index.html's inline copy has already run
+ * by the time this arrives (the request is on its way while this downloads); where the page had no
+ * inline copy (Vite's dev server), it runs here. Pages other than the policy page are chunks of their
+ * own, loaded when first shown.
  */
-const inPage = configInPage() as AppConfig | undefined;
-const config = inPage === undefined ? undefined : effectiveConfig(inPage);
-if (config !== undefined) startPolicyRequest(config, /\/sign-in\/?$/.test(window.location.pathname));
-
-import('./boot.tsx').then(
-  ({ boot }) => {
-    boot(config);
-  },
-  () => {
-    const root = document.getElementById('root');
-    if (root !== null)
-      root.textContent = 'This app could not load. Please check your connection and reload the page.';
-  },
-);
+const root = document.getElementById('root');
+if (root !== null)
+  createRoot(root).render(
+    <StrictMode>
+      <App initialConfig={start()} />
+    </StrictMode>,
+  );

@@ -1,25 +1,21 @@
 import '../../shared/styles.css';
 import './console.css';
-import { configInPage } from '../../shared/web-config.ts';
-import type { ConsoleConfig } from './config.ts';
-import { startSessionRequest } from './early-request.ts';
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { ConsoleApp } from './console-app.tsx';
+import { start } from './start.ts';
 
 /*
- * The entry script: small on purpose (no UI runtime, no pages), so it runs as soon as it arrives. It sends
- * the staff session request, reads the settings the service put in the page, and then loads the
- * console (Preact, the shell and the search page: a chunk index.html already preloads), which renders
- * while the session is on its way. Every other page is a chunk of its own, loaded when first shown.
+ * The entry script: the console's first render (Preact, the shell and the search page) in one chunk.
+ * The session request and the settings come from `start()`, which index.html's inline copy has already
+ * run by the time this arrives (the request is on its way while this downloads); where the page had no
+ * inline copy (Vite's dev server), it runs here. Every other page is a chunk of its own, loaded when
+ * first shown.
  */
-startSessionRequest();
-const config = configInPage() as ConsoleConfig | undefined;
-
-import('./boot.tsx').then(
-  ({ boot }) => {
-    boot(config);
-  },
-  () => {
-    const root = document.getElementById('root');
-    if (root !== null)
-      root.textContent = 'The console could not load. Please check your connection and reload the page.';
-  },
-);
+const root = document.getElementById('root');
+if (root !== null)
+  createRoot(root).render(
+    <StrictMode>
+      <ConsoleApp initialConfig={start()} />
+    </StrictMode>,
+  );
