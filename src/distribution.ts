@@ -36,6 +36,7 @@ export const DISTRIBUTION: Readonly<Record<string, Placement>> = {
   policy_versions: policy,
   journeys: policy,
   journey_voids: policy,
+  journey_keys: policy,
   journey_rule_credits: policy,
   statements: policy,
   statement_odometers: policy,

@@ -57,6 +57,7 @@ import * as m0061 from './0061-claims-owed-notify.ts';
 import * as m0063 from './0063-prepaid-installments-and-quote-secrets.ts';
 import * as m0064 from './0064-store-quote.ts';
 import * as m0065 from './0065-quote-documents-as-json.ts';
+import * as m0066 from './0066-journey-keys.ts';
 import * as m0067 from './0067-device-offline-after.ts';
 
 /** Every migration, in order. Forward-only; add new files at the end. */
@@ -119,5 +120,6 @@ export const migrations: Record<string, Migration> = {
   '0063-prepaid-installments-and-quote-secrets': m0063,
   '0064-store-quote': m0064,
   '0065-quote-documents-as-json': m0065,
+  '0066-journey-keys': m0066,
   '0067-device-offline-after': m0067,
 };

@@ -29,7 +29,9 @@ export async function insertJourneys(
 ): Promise<number> {
   const at = sql`${values.at}::timestamptz`;
   const idOf = (prefix: string, index: number) => `${prefix}${index.toString(16).padStart(12, '0')}`;
+  // Each journey's row of journey_keys too (migration 0066), which store_journey's checks read.
   const result = await sql`
+    with stored as (
     insert into journeys (id, company_id, environment, policy_id, policy_reference, policy_version_id,
       route, route_precision, point_count, start_at, end_at, distance_metres, distance_unit, usage_rate,
       usage_premium_pence, start_lat, start_lng, end_lat, end_lng, created_at)
@@ -68,7 +70,10 @@ export async function insertJourneys(
       cross join lateral (select hashint8extended(p.i * ${MAX_JOURNEYS} + k, 2) & 9223372036854775807 as h) h0
       cross join lateral (select h0.h, 1 + (h0.h >> 12) % least(p.slot_seconds / 2 - 1, 3600) as duration_seconds) draw
       where p.slot_seconds >= 4
-    ) t`.execute(trx);
+    ) t
+    returning policy_id, id, start_at, end_at)
+    insert into journey_keys (policy_id, journey_id, start_at, end_at, provider_reference, live)
+    select policy_id, id, start_at, end_at, null, true from stored`.execute(trx);
   return Number(result.numAffectedRows ?? 0);
 }
 

@@ -44,6 +44,17 @@ export interface JourneyTables {
     device_id: string | null;
     gap_distance_metres: Generated<number>;
   };
+  /** What store_journey's reference and overlap checks read, a row per journey (migration 0066). */
+  journey_keys: {
+    policy_id: string;
+    journey_id: string;
+    start_at: Date;
+    end_at: Date;
+    /** While taken: a client's journey's for good, a device trip's or an estimate's until voided. */
+    provider_reference: string | null;
+    /** Not void and longer than an instant: the journey counts for the overlap check. */
+    live: boolean;
+  };
   journey_voids: {
     id: Generated<string>;
     journey_id: string;
@@ -219,12 +230,12 @@ export type NotStored = 'VERSIONS_CHANGED' | 'TAKEN';
 const STORE_JOURNEY = `select store_journey(${Array.from({ length: 31 }, (_, i) => `$${String(i + 1)}`).join(', ')}) as outcome`;
 
 /**
- * Stores a journey and its event in one statement through `store_journey` (migrations 0011, 0025):
+ * Stores a journey and its event in one statement through `store_journey` (migrations 0011, 0025, 0066):
  * alone, as its own transaction, for a client's journey (one round trip), or in `trx` for the
  * service's own (a re-cut voids and stores in one transaction). Not stored when the policy's versions
  * moved on from `versionCount` (VERSIONS_CHANGED: the journey was rated on terms no longer complete), or
  * when the journey overlaps a non-void one of the policy (checked under the policy's row lock) or reuses
- * its `provider_reference` (the unique key): TAKEN, and the caller tells which.
+ * its `provider_reference` (the unique key of `journey_keys`): TAKEN, and the caller tells which.
  */
 export async function storeJourney(
   on: { prepared: Prepared } | { trx: Executor },
@@ -402,7 +413,16 @@ export async function markJourneyVoid(
     .where('is_void', '=', false)
     .returning(columns)
     .executeTakeFirst();
-  return row === undefined ? undefined : toJourney(row);
+  if (row === undefined) return undefined;
+  // A void journey no longer stands in another's way; a device trip's or an estimate's reference is
+  // freed for the trip re-cut in its place (migration 0025), a client's stays taken.
+  await trx
+    .updateTable('journey_keys')
+    .set({ live: false, ...(row.source === 'api' ? {} : { provider_reference: null }) })
+    .where('policy_id', '=', row.policy_id)
+    .where('journey_id', '=', row.id)
+    .execute();
+  return toJourney(row);
 }
 
 /** The audit record of a void, with whether the journey had been billed (then a credit is owed). */

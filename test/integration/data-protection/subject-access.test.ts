@@ -352,6 +352,12 @@ const TABLES: Record<string, TableCheck> = {
   payments: { by: 'policy_id', exported: byId('payments', 'payment_reference'), key: rowId },
   direct_debit_mandates: { by: 'policy_id', exported: byId('direct_debit_mandates'), key: rowId },
   journeys: { by: 'policy_id', exported: byId('journeys', 'journey_reference'), key: rowId },
+  // A journey's keys (its reference and span) are exported with the journey.
+  journey_keys: {
+    by: 'policy_id',
+    exported: byId('journeys', 'journey_reference'),
+    key: (row) => String(row['journey_id']),
+  },
   journey_voids: { by: 'policy_id', exported: byId('journey_voids'), key: rowId },
   journey_rule_credits: { by: 'policy_id', exported: byId('journey_rule_credits'), key: rowId },
   device_bindings: {

@@ -168,7 +168,7 @@ describe('journeys’ hot reads prune to their months', () => {
     assert.deepEqual(await monthsRead(page), ['journeys_p2025_03', 'journeys_p2025_04']);
   });
 
-  test('store_journey’s overlap probe: the journey’s own month', async () => {
+  test('a probe of a policy’s journeys by start: the months of its span only', async () => {
     const read = await monthsRead(sql`
       select 1 from journeys
       where policy_id = ${policyId} and start_at >= ${new Date('2025-09-30T23:50:00Z')}

@@ -1,9 +1,12 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
 import { asTenant, createClientAuth, type Tenant } from '../../../src/modules/companies/index.ts';
 import { journeyRoutes, usagePremiumPence } from '../../../src/modules/journeys/index.ts';
+import { storeJourney } from '../../../src/modules/journeys/journey-repository.ts';
 import { fixedClock } from '../../../src/platform/clock.ts';
 import { AppError } from '../../../src/platform/errors.ts';
 import { encodePolyline, decodePolyline, routeDistanceMetres } from '../../../src/platform/geo/index.ts';
@@ -435,6 +438,79 @@ describe('POST /journeys', () => {
       .where('provider_reference', '=', 'device-42/trip-7')
       .execute();
     assert.equal(rows.length, 2);
+  });
+
+  test('store_journey touches one month of journeys: its reference and overlap checks read journey_keys', async () => {
+    // Months of an earlier year, as a database some years old holds them; a check that read journeys
+    // would reach (and lock) every one of them, as neither a reference nor a look back names a month.
+    const db = t.container.database.db;
+    for (let month = 1; month <= 12; month++) {
+      const from = `2024-${String(month).padStart(2, '0')}-01T00:00:00Z`;
+      const to =
+        month === 12 ? '2025-01-01T00:00:00Z' : `2024-${String(month + 1).padStart(2, '0')}-01T00:00:00Z`;
+      await sql`${sql.raw(`create table if not exists journeys_p2024_${String(month).padStart(2, '0')}
+        partition of journeys for values from ('${from}') to ('${to}')`)}`.execute(db);
+    }
+    const { body: made } = await make.policy(t.app, acme);
+    const policy = await db
+      .selectFrom('policies')
+      .select(['id', 'version_count'])
+      .where('policy_reference', '=', made.policy_reference)
+      .executeTakeFirstOrThrow();
+    const version = await db
+      .selectFrom('policy_versions')
+      .select('id')
+      .where('policy_id', '=', policy.id)
+      .orderBy('sequence')
+      .executeTakeFirstOrThrow();
+    const stored = (providerReference: string, startIso: string) =>
+      db.transaction().execute(async (trx) => {
+        const startAt = new Date(startIso);
+        const outcome = await storeJourney(
+          { trx },
+          acmeTenant,
+          {
+            id: randomUUID(),
+            policyId: policy.id,
+            policyReference: made.policy_reference,
+            policyVersionId: version.id,
+            providerReference,
+            route: routeBetween(BUCKINGHAM_PALACE, STRAND),
+            precision: 5,
+            pointCount: 20,
+            startAt,
+            endAt: new Date(startAt.getTime() + 600_000),
+            distanceMetres: 2_000,
+            distanceUnit: 'mile',
+            usageRate: '0.045',
+            usagePremiumPence: 6,
+            start: { lat: null, lng: null, name: null, postcode: null },
+            end: { lat: null, lng: null, name: null, postcode: null },
+            createdAt: new Date(NOW),
+            source: 'api',
+            deviceId: null,
+            gapDistanceMetres: 0,
+          },
+          { versionCount: policy.version_count },
+          { type: 'journey.created', data: {} },
+        );
+        const locked = await sql<{ name: string }>`
+          select distinct relation::regclass::text as name from pg_locks
+          where pid = pg_backend_pid() and locktype = 'relation'`.execute(trx);
+        return { outcome, locked: locked.rows.map((r) => r.name) };
+      });
+    const first = await stored('keys-1', '2025-09-11T08:00:00Z');
+    assert.equal(typeof first.outcome, 'object');
+    assert.ok(first.locked.includes('journey_keys'), first.locked.join(', '));
+    assert.deepEqual(
+      first.locked.filter((name) => /^journeys_p/.test(name)),
+      [],
+      `no month of journeys but the journey's own (here DEFAULT): ${first.locked.join(', ')}`,
+    );
+    // The checks still hold: the reference again, or an overlap, stores nothing.
+    assert.equal((await stored('keys-1', '2025-09-12T08:00:00Z')).outcome, 'TAKEN');
+    assert.equal((await stored('keys-2', '2025-09-11T08:05:00Z')).outcome, 'TAKEN');
+    assert.equal(typeof (await stored('keys-2', '2025-09-11T08:10:00Z')).outcome, 'object');
   });
 
   test(`50 concurrent identical submissions store exactly one journey${onPostgres ? ' (PostgreSQL)' : ''}`, async () => {
