@@ -83,6 +83,14 @@ describe('migration 0035: journeys partitioned by month, every row kept', () => 
       ...Object.keys(migrations).filter((name) => name >= '0035-journey-partitions'),
     ]);
     assert.deepEqual(await journeyRows(db), before);
+    // Migration 0066 gives each its keys: a client's reference stays taken though void; a void one is not live.
+    const keys = await sql<{ journey_id: string; provider_reference: string | null; live: boolean }>`
+      select journey_id, provider_reference, live from journey_keys where policy_id = ${policyId}
+      order by provider_reference`.execute(db);
+    assert.deepEqual(
+      keys.rows,
+      starts.map((_, i) => ({ journey_id: ids[i], provider_reference: `trip-${String(i)}`, live: i !== 2 })),
+    );
     assert.equal(await partitionOf(db, ids[0] ?? ''), 'journeys_p2025_06');
     assert.equal(await partitionOf(db, ids[1] ?? ''), 'journeys_p2025_07');
     assert.equal(await partitionOf(db, ids[2] ?? ''), 'journeys_p2025_12');
