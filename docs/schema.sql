@@ -419,21 +419,20 @@ CREATE FUNCTION public.store_journey(p_id uuid, p_company_id uuid, p_environment
         raise exception 'policy version % is not a version of policy %', p_policy_version_id, p_policy_id
           using errcode = 'foreign_key_violation';
       end if;
-      if p_provider_reference is not null and exists (
-        select 1 from journeys
-        where policy_id = p_policy_id and provider_reference = p_provider_reference
-          and (source = 'api' or not is_void)) then
-        return 1;
-      end if;
       if p_end_at > p_start_at and (
         exists (
-          select 1 from journeys
-          where policy_id = p_policy_id and start_at >= p_start_at and start_at < p_end_at and not is_void
-            and end_at > start_at)
+          select 1 from journey_keys
+          where policy_id = p_policy_id and live and start_at >= p_start_at and start_at < p_end_at)
         or coalesce((
-          select end_at > p_start_at from journeys
-          where policy_id = p_policy_id and start_at < p_start_at and not is_void and end_at > start_at
+          select end_at > p_start_at from journey_keys
+          where policy_id = p_policy_id and live and start_at < p_start_at
           order by start_at desc limit 1), false)) then
+        return 1;
+      end if;
+      insert into journey_keys (policy_id, journey_id, start_at, end_at, provider_reference, live)
+      values (p_policy_id, p_id, p_start_at, p_end_at, p_provider_reference, p_end_at > p_start_at)
+      on conflict (policy_id, provider_reference) do nothing;
+      if not found then
         return 1;
       end if;
       insert into journeys (
@@ -1118,6 +1117,20 @@ ALTER TABLE public.housekeeping_runs ALTER COLUMN id ADD GENERATED ALWAYS AS IDE
     NO MAXVALUE
     CACHE 1
 );
+
+--
+-- Name: journey_keys; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.journey_keys (
+    policy_id uuid NOT NULL,
+    journey_id uuid NOT NULL,
+    start_at timestamp with time zone NOT NULL,
+    end_at timestamp with time zone NOT NULL,
+    provider_reference text,
+    live boolean NOT NULL
+)
+WITH (fillfactor='100', autovacuum_vacuum_insert_threshold='50000', autovacuum_vacuum_insert_scale_factor='0');
 
 --
 -- Name: journey_rule_credits; Type: TABLE; Schema: public; Owner: -
@@ -2419,6 +2432,20 @@ ALTER TABLE ONLY public.housekeeping_runs
     ADD CONSTRAINT housekeeping_runs_pkey PRIMARY KEY (id);
 
 --
+-- Name: journey_keys journey_keys_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.journey_keys
+    ADD CONSTRAINT journey_keys_pkey PRIMARY KEY (policy_id, journey_id);
+
+--
+-- Name: journey_keys journey_keys_provider_reference_key; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.journey_keys
+    ADD CONSTRAINT journey_keys_provider_reference_key UNIQUE (policy_id, provider_reference);
+
+--
 -- Name: journey_rule_credits journey_rule_credits_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -3111,6 +3138,12 @@ CREATE INDEX documents_by_policy ON public.documents USING btree (policy_id, iss
 --
 
 CREATE INDEX documents_owed_due ON public.documents_owed USING btree (due_at);
+
+--
+-- Name: journey_keys_live_start_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX journey_keys_live_start_idx ON public.journey_keys USING btree (policy_id, start_at) INCLUDE (end_at) WHERE live;
 
 --
 -- Name: journey_rule_credits_day_idx; Type: INDEX; Schema: public; Owner: -

@@ -1,6 +1,6 @@
 -- The schema of a freshly migrated database, applied in one step to an empty one (src/platform/db/migrate.ts).
 -- Generated with docs/schema.sql by `npm run docs:schema`; never edited by hand.
--- migrations: 0001-companies 0002-policies 0003-payments 0004-auth 0005-journeys 0006-webhooks 0007-statements 0008-policy-revision 0009-bulk-billing 0010-policy-change-feed 0011-store-journey 0012-event-writes 0013-route-storage 0014-period-membership 0015-billing-writes 0016-journey-overlap 0017-sandbox-accounts 0018-refresh-grace 0019-carried-forward 0020-renewal-terms 0021-products 0022-product-rules 0023-usage-alerts 0024-telematics 0025-device-journeys 0026-odometer 0027-back-office 0028-policy-search-order 0029-erasure 0030-bordereau-order 0031-cash-report-order 0032-distribution-keys 0033-event-partitions 0034-policy-references 0035-journey-partitions 0036-due-pages 0037-policy-audit 0038-position-attributes 0039-policy-feed-sources 0040-outbox-accounts 0041-no-company-currency 0042-documents 0043-document-templates 0044-direct-debit 0046-rate-books 0047-quotes 0049-claims 0050-driving-scores 0053-renewal-prices 0056-position-minimisation 0057-score-disputes 0058-claim-ledger 0059-quote-purchases 0060-score-pricing 0061-claims-owed-notify 0063-prepaid-installments-and-quote-secrets 0064-store-quote 0065-quote-documents-as-json 0067-device-offline-after
+-- migrations: 0001-companies 0002-policies 0003-payments 0004-auth 0005-journeys 0006-webhooks 0007-statements 0008-policy-revision 0009-bulk-billing 0010-policy-change-feed 0011-store-journey 0012-event-writes 0013-route-storage 0014-period-membership 0015-billing-writes 0016-journey-overlap 0017-sandbox-accounts 0018-refresh-grace 0019-carried-forward 0020-renewal-terms 0021-products 0022-product-rules 0023-usage-alerts 0024-telematics 0025-device-journeys 0026-odometer 0027-back-office 0028-policy-search-order 0029-erasure 0030-bordereau-order 0031-cash-report-order 0032-distribution-keys 0033-event-partitions 0034-policy-references 0035-journey-partitions 0036-due-pages 0037-policy-audit 0038-position-attributes 0039-policy-feed-sources 0040-outbox-accounts 0041-no-company-currency 0042-documents 0043-document-templates 0044-direct-debit 0046-rate-books 0047-quotes 0049-claims 0050-driving-scores 0053-renewal-prices 0056-position-minimisation 0057-score-disputes 0058-claim-ledger 0059-quote-purchases 0060-score-pricing 0061-claims-owed-notify 0063-prepaid-installments-and-quote-secrets 0064-store-quote 0065-quote-documents-as-json 0066-journey-keys 0067-device-offline-after
 
 DO $snapshot$ BEGIN
   IF EXISTS (SELECT 1 FROM pg_catalog.pg_available_extensions WHERE name = 'pg_trgm') THEN
@@ -324,21 +324,20 @@ CREATE FUNCTION public.store_journey(p_id uuid, p_company_id uuid, p_environment
         raise exception 'policy version % is not a version of policy %', p_policy_version_id, p_policy_id
           using errcode = 'foreign_key_violation';
       end if;
-      if p_provider_reference is not null and exists (
-        select 1 from journeys
-        where policy_id = p_policy_id and provider_reference = p_provider_reference
-          and (source = 'api' or not is_void)) then
-        return 1;
-      end if;
       if p_end_at > p_start_at and (
         exists (
-          select 1 from journeys
-          where policy_id = p_policy_id and start_at >= p_start_at and start_at < p_end_at and not is_void
-            and end_at > start_at)
+          select 1 from journey_keys
+          where policy_id = p_policy_id and live and start_at >= p_start_at and start_at < p_end_at)
         or coalesce((
-          select end_at > p_start_at from journeys
-          where policy_id = p_policy_id and start_at < p_start_at and not is_void and end_at > start_at
+          select end_at > p_start_at from journey_keys
+          where policy_id = p_policy_id and live and start_at < p_start_at
           order by start_at desc limit 1), false)) then
+        return 1;
+      end if;
+      insert into journey_keys (policy_id, journey_id, start_at, end_at, provider_reference, live)
+      values (p_policy_id, p_id, p_start_at, p_end_at, p_provider_reference, p_end_at > p_start_at)
+      on conflict (policy_id, provider_reference) do nothing;
+      if not found then
         return 1;
       end if;
       insert into journeys (
@@ -879,6 +878,16 @@ ALTER TABLE public.housekeeping_runs ALTER COLUMN id ADD GENERATED ALWAYS AS IDE
     NO MAXVALUE
     CACHE 1
 );
+
+CREATE TABLE public.journey_keys (
+    policy_id uuid NOT NULL,
+    journey_id uuid NOT NULL,
+    start_at timestamp with time zone NOT NULL,
+    end_at timestamp with time zone NOT NULL,
+    provider_reference text,
+    live boolean NOT NULL
+)
+WITH (fillfactor='100', autovacuum_vacuum_insert_threshold='50000', autovacuum_vacuum_insert_scale_factor='0');
 
 CREATE TABLE public.journey_rule_credits (
     id uuid DEFAULT gen_random_uuid() NOT NULL,
@@ -1799,6 +1808,12 @@ ALTER TABLE ONLY public.events_default
 ALTER TABLE ONLY public.housekeeping_runs
     ADD CONSTRAINT housekeeping_runs_pkey PRIMARY KEY (id);
 
+ALTER TABLE ONLY public.journey_keys
+    ADD CONSTRAINT journey_keys_pkey PRIMARY KEY (policy_id, journey_id);
+
+ALTER TABLE ONLY public.journey_keys
+    ADD CONSTRAINT journey_keys_provider_reference_key UNIQUE (policy_id, provider_reference);
+
 ALTER TABLE ONLY public.journey_rule_credits
     ADD CONSTRAINT journey_rule_credits_pkey PRIMARY KEY (id, policy_id);
 
@@ -2076,6 +2091,8 @@ CREATE INDEX document_templates_in_effect ON public.document_templates USING btr
 CREATE INDEX documents_by_policy ON public.documents USING btree (policy_id, issued_at);
 
 CREATE INDEX documents_owed_due ON public.documents_owed USING btree (due_at);
+
+CREATE INDEX journey_keys_live_start_idx ON public.journey_keys USING btree (policy_id, start_at) INCLUDE (end_at) WHERE live;
 
 CREATE INDEX journey_rule_credits_day_idx ON public.journey_rule_credits USING btree (policy_id, day) WHERE (rule = 'daily_cap'::text);
 
@@ -2678,5 +2695,6 @@ FROM unnest(ARRAY[
   '0063-prepaid-installments-and-quote-secrets',
   '0064-store-quote',
   '0065-quote-documents-as-json',
+  '0066-journey-keys',
   '0067-device-offline-after'
 ]) AS name;
