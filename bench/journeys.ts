@@ -34,6 +34,9 @@ import { encodePolyline } from '../src/platform/geo/index.ts';
 import { freePort } from '../test/support/free-port.ts';
 import {
   BENCH_POSTGRES_URL,
+  backendCpuSeconds,
+  backendCpuSpent,
+  processCpuSeconds,
   combined,
   load,
   report,
@@ -129,46 +132,6 @@ async function startService(env: Record<string, string>) {
       await fs.promises.rm(dataDir, { recursive: true, force: true });
     },
   };
-}
-
-/** CPU seconds (user + system) a process has used, from /proc (Linux; clock ticks of 1/100 s). */
-function cpuSeconds(pid: number | undefined): number {
-  if (pid === undefined) return NaN;
-  const fields =
-    fs
-      .readFileSync(`/proc/${String(pid)}/stat`, 'utf8')
-      .split(') ')[1]
-      ?.split(' ') ?? [];
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
-/**
- * CPU seconds each of the database's backends serving `client`'s database has used, by process id, or
- * undefined when the server is not on this machine (its processes not in /proc). Each phase loads one
- * server, so the backends that work during it are that server's pool's.
- */
-async function backendCpuSeconds(client: pg.Client): Promise<Map<number, number> | undefined> {
-  const { rows } = await client.query<{ pid: number }>(
-    'select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
-  );
-  const seconds = new Map<number, number>();
-  for (const { pid } of rows) {
-    try {
-      if (fs.readFileSync(`/proc/${String(pid)}/cmdline`, 'utf8').startsWith('postgres'))
-        seconds.set(pid, cpuSeconds(pid));
-    } catch {
-      // not a process of this machine, or gone meanwhile
-    }
-  }
-  return seconds.size === 0 ? undefined : seconds;
-}
-
-/** The CPU seconds the backends alive at `after` used since `before` (all of it for one started since). */
-function backendCpuSpent(before: Map<number, number> | undefined, after: Map<number, number> | undefined) {
-  if (before === undefined || after === undefined) return NaN;
-  let spent = 0;
-  for (const [pid, seconds] of after) spent += seconds - (before.get(pid) ?? 0);
-  return spent;
 }
 
 /** An OTLP/HTTP endpoint that counts the spans it is sent (as JSON) and drops them. */
@@ -302,14 +265,14 @@ await withScratchDatabase(BENCH_POSTGRES_URL, async (DATABASE_URL) => {
     await run(bare.url, {}, nextBare, 5);
     for (const turn of ['bare', 'ours', 'ours', 'bare', 'bare', 'ours'] as const) {
       const server = turn === 'ours' ? ours : bare;
-      const cpuBefore = cpuSeconds(server.child.pid);
+      const cpuBefore = processCpuSeconds(server.child.pid);
       const databaseBefore = await backendCpuSeconds(bench);
       const phase =
         turn === 'ours'
           ? await run(ours.url, headers, nextOurs, seconds)
           : await run(bare.url, {}, nextBare, seconds);
       const requests = phase.requestsPerSecond * seconds;
-      const cpu = ((cpuSeconds(server.child.pid) - cpuBefore) * 1e6) / requests;
+      const cpu = ((processCpuSeconds(server.child.pid) - cpuBefore) * 1e6) / requests;
       const database = (backendCpuSpent(databaseBefore, await backendCpuSeconds(bench)) * 1e6) / requests;
       if (turn === 'ours') {
         cpuMicrosecondsPerRequest.push(cpu);

@@ -16,13 +16,19 @@
  * PostgreSQL only: the baseline must read the same tables, which an embedded database in another
  * process cannot share.
  */
-import { readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { EXAMPLE_QUOTE_INPUT } from '../src/modules/rating/rules/index.ts';
-import { BENCH_POSTGRES_URL, startServer, withScratchDatabase } from './support.ts';
+import {
+  BENCH_POSTGRES_URL,
+  backendCpuSeconds,
+  backendCpuSpent,
+  processCpuSeconds,
+  startServer,
+  withScratchDatabase,
+} from './support.ts';
 
 const seconds = Number(process.env['BENCH_SECONDS'] ?? 3);
 const blocks = Number(process.env['BENCH_BLOCKS'] ?? 4);
@@ -40,40 +46,6 @@ interface Phase {
   readonly databaseCpu: number;
 }
 
-/** CPU seconds (user + system) a process has used, from /proc (Linux; clock ticks of 1/100 s). */
-function cpuSeconds(pid: number | undefined): number {
-  try {
-    const fields =
-      readFileSync(`/proc/${String(pid)}/stat`, 'utf8')
-        .split(') ')[1]
-        ?.split(' ') ?? [];
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return NaN; // not Linux, or the process is gone
-  }
-}
-
-/** CPU seconds of each backend serving `client`'s database, by process id (empty: not on this machine). */
-async function backendCpuSeconds(client: pg.Client): Promise<Map<number, number>> {
-  const { rows } = await client.query<{ pid: number }>(
-    'select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
-  );
-  const seconds = new Map<number, number>();
-  for (const { pid } of rows) {
-    const spent = cpuSeconds(pid);
-    if (!Number.isNaN(spent)) seconds.set(pid, spent);
-  }
-  return seconds;
-}
-
-/** What the backends alive at `after` used since `before` (all of it for one started since); NaN: none seen. */
-function backendCpuSpent(before: Map<number, number>, after: Map<number, number>): number {
-  if (after.size === 0) return NaN;
-  let spent = 0;
-  for (const [pid, seconds] of after) spent += seconds - (before.get(pid) ?? 0);
-  return spent;
-}
-
 /**
  * `connections` loops posting `body` to `server` for `duration` seconds; every answer must be 2xx. Each
  * phase loads one server, so the backends that work during it are that server's pool's.
@@ -89,7 +61,7 @@ async function phase(
   const latenciesMs: number[] = [];
   let errors = 0;
   const backendsBefore = await backendCpuSeconds(database);
-  const serverBefore = cpuSeconds(server.child.pid);
+  const serverBefore = processCpuSeconds(server.child.pid);
   const started = performance.now();
   const endAt = started + duration * 1000;
   await Promise.all(
@@ -108,7 +80,7 @@ async function phase(
     }),
   );
   const seconds = (performance.now() - started) / 1000;
-  const serverCpu = cpuSeconds(server.child.pid) - serverBefore;
+  const serverCpu = processCpuSeconds(server.child.pid) - serverBefore;
   const databaseCpu = backendCpuSpent(backendsBefore, await backendCpuSeconds(database));
   return { count: latenciesMs.length, errors, latenciesMs, seconds, serverCpu, databaseCpu };
 }
