@@ -8,8 +8,11 @@
  * the package does not yet know a proclamation for are computed from the regular rules; the test
  * (`working-days.test.ts`) holds each year gov.uk publishes to gov.uk's own list.
  */
-import Holidays from 'date-holidays';
+import { createRequire } from 'node:module';
+import type HolidaysType from 'date-holidays';
 import { addDays } from './london-calendar.ts';
+
+const require = createRequire(import.meta.url);
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
@@ -21,7 +24,20 @@ function checkDate(on: string): number {
   return year;
 }
 
-const ENGLAND_AND_WALES = new Holidays('GB', 'ENG');
+/*
+ * NOTE: loaded on the first date asked about, not with the module: the package holds every country's
+ * rules and time zones (about 8 MB of heap and 9 MB of a process's RSS), and only direct debits and
+ * Bacs dates need them, which a process rendering documents or serving most requests never computes.
+ */
+let englandAndWales: HolidaysType | undefined;
+function englandAndWalesHolidays(): HolidaysType {
+  if (englandAndWales === undefined) {
+    const Holidays = require('date-holidays') as typeof HolidaysType;
+    englandAndWales = new Holidays('GB', 'ENG');
+  }
+  return englandAndWales;
+}
+
 const holidaysByYear = new Map<number, ReadonlySet<string>>();
 
 /** The bank holidays of England and Wales in `year`, as London dates (`YYYY-MM-DD`), in date order. */
@@ -37,7 +53,8 @@ function bankHolidaySet(year: number): ReadonlySet<string> {
     // beside its weekday substitute; as on gov.uk's list, only the substitute is a bank holiday.
     // `date` is the local date and time ('2023-05-08 00:00:00').
     days = new Set(
-      ENGLAND_AND_WALES.getHolidays(year)
+      englandAndWalesHolidays()
+        .getHolidays(year)
         .filter((h) => h.type === 'public')
         .map((h) => h.date.slice(0, 10))
         .filter((on) => !isWeekend(on)),
