@@ -36,8 +36,8 @@ import {
   usageUnitOf,
   type ProductFacts,
 } from './document-policy-content.ts';
-import { documentFileName, renderDocument } from './render/index.ts';
-import type { RenderPdf } from './render/render-pool.ts';
+import { documentFileName } from './render/file-name.ts';
+import { renderInProcess, type RenderPdf } from './render/render-pool.ts';
 
 /** What documents read of other modules' services (the container passes them). */
 export interface DocumentSources {
@@ -205,7 +205,7 @@ async function creditNoteInput(facts: Facts, sources: DocumentSources): Promise<
  * or payment, laid out (render/) with the company's template of the day. Throws when the subject is
  * gone: the worker retries it later. `pdf` lays the document out (a render thread's pool, or this thread).
  */
-export function createRenderer(sources: DocumentSources, pdf: RenderPdf = renderDocument): RenderSubject {
+export function createRenderer(sources: DocumentSources, pdf: RenderPdf = renderInProcess): RenderSubject {
   return async (db: Executor, subject: DocumentSubject): Promise<RenderedDocument> => {
     const tenant = asTenant(subject.companyId, subject.environment as DataEnvironment);
     const reference = await findPolicyReference(db, subject.policyId);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import * as fontkit from 'fontkit';
-import { documentFontBytes } from './fonts.ts';
+import { documentFontBytes } from './font-bytes.ts';
 import { subsetSource, TrueTypeSubset } from './font-subset.ts';
 
 /** Glyph ids from a fixed pseudo-random sequence, so a failure repeats. */

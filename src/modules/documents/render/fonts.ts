@@ -1,11 +1,8 @@
 /** The fonts every document embeds: DejaVu Sans (Latin, Greek, Cyrillic, Welsh ŵ ŷ, Polish ą ł ż, …). */
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import * as fontkit from 'fontkit';
 import { BoundedCache } from '../../../platform/bounded-cache.ts';
+import { documentFontBytes } from './font-bytes.ts';
 import { subsetSource, TrueTypeSubset } from './font-subset.ts';
-
-const require = createRequire(import.meta.url);
 
 /** Shaped words kept per font: the words of statements and letters repeat (dates, amounts, labels). */
 const LAYOUT_CACHE_WORDS = 20_000;
@@ -60,39 +57,6 @@ function withSharedLayout(font: fontkit.Font, data: Uint8Array): fontkit.Font {
           ? createSubset
           : (Reflect.get(target, property, target) as unknown),
   });
-}
-
-/** The two TTF files' bytes. */
-export interface DocumentFontBytes {
-  readonly regular: Uint8Array;
-  readonly bold: Uint8Array;
-}
-
-/** A file's bytes in memory that other threads can be handed without a copy. */
-function readShared(file: string): Uint8Array {
-  const read = readFileSync(require.resolve(`dejavu-fonts-ttf/ttf/${file}`));
-  const shared = new Uint8Array(new SharedArrayBuffer(read.length));
-  shared.set(read);
-  return shared;
-}
-
-/*
- * NOTE: the files (1.4 MB) are read once per process into shared memory, and each render thread parses
- * its fonts from those bytes (fontkit reads its tables out of the buffer it is given, as it needs them)
- * instead of holding a copy of its own.
- */
-let bytes: DocumentFontBytes | undefined;
-
-/** The fonts' bytes in shared memory, for a render thread's `useDocumentFontBytes`; read on first use. */
-export function documentFontBytes(): DocumentFontBytes {
-  bytes ??= { regular: readShared('DejaVuSans.ttf'), bold: readShared('DejaVuSans-Bold.ttf') };
-  return bytes;
-}
-
-/** Has this thread parse the fonts from bytes another thread read, instead of reading its own. */
-export function useDocumentFontBytes(shared: DocumentFontBytes): void {
-  if (bytes !== undefined) return;
-  bytes = shared;
 }
 
 const parse = (name: string, data: Uint8Array): fontkit.Font => {

@@ -14,7 +14,7 @@ import {
   statementFor,
 } from '../../../../test/support/documents.ts';
 import type { DocumentInput, LonLat } from '../document-content.ts';
-import { documentFontBytes } from './fonts.ts';
+import { documentFontBytes } from './font-bytes.ts';
 import { renderDocument } from './index.ts';
 import { packDocument, unpackDocument } from './packed-routes.ts';
 import { brandingForThread, createRenderPool } from './render-pool.ts';

@@ -6,8 +6,7 @@
  */
 import { Piscina } from 'piscina';
 import type { Branding, DocumentInput } from '../document-content.ts';
-import { documentFontBytes } from './fonts.ts';
-import { renderDocument } from './index.ts';
+import { documentFontBytes } from './font-bytes.ts';
 import { packDocument } from './packed-routes.ts';
 import type { RenderTask, RenderThreadData } from './render-thread.ts';
 import { packedUkOutline } from './uk-outline.ts';
@@ -58,11 +57,23 @@ export function brandingForThread(branding: Branding): Branding {
 }
 
 /**
+ * Lays out a document in the calling thread, loading the renderer on first use.
+ *
+ * NOTE: the renderer (pdfkit, fontkit, svg-to-pdfkit: about 6 MB of heap and 10 MB of RSS) is imported by
+ * the first document rendered here, not with this module: a process that renders on its threads never
+ * loads it itself.
+ */
+export const renderInProcess: RenderPdf = async (input, branding) => {
+  const { renderDocument } = await import('./index.ts');
+  return renderDocument(input, branding);
+};
+
+/**
  * A pool of `threads` render threads, started on first use; `threads` 0 renders in the calling thread
  * (one document at a time).
  */
 export function createRenderPool(threads: number): RenderPool {
-  if (threads <= 0) return { render: renderDocument, concurrency: 1, close: () => Promise.resolve() };
+  if (threads <= 0) return { render: renderInProcess, concurrency: 1, close: () => Promise.resolve() };
   let pool: Piscina<RenderTask, Uint8Array> | undefined;
   return {
     concurrency: 2 * threads,

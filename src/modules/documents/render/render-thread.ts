@@ -6,7 +6,7 @@
 import { workerData } from 'node:worker_threads';
 import { move } from 'piscina';
 import type { Branding } from '../document-content.ts';
-import { useDocumentFontBytes, type DocumentFontBytes } from './fonts.ts';
+import { useDocumentFontBytes, type DocumentFontBytes } from './font-bytes.ts';
 import { renderDocument } from './index.ts';
 import { unpackDocument, type PackedDocument } from './packed-routes.ts';
 import { useUkOutline } from './uk-outline.ts';
