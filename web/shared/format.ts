@@ -45,6 +45,17 @@ const time = once(
 );
 const number = once(() => new Intl.NumberFormat('en-GB', { maximumFractionDigits: 1 }));
 
+/**
+ * Loads the engine's date and number formatting data (ICU) by making and using one throwaway formatter
+ * of each kind, so that the first page's formatters cost a fraction of a millisecond instead of 15–50 ms.
+ * The first construction of a date formatter is the costly one, whatever its options; the app's start
+ * script runs this while the entry script downloads and the main thread would otherwise wait.
+ */
+export function loadFormattingData(): void {
+  new Intl.DateTimeFormat('en-GB', { timeZone: LONDON }).format(0);
+  new Intl.NumberFormat('en-GB', { style: 'currency', currency: 'GBP' }).format(0);
+}
+
 /** Pounds (the API's major units) as £1,234.50. */
 export const formatMoney = (pounds: number): string => money().format(pounds);
 /** A rate per unit, e.g. £0.045 a mile. */

@@ -1,3 +1,4 @@
+import { loadFormattingData } from '../../shared/format.ts';
 import { configInPage } from '../../shared/web-config.ts';
 import { effectiveConfig, type AppConfig } from './config.ts';
 import { startPolicyRequest } from './early-request.ts';
@@ -23,7 +24,11 @@ export function start(): AppConfig | undefined {
   if (started !== undefined) return started.config;
   const inPage = configInPage() as AppConfig | undefined;
   const config = inPage === undefined ? undefined : effectiveConfig(inPage);
-  if (config !== undefined) startPolicyRequest(config, /\/sign-in\/?$/.test(window.location.pathname));
+  const onSignInPage = /\/sign-in\/?$/.test(window.location.pathname);
+  if (config !== undefined) startPolicyRequest(config, onSignInPage);
+  // NOTE: a signed-in page shows the policy's dates and money; the formatting data loads in a task of
+  // its own (the parser goes on first) while the entry script is on its way, not in the first render.
+  if (!onSignInPage) setTimeout(loadFormattingData, 0);
   page[STARTED] = { config };
   return config;
 }
