@@ -1,4 +1,4 @@
-import { createContext, useCallback, useContext, useEffect, useState, type ReactNode } from 'react';
+import { createContext, useCallback, useContext, useLayoutEffect, useState, type ReactNode } from 'react';
 import { unwrap, type PolicyDetails, type Session } from '../../../sdk/src/index.ts';
 import { humanError } from './errors.ts';
 
@@ -17,7 +17,10 @@ export function PolicyProvider({ session, children }: { session: Session; childr
   const [policy, setPolicy] = useState<PolicyDetails | undefined>();
   const [error, setError] = useState<string | undefined>();
   const [generation, setGeneration] = useState(0);
-  useEffect(() => {
+  // A layout effect, run before the first paint rather than after it (Preact runs useEffect a frame
+  // later): the policy is usually in already (index.html's start script asked for it), so it renders
+  // as soon as it is read instead of waiting for a frame.
+  useLayoutEffect(() => {
     let live = true;
     unwrap(session.client.GET('/policys/details')).then(
       (details) => {
