@@ -90,7 +90,20 @@ export interface QuoteRecord {
   readonly boundPolicyId: string | null;
   /** SHA-256 of the purchase secret; null for a quote asked by a server or staff. */
   readonly purchaseSecretHash: Uint8Array | null;
+  /** The JSON texts of `input` and `breakdown` as just stored; absent on a quote read back. */
+  readonly storedTexts?: StoredTexts;
 }
+
+/** A new quote's documents as the JSON texts written to its row. */
+export interface StoredTexts {
+  readonly input: string;
+  readonly breakdown: string;
+}
+
+const storedTextsOf = (quote: NewQuote): StoredTexts => ({
+  input: JSON.stringify(quote.input),
+  breakdown: JSON.stringify(quote.breakdown),
+});
 
 type Row = Omit<QuoteTables['quotes'], 'id'> & {
   id: string;
@@ -160,7 +173,7 @@ export interface QuoteGuard {
 }
 
 /** The quote just written, as the service reads it (nothing is read back). */
-function storedQuote(id: string, tenant: Tenant, quote: NewQuote): QuoteRecord {
+function storedQuote(id: string, tenant: Tenant, quote: NewQuote, storedTexts: StoredTexts): QuoteRecord {
   return {
     id,
     companyId: tenant.companyId,
@@ -187,6 +200,7 @@ function storedQuote(id: string, tenant: Tenant, quote: NewQuote): QuoteRecord {
     boundAt: null,
     boundPolicyId: null,
     purchaseSecretHash: quote.purchaseSecretHash ?? null,
+    storedTexts,
   };
 }
 
@@ -196,6 +210,7 @@ const referralStatusOf = (quote: NewQuote): ReferralStatus | null =>
 
 /** Inserts a quote; each is its own row, however many an applicant asks for. */
 export async function insertQuote(db: Executor, tenant: Tenant, quote: NewQuote): Promise<QuoteRecord> {
+  const texts = storedTextsOf(quote);
   const row = await db
     .insertInto('quotes')
     .values({
@@ -208,9 +223,9 @@ export async function insertQuote(db: Executor, tenant: Tenant, quote: NewQuote)
       rate_book_version: quote.rateBookVersion,
       policy_reference: quote.policyReference,
       applicant_email: applicantEmailOf(quote),
-      input: JSON.stringify(quote.input),
+      input: texts.input,
       pricing: JSON.stringify(quote.pricing),
-      breakdown: JSON.stringify(quote.breakdown),
+      breakdown: texts.breakdown,
       decision: quote.decision,
       reasons: JSON.stringify(quote.reasons),
       referral_status: referralStatusOf(quote),
@@ -222,7 +237,7 @@ export async function insertQuote(db: Executor, tenant: Tenant, quote: NewQuote)
     .executeTakeFirstOrThrow();
   // NOTE: only the id comes back: the quote is what was just written, and reading its JSON back
   // would parse the breakdown again on every quote.
-  return storedQuote(row.id, tenant, quote);
+  return storedQuote(row.id, tenant, quote, texts);
 }
 
 // NOTE: sent unnamed (DatabaseHandle.prepared); the function plans its insert once per connection.
@@ -238,6 +253,7 @@ export async function storeQuote(
   quote: NewQuote,
   guard: QuoteGuard,
 ): Promise<QuoteRecord | undefined> {
+  const texts = storedTextsOf(quote);
   const [row] = await prepared<{ id: string | null }>(STORE_QUOTE, [
     tenant.companyId,
     tenant.environment,
@@ -248,9 +264,9 @@ export async function storeQuote(
     quote.rateBookVersion,
     quote.policyReference,
     applicantEmailOf(quote),
-    JSON.stringify(quote.input),
+    texts.input,
     JSON.stringify(quote.pricing),
-    JSON.stringify(quote.breakdown),
+    texts.breakdown,
     quote.decision,
     JSON.stringify(quote.reasons),
     referralStatusOf(quote),
@@ -263,7 +279,7 @@ export async function storeQuote(
     DEFAULT_QUOTE_SETTINGS.validityDays,
   ]);
   const id = row?.id ?? null;
-  return id === null ? undefined : storedQuote(id, tenant, quote);
+  return id === null ? undefined : storedQuote(id, tenant, quote, texts);
 }
 
 const quoteWithBinding = (db: Executor) =>

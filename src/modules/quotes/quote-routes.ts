@@ -26,7 +26,7 @@ import { fromPence } from '../../platform/money.ts';
 import type { PurchaseService } from './quote-purchase-service.ts';
 import type { QuoteSettings } from './quote-repository.ts';
 import type { QuoteCaller, QuoteService } from './quote-service.ts';
-import { quoteView, type QuoteAudience } from './quote-views.ts';
+import { quoteJson, quoteView, type QuoteAudience } from './quote-views.ts';
 
 type App = Parameters<FastifyPluginAsyncTypebox>[0];
 
@@ -93,10 +93,13 @@ function registerQuotes(app: App, deps: QuoteRouteDeps): void {
       const { caller, audience } = callerOf(request);
       const quote = await quotes.create(tenantOf(request), request.body, caller);
       const view = quoteView(quote, clock.now(), audience);
+      // NOTE: sent as JSON text, which Fastify does not serialise again: the quote's input and breakdown
+      // are already JSON from storing it (quoteJson writes what the 201 schema's serializer would).
       return reply
         .code(201)
         .header('location', `/quotes/${quote.reference}`)
-        .send(quote.purchaseSecret === undefined ? view : { ...view, purchase_secret: quote.purchaseSecret });
+        .type('application/json; charset=utf-8')
+        .send(quoteJson(view, quote, quote.purchaseSecret));
     },
   );
 

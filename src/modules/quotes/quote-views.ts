@@ -48,3 +48,38 @@ export function quoteView(quote: QuoteRecord, now: Date, audience: QuoteAudience
     ...(audience === 'full' ? { input: quote.input } : {}),
   };
 }
+
+/**
+ * `view` of `quote` (with its purchase secret, if any) as JSON text: what the `Quote` schema's serializer
+ * writes, its fields in the schema's order; a quote just stored gives the texts of its breakdown and
+ * input as they were written to its row, rather than having them serialised again.
+ */
+export function quoteJson(
+  view: QuoteView,
+  quote: Pick<QuoteRecord, 'breakdown' | 'input' | 'storedTexts'>,
+  purchaseSecret?: string,
+): string {
+  const { breakdown, decision, referral, expires_at, created_at, bound_at, pseudonymised, input } = view;
+  const stored = quote.storedTexts;
+  const head = JSON.stringify({
+    quote_reference: view.quote_reference,
+    quote_version_reference: view.quote_version_reference,
+    quote_model_reference: view.quote_model_reference,
+    rate_book_reference: view.rate_book_reference,
+    rate_book_version: view.rate_book_version,
+    policy_reference: view.policy_reference,
+    status: view.status,
+    pricing: view.pricing,
+  });
+  const breakdownText =
+    stored !== undefined && breakdown === quote.breakdown ? stored.breakdown : JSON.stringify(breakdown);
+  const tail = JSON.stringify({ decision, referral, expires_at, created_at, bound_at, pseudonymised });
+  const inputText =
+    input === undefined
+      ? ''
+      : `,"input":${stored !== undefined && input === quote.input ? stored.input : JSON.stringify(input)}`;
+  const secretText =
+    purchaseSecret === undefined ? '' : `,"purchase_secret":${JSON.stringify(purchaseSecret)}`;
+  // head and tail are objects with fields, `{…}` each, spliced around the breakdown.
+  return `${head.slice(0, -1)},"breakdown":${breakdownText},${tail.slice(1, -1)}${inputText}${secretText}}`;
+}
