@@ -1,5 +1,6 @@
 /** A device's positions: stored a batch at a time, read back by time. */
 import { sql } from 'kysely';
+import { arrayLiteral } from '../../platform/db/array-literal.ts';
 import type { Executor } from '../../schema.ts';
 import type { PositionAttributes } from './rules/position-attributes.ts';
 import type { PositionRow } from './rules/positions.ts';
@@ -17,8 +18,8 @@ export interface StoredBatch {
 const NOTHING_STORED: StoredBatch = { accepted: 0, offline: null };
 
 /**
- * Stores a batch of a device's positions in one statement (arrays through unnest, so a batch binds the
- * same dozen parameters however many rows) and moves the device's `last_seen_at` forward. A position
+ * Stores a batch of a device's positions in one statement (array literals through unnest, so a batch binds
+ * the same dozen parameters however many rows) and moves the device's `last_seen_at` forward. A position
  * whose device and second are stored already is skipped. Returns how many were new, and whether the
  * device, as its row stood when this statement updated it, was marked offline (only when some were new)
  * with what the caller needs to tell whether the batch ends its silence.
@@ -31,9 +32,7 @@ export async function insertPositions(
   receivedAt: Date,
 ): Promise<StoredBatch> {
   if (rows.length === 0) return NOTHING_STORED;
-  const column = <K extends keyof PositionRow>(key: K) => rows.map((row) => row[key]);
-  // jsonb through text: a JS array of objects is not a PostgreSQL array to pg (STACK-NOTES).
-  const attributes = rows.map((row) => (row.attributes === null ? null : JSON.stringify(row.attributes)));
+  const column = (value: (row: PositionRow) => string | number | boolean | null) => arrayLiteral(rows, value);
   const latest = new Date(latestTimeS * 1000);
   // Data-modifying CTEs run to completion whether or not the outer query reads them: one round trip.
   // The device row is touched only when something new was stored: it records what the trip cutting has
@@ -48,10 +47,11 @@ export async function insertPositions(
         odometer_metres, received_at, attributes)
       select ${deviceRowId}::uuid, to_timestamp(t), p, la, lo, s, h, a, i, o, ${receivedAt}::timestamptz,
         x::jsonb
-      from unnest(${column('timeS')}::bigint[], ${column('policyId')}::uuid[], ${column('lat')}::float8[],
-        ${column('lon')}::float8[], ${column('speedKmh')}::float4[], ${column('heading')}::float4[],
-        ${column('accuracyM')}::float4[], ${column('ignition')}::boolean[], ${column('odometerMetres')}::bigint[],
-        ${attributes}::text[])
+      from unnest(${column((r) => r.timeS)}::bigint[], ${column((r) => r.policyId)}::uuid[],
+        ${column((r) => r.lat)}::float8[], ${column((r) => r.lon)}::float8[], ${column((r) => r.speedKmh)}::float4[],
+        ${column((r) => r.heading)}::float4[], ${column((r) => r.accuracyM)}::float4[],
+        ${column((r) => r.ignition)}::boolean[], ${column((r) => r.odometerMetres)}::bigint[],
+        ${column((r) => (r.attributes === null ? null : JSON.stringify(r.attributes)))}::text[])
         as u (t, p, la, lo, s, h, a, i, o, x)
       on conflict do nothing
       returning time

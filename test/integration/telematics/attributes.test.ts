@@ -52,6 +52,8 @@ describe('a position’s other attributes', () => {
       io_239: true,
       'fw.version': 'FMB920-03.28',
       event: 'timer',
+      // Quotes, a backslash and an array literal's delimiters, stored as they came.
+      label: 'bay "7" \\ {a,b} NULL',
     };
     // The twelfth of a batch, as a gateway sends them: known fields and the tracker's own.
     const positions = Array.from({ length: 12 }, (_, i) => ({
