@@ -36,6 +36,11 @@ test(
     await page.getByRole('heading', { name: 'Search policies', level: 1 }).waitFor();
     const nav = await page.getByRole('navigation', { name: 'Console pages' }).innerText();
     assert.ok(!nav.includes('Staff') && !nav.includes('Billing runs'), 'admin pages are not offered');
+    // A first load leaves focus at the document's start (readers announce the title): the first Tab
+    // reaches the skip link. Only a change of page moves focus to the page (below).
+    assert.equal(await page.locator('main:focus').count(), 0, 'the first page does not take focus');
+    await page.keyboard.press('Tab');
+    assert.equal(await page.locator('a.skip:focus').count(), 1, 'the first Tab reaches the skip link');
 
     // By registration, typed as a person would (lower case, no space): one row, with its company.
     const box = page.getByLabel('Reference, name, email, registration or postcode');

@@ -89,6 +89,11 @@ test(
 
     await page.goto(`${rig.baseUrl}/app/journeys`);
     await page.getByRole('heading', { name: 'Journeys', level: 1 }).waitFor();
+    // A first load leaves focus at the document's start (readers announce the title): the first Tab
+    // reaches the skip link.
+    assert.equal(await page.locator('main:focus').count(), 0, 'the first page does not take focus');
+    await page.keyboard.press('Tab');
+    assert.equal(await page.locator('a.skip:focus').count(), 1, 'the first Tab reaches the skip link');
     const day = page.locator('section.journey-day');
     await day.first().waitFor();
     assert.equal(await day.count(), 1, 'both journeys on one day');
@@ -138,6 +143,11 @@ test(
     await page.setViewportSize({ width: 1280, height: 900 });
     await page.getByTestId('route-path').waitFor();
     await shoot(page, 'journeys-desktop');
+
+    // A change of page moves focus to the new page, for keyboard and reader users.
+    await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'My policy' }).click();
+    await page.getByTestId('policy-reference').waitFor();
+    assert.equal(await page.locator('main#content:focus').count(), 1, 'focus moved to the new page');
     assert.deepEqual(problems, []);
   },
 );
