@@ -2,12 +2,14 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
+import { NIGHT_END_HOUR } from '../../src/modules/scores/rules/driving-events.ts';
 import {
   harshBrake,
   seeded,
   smoothDriving,
   Vehicle,
 } from '../../src/modules/scores/rules/trace-generator.ts';
+import { londonDate, londonHourOn } from '../../src/platform/london-calendar.ts';
 import { make } from '../support/factories.ts';
 import {
   assertAccessible,
@@ -119,18 +121,12 @@ async function journeyOf(policyReference: string): Promise<ScoredTrip> {
   return trip;
 }
 
-/** Whether any of the trip was driven between 00:00 and 04:00 London time, when night driving counts. */
+/** Whether the trip started or ended between London midnight and NIGHT_END_HOUR, when night driving counts. */
 function drivenAtNight(trip: ScoredTrip): boolean {
-  const londonHour = (unixSeconds: number) =>
-    Number(
-      new Intl.DateTimeFormat('en-GB', {
-        timeZone: 'Europe/London',
-        hour: '2-digit',
-        hourCycle: 'h23',
-      }).format(new Date(unixSeconds * 1000)),
-    );
-  // A trip of a few minutes: at night if it starts or ends within the hours (or spans midnight).
-  return londonHour(trip.start_at) < 4 || londonHour(trip.end_at) < 4;
+  return [trip.start_at, trip.end_at].some((unixSeconds) => {
+    const at = new Date(unixSeconds * 1000);
+    return at < londonHourOn(londonDate(at), NIGHT_END_HOUR);
+  });
 }
 
 /** The Driving score page, loaded, with the trip's event listed. */
