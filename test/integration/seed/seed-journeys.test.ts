@@ -132,3 +132,13 @@ test('a product named by the seed is on the policies and their snapshots', async
   await assert.rejects(seedPolicies(db, { policies: 1, journeys: -1 }), /journeys must be/);
   await assert.rejects(seedPolicies(db, { policies: 1, startOn: '2025-02-30' }), /startOn/);
 });
+
+test('the tables a seed fills have the planner’s statistics when it ends', async () => {
+  const db = t.container.database.db;
+  await seedPolicies(db, { policies: 30, journeys: 2, at: new Date('2025-03-15T10:30:00Z') });
+  // Statistics exist only once the table is analyzed; neither database's autovacuum runs in the test.
+  const analyzed = await sql<{ tablename: string }>`
+    select distinct tablename from pg_stats
+    where schemaname = 'public' and tablename in ('policies', 'policy_versions', 'journeys')`.execute(db);
+  assert.deepEqual(analyzed.rows.map((r) => r.tablename).sort(), ['journeys', 'policies', 'policy_versions']);
+});
