@@ -133,10 +133,24 @@ function timeoutFor(queryTimeoutMs: number): number | undefined {
 }
 
 /**
+ * How often a PostgreSQL session running a statement checks that its client is still connected
+ * (`client_connection_check_interval`, PostgreSQL 14 and later, Linux).
+ */
+export const CLIENT_CHECK_INTERVAL_MS = 2_000;
+
+/**
  * Settings for a pg pool or client that survive a lost connection: TCP keepalive finds a silent peer,
  * a connection attempt gives up after CONNECTION_TIMEOUT_MS, and every client carries an 'error'
  * listener (pg's pool listens only on idle clients; a checked-out client's unhandled 'error' would
  * end the process).
+ *
+ * NOTE: a statement given up on (DATABASE_QUERY_TIMEOUT_MS, a process stopped) has its connection
+ * closed, but PostgreSQL notices a closed client only when it next writes to it, so a statement that
+ * computes for long, such as a report's batch on an unanalysed table, kept a core busy for minutes
+ * after its request had answered 503. The session now checks its client while it works and stops
+ * the statement within CLIENT_CHECK_INTERVAL_MS. Sent as a startup option: PgBouncer, which takes
+ * `options` only to ignore it (`ignore_startup_parameters`), needs the setting on PostgreSQL's side
+ * (docs/operations.md); an `options` in DATABASE_URL replaces this one.
  */
 export function resilientConnectionSettings(connectionString: string) {
   return {
@@ -144,6 +158,7 @@ export function resilientConnectionSettings(connectionString: string) {
     keepAlive: true,
     keepAliveInitialDelayMillis: 10_000,
     connectionTimeoutMillis: CONNECTION_TIMEOUT_MS,
+    options: `-c client_connection_check_interval=${String(CLIENT_CHECK_INTERVAL_MS)}`,
   };
 }
 
