@@ -147,10 +147,10 @@ export const CLIENT_CHECK_INTERVAL_MS = 2_000;
  * NOTE: a statement given up on (DATABASE_QUERY_TIMEOUT_MS, a process stopped) has its connection
  * closed, but PostgreSQL notices a closed client only when it next writes to it, so a statement that
  * computes for long, such as a report's batch on an unanalysed table, kept a core busy for minutes
- * after its request had answered 503. The session now checks its client while it works and stops
+ * after its request had answered 503. Each session checks its client while a statement runs and stops
  * the statement within CLIENT_CHECK_INTERVAL_MS. Sent as a startup option: PgBouncer, which takes
  * `options` only to ignore it (`ignore_startup_parameters`), needs the setting on PostgreSQL's side
- * (docs/operations.md); an `options` in DATABASE_URL replaces this one.
+ * (docs/operations.md); PGOPTIONS is kept, and an `options` in DATABASE_URL replaces both.
  */
 export function resilientConnectionSettings(connectionString: string) {
   return {
@@ -158,7 +158,13 @@ export function resilientConnectionSettings(connectionString: string) {
     keepAlive: true,
     keepAliveInitialDelayMillis: 10_000,
     connectionTimeoutMillis: CONNECTION_TIMEOUT_MS,
-    options: `-c client_connection_check_interval=${String(CLIENT_CHECK_INTERVAL_MS)}`,
+    // PGOPTIONS, which pg reads only when no `options` is given, comes after: an operator's own wins.
+    options: [
+      `-c client_connection_check_interval=${String(CLIENT_CHECK_INTERVAL_MS)}`,
+      process.env['PGOPTIONS'],
+    ]
+      .filter((part) => part !== undefined && part !== '')
+      .join(' '),
   };
 }
 

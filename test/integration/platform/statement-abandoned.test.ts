@@ -40,3 +40,27 @@ test(
     }
   },
 );
+
+test(
+  'PGOPTIONS still reaches the sessions beside the client check',
+  { skip: !onPostgres && 'PostgreSQL only: the embedded database takes no startup options' },
+  async () => {
+    const template = await createTestDatabase();
+    const before = process.env['PGOPTIONS'];
+    process.env['PGOPTIONS'] = '-c lock_timeout=1234';
+    const database = await openDatabase<Database>({ connectionString: template.connectionString! });
+    try {
+      const shown = await sql<{ lock_timeout: string; client_connection_check_interval: string }>`
+        select current_setting('lock_timeout') as lock_timeout,
+          current_setting('client_connection_check_interval') as client_connection_check_interval`.execute(
+        database.db,
+      );
+      assert.deepEqual(shown.rows[0], { lock_timeout: '1234ms', client_connection_check_interval: '2s' });
+    } finally {
+      if (before === undefined) delete process.env['PGOPTIONS'];
+      else process.env['PGOPTIONS'] = before;
+      await database.close();
+      await template.close();
+    }
+  },
+);
