@@ -87,7 +87,8 @@ async function startPgBouncer(direct: string) {
       'max_client_conn = 200',
       `logfile = ${path.join(dir, 'pgbouncer.log')}`,
       'pidfile =',
-      // pg sends neither, but other clients (psql's PGOPTIONS, JDBC) do; PgBouncer refuses what it does not know.
+      // The service sends `options` (its sessions' client check; docs/operations.md), as psql's PGOPTIONS and
+      // JDBC's extra_float_digits do; PgBouncer refuses a startup parameter it does not know.
       'ignore_startup_parameters = extra_float_digits,options',
       '',
     ].join('\n'),
