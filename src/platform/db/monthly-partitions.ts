@@ -162,9 +162,15 @@ export async function maintainMonthlyPartitions<DB>(
   const created =
     (await withShortLocks(db, spec.lockKey, async (trx) => {
       const existing = await listMonthlyPartitions(trx, spec.table);
+      const months = planPartitions(spec.table, now, retentionDays, existing).create;
+      if (months.length === 0) return [];
+      // NOTE: writes to the table wait until the new months are committed. An attach locks the table
+      // only against other DDL, so a write that began meanwhile would route its row with the partitions
+      // it knew, into DEFAULT, and fail there on DEFAULT's narrowed constraint once the attach commits
+      // (PostgreSQL rechecks it): a client's 500. Writes that wait here route afresh afterwards.
+      await sql`lock table only ${sql.table(spec.table)} in share mode`.execute(trx);
       const names: string[] = [];
-      for (const month of planPartitions(spec.table, now, retentionDays, existing).create)
-        names.push(await createMonth(trx, spec, month));
+      for (const month of months) names.push(await createMonth(trx, spec, month));
       return names;
     })) ?? [];
   const plan = planPartitions(spec.table, now, retentionDays, await listMonthlyPartitions(db, spec.table));
