@@ -25,3 +25,23 @@ test('a deeply nested body is walked without recursion', () => {
   for (let i = 0; i < 100_000; i++) deep = [deep];
   assert.equal(findUnsafeInput(deep, '/body')?.path.length, '/body'.length + 2 * 100_000);
 });
+
+test('a binary body is bytes, not fields: a photo of many megabytes is not walked', () => {
+  const photo = Buffer.alloc(9_000_000, 0);
+  // Walked as an object, a photo made a string key per byte: seconds of CPU, and more heap than the
+  // service has. A property that notices being read shows whether the walk went in.
+  let walked = false;
+  Object.defineProperty(photo, 'probe', {
+    enumerable: true,
+    get: () => {
+      walked = true;
+      return 'x';
+    },
+  });
+  assert.equal(findUnsafeInput(photo, '/body'), undefined);
+  assert.equal(
+    findUnsafeInput({ photo: new Uint8Array(photo.buffer, 0, 16), also: photo }, '/body'),
+    undefined,
+  );
+  assert.equal(walked, false, 'the bytes were walked one by one');
+});

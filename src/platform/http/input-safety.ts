@@ -56,7 +56,9 @@ export function findUnsafeInput(value: unknown, root: string): FieldError | unde
     const problem = textProblem(value);
     return problem === undefined ? undefined : { path: root, message: problem };
   }
-  if (typeof value !== 'object' || value === null) return undefined;
+  // NOTE: a binary body (a claim's photo) is bytes, not parsed text: walking it as an object made a
+  // string key per byte, and a 9 MB photo ran the process out of heap before its route authenticated.
+  if (typeof value !== 'object' || value === null || ArrayBuffer.isView(value)) return undefined;
   // NOTE: only containers go on the stack, and paths are built only for a problem: a batch of a
   // thousand positions is nine thousand numbers, which need no check and no path.
   const stack: Array<{ container: object; place: Place | undefined }> = [
@@ -68,7 +70,7 @@ export function findUnsafeInput(value: unknown, root: string): FieldError | unde
       if (typeof child === 'string') {
         const problem = textProblem(child);
         if (problem !== undefined) return { path: pathOf(root, place, segment), message: problem };
-      } else if (typeof child === 'object' && child !== null) {
+      } else if (typeof child === 'object' && child !== null && !ArrayBuffer.isView(child)) {
         stack.push({ container: child, place: { parent: place, segment } });
       }
       return undefined;
