@@ -85,6 +85,22 @@ export function addDays(date: string, days: number): string {
 }
 
 /**
+ * Every calendar date from `from` to `to`, both included, in order; none when `to` is before `from`.
+ * NOTE: it never steps past `to`: the day after 9999-12-31 has no `YYYY-MM-DD` form (`addDays` gives
+ * `+010000-01`, which sorts before it), and a loop of `day <= to` on it never ended for a range to then.
+ */
+export function datesFromTo(from: string, to: string): string[] {
+  const dates: string[] = [];
+  for (let date = from; date <= to;) {
+    dates.push(date);
+    const next = addDays(date, 1);
+    if (next <= date) break;
+    date = next;
+  }
+  return dates;
+}
+
+/**
  * The instant of `hour`:00 Europe/London on `date` (0 ≤ hour ≤ 24), counting the hours the clocks show: on
  * the day the clocks go forward 04:00 comes three hours after midnight, on the day they go back five.
  */

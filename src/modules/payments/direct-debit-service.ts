@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { SetupIntent } from '../../integrations/payments/index.ts';
 import { inTransaction } from '../../platform/db/database.ts';
 import { AppError, notFound } from '../../platform/errors.ts';
-import { addDays, londonDate, londonMidnight } from '../../platform/london-calendar.ts';
+import { datesFromTo, londonDate, londonMidnight } from '../../platform/london-calendar.ts';
 import { fromPence } from '../../platform/money.ts';
 import {
   asTenant,
@@ -134,7 +134,7 @@ export function createDirectDebitService(ctx: PaymentContext, publishableKey: st
       const tenant = asTenant(company.id, environment);
       const rows = await listCollectionsBetween(db, tenant, fromOn, toOn);
       const days = new Map<string, ReturnType<typeof emptyDay>>();
-      for (let on = fromOn; on <= toOn; on = addDays(on, 1)) days.set(on, emptyDay(on));
+      for (const on of datesFromTo(fromOn, toOn)) days.set(on, emptyDay(on));
       for (const { payment, policyReference, mandateReference } of rows) {
         const day = days.get(payment.collectOn ?? '');
         if (day === undefined) continue;

@@ -91,6 +91,17 @@ const DATE_OID = 1082;
 // NOTE: pg turns a `date` into a local-midnight Date, which shifts the day on hosts east of UTC; keep the text.
 const keepText = (text: string): string => text;
 
+/**
+ * A timestamp parameter for PGlite, which writes a Date with `toISOString`: past year 9999 that has a
+ * sign (`+010000-01-01T00:00:00.000Z`, the end of a range to 9999-12-31), which PostgreSQL refuses (a
+ * 500); it reads the year without the sign, as pg writes it. Other values as PGlite writes them.
+ */
+export function timestampParam(value: unknown, pgliteWrites: (value: unknown) => string): string {
+  return value instanceof Date && Number.isFinite(value.getTime())
+    ? value.toISOString().replace(/^\+/, '')
+    : pgliteWrites(value);
+}
+
 export interface OpenOptions {
   /** PostgreSQL URL; undefined opens PGlite. */
   readonly connectionString?: string | undefined;
@@ -320,7 +331,12 @@ export async function openDatabase<DB>(options: OpenOptions): Promise<DatabaseHa
   if (options.dataDir !== undefined) await fs.mkdir(path.dirname(options.dataDir), { recursive: true });
   const lock = options.dataDir === undefined ? undefined : lockDataDir(options.dataDir);
   // Imported here, not at the top: a process on PostgreSQL never loads PGlite (9 MB of memory).
-  const { PGlite } = await import('@electric-sql/pglite');
+  const { PGlite, types } = await import('@electric-sql/pglite');
+  const timestamp = (oid: number) => {
+    const pgliteWrites = types.serializers[oid];
+    if (pgliteWrites === undefined) return {};
+    return { [oid]: (value: unknown) => timestampParam(value, pgliteWrites) };
+  };
   if (options.dataDir !== undefined && options.seed !== undefined)
     await seedDataDir(PGlite, options.dataDir, options.seed).catch((error: unknown) => {
       lock?.release();
@@ -332,6 +348,7 @@ export async function openDatabase<DB>(options: OpenOptions): Promise<DatabaseHa
     // NOTE: no extensions. PGlite links each as a second WebAssembly module, and with btree_gist loaded
     // every Node process tested ran its JavaScript slower (migration 0016).
     parsers: { [INT8_OID]: parseInt8, [DATE_OID]: keepText },
+    serializers: { ...timestamp(types.TIMESTAMP), ...timestamp(types.TIMESTAMPTZ) },
   }).catch((error: unknown) => {
     lock?.release();
     throw error;

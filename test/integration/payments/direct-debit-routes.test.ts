@@ -155,6 +155,20 @@ describe('GET /admin/collections', () => {
     assert.ok(body.days.every((d) => d.scheduled.count === 0));
   });
 
+  test('the last days a date can name: the range ends on 9999-12-31 and the answer comes', async () => {
+    const response = await query({
+      company_reference: acme.company_reference,
+      environment: 'sandbox',
+      from: '9999-12-30',
+      to: '9999-12-31',
+    });
+    assert.equal(response.statusCode, 200, response.body);
+    assert.deepEqual(
+      response.json<{ days: Array<{ day: string }> }>().days.map((d) => d.day),
+      ['9999-12-30', '9999-12-31'],
+    );
+  });
+
   test('a range backwards, too long, or not of dates is refused; an unknown company is 404', async () => {
     const base = { company_reference: acme.company_reference, environment: 'sandbox' };
     for (const range of [

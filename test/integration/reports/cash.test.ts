@@ -549,5 +549,8 @@ describe('GET /admin/reports/cash', () => {
     assert.equal(missing.statusCode, 422, missing.body);
     // A full leap year is allowed.
     assert.equal((await report({ from: '2024-01-01', to: '2024-12-31' })).statusCode, 200);
+    // The last day a date can name ends the range (the day after it has no YYYY-MM-DD form).
+    const last = await report({ from: '9999-12-31', to: '9999-12-31' });
+    assert.equal(last.statusCode, 200, last.body);
   });
 });

@@ -3,7 +3,7 @@
  * per-day summary (billed, charged, refunded, collected, pending, outstanding, in dunning). Amounts are
  * integer pence; sums of integers are exact, so the totals equal the sums of the rows to the penny.
  */
-import { addDays, londonDate } from '../../../platform/london-calendar.ts';
+import { datesFromTo, londonDate } from '../../../platform/london-calendar.ts';
 
 /** At most a leap year of days in one report: longer spans are asked for in parts. */
 export const MAX_CASH_REPORT_DAYS = 366;
@@ -194,7 +194,7 @@ function addTo(into: Mutable<CashTotals>, p: CashFacts): void {
  */
 export function createCashSummary(fromOn: string, toOn: string) {
   const byDay = new Map<string, Mutable<CashDay>>();
-  for (let on = fromOn; on <= toOn; on = addDays(on, 1)) byDay.set(on, { day: on, ...zero() });
+  for (const on of datesFromTo(fromOn, toOn)) byDay.set(on, { day: on, ...zero() });
   const totals = zero();
   return {
     /** Adds a payment to its day and the totals; false (and nothing added) for a day outside the range. */
