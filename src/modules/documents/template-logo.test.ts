@@ -95,3 +95,19 @@ test('an SVG that is not one, not well-formed, declares entities or has no size 
   assert.match(reasonOf('image/svg+xml', svg('<rect/>', '')), /no size/);
   assert.match(reasonOf('image/svg+xml', new Uint8Array([0x3c, 0xff, 0xfe])), /not UTF-8/);
 });
+
+test('an SVG whose <use> references multiply past what a logo draws is refused; a few uses are fine', () => {
+  // Eight levels of ten uses each: 1.6 kB naming 10^8 rectangles, which ran the renderer out of memory.
+  let defs = '<rect id="a0" width="1" height="1"/>';
+  for (let level = 1; level <= 8; level++)
+    defs += `<g id="a${String(level)}">${`<use href="#a${String(level - 1)}"/>`.repeat(10)}</g>`;
+  const bomb = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><defs>${defs}</defs><use href="#a8"/></svg>`;
+  assert.match(reasonOf('image/svg+xml', utf8(bomb)), /draws more than 20000 elements/);
+  const few = `<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" viewBox="0 0 10 10"><defs><circle id="dot" r="1"/></defs>${'<use xlink:href="#dot" x="2"/>'.repeat(50)}<use href="#self" id="self"/></svg>`;
+  assert.ok(checkLogo('image/svg+xml', utf8(few)).ok);
+});
+
+test('an SVG nested deeper than the parser reads is refused with a reason, not an error', () => {
+  const deep = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10">${'<g>'.repeat(101)}${'</g>'.repeat(101)}</svg>`;
+  assert.match(reasonOf('image/svg+xml', utf8(deep)), /cannot be read/);
+});

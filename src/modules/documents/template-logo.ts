@@ -140,6 +140,73 @@ function unsafeIn(nodes: readonly XmlNode[], parentTag: string): string | undefi
   return undefined;
 }
 
+/**
+ * How many elements a logo may draw once each `<use>` is replaced by the element it names: a few
+ * hundred bytes of nested `<use>` can name a hundred million shapes, which the renderer's thread
+ * expands until it runs out of memory, stalling every company's documents.
+ */
+const MAX_DRAWN_ELEMENTS = 20_000;
+
+/** The elements (tag, attributes, children) of a parsed level, text and comments aside. */
+function elementsOf(nodes: readonly XmlNode[]) {
+  const elements: Array<{
+    node: XmlNode;
+    tag: string;
+    attributes: Record<string, string>;
+    children: XmlNode[];
+  }> = [];
+  for (const node of nodes)
+    for (const [key, value] of Object.entries(node))
+      if (key !== ATTRIBUTES && key !== COMMENT && key !== TEXT && key !== CDATA && !key.startsWith('?'))
+        elements.push({
+          node,
+          tag: key,
+          attributes: (node[ATTRIBUTES] ?? {}) as Record<string, string>,
+          children: value as XmlNode[],
+        });
+  return elements;
+}
+
+/**
+ * The elements the drawing holds with every `<use>` followed (counted once more each time it is used),
+ * stopping as soon as the count passes the limit. A `<use>` that leads back to itself adds nothing: the
+ * renderer draws none of it.
+ */
+function drawnElements(nodes: readonly XmlNode[]): number {
+  const byId = new Map<string, readonly XmlNode[]>();
+  const index = (level: readonly XmlNode[]): void => {
+    for (const element of elementsOf(level)) {
+      const id = element.attributes['id'];
+      if (id !== undefined && !byId.has(id)) byId.set(id, [element.node]);
+      index(element.children);
+    }
+  };
+  index(nodes);
+  const counted = new Map<readonly XmlNode[], number>();
+  const following = new Set<readonly XmlNode[]>();
+  const count = (level: readonly XmlNode[]): number => {
+    const known = counted.get(level);
+    if (known !== undefined) return known;
+    let total = 0;
+    for (const element of elementsOf(level)) {
+      total += 1 + count(element.children);
+      if (localName(element.tag) === 'use') {
+        const href = Object.entries(element.attributes).find(([name]) => localName(name) === 'href')?.[1];
+        const target = href === undefined ? undefined : byId.get(href.trim().slice(1));
+        if (target !== undefined && !following.has(target)) {
+          following.add(target);
+          total += count(target);
+          following.delete(target);
+        }
+      }
+      if (total > MAX_DRAWN_ELEMENTS) break;
+    }
+    counted.set(level, total);
+    return total;
+  };
+  return count(nodes);
+}
+
 /** The drawing's size in user units from `viewBox`, else from `width` and `height`. */
 function svgSize(
   attributes: Readonly<Record<string, string>>,
@@ -175,7 +242,14 @@ function checkSvg(bytes: Uint8Array): LogoCheck {
       ok: false,
       reason: `the SVG is not well-formed XML (line ${String(valid.err.line)}: ${valid.err.msg})`,
     };
-  const nodes = parser.parse(text) as XmlNode[];
+  let nodes: XmlNode[];
+  try {
+    nodes = parser.parse(text) as XmlNode[];
+  } catch (error) {
+    // fast-xml-parser refuses elements nested past 100 levels, which a logo never needs.
+    const detail = error instanceof Error ? error.message : String(error);
+    return { ok: false, reason: `the SVG cannot be read (${detail})` };
+  }
   const elements = nodes.filter((node) =>
     Object.keys(node).some(
       (key) => key !== ATTRIBUTES && key !== COMMENT && key !== TEXT && !key.startsWith('?'),
@@ -187,6 +261,11 @@ function checkSvg(bytes: Uint8Array): LogoCheck {
     return { ok: false, reason: 'the file is not an SVG image (its root element is not <svg>)' };
   const reason = unsafeIn(nodes, '');
   if (reason !== undefined) return { ok: false, reason };
+  if (drawnElements(nodes) > MAX_DRAWN_ELEMENTS)
+    return {
+      ok: false,
+      reason: `the SVG draws more than ${String(MAX_DRAWN_ELEMENTS)} elements once its <use> references are followed`,
+    };
   const size = svgSize((root[ATTRIBUTES] ?? {}) as Record<string, string>);
   if (size === undefined)
     return { ok: false, reason: 'the SVG has no size (give it a viewBox, or a width and height)' };
