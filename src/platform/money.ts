@@ -17,6 +17,11 @@ export function toPence(pounds: number): number {
   return pence.toNumber();
 }
 
+/** Whether `pounds` is a whole number of pence: at most 2 decimals in its shortest decimal form. */
+export function isWholePence(pounds: number): boolean {
+  return Number.isFinite(pounds) && new Decimal(String(pounds)).times(100).isInteger();
+}
+
 /** Integer pence → pounds as a JS number (exactly the decimal the pence denote, e.g. 1234 → 12.34). */
 export function fromPence(pence: number): number {
   return new Decimal(pence).dividedBy(100).toNumber();

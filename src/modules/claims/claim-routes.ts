@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { notFound } from '../../platform/errors.ts';
+import { AppError, notFound } from '../../platform/errors.ts';
+import { isWholePence } from '../../platform/money.ts';
 import { problemResponses } from '../../platform/http/problem.ts';
 import { ClientHeadersSchema, tenantOf, type ClientAuth } from '../companies/index.ts';
 import type { PolicyholderAccess } from '../payments/index.ts';
@@ -46,6 +47,18 @@ interface ClaimRouteDeps {
 }
 
 /** Who acts, as a note records it: a staff member, the admin key, or the client's system. */
+/**
+ * A money field of a body, in pounds: at most 2 decimals, read from its decimal form (JSON Schema's
+ * `multipleOf: 0.01` divides in binary floats, and refused 1.15).
+ */
+function wholePence(pounds: number, path: string): number {
+  if (isWholePence(pounds)) return pounds;
+  const message = 'must have at most 2 decimal places';
+  throw new AppError('VALIDATION_FAILED', `The request is invalid: ${path} ${message}`, {
+    errors: [{ path, message }],
+  });
+}
+
 function authorOf(request: FastifyRequest): ClaimAuthor {
   const actor = request.actor;
   if (actor?.kind === 'staff') return { author: `staff:${actor.email}`, staffId: actor.staffId };
@@ -390,7 +403,7 @@ function registerClaimWork(app: App, deps: ClaimRouteDeps): void {
             tenantOf(request),
             request.params.claim_reference,
             request.body.kind,
-            request.body.reserve,
+            wholePence(request.body.reserve, '/body/reserve'),
           ),
         ),
   );
@@ -415,7 +428,7 @@ function registerClaimWork(app: App, deps: ClaimRouteDeps): void {
         tenantOf(request),
         request.params.claim_reference,
         request.params.exposure_id,
-        request.body.reserve,
+        wholePence(request.body.reserve, '/body/reserve'),
       ),
   );
 
@@ -435,16 +448,12 @@ function registerClaimWork(app: App, deps: ClaimRouteDeps): void {
       },
     },
     async (request, reply) =>
-      reply
-        .code(201)
-        .send(
-          await claims.pay(
-            tenantOf(request),
-            request.params.claim_reference,
-            request.params.exposure_id,
-            request.body,
-          ),
-        ),
+      reply.code(201).send(
+        await claims.pay(tenantOf(request), request.params.claim_reference, request.params.exposure_id, {
+          ...request.body,
+          amount: wholePence(request.body.amount, '/body/amount'),
+        }),
+      ),
   );
 
   app.post(

@@ -207,6 +207,33 @@ describe('exposures, reserves and payments', () => {
     );
   });
 
+  test('pounds with at most 2 decimals, read as decimals: 1.15 and 0.07 are pence, 1.155 is not', async () => {
+    const claim = await reportClaim(t, acme.sandbox, policyReference, nowS() - 60);
+    const id = claim.claim_reference;
+    const added = await act(id, '/exposures', { kind: 'theft', reserve: 1.15 });
+    assert.equal(added.statusCode, 201, added.body);
+    const exposure = added.json<Claim>().exposures[0]!;
+    assert.equal(exposure.reserve, 1.15);
+    const reserve = (value: number) =>
+      act(id, `/exposures/${exposure.exposure_id}/reserve`, { reserve: value });
+    assert.equal((await reserve(4.35)).statusCode, 200);
+    const paid = await act(id, `/exposures/${exposure.exposure_id}/payments`, {
+      amount: 0.07,
+      final: false,
+      payee: 'Policyholder',
+    });
+    assert.equal(paid.statusCode, 201, paid.body);
+    assert.deepEqual(
+      [paid.json<Claim>().exposures[0]!.paid, paid.json<Claim>().exposures[0]!.outstanding],
+      [0.07, 4.28],
+    );
+    const tooFine = await reserve(1.155);
+    assert.equal(tooFine.statusCode, 422, tooFine.body);
+    assert.deepEqual(tooFine.json<{ errors: unknown[] }>().errors, [
+      { path: '/body/reserve', message: 'must have at most 2 decimal places' },
+    ]);
+  });
+
   test('the database refuses a payment above the reserve however it is written', async () => {
     const claim = await reportClaim(t, acme.sandbox, policyReference, nowS() - 60);
     const exposure = (
