@@ -146,6 +146,7 @@ test('endpoint URLs: scheme, credentials and literal hosts are checked before an
     ['https://2130706433/hook', /loopback/],
     ['https://0/hook', /unspecified/],
     [`https://hooks.example.com/${'a'.repeat(2100)}`, /at most 2048/],
+    ['https://hooks.example.com:0/hook', /port 0/],
   ];
   for (const [url, reason] of refused) {
     const check = checkEndpointUrl(url, STRICT_URL_POLICY);

@@ -156,6 +156,8 @@ export function checkEndpointUrl(raw: string, policy: UrlPolicy): UrlCheck {
       ok: false,
       reason: 'must not contain credentials; receivers authenticate deliveries by their signature',
     };
+  // NOTE: port 0 names no port: a connection to it went to the scheme's default port instead.
+  if (url.port === '0') return { ok: false, reason: 'must not name port 0' };
   // The WHATWG parser has already normalised IPv4 shorthand (0x7f.1, 2130706433) to dotted quads.
   // NOTE: node does no DNS lookup for an address literal, so this is the only check such a URL gets.
   const host = url.hostname.toLowerCase().replace(/\.$/, '');
