@@ -139,32 +139,30 @@ describe('GET /admin/collections', () => {
       headers: t.adminHeaders,
     });
 
-  test('every day of the range, empty when nothing is collected', async () => {
+  const daysOf = async (from: string, to: string) => {
     const response = await query({
       company_reference: acme.company_reference,
       environment: 'sandbox',
-      from: '2026-03-27',
-      to: '2026-04-02',
+      from,
+      to,
     });
     assert.equal(response.statusCode, 200, response.body);
-    const body = response.json<{ days: Array<{ day: string; scheduled: { count: number } }> }>();
+    return response.json<{ days: Array<{ day: string; scheduled: { count: number } }> }>().days;
+  };
+
+  test('every day of the range, empty when nothing is collected', async () => {
+    const days = await daysOf('2026-03-27', '2026-04-02');
     assert.deepEqual(
-      body.days.map((d) => d.day),
+      days.map((d) => d.day),
       ['2026-03-27', '2026-03-28', '2026-03-29', '2026-03-30', '2026-03-31', '2026-04-01', '2026-04-02'],
     );
-    assert.ok(body.days.every((d) => d.scheduled.count === 0));
+    assert.ok(days.every((d) => d.scheduled.count === 0));
   });
 
   test('the last days a date can name: the range ends on 9999-12-31 and the answer comes', async () => {
-    const response = await query({
-      company_reference: acme.company_reference,
-      environment: 'sandbox',
-      from: '9999-12-30',
-      to: '9999-12-31',
-    });
-    assert.equal(response.statusCode, 200, response.body);
+    const days = await daysOf('9999-12-30', '9999-12-31');
     assert.deepEqual(
-      response.json<{ days: Array<{ day: string }> }>().days.map((d) => d.day),
+      days.map((d) => d.day),
       ['9999-12-30', '9999-12-31'],
     );
   });
