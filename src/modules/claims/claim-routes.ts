@@ -46,7 +46,6 @@ interface ClaimRouteDeps {
   readonly policyholders: PolicyholderAccess;
 }
 
-/** Who acts, as a note records it: a staff member, the admin key, or the client's system. */
 /**
  * A money field of a body, in pounds: at most 2 decimals, read from its decimal form (JSON Schema's
  * `multipleOf: 0.01` divides in binary floats, and refused 1.15).
@@ -59,6 +58,7 @@ function wholePence(pounds: number, path: string): number {
   });
 }
 
+/** Who acts, as a note records it: a staff member, the admin key, or the client's system. */
 function authorOf(request: FastifyRequest): ClaimAuthor {
   const actor = request.actor;
   if (actor?.kind === 'staff') return { author: `staff:${actor.email}`, staffId: actor.staffId };

@@ -96,7 +96,7 @@ const keepText = (text: string): string => text;
  * sign (`+010000-01-01T00:00:00.000Z`, the end of a range to 9999-12-31), which PostgreSQL refuses (a
  * 500); it reads the year without the sign, as pg writes it. Other values as PGlite writes them.
  */
-export function timestampParam(value: unknown, pgliteWrites: (value: unknown) => string): string {
+function timestampParam(value: unknown, pgliteWrites: (value: unknown) => string): string {
   return value instanceof Date && Number.isFinite(value.getTime())
     ? value.toISOString().replace(/^\+/, '')
     : pgliteWrites(value);
