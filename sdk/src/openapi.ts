@@ -18988,7 +18988,7 @@ export interface operations {
                 "application/json": {
                     /** @description What the exposure covers: own_vehicle, other_vehicle, injury, windscreen, theft. */
                     kind: "own_vehicle" | "other_vehicle" | "injury" | "windscreen" | "theft";
-                    /** @description The first reserve. In pounds, 2 decimals. */
+                    /** @description The first reserve. In pounds, at most 2 decimals. */
                     reserve: number;
                 };
             };
@@ -19066,7 +19066,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description The new reserve. In pounds, 2 decimals. */
+                    /** @description The new reserve. In pounds, at most 2 decimals. */
                     reserve: number;
                 };
             };
@@ -19144,7 +19144,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description In pounds, 2 decimals. */
+                    /** @description In pounds, at most 2 decimals. */
                     amount: number;
                     /** @description The last payment of the exposure: it is settled after it. */
                     final: boolean;
