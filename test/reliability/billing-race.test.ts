@@ -29,7 +29,7 @@ import { startBillingWorker } from './service-processes.ts';
  */
 const LONG = process.env['RELIABILITY_LONG'] === '1';
 const POLICIES = Number(process.env['RELIABILITY_R1_POLICIES'] ?? 2000);
-const SEED_COUNT = Number(process.env['RELIABILITY_R1_SEEDS'] ?? (LONG ? 200 : 20));
+const SEED_COUNT = Number(process.env['RELIABILITY_R1_SEEDS'] ?? (LONG ? 200 : 10));
 const FIRST_SEED = Number(process.env['RELIABILITY_R1_SEED'] ?? Date.now() % 1_000_000);
 /** Billing days of the book: enough (day, month) pairs in eleven months for every seed. */
 const BILLING_DAYS = LONG ? [...Array.from({ length: 28 }, (_, i) => i + 1)] : [1, 4, 8, 11, 15, 18, 22, 25];
