@@ -53,6 +53,9 @@ interface Row {
   commission_rate: string | null;
   upfront_pence: number | string | null;
   mta_fee_pence: number | string | null;
+  prepaid_installments: number | string | null;
+  installment_pence: number | string | null;
+  deposit_fee_pence: number | string | null;
   prev_upfront_pence: number | string | null;
   prev_start_s: number | string | null;
   prev_end_s: number | string | null;
@@ -118,6 +121,13 @@ export async function readBordereauBatch(
       t.terms #>> '{pricing,commission_rate}' as commission_rate,
       ${pence('upfront_premium')} as upfront_pence,
       ${pence('mta_fee')} as mta_fee_pence,
+      -- NOTE: only a new business whose payment at binding paid installments reads their price.
+      case when v.version_type = 'nb' and p.prepaid_installments > 0 then p.prepaid_installments end
+        as prepaid_installments,
+      case when v.version_type = 'nb' and p.prepaid_installments > 0 then ${pence('subscription_premium')} end
+        as installment_pence,
+      case when v.version_type = 'nb' and p.prepaid_installments > 0 then ${pence('deposit_fee')} end
+        as deposit_fee_pence,
       prev.upfront_pence as prev_upfront_pence, prev.start_s as prev_start_s, prev.end_s as prev_end_s,
       prev.cancel_fee_pence as prev_cancel_fee_pence, prev.admin_fee_pence as prev_admin_fee_pence,
       s.id as st_id, s.subscription_premium_pence as subscription_pence, s.usage_premium_pence as usage_pence,
@@ -186,6 +196,11 @@ function toVersion(r: Row): BordereauVersion {
       effectiveAt: new Date(Math.round(Number(r.effective_us) / 1000)),
       upfrontPence: r.upfront_pence === null ? null : Number(r.upfront_pence),
       mtaFeePence: num(r.mta_fee_pence),
+      prepaid: {
+        installments: num(r.prepaid_installments),
+        installmentPence: num(r.installment_pence),
+        depositFeePence: num(r.deposit_fee_pence),
+      },
       iptRate: r.ipt_rate,
       commissionRate: r.commission_rate,
       previous:

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
+import { firstPaymentPence } from '../../policies/rules/index.ts';
+import { fromPence } from '../../../platform/money.ts';
 import {
   addAmounts,
   addAmountsInto,
@@ -24,6 +26,7 @@ const base: BordereauSource = {
   effectiveAt: at(0),
   upfrontPence: 9550,
   mtaFeePence: 2000,
+  prepaid: { installments: 0, installmentPence: 2999, depositFeePence: 500 },
   iptRate: '12',
   commissionRate: '15',
   previous: null,
@@ -72,6 +75,21 @@ describe('bordereauAmounts', () => {
         [1023, 1279, 7248, 0],
       );
     }
+  });
+
+  test('nb bought monthly: the installments paid at binding on the row, split with the rest; the deposit a fee', () => {
+    // The web app's monthly purchase: no upfront premium, the first installment of £55.33 paid at binding.
+    const prepaid = { installments: 1, installmentPence: 5533, depositFeePence: 500 };
+    const row = bordereauAmounts({ ...base, upfrontPence: 0, prepaid });
+    assert.deepEqual([row.upfrontPence, row.subscriptionPence, row.grossPence], [0, 5533, 5533]);
+    // 5533 × 12 ÷ 112 = 592.82 → 593; 15 % of 4940 = 741; net 4199; the deposit beside, not split.
+    assert.deepEqual([row.iptPence, row.commissionPence, row.netPence, row.feesPence], [593, 741, 4199, 500]);
+    const withUpfront = bordereauAmounts({ ...base, prepaid: { ...prepaid, installments: 2 } });
+    assert.deepEqual([withUpfront.upfrontPence, withUpfront.subscriptionPence], [9550, 11_066]);
+    assert.equal(withUpfront.grossPence, 9550 + 11_066);
+    // A renewed term bills all of its installments by statement: its row is its upfront premium alone.
+    const renewal = bordereauAmounts({ ...base, versionType: 'rn', prepaid });
+    assert.deepEqual([renewal.subscriptionPence, renewal.feesPence, renewal.grossPence], [0, 0, 9550]);
   });
 
   test('mta: the change of upfront premium × the share of the term left, the MTA fee beside', () => {
@@ -157,6 +175,11 @@ const source: fc.Arbitrary<BordereauSource> = fc.record({
   effectiveAt: fc.integer({ min: -10, max: 400 }).map(at),
   upfrontPence: pence,
   mtaFeePence: fc.integer({ min: 0, max: 5000 }),
+  prepaid: fc.record({
+    installments: fc.integer({ min: 0, max: 12 }),
+    installmentPence: fc.integer({ min: 0, max: 100_000 }),
+    depositFeePence: fc.integer({ min: 0, max: 5000 }),
+  }),
   iptRate: rate,
   commissionRate: rate,
   previous: fc.option(
@@ -208,6 +231,39 @@ describe('a generated month of versions', () => {
         assert.deepEqual(inPlace, totals, 'in place, the same sums');
       }),
       { numRuns: 300 },
+    );
+  });
+
+  test('nb: the row’s premium and fees are the payment at binding that paid installments, to the penny', () => {
+    fc.assert(
+      fc.property(
+        pence,
+        fc.integer({ min: 1, max: 100_000 }),
+        fc.integer({ min: 1, max: 12 }),
+        fc.integer({ min: 0, max: 5000 }),
+        rate,
+        rate,
+        (upfrontPence, installmentPence, installments, depositFeePence, iptRate, commissionRate) => {
+          const row = bordereauAmounts({
+            ...base,
+            upfrontPence,
+            iptRate,
+            commissionRate,
+            prepaid: { installments, installmentPence, depositFeePence },
+          });
+          const paid = firstPaymentPence(
+            {
+              upfront_premium: fromPence(upfrontPence),
+              subscription_premium: fromPence(installmentPence),
+              subscription_installments: 12,
+              deposit_fee: fromPence(depositFeePence),
+            },
+            installments,
+          );
+          assert.equal(row.grossPence + row.feesPence, paid);
+          assert.equal(row.iptPence + row.commissionPence + row.netPence, row.grossPence);
+        },
+      ),
     );
   });
 

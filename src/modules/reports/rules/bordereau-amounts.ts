@@ -23,6 +23,16 @@ export interface BordereauSource {
   readonly upfrontPence: number | null;
   /** The version's own `pricing.mta_fee`. */
   readonly mtaFeePence: number;
+  /**
+   * An `nb` version's installments paid at binding (`policies.prepaid_installments`, 0 for any other
+   * version), each of `installmentPence` (its `pricing.subscription_premium`), with the `depositFeePence`
+   * (its `pricing.deposit_fee`) paid beside them.
+   */
+  readonly prepaid: {
+    readonly installments: number;
+    readonly installmentPence: number;
+    readonly depositFeePence: number;
+  };
   /** The rates of the terms in force: the version's own, or for `st` those before it. */
   readonly iptRate: Percent;
   readonly commissionRate: Percent;
@@ -92,7 +102,20 @@ function lines(source: BordereauSource): Omit<BordereauAmounts, keyof PremiumSpl
   const none = { ...ZERO };
   const own = source.upfrontPence ?? 0;
   switch (source.versionType) {
-    case 'nb':
+    case 'nb': {
+      // NOTE: the installments paid at binding are never billed by a statement (statement-amounts
+      // skips them), so the new business row carries them, as the written premium collected at
+      // inception; the deposit paid with them is a fee, not premium. Without them the row is the
+      // upfront premium alone, as for a policy bound without a card payment or for another amount.
+      const { installments, installmentPence, depositFeePence } = source.prepaid;
+      if (installments <= 0) return { ...none, upfrontPence: own };
+      return {
+        ...none,
+        upfrontPence: own,
+        subscriptionPence: installments * installmentPence,
+        feesPence: depositFeePence,
+      };
+    }
     case 'rn':
       return { ...none, upfrontPence: own };
     case 'mta': {
@@ -149,8 +172,9 @@ function lines(source: BordereauSource): Omit<BordereauAmounts, keyof PremiumSpl
 }
 
 /**
- * A row's money in pence: gross = upfront + subscription + usage − caps credit, split into IPT,
- * commission and net (which add up to the gross exactly); fees beside it.
+ * A row's money in pence: gross = upfront + subscription (an `st` row's installments billed, an `nb`
+ * row's paid at binding) + usage − caps credit, split into IPT, commission and net (which add up to the
+ * gross exactly); fees beside it.
  */
 export function bordereauAmounts(source: BordereauSource): BordereauAmounts {
   const line = lines(source);
