@@ -297,3 +297,65 @@ export async function deleteDisputes(trx: Executor, policyIds: readonly string[]
     .executeTakeFirst();
   return Number(deleted.numDeletedRows);
 }
+
+/** The disputes of events of some of a policy's trips, with their events' kind and time. */
+export async function listTripDisputes(
+  trx: Executor,
+  policyId: string,
+  journeyIds: readonly string[],
+): Promise<Array<{ id: string; state: DisputeState; kind: string; occurredAt: Date }>> {
+  if (journeyIds.length === 0) return [];
+  const rows = await trx
+    .selectFrom('score_disputes as d')
+    .innerJoin('trip_score_events as e', (join) =>
+      join.onRef('e.policy_id', '=', 'd.policy_id').onRef('e.id', '=', 'd.event_id'),
+    )
+    .select(['d.id', 'd.state', 'e.kind', 'e.occurred_at'])
+    .where('d.policy_id', '=', policyId)
+    .where('e.journey_id', 'in', journeyIds)
+    .orderBy('e.occurred_at')
+    .orderBy('d.id')
+    .forUpdate('d')
+    .execute();
+  return rows.map((r) => ({ id: r.id, state: r.state, kind: r.kind, occurredAt: r.occurred_at }));
+}
+
+/** The events of some of a policy's trips, with their trip's month. */
+export async function listTripEvents(
+  trx: Executor,
+  policyId: string,
+  journeyIds: readonly string[],
+): Promise<Array<{ id: string; journeyId: string; month: string; kind: string; occurredAt: Date }>> {
+  if (journeyIds.length === 0) return [];
+  const rows = await trx
+    .selectFrom('trip_score_events as e')
+    .innerJoin('trip_scores as t', (join) =>
+      join.onRef('t.policy_id', '=', 'e.policy_id').onRef('t.journey_id', '=', 'e.journey_id'),
+    )
+    .select(['e.id', 'e.journey_id', 't.month', 'e.kind', 'e.occurred_at'])
+    .where('e.policy_id', '=', policyId)
+    .where('e.journey_id', 'in', journeyIds)
+    .execute();
+  return rows.map((r) => ({
+    id: r.id,
+    journeyId: r.journey_id,
+    month: r.month,
+    kind: r.kind,
+    occurredAt: r.occurred_at,
+  }));
+}
+
+/** Moves a dispute, decision and all, to another event of its policy (the same event, re-cut). */
+export async function moveDispute(
+  trx: Executor,
+  policyId: string,
+  id: string,
+  to: { eventId: string; journeyId: string; month: string },
+): Promise<void> {
+  await trx
+    .updateTable('score_disputes')
+    .set({ event_id: to.eventId, journey_id: to.journeyId, month: to.month })
+    .where('policy_id', '=', policyId)
+    .where('id', '=', id)
+    .execute();
+}

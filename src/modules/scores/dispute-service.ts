@@ -12,19 +12,17 @@ import { findPolicyholderContact } from '../accounts/index.ts';
 import { asTenant, type DataEnvironment, type Tenant } from '../companies/index.ts';
 import { scoreDisputeDecidedEmail, type NotificationService } from '../notifications/index.ts';
 import { policyUsageTermsQuery } from '../policies/index.ts';
-import { tripScore } from './rules/index.ts';
 import {
   decideDispute,
   findCountingEvent,
   findDispute,
-  findTripForRescore,
   insertDispute,
   listDisputesInState,
   listPolicyDisputes,
   updateClosedMonthScore,
-  updateTripScore,
   type DisputeRecord,
 } from './dispute-repository.ts';
+import { rescoreTrip } from './dispute-recut.ts';
 import type { DisputeState } from './score-repository.ts';
 import type { DisputeDecision, DisputeView, NewDispute } from './score-schemas.ts';
 import { monthFigures, readablePolicy, scoringRulesOf, type ScoreReader } from './score-figures.ts';
@@ -70,13 +68,8 @@ async function policyReferenceOf(db: Executor, policyId: string): Promise<string
 /** The accepted event stops counting: its trip's score, and its month's (when closed), rewritten. */
 async function rescore(trx: Executor, d: DisputeRecord): Promise<number | null> {
   const tenant = asTenant(d.companyId, d.environment as DataEnvironment);
-  const trip = await findTripForRescore(trx, d.policyId, d.journeyId);
   const rulesAt = await scoringRulesOf(trx, tenant, d.policyId);
-  if (trip !== undefined && rulesAt !== undefined) {
-    const events = trip.counting as Array<{ kind: Parameters<typeof tripScore>[0][number]['kind'] }>;
-    const score = tripScore(events, trip.nightMetres, trip.distanceMetres, rulesAt(trip.startAt).weights);
-    await updateTripScore(trx, d.policyId, d.journeyId, score);
-  }
+  if (rulesAt !== undefined) await rescoreTrip(trx, d.policyId, d.journeyId, rulesAt);
   const month = monthFigures(await listMonthTrips(trx, d.policyId, d.month, d.month)).score;
   await updateClosedMonthScore(trx, d.policyId, d.month, month);
   return month;

@@ -24,6 +24,7 @@ import {
   type NewTripScore,
 } from './score-repository.ts';
 import { listDisputedMonths } from './dispute-repository.ts';
+import { carryDisputes } from './dispute-recut.ts';
 import { createDisputeService } from './dispute-service.ts';
 import { monthFigures, readablePolicy, scoringRulesOf, type ScoreReader } from './score-figures.ts';
 import type { MonthScore, PolicyScores, ScoresQuery } from './score-schemas.ts';
@@ -65,7 +66,8 @@ function monthsBetween(from: string, to: string): string[] {
 
 /**
  * Scores trips in the caller's transaction (the one storing their journeys): each on the `driving_score` rule
- * of the policy's product version in force at its start (the defaults when it has none).
+ * of the policy's product version in force at its start (the defaults when it has none). The disputes of
+ * the events of the trips they `replace` (voided by a re-cut) follow those events into them.
  */
 export async function recordTripScores(
   trx: Executor,
@@ -73,6 +75,7 @@ export async function recordTripScores(
   policyId: string,
   trips: readonly TripToScore[],
   at: Date,
+  replace: readonly string[] = [],
 ): Promise<void> {
   if (trips.length === 0) return;
   const rulesAt = await scoringRulesOf(trx, tenant, policyId);
@@ -90,6 +93,13 @@ export async function recordTripScores(
     };
   });
   await insertTripScores(trx, tenant, policyId, scored, at);
+  if (replace.length > 0)
+    await carryDisputes(
+      trx,
+      policyId,
+      { replaced: replace, replacements: trips.map((t) => t.journeyId) },
+      rulesAt,
+    );
 }
 
 const miles = (metres: number): number => Math.round((metres / METRES_PER_MILE) * 100) / 100;

@@ -124,28 +124,31 @@ async function policyReferences(
   return references;
 }
 
-/** Scores the trips just stored as journeys, in their transaction (scores: driving events and scores). */
+/**
+ * Scores the trips just stored as journeys, in their transaction (scores: driving events and scores); the
+ * disputes of the `replaced` (re-cut) trips' events follow those events into them.
+ */
 function scoreStoredTrips(
   trx: Executor,
   tenant: Tenant,
   policyId: string,
-  planned: readonly PlannedTrip[],
-  stored: readonly JourneyRecord[],
+  trips: { planned: readonly PlannedTrip[]; stored: readonly JourneyRecord[]; replaced: readonly string[] },
   at: Date,
 ): Promise<void> {
+  const { planned, stored } = trips;
   const byReference = new Map(planned.map((trip) => [trip.providerReference, trip]));
-  const trips: TripToScore[] = [];
+  const scored: TripToScore[] = [];
   for (const journey of stored) {
     const trip = journey.providerReference === null ? undefined : byReference.get(journey.providerReference);
     if (trip !== undefined)
-      trips.push({
+      scored.push({
         journeyId: journey.id,
         startAt: journey.startAt,
         distanceMetres: journey.distanceMetres,
         fixes: trip.fixes,
       });
   }
-  return recordTripScores(trx, tenant, policyId, trips, at);
+  return recordTripScores(trx, tenant, policyId, scored, at, trips.replaced);
 }
 
 /**
@@ -188,7 +191,13 @@ async function replaceTripJourneys(
         })),
         within: async (trx, stored) => {
           const at = deps.clock.now();
-          await scoreStoredTrips(trx, tenant, policyId, forPolicy.store, stored, at);
+          await scoreStoredTrips(
+            trx,
+            tenant,
+            policyId,
+            { planned: forPolicy.store, stored, replaced: forPolicy.voids },
+            at,
+          );
           await recordTripCrashes(
             trx,
             tenant,
