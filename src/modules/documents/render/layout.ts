@@ -1,13 +1,14 @@
 /**
  * The page every document shares: A4, the company's heading (colour, logo, name), tagged headings,
  * paragraphs, lists, label/value blocks and tables that break across pages, and a footer with page
- * numbers. Text goes through `printable` so no caller can break a line or a layout with what it prints.
+ * numbers. Text goes through `printable` and `inFont`, so no caller can break a line or a layout with
+ * what it prints, or print a character the font has no glyph for.
  */
 import PDFDocument from 'pdfkit';
 import SVGtoPDF from 'svg-to-pdfkit';
 import type { Branding, BrandingLogo } from '../document-content.ts';
 import { documentFonts } from './fonts.ts';
-import { printable } from './text.ts';
+import { inFont, printable } from './text.ts';
 
 export const PAGE_WIDTH_PT = 595.28;
 export const PAGE_HEIGHT_PT = 841.89;
@@ -42,6 +43,19 @@ export interface Layout {
 }
 
 const HEX_COLOUR = /^#[0-9a-fA-F]{6}$/;
+
+/** The two fonts text is drawn in, by the names they are registered under. */
+type FontName = 'Body' | 'Bold';
+
+/**
+ * Text as it is drawn in `font`: `printable`, and every character the font has no glyph for in a form it has
+ * (`inFont`). Each text a document draws goes through here, measured and drawn as the same string.
+ */
+function printed(text: string, font: FontName): string {
+  const { regular, bold } = documentFonts();
+  const face = font === 'Bold' ? bold : regular;
+  return inFont(printable(text), (codePoint) => face.hasGlyphForCodePoint(codePoint));
+}
 
 /** Opens an A4 document with the company's heading on page 1; text continues below it. */
 export function openLayout(meta: DocumentMeta, branding: Branding): Layout {
@@ -103,7 +117,7 @@ function drawFirstHeading(l: Layout): void {
     nameX = MARGIN_PT + LOGO_BOX_PT[0] + 12;
   }
   const nameWidth = PAGE_WIDTH_PT - MARGIN_PT - nameX;
-  const companyName = printable(branding.companyName);
+  const companyName = printed(branding.companyName, 'Bold');
   doc.font('Bold').fontSize(13).fillColor(accent);
   // NOTE: a long name takes at most two lines (then an ellipsis); the insurer's line goes below what it took.
   const nameHeight = Math.min(
@@ -119,7 +133,7 @@ function drawFirstHeading(l: Layout): void {
   const insurerY = 26 + nameHeight + 2;
   l.root.add(
     doc.struct('P', {}, () => {
-      doc.text(`Insurer: ${printable(branding.insurerName)}`, nameX, insurerY, {
+      doc.text(printed(`Insurer: ${branding.insurerName}`, 'Body'), nameX, insurerY, {
         width: nameWidth,
         height: 11,
         ellipsis: true,
@@ -137,7 +151,7 @@ function drawFirstHeading(l: Layout): void {
   doc.font('Bold').fontSize(17).fillColor(INK);
   l.root.add(
     doc.struct('H1', {}, () =>
-      doc.text(printable(l.meta.title), MARGIN_PT, ruleY + 12, { width: CONTENT_WIDTH_PT }),
+      doc.text(printed(l.meta.title, 'Bold'), MARGIN_PT, ruleY + 12, { width: CONTENT_WIDTH_PT }),
     ),
   );
   doc.font('Body').fontSize(BODY_SIZE_PT).fillColor(INK);
@@ -180,7 +194,7 @@ export function heading(l: Layout, text: string): void {
   ensureSpace(l, 60);
   doc.moveDown(0.5);
   doc.font('Bold').fontSize(11.5).fillColor(l.accent);
-  doc.text(printable(text), MARGIN_PT, doc.y, {
+  doc.text(printed(text, 'Bold'), MARGIN_PT, doc.y, {
     width: CONTENT_WIDTH_PT,
     structParent: l.root,
     structType: 'H2',
@@ -192,9 +206,10 @@ export function heading(l: Layout, text: string): void {
 /** A paragraph across the text width; `bold` for a statement the reader must not miss. */
 export function paragraph(l: Layout, text: string, options: { bold?: boolean; sizePt?: number } = {}): void {
   const { doc } = l;
-  doc.font(options.bold === true ? 'Bold' : 'Body').fontSize(options.sizePt ?? BODY_SIZE_PT);
+  const font = options.bold === true ? 'Bold' : 'Body';
+  doc.font(font).fontSize(options.sizePt ?? BODY_SIZE_PT);
   ensureSpace(l, doc.currentLineHeight(true) * 2);
-  doc.fillColor(INK).text(printable(text), MARGIN_PT, doc.y, {
+  doc.fillColor(INK).text(printed(text, font), MARGIN_PT, doc.y, {
     width: CONTENT_WIDTH_PT,
     structParent: l.root,
     structType: 'P',
@@ -210,7 +225,7 @@ export function bullets(l: Layout, items: readonly string[]): void {
   const list = doc.struct('L');
   l.root.add(list);
   for (const item of items) {
-    const text = printable(item);
+    const text = printed(item, 'Body');
     ensureSpace(l, doc.heightOfString(text, { width: CONTENT_WIDTH_PT - 14 }) + 2);
     const y = doc.y;
     list.add(
@@ -350,7 +365,7 @@ export function table(
 ): void {
   const { doc } = l;
   const widths = columns.map((c) => c.share * CONTENT_WIDTH_PT);
-  const headers = columns.map((c) => printable(c.header));
+  const headers = columns.map((c) => printed(c.header, 'Bold'));
   const withHeader = options.headerRow ?? true;
   const rowHeader = options.rowHeaders ?? false;
   const tableStruct = doc.struct('Table');
@@ -367,12 +382,17 @@ export function table(
   const all = options.totals === undefined ? rows : [...rows, options.totals];
   all.forEach((raw, index) => {
     const isTotal = options.totals !== undefined && index === rows.length;
-    doc.font(isTotal ? 'Bold' : 'Body').fontSize(BODY_SIZE_PT);
-    const row = measureRow(doc, raw.map(printable), widths);
+    const font = isTotal ? 'Bold' : 'Body';
+    doc.font(font).fontSize(BODY_SIZE_PT);
+    const row = measureRow(
+      doc,
+      raw.map((text) => printed(text, font)),
+      widths,
+    );
     if (doc.y + row.heightPt > bottom()) {
       doc.addPage();
       header();
-      doc.font(isTotal ? 'Bold' : 'Body').fontSize(BODY_SIZE_PT);
+      doc.font(font).fontSize(BODY_SIZE_PT);
     }
     drawRow(l, tableStruct, row, widths, {
       header: false,
@@ -411,7 +431,7 @@ export function facts(l: Layout, rows: ReadonlyArray<readonly [string, string]>)
 export function finish(l: Layout): Promise<Uint8Array> {
   const { doc, branding, meta } = l;
   const range = doc.bufferedPageRange();
-  const footer = `${printable(branding.companyName)} · ${printable(meta.title)} · ${printable(meta.reference)}`;
+  const footer = printed(`${branding.companyName} · ${meta.title} · ${meta.reference}`, 'Body');
   for (let i = range.start; i < range.start + range.count; i += 1) {
     doc.switchToPage(i);
     const page = doc.page;
@@ -422,7 +442,7 @@ export function finish(l: Layout): Promise<Uint8Array> {
     if (i > range.start) {
       doc.rect(0, 0, PAGE_WIDTH_PT, 4).fill(l.accent);
       doc.font('Bold').fontSize(8).fillColor(MUTED);
-      doc.text(`${printable(branding.companyName)} · ${printable(meta.title)}`, MARGIN_PT, 26, {
+      doc.text(printed(`${branding.companyName} · ${meta.title}`, 'Bold'), MARGIN_PT, 26, {
         width: CONTENT_WIDTH_PT,
         height: 12,
         ellipsis: true,

@@ -16,6 +16,46 @@ export function printable(text: string): string {
   return text.normalize('NFC').replace(INVISIBLE, '').replace(LINE_BREAKS, ' ').replace(/ {2,}/g, ' ').trim();
 }
 
+/** What a document prints for a character its font has no glyph for: U+FFFD, the replacement character. */
+export const MISSING_GLYPH = '\ufffd';
+
+/** Text of printable ASCII, which every document font covers: no character needs looking up. */
+const ASCII = /^[\x20-\x7e]*$/;
+/** Combining marks (variation selectors among them) and format characters (ZWJ, ZWNJ): dropped last. */
+const MARKS_AND_FORMATS = /[\p{M}\p{Cf}]/gu;
+const GRAPHEMES = new Intl.Segmenter('en', { granularity: 'grapheme' });
+
+const covered = (text: string, hasGlyph: (codePoint: number) => boolean): boolean => {
+  for (const character of text) if (!hasGlyph(character.codePointAt(0) ?? 0)) return false;
+  return true;
+};
+
+/*
+ * NOTE: a character the font lacks would print as the font's .notdef box, which says nothing and which
+ * pdfkit measures at a width other than the one it draws (a row of them ran past the margin). Each
+ * character as a reader sees it (a grapheme: an emoji with its modifiers and joiners, a letter with its
+ * marks) is printed in the first form the font has: as it is; its compatibility form (NFKC: a ligature ﬁ
+ * as f i, full-width Ａ as A, a presentation form as its letters); its letters without the marks the font
+ * lacks; else one MISSING_GLYPH, so a name keeps its length and a reader sees that something is there.
+ */
+/** Text with every character the font (`hasGlyph`) cannot print replaced by a form it can, else MISSING_GLYPH. */
+export function inFont(text: string, hasGlyph: (codePoint: number) => boolean): string {
+  if (ASCII.test(text) || covered(text, hasGlyph)) return text;
+  let out = '';
+  for (const { segment } of GRAPHEMES.segment(text)) {
+    if (covered(segment, hasGlyph)) {
+      out += segment;
+      continue;
+    }
+    const compatible = segment.normalize('NFKC');
+    const bare = segment.normalize('NFD').replace(MARKS_AND_FORMATS, '').normalize('NFC');
+    if (compatible !== '' && covered(compatible, hasGlyph)) out += compatible;
+    else if (bare !== '' && covered(bare, hasGlyph)) out += bare;
+    else out += MISSING_GLYPH;
+  }
+  return out;
+}
+
 const groupThousands = (digits: string): string => digits.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 
 /** Integer pence → `£1,234.56` (a minus sign before the pound sign when negative), by integer arithmetic. */
