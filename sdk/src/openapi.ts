@@ -5400,7 +5400,7 @@ export interface operations {
                             operation: ("insert" | "update" | "delete") | null;
                             /** @description The changed fields before (all fields of a deleted row); null for an insert. */
                             before: unknown;
-                            /** @description The changed fields after (all fields of an inserted row); null for a delete. */
+                            /** @description The changed fields after (all fields of an inserted row); null for a delete. A record of the request itself may carry what it was asked (a billing run’s body, a report’s query); a refusal (`outcome: denied`) carries the problem it answered, `{status, code}`. */
                             after: unknown;
                         }[];
                         next_cursor: string | null;

@@ -79,23 +79,15 @@ function policyReferenceOf(request: FastifyRequest): string | null {
   return null;
 }
 
-/**
- * Staff sessions on the API, and the audit trail of staff and admin-key requests:
- * - a preValidation hook on every route whose security names the admin key or client credentials:
- *   a request with the session cookie (and neither an Authorization header nor a client secret) is
- *   the staff member's, allowed by their role (403 otherwise, recorded) and, when it changes state,
- *   only with the session's CSRF token. It runs before body validation, so a refusal is a refusal
- *   whatever was sent.
- * - each route's handler runs, for an audited request, with the actor attached to its database
- *   statements, so the audit triggers record every row it changes in the same transaction; a request
- *   that changed no audited row (a read with the admin key, an email resent) gets one record of its own.
- */
-export function installStaffAccess(
-  app: FastifyInstance,
-  deps: { staff: StaffService; db: Executor; clock: Clock },
-): void {
-  const { staff, db, clock } = deps;
+/** What a refused request answered, for its record: a client's error (4xx); a fault (5xx) is no refusal. */
+function refusalOf(error: unknown): { status: number; code: string } | undefined {
+  return error instanceof AppError && error.status < 500
+    ? { status: error.status, code: error.code }
+    : undefined;
+}
 
+/** How an audited request is told (`actorOf`) and recorded when it changed no row or was refused. */
+function auditRecorder(db: Executor, clock: Clock) {
   const actorOf = (request: FastifyRequest): AuditActor => {
     const actor = request.actor;
     return {
@@ -141,6 +133,47 @@ export function installStaffAccess(
     });
   };
 
+  /** A refusal the handler raised (a 4xx), recorded once its transaction has rolled back; then rethrown. */
+  const recordRefusal = async (audit: AuditActor, error: unknown): Promise<never> => {
+    const refusal = refusalOf(error);
+    if (refusal !== undefined) await recordRequest(audit, 'denied', refusal);
+    throw error;
+  };
+
+  return { actorOf, recordRequest, recordRefusal };
+}
+
+/**
+ * Staff sessions on the API, and the audit trail of staff and admin-key requests:
+ * - a preValidation hook on every route whose security names the admin key or client credentials:
+ *   a request with the session cookie (and neither an Authorization header nor a client secret) is
+ *   the staff member's, allowed by their role (403 otherwise, recorded) and, when it changes state,
+ *   only with the session's CSRF token. It runs before body validation, so a refusal is a refusal
+ *   whatever was sent.
+ * - each route's handler runs, for an audited request, with the actor attached to its database
+ *   statements, so the audit triggers record every row it changes in the same transaction; a request
+ *   that changed no audited row (a read with the admin key, an email resent) gets one record of its own.
+ * - a request the handler refuses (a 4xx: forbidden, not found, conflict, invalid) gets one record of
+ *   its own, `denied` with the problem's status and code, written after its transaction rolled back.
+ */
+export function installStaffAccess(
+  app: FastifyInstance,
+  deps: { staff: StaffService; db: Executor; clock: Clock },
+): void {
+  const { staff, db, clock } = deps;
+
+  const { actorOf, recordRequest, recordRefusal } = auditRecorder(db, clock);
+
+  // The reads recorded before their answer starts to stream: the record waits for onSend, so that a
+  // read the handler refuses (an unknown policyholder) is recorded as refused, not as done.
+  const pendingReads = new WeakMap<FastifyRequest, AuditActor>();
+  const recordRead = async (request: FastifyRequest): Promise<void> => {
+    const audit = pendingReads.get(request);
+    if (audit === undefined) return;
+    pendingReads.delete(request);
+    await recordRequest(audit, 'ok', request.query);
+  };
+
   app.addHook('onRoute', (route) => {
     const scope = scopeOf(route);
     if (scope === undefined) return;
@@ -148,6 +181,7 @@ export function installStaffAccess(
     const handler = route.handler;
     const auditRows = route.config.auditRows !== false;
     const auditReads = route.config.auditReads === true;
+    if (auditReads) route.onSend = [...[route.onSend ?? []].flat(), recordRead];
     route.handler = async function audited(
       this: FastifyInstance,
       request: FastifyRequest,
@@ -156,16 +190,36 @@ export function installStaffAccess(
       const actor = request.actor;
       if (actor === null) return handler.call(this, request, reply);
       if (auditReads && isReadMethod(request.method)) {
-        await recordRequest(actorOf(request), 'ok', request.query);
-        return handler.call(this, request, reply);
+        const audit = actorOf(request);
+        pendingReads.set(request, audit);
+        try {
+          return await handler.call(this, request, reply);
+        } catch (error) {
+          pendingReads.delete(request);
+          return recordRefusal(audit, error);
+        }
       }
       if (actor.kind === 'staff' && isReadMethod(request.method)) return handler.call(this, request, reply);
       const audit = actorOf(request);
       if (!auditRows) {
+        // Recorded once it is known how the request ended: a refused run is not a run.
+        let result: unknown;
+        try {
+          result = await handler.call(this, request, reply);
+        } catch (error) {
+          return recordRefusal(audit, error);
+        }
         await recordRequest(audit, 'ok', request.body);
-        return handler.call(this, request, reply);
+        return result;
       }
-      const result: unknown = await withAuditActor(audit, async () => handler.call(this, request, reply));
+      // The handler's own transaction rolls back with a refusal, taking nothing of the record with it:
+      // the refusal is written after, outside the actor's context.
+      let result: unknown;
+      try {
+        result = await withAuditActor(audit, async () => handler.call(this, request, reply));
+      } catch (error) {
+        return recordRefusal(audit, error);
+      }
       if (!(await hasAuditRecords(db, request.id))) await recordRequest(audit, 'ok');
       return result;
     };
@@ -191,13 +245,14 @@ export function installStaffAccess(
     const decision = staffMay(session.role, { operationId, method: request.method, body: request.body });
     request.actor = { kind: 'staff', staffId: session.staffId, email: session.email, role: session.role };
     if (!decision.allowed) {
-      await recordRequest(actorOf(request), 'denied');
-      throw new AppError(
+      const refusal = new AppError(
         'FORBIDDEN',
         decision.needs === 'integration'
           ? `${operationId ?? 'This route'} is an integration's (client credentials), not a staff action`
           : `${operationId ?? 'This route'} needs the ${decision.needs} role; this session's role is ${session.role}`,
       );
+      await recordRequest(actorOf(request), 'denied', refusalOf(refusal));
+      throw refusal;
     }
   });
 }

@@ -122,7 +122,8 @@ export const AuditRecordSchema = Type.Object({
     description: 'The changed fields before (all fields of a deleted row); null for an insert.',
   }),
   after: Type.Unknown({
-    description: 'The changed fields after (all fields of an inserted row); null for a delete.',
+    description:
+      'The changed fields after (all fields of an inserted row); null for a delete. A record of the request itself may carry what it was asked (a billing run’s body, a report’s query); a refusal (`outcome: denied`) carries the problem it answered, `{status, code}`.',
   }),
 });
 
