@@ -14,7 +14,7 @@ import {
   type PolicyQuoteHooks,
   type QuotedPricing,
 } from '../policies/index.ts';
-import { validatePolicyInput } from '../policies/rules/index.ts';
+import { isLive, validatePolicyInput } from '../policies/rules/index.ts';
 import type { QuoteInput } from '../rating/rules/index.ts';
 import {
   decideReferral,
@@ -249,8 +249,14 @@ export function createQuoteService(deps: QuoteServiceDeps) {
       throw invalid('An adjustment is quoted with client credentials', [
         { path: '/body/policy/policy_reference', message: 'needs the client secret (or a staff session)' },
       ]);
-    if (policyReference !== null && (await findPolicy(db, tenant, policyReference)) === undefined)
-      throw notFound('policy');
+    if (policyReference !== null) {
+      const policy = await findPolicy(db, tenant, policyReference);
+      if (policy === undefined) throw notFound('policy');
+      // A cancelled or lapsed policy is never adjusted, so its quote could never bind: refused as its
+      // adjustment would be, rather than answered as bindable.
+      if (!isLive(policy.status))
+        throw new AppError('POLICY_NOT_ACTIVE', `The policy is ${policy.status}: it cannot be adjusted`);
+    }
     // NOTE: a quote on remembered terms is stored only if they still hold (one statement in all);
     // when they do not, or the quote cannot be rated on them, the terms are read and it is done again,
     // so every answer is the one the terms in force give.

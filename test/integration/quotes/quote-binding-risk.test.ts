@@ -180,3 +180,27 @@ describe('binding a quote binds only the risk, term and product it rated', () =>
     assert.equal(adjusted.statusCode, 200, adjusted.body);
   });
 });
+
+describe('a quote for a policy that cannot be adjusted', () => {
+  test('a cancelled policy’s adjustment quote is refused 409 POLICY_NOT_ACTIVE, not bindable', async () => {
+    const input = quoteInput();
+    const created = await bind(bindingPolicy(input, await newQuote(input)));
+    assert.equal(created.statusCode, 201, created.body);
+    const reference = created.json<{ policy_reference: string }>().policy_reference;
+    const cancel = await t.app.inject({
+      method: 'DELETE',
+      url: `/policys/${reference}`,
+      headers: acme.sandbox,
+      payload: { effective_date: input.policy.start_date, reason: 'sold the car' },
+    });
+    assert.equal(cancel.statusCode, 200, cancel.body);
+    const adjustedInput = quoteInput((q) => {
+      (q.policy as { policy_reference: string }).policy_reference = reference;
+      (q.proposer as { email: string }).email = input.proposer.email;
+    });
+    const answer = await postQuote(t, acme.sandbox, adjustedInput, 409);
+    const problem = problemOf(answer.body);
+    assert.equal(problem.code, 'POLICY_NOT_ACTIVE');
+    assert.match(problem.detail ?? '', /cancelled/);
+  });
+});
