@@ -1007,7 +1007,7 @@ export interface paths {
         put?: never;
         /**
          * Rate a quote
-         * @description Rates the policy object (without `pricing`) on the approved rate book version in force on `policy.start_date` for `policy.product_reference`, applies its underwriting rules, and stores the quote with its breakdown. Each request is a new quote. With client credentials the answer shows every factor and the quote as asked; with the client id alone (the web app) it shows the factors the rate book marks `customer_visible`, and each such request counts against the caller’s address as failed logins do (429 with Retry-After past 20 an hour). 422 names every invalid or missing field (including values a factor needs); 422 `UNKNOWN_PRODUCT` for a product the company does not have; 422 `NO_RATE_BOOK` when the product has no approved version in force at the start; 404 when `policy.policy_reference` names no policy of the company.
+         * @description Rates the policy object (without `pricing`) on the approved rate book version in force on `policy.start_date` for `policy.product_reference`, applies its underwriting rules, and stores the quote with its breakdown. Each request is a new quote. With client credentials the answer shows every factor and the quote as asked; with the client id alone (the web app) it shows the factors the rate book marks `customer_visible`, and each such request counts against the caller’s address as failed logins do (429 with Retry-After past 20 an hour). 422 names every invalid or missing field (including values a factor needs); 422 `UNKNOWN_PRODUCT` for a product the company does not have; 422 `NO_RATE_BOOK` when the product has no approved version in force at the start; 404 when `policy.policy_reference` names no policy of the company, 409 `POLICY_NOT_ACTIVE` when it names a cancelled or lapsed one.
          */
         post: operations["quotes.create"];
         delete?: never;
@@ -13890,6 +13890,15 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

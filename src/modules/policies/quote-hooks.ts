@@ -18,7 +18,8 @@ export interface PolicyQuoteHooks {
    * Before the transaction: the pricing of the quote `input.pricing.quote_reference` names, for a new
    * policy (`policyReference` undefined) or an adjustment of that policy; undefined when it names none
    * of the company's quotes. 409 `QUOTE_NOT_BINDABLE` (expired, declined, referral not approved,
-   * bound, another policy's), 422 `QUOTE_PRICING_MISMATCH` naming each field sent that differs.
+   * bound, another policy's), 422 `QUOTE_RISK_MISMATCH` naming each rated field of the policy that is
+   * not the quote's, 422 `QUOTE_PRICING_MISMATCH` naming each pricing field sent that differs.
    */
   priceFor(
     db: Executor,

@@ -72,6 +72,7 @@ export interface PurchaseRequest {
 const FINAL_REFUSALS = new Set([
   'QUOTE_NOT_BINDABLE',
   'QUOTE_PRICING_MISMATCH',
+  'QUOTE_RISK_MISMATCH',
   'VALIDATION_FAILED',
   'POLICY_TERM_ENDED',
 ]);

@@ -1,7 +1,7 @@
 import type { Executor } from '../../schema.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { inTransaction, type Prepared } from '../../platform/db/database.ts';
-import { AppError, notFound } from '../../platform/errors.ts';
+import { AppError, notFound, type FieldError } from '../../platform/errors.ts';
 import type { Jobs } from '../../platform/jobs/jobs.ts';
 import { londonDate } from '../../platform/london-calendar.ts';
 import { ADDRESS_THROTTLE, throttleOf, type Throttles } from '../auth/index.ts';
@@ -14,7 +14,7 @@ import {
   type PolicyQuoteHooks,
   type QuotedPricing,
 } from '../policies/index.ts';
-import { validatePolicyInput } from '../policies/rules/index.ts';
+import { isLive, validatePolicyInput } from '../policies/rules/index.ts';
 import type { QuoteInput } from '../rating/rules/index.ts';
 import {
   decideReferral,
@@ -37,6 +37,7 @@ import {
   pricingDifferences,
   pseudonymisedInput,
   quotePricing,
+  riskDifferences,
 } from './rules/index.ts';
 import { createQuoteTerms, invalid, quoteOn, type QuoteRequest } from './quote-terms.ts';
 
@@ -67,6 +68,9 @@ export interface ReferralDecider {
 // passes, and any error it could raise about it would not be the quote's.
 const NO_PRICING = { usage_rate: 0, upfront_premium: 0, subscription_premium: 0 };
 
+const describe = (errors: readonly FieldError[]): string =>
+  errors.map((e) => `${e.path} ${e.message}`).join('; ');
+
 /** The binding rules as the policies module asks them (see PolicyQuoteHooks). */
 export const bindingHooks: PolicyQuoteHooks = {
   async priceFor(executor, tenant, input, policyReference, now): Promise<QuotedPricing | undefined> {
@@ -77,6 +81,17 @@ export const bindingHooks: PolicyQuoteHooks = {
     if (quote === undefined) return undefined;
     const bindable = bindability(quote, now, policyReference);
     if (!bindable.ok) throw new AppError('QUOTE_NOT_BINDABLE', notBindableMessage(bindable.reason));
+    // A pseudonymised quote has expired (bindability says so); this narrows its input for the compiler.
+    if (isPseudonymised(quote.input)) throw new AppError('QUOTE_NOT_BINDABLE', notBindableMessage('EXPIRED'));
+    // NOTE: the quote's price holds only for the risk, term and product it rated; binding it to
+    // another (a longer term, a driver with a ban, another product) would sell that at this price.
+    const risk = riskDifferences(quote.input, input);
+    if (risk.length > 0)
+      throw new AppError(
+        'QUOTE_RISK_MISMATCH',
+        `The policy is not the risk the quote rated (ask for a new quote to change it): ${describe(risk)}`,
+        { errors: risk },
+      );
     const pricing = quotePricing(quote.pricing, {
       quote: quote.reference,
       version: quote.versionReference,
@@ -86,7 +101,7 @@ export const bindingHooks: PolicyQuoteHooks = {
     if (differences.length > 0)
       throw new AppError(
         'QUOTE_PRICING_MISMATCH',
-        `The pricing is not the quote’s: ${differences.map((d) => `${d.path} ${d.message}`).join('; ')}`,
+        `The pricing is not the quote’s: ${describe(differences)}`,
         { errors: differences },
       );
     return { quoteId: quote.id, pricing };
@@ -234,8 +249,14 @@ export function createQuoteService(deps: QuoteServiceDeps) {
       throw invalid('An adjustment is quoted with client credentials', [
         { path: '/body/policy/policy_reference', message: 'needs the client secret (or a staff session)' },
       ]);
-    if (policyReference !== null && (await findPolicy(db, tenant, policyReference)) === undefined)
-      throw notFound('policy');
+    if (policyReference !== null) {
+      const policy = await findPolicy(db, tenant, policyReference);
+      if (policy === undefined) throw notFound('policy');
+      // A cancelled or lapsed policy is never adjusted, so its quote could never bind: refused as its
+      // adjustment would be, rather than answered as bindable.
+      if (!isLive(policy.status))
+        throw new AppError('POLICY_NOT_ACTIVE', `The policy is ${policy.status}: it cannot be adjusted`);
+    }
     // NOTE: a quote on remembered terms is stored only if they still hold (one statement in all);
     // when they do not, or the quote cannot be rated on them, the terms are read and it is done again,
     // so every answer is the one the terms in force give.

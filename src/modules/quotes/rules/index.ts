@@ -1,4 +1,4 @@
-/** The quotes module's pure rules: binding, pricing comparison, pseudonymisation. */
+/** The quotes module's pure rules: binding, pricing and risk comparison, pseudonymisation. */
 export {
   bindability,
   expiryOf,
@@ -14,3 +14,4 @@ export {
   type ReferralStatus,
   type StoredQuoteInput,
 } from './quote-rules.ts';
+export { riskDifferences, UNRATED_QUOTE_FIELDS } from './risk-differences.ts';
