@@ -1,5 +1,6 @@
 /** Reads of journeys: a client's of one policy, a policyholder's of their own policies only. */
 import { AppError, notFound } from '../../platform/errors.ts';
+import { isInstantMs } from '../../platform/instants.ts';
 import type { Executor } from '../../schema.ts';
 import type { Tenant } from '../companies/index.ts';
 import { drivingEventView, listTripScores } from '../scores/index.ts';
@@ -34,8 +35,9 @@ function decodeCursor(cursor: string): { startAt: Date; id: string } {
     const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
     if (Array.isArray(value) && value.length === 2) {
       const [ms, id] = value as unknown[];
-      if (typeof ms === 'number' && Number.isSafeInteger(ms) && typeof id === 'string' && UUID.test(id))
-        return { startAt: new Date(ms), id };
+      // NOTE: only instants the service can store and print: a crafted 8.64e15+1 is no Date, and year 0
+      // or earlier is no PostgreSQL timestamp.
+      if (isInstantMs(ms) && typeof id === 'string' && UUID.test(id)) return { startAt: new Date(ms), id };
     }
   } catch {
     // falls through to the 422 below

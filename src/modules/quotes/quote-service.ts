@@ -6,7 +6,7 @@ import type { Jobs } from '../../platform/jobs/jobs.ts';
 import { londonDate } from '../../platform/london-calendar.ts';
 import { ADDRESS_THROTTLE, throttleOf, type Throttles } from '../auth/index.ts';
 import { newPurchaseSecret, secretMatches } from './quote-secrets.ts';
-import type { Tenant } from '../companies/index.ts';
+import { asTenant, type DataEnvironment, type Tenant } from '../companies/index.ts';
 import { quoteReferralDecidedEmail, type NotificationService } from '../notifications/index.ts';
 import {
   findPolicy,
@@ -15,6 +15,7 @@ import {
   type QuotedPricing,
 } from '../policies/index.ts';
 import { isLive, validatePolicyInput } from '../policies/rules/index.ts';
+import { findProducts } from '../products/index.ts';
 import type { QuoteInput } from '../rating/rules/index.ts';
 import {
   decideReferral,
@@ -192,6 +193,19 @@ async function withQuotePageProduct(db: Executor, tenant: Tenant, input: QuoteIn
   return { ...input, policy: { ...input.policy, product_reference: quotePageProduct } };
 }
 
+/**
+ * 422 unless the company has a product `reference` in sandbox or production: the settings hold for
+ * both environments, and one may have the product before the other.
+ */
+async function requireProductOf(db: Executor, companyId: string, reference: string): Promise<void> {
+  const environments: DataEnvironment[] = ['sandbox', 'production'];
+  for (const environment of environments)
+    if ((await findProducts(db, asTenant(companyId, environment), [reference])).length > 0) return;
+  throw new AppError('VALIDATION_FAILED', `The company has no product ${JSON.stringify(reference)}`, {
+    errors: [{ path: '/body/quote_page_product', message: 'is not a product of the company' }],
+  });
+}
+
 /** Quotes: rated from the rate book in force, decided by its underwriting rules, bound once (issue 36). */
 export function createQuoteService(deps: QuoteServiceDeps) {
   const { db, prepared, clock, jobs, throttles } = deps;
@@ -326,6 +340,8 @@ export function createQuoteService(deps: QuoteServiceDeps) {
       companyId: string,
       settings: Parameters<typeof upsertQuoteSettings>[2],
     ): Promise<QuoteSettings> {
+      const page = settings.quotePageProduct;
+      if (typeof page === 'string') await requireProductOf(db, companyId, page);
       await upsertQuoteSettings(db, companyId, settings, clock.now());
       return findQuoteSettings(db, companyId);
     },

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { DEFAULT_JSON_BODY_LIMITS, type JsonBodyLimits } from '../../platform/http/body-limits.ts';
 import { problemResponses } from '../../platform/http/problem.ts';
 import '../../platform/http/actor.ts';
 import { ClientHeadersSchema, tenantOf, type ClientAuth } from '../companies/index.ts';
@@ -20,12 +21,31 @@ import {
   VersionParamsSchema,
 } from './rate-book-schemas.ts';
 import type { RateBookService } from './rate-book-service.ts';
+import { LIMITS } from './rules/rate-book-validation.ts';
 
 const security = [{ clientId: [], clientSecret: [] }];
 const tags = ['rate books'];
 const CSV_TYPE = 'text/csv';
 const headers = ClientHeadersSchema;
 const versionRef = Type.Ref('RateBookVersion');
+
+/** A band row's values and keys, the most a factor's row holds: the object, a key and a value for each field. */
+const ROW_TOKENS = 1 + 2 * 3;
+/**
+ * A version's JSON body (written, rewritten, imported) may hold what the validator allows, so that a
+ * version with a factor of 10,000 rows (which its CSV route can write) is exported and taken back: twice
+ * the rows of all factors, so a body just over is answered by validation naming the field, plus the
+ * default allowance for the rest of a version; arrays up to twice a factor's rows or a rule's list; and
+ * conditions nested as deep as the validator allows (a rule's condition at depth 8 is 22 levels down).
+ */
+const VERSION_JSON_LIMITS: Partial<JsonBodyLimits> = {
+  depth: 24,
+  itemsPerArray: 2 * Math.max(LIMITS.rowsPerFactor, LIMITS.listValues, LIMITS.rules),
+  tokens: 2 * LIMITS.rowsInAllFactors * ROW_TOKENS + DEFAULT_JSON_BODY_LIMITS.tokens,
+};
+/** Bytes of such a body: about 100 bytes a row at its widest, twice over, indented as an editor saves it. */
+const VERSION_BODY_LIMIT_BYTES = 16 * 1024 * 1024;
+const versionBody = { bodyLimit: VERSION_BODY_LIMIT_BYTES, config: { jsonBodyLimits: VERSION_JSON_LIMITS } };
 
 type App = Parameters<FastifyPluginAsyncTypebox>[0];
 interface Context {
@@ -129,6 +149,7 @@ function registerVersions(app: App, { rateBooks, preHandler }: Context): void {
     '/rate-books/:rate_book_reference/versions',
     {
       preHandler,
+      ...versionBody,
       schema: {
         operationId: 'rateBooks.createVersion',
         tags,
@@ -180,6 +201,7 @@ function registerVersions(app: App, { rateBooks, preHandler }: Context): void {
     '/rate-books/:rate_book_reference/versions/:version_number',
     {
       preHandler,
+      ...versionBody,
       schema: {
         operationId: 'rateBooks.updateVersion',
         tags,
@@ -260,6 +282,7 @@ function registerExchange(app: App, { rateBooks, preHandler }: Context): void {
     '/rate-books/:rate_book_reference/versions/import',
     {
       preHandler,
+      ...versionBody,
       schema: {
         operationId: 'rateBooks.importVersion',
         tags,

@@ -9,7 +9,7 @@ import type { Executor } from '../../schema.ts';
 import { asTenant, findCompanyByReference } from '../companies/index.ts';
 import { readBordereauBatch, type BordereauVersion } from './bordereau-repository.ts';
 import { bordereauBatchRows } from './rules/bordereau-batch.ts';
-import { csvCell, csvLine, type CsvValue } from './rules/csv.ts';
+import { csvCell, csvLine, type CsvValue } from '../../platform/csv.ts';
 import type { ReportDeps } from './report-routes.ts';
 import {
   addAmountsInto,

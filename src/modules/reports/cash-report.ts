@@ -10,7 +10,7 @@ import {
   type CashPayment,
   type CashTotalsView,
 } from './cash-schemas.ts';
-import { csvLine, type CsvValue } from './rules/csv.ts';
+import { csvLine, type CsvValue } from '../../platform/csv.ts';
 import { createCashSummary, isInDunning, londonDayOf, type CashTotals } from './rules/cash-summary.ts';
 
 /** The columns holding money, in either part. */

@@ -20,7 +20,7 @@ import {
   ZERO_CLAIM_AMOUNTS,
   type ClaimBordereauAmounts,
 } from './rules/claims-bordereau.ts';
-import { csvLine, type CsvValue } from './rules/csv.ts';
+import { csvLine, type CsvValue } from '../../platform/csv.ts';
 
 /** Claims read at a time: a claim's row is small, so a batch is a few hundred kilobytes at most. */
 export const CLAIMS_BORDEREAU_BATCH = 500;

@@ -7,7 +7,7 @@ import { fromPence } from '../../platform/money.ts';
 import { asTenant, findCompanyByReference } from '../companies/index.ts';
 import { listCappedRenewals, type RenewalPriceRecord } from '../rating/index.ts';
 import type { ReportDeps } from './report-routes.ts';
-import { csvLine } from './rules/csv.ts';
+import { csvLine } from '../../platform/csv.ts';
 
 /** At most two years of months in one report. */
 export const MAX_RENEWAL_CAP_MONTHS = 24;

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { dateTimeSchema } from '../../platform/instants.ts';
 
 const RoleSchema = Type.Union(
   [Type.Literal('viewer'), Type.Literal('operations'), Type.Literal('admin'), Type.Literal('claims')],
@@ -90,8 +91,8 @@ export const AuditQuerySchema = Type.Object(
     ),
     resource: Type.Optional(Type.String({ maxLength: 300, description: 'e.g. `journey_reference:J-1`.' })),
     request_id: Type.Optional(Type.String({ maxLength: 128 })),
-    from: Type.Optional(Type.String({ format: 'date-time' })),
-    to: Type.Optional(Type.String({ format: 'date-time' })),
+    from: Type.Optional(dateTimeSchema()),
+    to: Type.Optional(dateTimeSchema()),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })),
     after: Type.Optional(
       Type.String({ pattern: '^\\d{1,18}$', description: 'The previous page’s `next_cursor`.' }),

@@ -4,6 +4,7 @@ import { Type } from 'typebox';
 import { AppError, notFound } from '../../platform/errors.ts';
 import { problemResponses } from '../../platform/http/problem.ts';
 import { streamWithProgress, wantsEventStream } from '../../platform/http/event-stream.ts';
+import { dateTimeSchema } from '../../platform/instants.ts';
 import { toPence } from '../../platform/money.ts';
 import { ClientHeadersSchema, tenantOf, type ClientAuth, type CompanyService } from '../companies/index.ts';
 import { isBillingDateString } from './rules/statement-rules.ts';
@@ -92,7 +93,7 @@ function registerStatementRoutes(app: TypedApp, deps: StatementRouteDeps): void 
           {
             policy_reference: Type.String({ minLength: 1, maxLength: 100 }),
             limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
-            before: Type.Optional(Type.String({ format: 'date-time' })),
+            before: Type.Optional(dateTimeSchema()),
           },
           { additionalProperties: false },
         ),

@@ -2,6 +2,7 @@
 import type { Clock } from '../../platform/clock.ts';
 import { inTransaction } from '../../platform/db/database.ts';
 import { AppError, notFound } from '../../platform/errors.ts';
+import { isInstantMs } from '../../platform/instants.ts';
 import type { Executor } from '../../schema.ts';
 import type { Tenant } from '../companies/index.ts';
 import { findPolicy, lockPolicy } from '../policies/index.ts';
@@ -35,7 +36,8 @@ function readingView(reading: OdometerReadingRecord, policyReference: string): O
 /** An odometer page cursor: UNIX seconds of the last reading shown (a policy has one a second). */
 function decodeReadingCursor(after: string | undefined): Date | undefined {
   if (after === undefined) return undefined;
-  if (!/^\d{1,12}$/.test(after))
+  // Twelve digits of seconds reach year 33658: only years the stores hold are cursors.
+  if (!/^\d{1,12}$/.test(after) || !isInstantMs(Number(after) * 1000))
     throw new AppError('VALIDATION_FAILED', 'The cursor is not one this service gave out', {
       errors: [{ path: '/querystring/after', message: 'is not a cursor from next_cursor' }],
     });

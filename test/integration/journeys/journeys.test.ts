@@ -767,11 +767,20 @@ describe('GET /journeys and GET /journeys/:journey_reference', () => {
     for (const query of [
       {},
       { policy_reference: policy.policy_reference, after: 'not-a-cursor' },
+      // Integers no Date holds, and a year before 1 that PostgreSQL cannot store, each with a real id.
+      ...[8_640_000_000_000_001, -62_198_755_200_001, Number.MAX_SAFE_INTEGER].map((ms) => ({
+        policy_reference: policy.policy_reference,
+        after: Buffer.from(JSON.stringify([ms, '01a22bea-326e-7ed2-9892-9f729215f369'])).toString(
+          'base64url',
+        ),
+      })),
       { policy_reference: policy.policy_reference, limit: '0' },
       { policy_reference: policy.policy_reference, from: 'yesterday' },
     ]) {
       const r = await t.app.inject({ method: 'GET', url: '/journeys', headers: acme.sandbox, query });
       assert.equal(r.statusCode, 422, `${JSON.stringify(query)}: ${r.body}`);
+      if ('after' in query)
+        assert.match(r.json<{ detail: string }>().detail, /not one this service gave out/);
     }
   });
 

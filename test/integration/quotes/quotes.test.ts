@@ -448,6 +448,12 @@ describe('settings and retention', () => {
     // None set: the quote names no product, and the answer says which field is missing.
     const none = await postQuote(t, publicHeaders(acme), unnamed, 422);
     assert.ok(paths(none.body).includes('/body/policy/product_reference'), none.body);
+    // A product the company does not have is refused, naming the field, and changes nothing.
+    const unknown = await put({ validity_days: 30, retention_days: 90, quote_page_product: 'nope' });
+    assert.equal(unknown.statusCode, 422, unknown.body);
+    assert.deepEqual(paths(unknown.body), ['/body/quote_page_product']);
+    const unchanged = await t.app.inject({ method: 'GET', url: settingsUrl(), headers: t.adminHeaders });
+    assert.equal(unchanged.json<{ quote_page_product: string | null }>().quote_page_product, null);
     const set = await put({ validity_days: 30, retention_days: 90, quote_page_product: 'pay-by-mile-car' });
     assert.deepEqual(set.json(), {
       validity_days: 30,

@@ -416,6 +416,55 @@ describe('rate books', () => {
     );
   });
 
+  test('a factor of 10,000 rows written as CSV is exported and taken back, as CSV and as JSON', async () => {
+    await make.rateBook(t, acme.sandbox, 'ppm-i', 'rates-i');
+    const content = exampleRateBookContent();
+    assert.equal((await call('POST', '/rate-books/rates-i/versions', as(ada), { content })).statusCode, 201);
+    const url = '/rate-books/rates-i/versions/1/factors/area';
+    const formulas = ["=cmd|'/C calc'!A0", '+SUM(1)', '@x', '-x'];
+    const keys = [...formulas, ...Array.from({ length: 10_000 - formulas.length }, (_, i) => `D${i}`)];
+    const csv = `key,factor\r\n${keys.map((key, i) => `"${key.replaceAll('"', '""')}",1.${i % 10}`).join('\r\n')}\r\n`;
+    const written = await call('PUT', url, as(ada), csv, 'text/csv');
+    assert.equal(written.statusCode, 200, written.body.slice(0, 500));
+    const stored = written.json<RateBookVersion>().content;
+    assert.deepEqual(
+      (stored.factors.find((f) => f.name === 'area')?.rows as readonly { key: string }[]).map((r) => r.key),
+      keys,
+    );
+
+    // The CSV guards the keys a spreadsheet would run as formulas, and reads back as it was written.
+    const exportedCsv = await call('GET', url, acme.sandbox);
+    assert.equal(exportedCsv.statusCode, 200);
+    const cells = exportedCsv.body.split('\r\n').map((line) => line.split(',')[0] ?? '');
+    assert.deepEqual(cells.slice(1, 5), ["'=cmd|'/C calc'!A0", "'+SUM(1)", "'@x", "'-x"]);
+    assert.ok(cells.every((cell) => !/^[=+\-@]/.test(cell)));
+    const again = await call('PUT', url, as(ada), exportedCsv.body, 'text/csv');
+    assert.equal(again.statusCode, 200, again.body.slice(0, 500));
+    assert.deepEqual(again.json<RateBookVersion>().content, stored);
+
+    // As JSON: exported, imported as a new draft, and the draft rewritten with it.
+    const file = (await call('GET', '/rate-books/rates-i/versions/1/export', acme.sandbox)).json<{
+      content: RateBookVersion['content'];
+    }>();
+    const imported = await call('POST', '/rate-books/rates-i/versions/import', as(ada), file);
+    assert.equal(imported.statusCode, 201, imported.body.slice(0, 500));
+    assert.deepEqual(imported.json<RateBookVersion>().content, stored);
+    const rewritten = await call('PUT', '/rate-books/rates-i/versions/2', as(ada), { content: file.content });
+    assert.equal(rewritten.statusCode, 200, rewritten.body.slice(0, 500));
+
+    // Just over the validator's limit is answered by validation naming the field, not by the body limits.
+    const [first, ...rest] = file.content.factors;
+    const tooLong = {
+      ...first!,
+      rows: Array.from({ length: 10_001 }, (_, i) => ({ from: i, to: i + 1, factor: '1' })),
+    };
+    const over = await call('POST', '/rate-books/rates-i/versions', as(ada), {
+      content: { ...file.content, factors: [tooLong, ...rest] },
+    });
+    assert.equal(over.statusCode, 422, over.body.slice(0, 500));
+    assert.ok(paths(over.body).includes('/body/content/factors/0/rows'), over.body.slice(0, 500));
+  });
+
   test('roles: viewers and operations read but do not write; admins write', async () => {
     await make.rateBook(t, acme.sandbox, 'ppm-h', 'rates-h');
     const content = exampleRateBookContent();

@@ -305,6 +305,16 @@ describe('the back office, end to end', () => {
     assert.equal(future.status, 422, 'a refused run is an ordinary problem answer');
   });
 
+  test('the audit’s from and to are date-times of years 1000–9999, as every date the API takes', async () => {
+    for (const query of ['from=0001-01-01T00:00:00Z', 'to=0000-12-31T23:59:59Z', 'from=yesterday']) {
+      const r = await t.app.inject({ url: `/admin/audit?${query}`, headers: t.adminHeaders });
+      assert.equal(r.statusCode, 422, `${query}: ${r.body}`);
+      assert.match(r.body, /\/querystring\/(from|to)/);
+    }
+    const ok = await t.app.inject({ url: '/admin/audit?from=1000-01-01T00:00:00Z', headers: t.adminHeaders });
+    assert.equal(ok.statusCode, 200, ok.body);
+  });
+
   test('audit records cannot be changed or deleted, not even in SQL', async () => {
     const db = t.container.database.db;
     await assert.rejects(sql`update audit_records set actor = 'someone else'`.execute(db), /append-only/);

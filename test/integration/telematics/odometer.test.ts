@@ -148,6 +148,14 @@ describe('POST /telematics/odometer', () => {
       [1_610_149],
     );
     assert.equal(second.next_cursor, null);
+
+    // Twelve digits of seconds past year 9999 are no cursor this service gives out.
+    const crafted = await call(
+      'GET',
+      `/telematics/odometer?policy_reference=${reference}&after=999999999999`,
+      acme.sandbox,
+    );
+    assert.equal(crafted.statusCode, 422, crafted.body);
   });
 
   test('named by device: the policy it was bound to at the time; none then is 422', async () => {

@@ -130,6 +130,8 @@ describe('POST /telematics/positions', () => {
         { time: unix('2025-06-10T12:40:00Z'), lat: 95, lon: -0.1 },
         { time: unix('2025-06-10T12:40:01Z'), lat: 51.5, lon: 181 },
         { time: '10 June 2025', lat: 51.5, lon: -0.1 },
+        { time: '2025-06-31T12:40:00Z', lat: 51.5, lon: -0.1 }, // no such day (not 1 July)
+        { time: '2025-06-10T12:40:60Z', lat: 51.5, lon: -0.1 },
       ],
     });
     assert.equal(result.statusCode, 202, result.body);
@@ -143,6 +145,8 @@ describe('POST /telematics/positions', () => {
         [3, 'out_of_range'],
         [4, 'out_of_range'],
         [5, 'invalid_time'],
+        [6, 'invalid_time'],
+        [7, 'invalid_time'],
       ],
     );
     assert.match(body.rejected[0]?.message ?? '', /not bound/);

@@ -110,6 +110,7 @@ describe('POST /telematics/positions with a GPX body', () => {
           trkpt('', -0.14, '2025-06-10T12:20:04Z'),
           trkpt(51.5, -0.14, 'yesterday'),
           trkpt(51.5, -0.14, '2025-06-10T12:20:06Z'),
+          trkpt(51.5, -0.14, '2025-02-30T12:20:07Z'), // no such day (not 2 March)
         ].join(''),
       ),
     );
@@ -124,6 +125,7 @@ describe('POST /telematics/positions with a GPX body', () => {
         [3, 'out_of_range'],
         [4, 'out_of_range'],
         [5, 'invalid_time'],
+        [7, 'invalid_time'],
       ],
     );
   });

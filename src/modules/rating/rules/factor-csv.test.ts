@@ -25,6 +25,47 @@ describe('factor tables as CSV', () => {
     }
   });
 
+  test('keys a spreadsheet would run as formulas are written guarded and read back as they were', () => {
+    const keys = { kind: 'keys', source: 'use' } as const;
+    const rows = ["=cmd|'/C calc'!A0", '+SUM(1)', '@x', '-x', "'=1", 'plain'].map((key) => ({
+      key,
+      factor: '1.1',
+    }));
+    const csv = factorToCsv({ name: 'use', source: 'use', kind: 'keys', applies_to: 'both', rows });
+    assert.equal(
+      csv,
+      `key,factor\r\n'=cmd|'/C calc'!A0,1.1\r\n'+SUM(1),1.1\r\n'@x,1.1\r\n'-x,1.1\r\n''=1,1.1\r\nplain,1.1\r\n`,
+    );
+    assert.deepEqual(factorFromCsv(csv, keys), { ok: true, rows });
+    // A negative number is a number, not a formula, in a key or a band bound: written as it is.
+    const numbers = [{ key: '-5', factor: '1.1' }];
+    const numeric = factorToCsv({
+      name: 'age',
+      source: 'vehicle_age',
+      kind: 'keys',
+      applies_to: 'both',
+      rows: numbers,
+    });
+    assert.equal(numeric, 'key,factor\r\n-5,1.1\r\n');
+    assert.deepEqual(factorFromCsv(numeric, { kind: 'keys', source: 'vehicle_age' }), {
+      ok: true,
+      rows: numbers,
+    });
+    const bounds = [{ from: -5, to: 0, factor: '1.1' }];
+    const banded = factorToCsv({
+      name: 'age',
+      source: 'vehicle_age',
+      kind: 'bands',
+      applies_to: 'both',
+      rows: bounds,
+    });
+    assert.equal(banded, 'from,to,factor\r\n-5,0,1.1\r\n');
+    assert.deepEqual(factorFromCsv(banded, { kind: 'bands', source: 'vehicle_age' }), {
+      ok: true,
+      rows: bounds,
+    });
+  });
+
   test('a spreadsheet export: a BOM, spaces, a header in capitals, blank lines, quoted cells', () => {
     const csv = '\uFEFFFrom, To ,Factor\n\n"17", 21 ,2.2\r\n21,,"1.6"\n';
     assert.deepEqual(factorFromCsv(csv, bands), {

@@ -1,12 +1,15 @@
 import { CsvError, parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
+import { guardFormula, unguardFormula } from '../../../platform/csv.ts';
 import { factorRowProblems } from './rate-book-validation.ts';
 import type { BandRow, KeyRow, RatingFactor } from './rate-book.ts';
 
 /*
  * One factor's table as CSV (RFC 4180, CRLF, a header row), for staff who keep rating tables in a
  * spreadsheet: bands as `from,to,factor` (an empty bound is open), keys as `key,factor`. Reading one
- * back names each bad cell by its row (1 is the header) and column. Pure.
+ * back names each bad cell by its row (1 is the header) and column. A key a spreadsheet would run as a
+ * formula (`=…`, `+…`, `-…`, `@…`) is written after an apostrophe, as the reports' CSV writes text,
+ * and read back without it; band bounds and factors are numbers, written as they are. Pure.
  */
 
 export interface CsvProblem {
@@ -33,7 +36,7 @@ export function factorToCsv(factor: RatingFactor): string {
           row.to === null ? '' : String(row.to),
           row.factor,
         ])
-      : factor.rows.map((row) => [row.key, row.factor]);
+      : factor.rows.map((row) => [guardFormula(row.key), row.factor]);
   return stringify([[...COLUMNS[factor.kind]], ...records], { record_delimiter: '\r\n' });
 }
 
@@ -73,7 +76,7 @@ export function factorFromCsv(csv: string, factor: Pick<RatingFactor, 'kind' | '
         message: `must have ${columns.length} cells, not ${record.length}`,
       });
     const cell = (column: number) => record[column] ?? '';
-    if (factor.kind === 'keys') return { key: cell(0), factor: cell(1) };
+    if (factor.kind === 'keys') return { key: unguardFormula(cell(0)), factor: cell(1) };
     const [from, to] = [bound(cell(0)), bound(cell(1))];
     if (from === undefined)
       problems.push({ row, column: 'from', message: 'must be a number, or empty for no bound' });

@@ -32,6 +32,11 @@ export type ContentValidation =
 export const LIMITS = {
   factors: 100,
   rowsPerFactor: 10_000,
+  /**
+   * Rows of all factors together: what bounds a version's size, so that any version, however it was
+   * written (a factor's CSV included), is one the JSON routes take back (their body limits follow).
+   */
+  rowsInAllFactors: 50_000,
   rules: 500,
   conditionDepth: 8,
   conditionItems: 200,
@@ -404,6 +409,15 @@ export function validateRateBookContent(content: unknown): ContentValidation {
     factors.forEach((item, index) => {
       factor(problems, item, `factors[${index}]`, names, index);
     });
+    const rows = factors.reduce<number>(
+      (sum, item) => sum + (isRecord(item) && Array.isArray(item['rows']) ? item['rows'].length : 0),
+      0,
+    );
+    if (rows > LIMITS.rowsInAllFactors)
+      problems.push({
+        path: 'factors',
+        message: `have ${rows} rows in all, more than ${LIMITS.rowsInAllFactors}`,
+      });
   }
   const min = content['min_fixed_premium_pence'];
   const max = content['max_fixed_premium_pence'];

@@ -1,4 +1,3 @@
 export { splitPremium, totalSplit, type PremiumSplit, type Percent } from './premium-split.ts';
 export { bordereauAmounts, type BordereauAmounts, type BordereauSource } from './bordereau-amounts.ts';
 export { cashRange, createCashSummary, type CashSummary, type CashTotals } from './cash-summary.ts';
-export { csvLine, type CsvValue } from './csv.ts';

@@ -16,11 +16,24 @@ describe('positionTimeSeconds', () => {
     assert.equal(positionTimeSeconds(1_749_556_800), 1_749_556_800);
     assert.equal(positionTimeSeconds('2025-06-10T12:00:00Z'), s('2025-06-10T12:00:00Z'));
     assert.equal(positionTimeSeconds('2025-06-10T13:00:00.900+01:00'), s('2025-06-10T12:00:00Z'));
+    assert.equal(positionTimeSeconds('2024-02-29 23:59:59-00:30'), s('2024-03-01T00:29:59Z'));
+    assert.equal(positionTimeSeconds('2025-12-31t23:59:59z'), s('2025-12-31T23:59:59Z'));
+    assert.equal(positionTimeSeconds('1970-01-01T01:00:00+01:00'), 0);
     for (const bad of [
       '2025-06-10T12:00:00',
       '2025-06-10',
       'yesterday',
       '2025-13-40T12:00:00Z',
+      // Fields out of range that Date.parse would roll over, not refuse.
+      '2026-02-30T10:00:00Z',
+      '2025-02-29T10:00:00Z',
+      '2025-04-31T10:00:00Z',
+      '2025-06-10T24:00:00Z',
+      '2025-06-10T12:60:00Z',
+      '2025-06-10T12:00:60Z',
+      '2025-06-10T12:00:00+24:00',
+      '2025-06-10T12:00:00+01:60',
+      '0070-01-01T00:00:00Z',
       -1,
       1.5,
       5e9,

@@ -64,8 +64,30 @@ export interface AssignedPositions {
 }
 
 // RFC 3339 date-time: a date, a time and an offset (a time without one would be read in the server's zone).
-const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$/;
+const ISO_DATE_TIME =
+  /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.\d{1,9})?(?:[Zz]|([+-])(\d{2}):(\d{2}))$/;
 const UNIX_MAX_SECONDS = 4_102_444_800; // 2100-01-01
+
+/**
+ * Epoch milliseconds (whole seconds) of an RFC 3339 date-time whose every field is in its range, or
+ * undefined. `Date.parse` alone rolls an impossible day over (30 February is 2 March, hour 24 the next
+ * day), so the text's calendar fields must read back from the instant they make. A leap second (:60)
+ * is refused: no device clock this service reads sends one.
+ */
+function isoDateTimeMs(time: string): number | undefined {
+  const m = ISO_DATE_TIME.exec(time);
+  if (m === null) return undefined;
+  const [year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0, offsetHours = 0, offsetMinutes = 0] =
+    [1, 2, 3, 4, 5, 6, 8, 9].map((group) => Number(m[group] ?? 0));
+  if (hour > 23 || minute > 59 || second > 59 || offsetHours > 23 || offsetMinutes > 59) return undefined;
+  const local = new Date(0);
+  local.setUTCFullYear(year, month - 1, day); // setUTCFullYear, unlike Date.UTC, keeps years 0–99
+  local.setUTCHours(hour, minute, second, 0);
+  if (local.getUTCFullYear() !== year || local.getUTCMonth() !== month - 1 || local.getUTCDate() !== day)
+    return undefined;
+  const offsetMs = (offsetHours * 60 + offsetMinutes) * 60_000 * (m[7] === '-' ? -1 : 1);
+  return local.getTime() - offsetMs;
+}
 
 /**
  * UNIX seconds of a position's `time`, or undefined when it is not one. An ISO time keeps its whole
@@ -75,9 +97,8 @@ export function positionTimeSeconds(time: number | string): number | undefined {
   if (typeof time === 'number') {
     return Number.isSafeInteger(time) && time >= 0 && time < UNIX_MAX_SECONDS ? time : undefined;
   }
-  if (!ISO_DATE_TIME.test(time)) return undefined;
-  const ms = Date.parse(time);
-  if (!Number.isFinite(ms) || ms < 0 || ms >= UNIX_MAX_SECONDS * 1000) return undefined;
+  const ms = isoDateTimeMs(time);
+  if (ms === undefined || ms < 0 || ms >= UNIX_MAX_SECONDS * 1000) return undefined;
   return Math.floor(ms / 1000);
 }
 

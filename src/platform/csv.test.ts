@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parse } from 'csv-parse/sync';
-import { csvLine } from './csv.ts';
+import { csvLine, guardFormula, unguardFormula } from './csv.ts';
 
 test('a line parses back to its values with a CSV library, quotes, commas and line breaks included', () => {
   const values = ['plain', 'with, comma', 'with "quotes"', 'two\r\nlines', ' padded ', '', 'naïve café'];
@@ -17,4 +17,26 @@ test('numbers, amounts as text and empty values are written as they are', () => 
 test('text a spreadsheet would run as a formula is prefixed with an apostrophe', () => {
   const parsed: string[][] = parse(csvLine(['=HYPERLINK("http://x")', '+1', '-2+3', '@SUM(A1)', 'O’Neil']));
   assert.deepEqual(parsed, [['\'=HYPERLINK("http://x")', "'+1", "'-2+3", "'@SUM(A1)", 'O’Neil']]);
+});
+
+test('guarded text reads back unguarded exactly, apostrophes of its own included', () => {
+  for (const text of [
+    '=1+1',
+    '+SUM(1)',
+    '-x',
+    '@x',
+    '\t=1',
+    "'=1",
+    "''+x",
+    "'plain",
+    '-5',
+    '-2.5',
+    'plain',
+    '',
+  ])
+    assert.equal(unguardFormula(guardFormula(text)), text, text);
+  assert.equal(guardFormula('=1+1'), "'=1+1");
+  assert.equal(guardFormula("'=1"), "''=1");
+  assert.equal(guardFormula('-5'), '-5');
+  assert.equal(unguardFormula("'plain"), "'plain");
 });
