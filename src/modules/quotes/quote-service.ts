@@ -206,6 +206,26 @@ async function requireProductOf(db: Executor, companyId: string, reference: stri
   });
 }
 
+/** An adjustment quote's policy: asked for with the client secret, of the tenant, and still live. */
+async function ensureAdjustable(
+  db: Executor,
+  tenant: Tenant,
+  policyReference: string,
+  caller: QuoteCaller,
+): Promise<void> {
+  // NOTE: the client id is public; answering whether a policy exists would let anyone list them.
+  if (caller.kind === 'public')
+    throw invalid('An adjustment is quoted with client credentials', [
+      { path: '/body/policy/policy_reference', message: 'needs the client secret (or a staff session)' },
+    ]);
+  const policy = await findPolicy(db, tenant, policyReference);
+  if (policy === undefined) throw notFound('policy');
+  // A cancelled or lapsed policy is never adjusted, so its quote could never bind: refused as its
+  // adjustment would be, rather than answered as bindable.
+  if (!isLive(policy.status))
+    throw new AppError('POLICY_NOT_ACTIVE', `The policy is ${policy.status}: it cannot be adjusted`);
+}
+
 /** Quotes: rated from the rate book in force, decided by its underwriting rules, bound once (issue 36). */
 export function createQuoteService(deps: QuoteServiceDeps) {
   const { db, prepared, clock, jobs, throttles } = deps;
@@ -258,19 +278,7 @@ export function createQuoteService(deps: QuoteServiceDeps) {
       policyReference: input.policy.policy_reference ?? null,
     };
     const { policyReference, startAt } = request;
-    // NOTE: the client id is public; answering whether a policy exists would let anyone list them.
-    if (policyReference !== null && caller.kind === 'public')
-      throw invalid('An adjustment is quoted with client credentials', [
-        { path: '/body/policy/policy_reference', message: 'needs the client secret (or a staff session)' },
-      ]);
-    if (policyReference !== null) {
-      const policy = await findPolicy(db, tenant, policyReference);
-      if (policy === undefined) throw notFound('policy');
-      // A cancelled or lapsed policy is never adjusted, so its quote could never bind: refused as its
-      // adjustment would be, rather than answered as bindable.
-      if (!isLive(policy.status))
-        throw new AppError('POLICY_NOT_ACTIVE', `The policy is ${policy.status}: it cannot be adjusted`);
-    }
+    if (policyReference !== null) await ensureAdjustable(db, tenant, policyReference, caller);
     // NOTE: a quote on remembered terms is stored only if they still hold (one statement in all);
     // when they do not, or the quote cannot be rated on them, the terms are read and it is done again,
     // so every answer is the one the terms in force give.
