@@ -1,8 +1,9 @@
 /*
  * CSV as RFC 4180 writes it, one line at a time, so a report of a million rows is streamed rather
- * than built. Pure: the reports write with it, and rating's factor tables guard their text cells with it. Text that a spreadsheet would run as a formula (a surname typed as `=HYPERLINK(…)`) is
- * prefixed with an apostrophe, as OWASP advises for CSV injection; numbers, and text that is a plain
- * decimal such as an amount `-5.00`, are written as they are.
+ * than built. Pure: the reports write with it, and rating's factor tables guard their text cells with
+ * it. Text that a spreadsheet would run as a formula (a surname typed as `=HYPERLINK(…)`) is prefixed
+ * with an apostrophe, as OWASP advises for CSV injection; numbers, and text that is a plain decimal
+ * such as an amount `-5.00`, are written as they are.
  */
 
 export type CsvValue = string | number | boolean | null | undefined;

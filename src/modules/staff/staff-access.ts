@@ -140,7 +140,16 @@ function auditRecorder(db: Executor, clock: Clock) {
     throw error;
   };
 
-  return { actorOf, recordRequest, recordRefusal };
+  /** What `run` answers; a refusal it raises is recorded (`recordRefusal`) and rethrown. */
+  const orRefusal = async (audit: AuditActor, run: () => unknown): Promise<unknown> => {
+    try {
+      return await run();
+    } catch (error) {
+      return recordRefusal(audit, error);
+    }
+  };
+
+  return { actorOf, recordRequest, recordRefusal, orRefusal };
 }
 
 /**
@@ -162,7 +171,7 @@ export function installStaffAccess(
 ): void {
   const { staff, db, clock } = deps;
 
-  const { actorOf, recordRequest, recordRefusal } = auditRecorder(db, clock);
+  const { actorOf, recordRequest, recordRefusal, orRefusal } = auditRecorder(db, clock);
 
   // The reads recorded before their answer starts to stream: the record waits for onSend, so that a
   // read the handler refuses (an unknown policyholder) is recorded as refused, not as done.
@@ -203,23 +212,15 @@ export function installStaffAccess(
       const audit = actorOf(request);
       if (!auditRows) {
         // Recorded once it is known how the request ended: a refused run is not a run.
-        let result: unknown;
-        try {
-          result = await handler.call(this, request, reply);
-        } catch (error) {
-          return recordRefusal(audit, error);
-        }
+        const result = await orRefusal(audit, () => handler.call(this, request, reply));
         await recordRequest(audit, 'ok', request.body);
         return result;
       }
       // The handler's own transaction rolls back with a refusal, taking nothing of the record with it:
       // the refusal is written after, outside the actor's context.
-      let result: unknown;
-      try {
-        result = await withAuditActor(audit, async () => handler.call(this, request, reply));
-      } catch (error) {
-        return recordRefusal(audit, error);
-      }
+      const result = await orRefusal(audit, () =>
+        withAuditActor(audit, async () => handler.call(this, request, reply)),
+      );
       if (!(await hasAuditRecords(db, request.id))) await recordRequest(audit, 'ok');
       return result;
     };
