@@ -22,7 +22,7 @@ import { startBillingWorker } from './service-processes.ts';
  * throughout, so the bound is on a stall, not on the total; the time taken is reported).
  * POLICIES and SEEDS (comma-separated) replay a failure; each seed is one billing day of the same book.
  */
-const POLICIES = Number(process.env['RELIABILITY_POLICIES'] ?? 1000);
+const POLICIES = Number(process.env['RELIABILITY_POLICIES'] ?? 500);
 const SEEDS = (process.env['RELIABILITY_SEEDS'] ?? '11,23').split(',').map(Number);
 
 let t: TestApp;

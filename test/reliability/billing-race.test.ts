@@ -28,7 +28,7 @@ import { startBillingWorker } from './service-processes.ts';
  * seed) replay or resize a run; RELIABILITY_LONG=1 runs 200 days.
  */
 const LONG = process.env['RELIABILITY_LONG'] === '1';
-const POLICIES = Number(process.env['RELIABILITY_R1_POLICIES'] ?? 2000);
+const POLICIES = Number(process.env['RELIABILITY_R1_POLICIES'] ?? 1000);
 const SEED_COUNT = Number(process.env['RELIABILITY_R1_SEEDS'] ?? (LONG ? 200 : 10));
 const FIRST_SEED = Number(process.env['RELIABILITY_R1_SEED'] ?? Date.now() % 1_000_000);
 /** Billing days of the book: enough (day, month) pairs in eleven months for every seed. */
