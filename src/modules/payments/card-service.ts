@@ -17,11 +17,12 @@ import {
   PROVIDER,
   type PaymentContext,
 } from './payment-context.ts';
+import { bringForwardFailed } from './attempt-repository.ts';
 import {
   bindIntentPayment,
   findPaymentByProviderId,
   insertPayment,
-  listAwaitingNewCard,
+  listFailedChargesOfPolicy,
   listPaymentsOfPolicy,
   updatePayment,
 } from './payment-repository.ts';
@@ -75,9 +76,11 @@ export function createCardService(ctx: PaymentContext) {
       const now = clock.now();
       // The card is the policy's method now: its Direct Debit, if any, stops being the default.
       await clearDefaultMandate(db, policy.id, now);
-      for (const waiting of await listAwaitingNewCard(db, tenant, policy.id)) {
+      // One being tried with the old card right now is left to its attempt, whose decline then sees
+      // the new default and brings itself forward (charge-service's retryIfCardChanged).
+      for (const waiting of await listFailedChargesOfPolicy(db, tenant, policy.id)) {
         if (waiting.purpose === 'statement' || waiting.purpose === 'adjustment') {
-          await updatePayment(db, waiting.id, { awaitingNewCard: false, nextAttemptAt: now }, now);
+          await bringForwardFailed(db, waiting.id, now);
         }
       }
       await jobs.send(COLLECT_DUE_QUEUE, {});

@@ -23,13 +23,8 @@ import {
   type ChargeOutcome,
   type PaymentContext,
 } from './payment-context.ts';
-import {
-  claimForAttempt,
-  findPayment,
-  insertPendingCharges,
-  recordAttemptOutcome,
-  type PaymentRecord,
-} from './payment-repository.ts';
+import { bringForwardFailed, claimForAttempt, recordAttemptOutcome } from './attempt-repository.ts';
+import { findPayment, insertPendingCharges, type PaymentRecord } from './payment-repository.ts';
 import { isHardDecline, nextAttemptAt } from './rules/index.ts';
 
 /**
@@ -188,7 +183,7 @@ async function recordDeclined(
   const hard = isHardDecline(code, declineCode);
   const retryAt =
     payment.purpose === 'statement' ? nextAttemptAt(firstFailedAt, attempt, hard, ctx.retryDays) : null;
-  await inTransaction(ctx.db, async (trx) => {
+  const declined = await inTransaction(ctx.db, async (trx) => {
     const recorded = await recordAttemptOutcome(
       trx,
       payment.id,
@@ -205,7 +200,7 @@ async function recordDeclined(
       },
       now,
     );
-    if (!recorded) return;
+    if (!recorded) return false;
     await recordEvent(
       trx,
       { companyId: payment.companyId, environment: payment.environment },
@@ -240,13 +235,36 @@ async function recordDeclined(
               nextAttemptOn: retryAt === null ? null : retryAt.toISOString().slice(0, 10),
             }),
     );
+    return true;
   });
+  if (declined) await retryIfCardChanged(ctx, payment, charge.methodId);
   return {
     payment_amount: null,
     error_message: result.message,
     payment_reference: payment.id,
     status: 'failed',
   };
+}
+
+/**
+ * A card added (ADD_NEW_PAYMENT_METHOD) while this attempt was charging the old one: the card's
+ * route found the payment leased and left it, so the decline of the old card must not wait for the
+ * next dunning day. Asked after the decline is recorded, so either this sees the new default or the
+ * card's route, coming later, sees the payment failed and brings it forward itself.
+ */
+async function retryIfCardChanged(
+  ctx: PaymentContext,
+  payment: PaymentRecord,
+  chargedMethodId: string,
+): Promise<void> {
+  if (payment.providerCustomerId === null) return;
+  if (payment.purpose !== 'statement' && payment.purpose !== 'adjustment') return;
+  const tenant = asTenant(payment.companyId, payment.environment as DataEnvironment);
+  const { defaultPaymentMethodId } = await (
+    await ctx.gateway(tenant)
+  ).retrieveCustomer(payment.providerCustomerId);
+  if (defaultPaymentMethodId === null || defaultPaymentMethodId === chargedMethodId) return;
+  await bringForwardFailed(ctx.db, payment.id, ctx.clock.now());
 }
 
 /** Emails the policyholder of the payment's policy (through the outbox, in `trx`). */

@@ -33,12 +33,8 @@ import {
   type ChargeOutcome,
   type PaymentContext,
 } from './payment-context.ts';
-import {
-  findPaymentById,
-  recordAttemptOutcome,
-  updatePayment,
-  type PaymentRecord,
-} from './payment-repository.ts';
+import { recordAttemptOutcome } from './attempt-repository.ts';
+import { findPaymentById, updatePayment, type PaymentRecord } from './payment-repository.ts';
 import { collectionDay, DEFAULT_NOTICE_WORKING_DAYS, returnedCollection } from './rules/direct-debit.ts';
 
 /** A statement's amount owed by a policy, as `recordStatementCharges` receives it. */

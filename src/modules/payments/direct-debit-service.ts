@@ -24,7 +24,7 @@ import {
   type MandateStatus,
 } from './mandate-repository.ts';
 import { policyOf, PROVIDER, type PaymentContext } from './payment-context.ts';
-import { listAwaitingNewCard, updatePayment, type PaymentRecord } from './payment-repository.ts';
+import { listFailedChargesOfPolicy, updatePayment, type PaymentRecord } from './payment-repository.ts';
 import { collectionDay, firstCollectionDay } from './rules/direct-debit.ts';
 
 /** The longest span the collections calendar covers in one request (days). */
@@ -300,7 +300,7 @@ export async function addMandateMethod(
       );
     // Amounts that waited for a new method are collected under this mandate, announced as any collection.
     const collectOn = collectionDay(today, settings.noticeWorkingDays);
-    for (const waiting of await listAwaitingNewCard(trx, tenant, policy.id)) {
+    for (const waiting of await listFailedChargesOfPolicy(trx, tenant, policy.id)) {
       if (!waiting.awaitingNewCard || waiting.purpose !== 'statement') continue;
       await updatePayment(
         trx,

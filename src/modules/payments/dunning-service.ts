@@ -17,12 +17,12 @@ import {
   type ChargeOutcome,
   type PaymentContext,
 } from './payment-context.ts';
+import { claimForAttempt, lockDuePayments } from './attempt-repository.ts';
 import {
-  claimForAttempt,
   listFailedCharges,
   listPaymentsOfPolicy,
-  lockDuePayments,
   updatePayment,
+  type PaymentRecord,
 } from './payment-repository.ts';
 import { executeRefund, settle } from './settlement-service.ts';
 
@@ -155,7 +155,17 @@ async function collectDue(ctx: PaymentContext, now: Date): Promise<number> {
     // NOTE: each lease bumps its policy's revision, so policies are locked in id order: two workers
     // leasing payments of the same two policies would otherwise deadlock.
     const byPolicy = due.toSorted((a, b) => (a.policyId ?? '').localeCompare(b.policyId ?? ''));
-    for (const p of byPolicy) await updatePayment(trx, p.id, { nextAttemptAt: leaseUntil }, now);
+    // A declined card charge is `pending` while it is tried (as RETRY_PAYMENT's claim makes it), so
+    // neither a retry on request nor a new card's bringing forward starts a second attempt beside it.
+    for (const p of byPolicy)
+      await updatePayment(
+        trx,
+        p.id,
+        isDeclinedCardCharge(p)
+          ? { nextAttemptAt: leaseUntil, status: 'pending' }
+          : { nextAttemptAt: leaseUntil },
+        now,
+      );
     return due;
   });
   await mapConcurrent(claimed, COLLECT_CONCURRENCY, async (payment) => {
@@ -178,3 +188,8 @@ async function collectDue(ctx: PaymentContext, now: Date): Promise<number> {
   });
   return claimed.length;
 }
+
+const isDeclinedCardCharge = (p: PaymentRecord): boolean =>
+  p.kind === 'charge' &&
+  p.methodType !== 'bacs_debit' &&
+  (p.status === 'failed' || p.status === 'requires_action');

@@ -1,4 +1,4 @@
-import { sql, type Generated, type Selectable } from 'kysely';
+import { type Generated, type Selectable } from 'kysely';
 import type { Executor } from '../../schema.ts';
 import { forTenant, type Tenant } from '../companies/index.ts';
 import type { MandateTables } from './mandate-repository.ts';
@@ -370,22 +370,8 @@ export async function bindIntentPayment(
   return Number(updated.numUpdatedRows) > 0;
 }
 
-/** Payments whose next attempt (dunning or reconciliation) is due, locked and skipped by other workers. */
-export async function lockDuePayments(db: Executor, now: Date, limit: number): Promise<PaymentRecord[]> {
-  const rows = await db
-    .selectFrom('payments')
-    .selectAll()
-    .where('next_attempt_at', '<=', now)
-    .orderBy('next_attempt_at')
-    .limit(limit)
-    .forUpdate()
-    .skipLocked()
-    .execute();
-  return rows.map(toRecord);
-}
-
-/** Failed statement payments of a policy that wait for a new card. */
-export async function listAwaitingNewCard(
+/** A policy's declined charges (in dunning or waiting for a new card), none of them being tried now. */
+export async function listFailedChargesOfPolicy(
   db: Executor,
   tenant: Tenant,
   policyId: string,
@@ -473,96 +459,4 @@ export async function insertPendingCharges(
     charges.map((c) => c.policyId),
   );
   return new Map(rows.map((r) => [r.policy_version_id ?? '', r.id]));
-}
-
-/**
- * Takes a payment for one attempt: only a payment in one of `from` states, and only one caller at a
- * time (the row is updated where its state still allows it). The taken payment is `pending`, its
- * recorded attempts unchanged (so attempts + 1 is the attempt being made, and replaying it after a
- * crash reuses its idempotency key), and leased until `leaseUntil`.
- */
-export async function claimForAttempt(
-  db: Executor,
-  id: string,
-  from: readonly PaymentStatus[],
-  at: Date,
-  leaseUntil: Date,
-): Promise<PaymentRecord | undefined> {
-  const row = await db
-    .updateTable('payments')
-    .set({ status: 'pending', next_attempt_at: leaseUntil, updated_at: at })
-    .where('id', '=', id)
-    .where('status', 'in', [...from])
-    .returningAll()
-    .executeTakeFirst();
-  if (row === undefined) return undefined;
-  await bumpRevisionOfPayment(db, id);
-  return toRecord(row);
-}
-
-/**
- * Records an attempt's outcome once: the row changes only while it is not yet succeeded and this
- * attempt is not yet recorded, so that concurrent replays of one attempt (the same idempotency key)
- * announce it once. Returns whether this call recorded it.
- */
-export async function recordAttemptOutcome(
-  db: Executor,
-  id: string,
-  attempt: number,
-  changes: PaymentChanges,
-  at: Date,
-  /** What `attempts` becomes: the attempt, or one less for an outcome still unknown (replayed later). */
-  recordedAttempts = attempt,
-): Promise<boolean> {
-  const updated = await db
-    .updateTable('payments')
-    .set(columnsOf({ ...changes, attempts: recordedAttempts }, at))
-    .where('id', '=', id)
-    .where('status', '<>', 'succeeded')
-    .where('attempts', '<', attempt)
-    .returning('id')
-    .executeTakeFirst();
-  if (updated === undefined) return false;
-  await bumpRevisionOfPayment(db, id);
-  return true;
-}
-
-/** The states of a charge that the processor may still collect: in progress, declined, or waiting for authentication. */
-const OPEN_CHARGE: readonly PaymentStatus[] = ['pending', 'failed', 'requires_action', 'processing'];
-
-/**
- * Records that the processor collected the charge `id` through its intent `providerPaymentId` (its
- * webhook said so): succeeded, no retry left. Only a charge still open and of that intent changes, so a
- * late or repeated event, or one about an intent the charge no longer uses, changes nothing. Returns
- * whether this call recorded it (the caller then announces it, once).
- */
-export async function recordProcessorSuccess(
-  db: Executor,
-  id: string,
-  providerPaymentId: string,
-  paymentMethodId: string | null,
-  at: Date,
-): Promise<boolean> {
-  const updated = await db
-    .updateTable('payments')
-    .set({
-      status: 'succeeded',
-      next_attempt_at: null,
-      awaiting_new_card: false,
-      decline_code: null,
-      error_message: null,
-      ...(paymentMethodId === null ? {} : { payment_method_id: paymentMethodId }),
-      // NOTE: a Direct Debit's cash arrives when the bank pays it, which is what this event says.
-      settled_at: sql<Date | null>`case when method_type = 'bacs_debit' then ${at} else settled_at end`,
-      updated_at: at,
-    })
-    .where('id', '=', id)
-    .where('kind', '=', 'charge')
-    .where('provider_payment_id', '=', providerPaymentId)
-    .where('status', 'in', [...OPEN_CHARGE])
-    .returning('id')
-    .executeTakeFirst();
-  if (updated === undefined) return false;
-  await bumpRevisionOfPayment(db, id);
-  return true;
 }

@@ -7,11 +7,8 @@ import { recordMandateChange, recordReturned } from './direct-debit-collections.
 import { addMandateMethod } from './direct-debit-service.ts';
 import { findMandateByProviderId, findMandateBySetupIntent } from './mandate-repository.ts';
 import { eventBase, PROVIDER, type PaymentContext } from './payment-context.ts';
-import {
-  findPaymentByProviderIdAnyTenant,
-  markEventProcessed,
-  recordProcessorSuccess,
-} from './payment-repository.ts';
+import { recordProcessorSuccess } from './attempt-repository.ts';
+import { findPaymentByProviderIdAnyTenant, markEventProcessed } from './payment-repository.ts';
 
 /**
  * A processor webhook: verified against the raw body, acted on once per event id (the processed

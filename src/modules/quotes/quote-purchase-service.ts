@@ -147,7 +147,15 @@ export function createPurchaseService(deps: PurchaseServiceDeps) {
   async function pay(tenant: Tenant, quoteId: string, intentId: string, paymentMethodId: string) {
     const intent = await payments.intent(tenant, intentId);
     if (intent.status === 'succeeded' || intent.status === 'requires_action') return intent;
-    const confirmed = await payments.confirm(tenant, quoteId, intentId, paymentMethodId);
+    const confirmed = await payments
+      .confirm(tenant, quoteId, intentId, paymentMethodId)
+      .catch(async (error: unknown) => {
+        // Refused because another purchase of this quote confirmed the intent first, with its own card:
+        // the intent is paid (or waits for that card's 3-D Secure) and is not charged again.
+        const now = await payments.intent(tenant, intentId);
+        if (now.status === 'succeeded' || now.status === 'requires_action') return now;
+        throw error;
+      });
     if (confirmed.status === 'succeeded' || confirmed.status === 'requires_action') return confirmed;
     throw new AppError(
       'PAYMENT_DECLINED',

@@ -4,6 +4,8 @@ import { after, before, describe, test } from 'node:test';
 import { createCompany, createTestApp, type TestApp } from '../../support/app.ts';
 import { shiftedClock } from '../../../src/platform/clock.ts';
 import { make } from '../../support/factories.ts';
+import { startHeldProxy, type HeldProxy } from '../../support/held-proxy.ts';
+import { asTenant } from '../../../src/modules/companies/index.ts';
 import { examplePolicyInput } from '../../support/policy-arbitraries.ts';
 
 type Company = Awaited<ReturnType<typeof createCompany>>;
@@ -27,22 +29,30 @@ interface PolicyBody {
 }
 
 let t: TestApp;
+let processor: HeldProxy;
 let baseUrl: string;
 let acme: Company;
 let other: Company;
 
 before(async () => {
   // The example policy's term, with time passing (leases expire and retries fall due as in life).
+  // The sandbox is reached through a proxy that can hold one call (a processor slow to answer).
+  processor = await startHeldProxy();
   t = await createTestApp({
     listen: true,
     startJobs: true,
+    env: { SANDBOX_STRIPE_API_BASE: processor.url },
     overrides: { clock: shiftedClock('2025-08-01T12:00:00Z') },
   });
   baseUrl = t.container.gateways.sandboxBaseUrl()!;
+  processor.target = `${baseUrl}/sandbox/stripe`;
   acme = await createCompany(t.app, 'Acme');
   other = await createCompany(t.app, 'Other');
 });
-after(() => t.close());
+after(async () => {
+  await t.close();
+  await processor.close();
+});
 
 const payments = (headers: Record<string, string>, body: Record<string, unknown>) =>
   t.app.inject({
@@ -351,7 +361,6 @@ describe('adjustments, cancellations and statement charges', () => {
       .select(['id', 'company_id', 'environment'])
       .where('policy_reference', '=', policy.policy_reference)
       .executeTakeFirstOrThrow();
-    const { asTenant } = await import('../../../src/modules/companies/index.ts');
     const tenant = asTenant(record.company_id, 'sandbox');
     const outcome = await t.container.services.payments.chargeStatement(tenant, {
       policyId: record.id,
@@ -426,30 +435,57 @@ describe('Stripe webhooks', () => {
   });
 });
 
+/** A policy whose statement charge of £43.21 the processor declined (insufficient funds): in dunning. */
+async function declinedStatementCharge() {
+  const { input } = await payAndBind();
+  const { body: policy } = await make.policyFrom<PolicyBody>(t.app, acme, input);
+  await payments(acme.sandbox, {
+    type: 'ADD_NEW_PAYMENT_METHOD',
+    policy_reference: policy.policy_reference,
+    payment_method_id: 'pm_card_chargeDeclinedInsufficientFunds',
+  });
+  const record = await t.container.database.db
+    .selectFrom('policies')
+    .select(['id', 'company_id'])
+    .where('policy_reference', '=', policy.policy_reference)
+    .executeTakeFirstOrThrow();
+  const declined = await t.container.services.payments.chargeStatement(
+    asTenant(record.company_id, 'sandbox'),
+    {
+      policyId: record.id,
+      policyVersionId: policy.policy_version_reference,
+      amountPence: 4321,
+    },
+  );
+  assert.equal(declined?.status, 'failed');
+  return { policy, declined };
+}
+
+/** The processor's successful charges of one payment, and its payment.succeeded events. */
+async function successesOf(paymentReference: string) {
+  const events = await t.container.database.db
+    .selectFrom('events')
+    .select(['id', 'data'])
+    .where('type', '=', 'payment.succeeded')
+    .execute();
+  const intents = await t.container.database.db
+    .selectFrom('stripe_sandbox_objects' as never)
+    .select(['data' as never])
+    .where('type' as never, '=', 'payment_intent' as never)
+    .execute();
+  return {
+    charges: (intents as Array<{ data: { status: string; metadata: Record<string, string> } }>).filter(
+      (i) => i.data.metadata['milepost_payment'] === paymentReference && i.data.status === 'succeeded',
+    ).length,
+    events: events.filter(
+      (e) => (e.data as { payment_reference?: string }).payment_reference === paymentReference,
+    ).length,
+  };
+}
+
 describe('one payment, one event', () => {
   test('twenty concurrent RETRY_PAYMENT of one declined payment: one charge at the processor, one payment.succeeded', async () => {
-    const { input } = await payAndBind();
-    const { body: policy } = await make.policyFrom<PolicyBody>(t.app, acme, input);
-    await payments(acme.sandbox, {
-      type: 'ADD_NEW_PAYMENT_METHOD',
-      policy_reference: policy.policy_reference,
-      payment_method_id: 'pm_card_chargeDeclinedInsufficientFunds',
-    });
-    const record = await t.container.database.db
-      .selectFrom('policies')
-      .select(['id', 'company_id'])
-      .where('policy_reference', '=', policy.policy_reference)
-      .executeTakeFirstOrThrow();
-    const { asTenant } = await import('../../../src/modules/companies/index.ts');
-    const declined = await t.container.services.payments.chargeStatement(
-      asTenant(record.company_id, 'sandbox'),
-      {
-        policyId: record.id,
-        policyVersionId: policy.policy_version_reference,
-        amountPence: 4321,
-      },
-    );
-    assert.equal(declined?.status, 'failed');
+    const { policy, declined } = await declinedStatementCharge();
     // A new default card, set at the processor directly: ADD_NEW_PAYMENT_METHOD would collect at once,
     // and the point here is twenty retries racing.
     const customer = (
@@ -480,26 +516,58 @@ describe('one payment, one event', () => {
       statuses.every((s) => s === 200 || s === 409),
       statuses.join(','),
     );
-    const events = await t.container.database.db
-      .selectFrom('events')
-      .select(['id', 'data'])
-      .where('type', '=', 'payment.succeeded')
-      .execute();
-    const ours = events.filter(
-      (e) => (e.data as { payment_reference?: string }).payment_reference === declined.payment_reference,
-    );
-    const intents = await t.container.database.db
-      .selectFrom('stripe_sandbox_objects' as never)
-      .select(['data' as never])
-      .where('type' as never, '=', 'payment_intent' as never)
-      .execute();
-    const charges = (intents as Array<{ data: { status: string; metadata: Record<string, string> } }>).filter(
-      (i) =>
-        i.data.metadata['milepost_payment'] === declined.payment_reference && i.data.status === 'succeeded',
-    );
-    assert.equal(charges.length, 1, `${String(charges.length)} successful charges`);
-    assert.equal(ours.length, 1, `${String(ours.length)} payment.succeeded events`);
+    const { charges, events } = await successesOf(declined.payment_reference);
+    assert.equal(charges, 1, `${String(charges)} successful charges`);
+    assert.equal(events, 1, `${String(events)} payment.succeeded events`);
     assert.equal(statuses.filter((s) => s === 200).length >= 1, true);
+  });
+
+  test('a card added while the old one is being charged: that attempt is left alone, and its decline is tried at once on the new card', async () => {
+    const { policy, declined } = await declinedStatementCharge();
+    const reference = declined.payment_reference;
+    const statusOf = async () =>
+      (await waitForPayment(policy.policy_reference, () => true)).find(
+        (p) => p.payment_reference === reference,
+      )!;
+    assert.ok(
+      Date.parse((await statusOf()).next_attempt_at!) > t.container.clock.now().getTime() + 3_600_000,
+      'in dunning',
+    );
+    // The dunning attempt falls due, and the processor is slow to answer its charge of the old card.
+    const held = processor.hold(
+      (r) => r.method === 'POST' && r.path === '/v1/payment_intents' && r.body.includes(reference),
+    );
+    await t.container.database.db
+      .updateTable('payments')
+      .set({ next_attempt_at: t.container.clock.now() })
+      .where('id', '=', reference)
+      .execute();
+    const attempt = t.container.services.payments.collectDue();
+    await held.arrived;
+    assert.equal((await statusOf()).status, 'pending', 'an attempt in flight is pending');
+    const added = await payments(acme.sandbox, {
+      type: 'ADD_NEW_PAYMENT_METHOD',
+      policy_reference: policy.policy_reference,
+      payment_method_id: 'pm_card_visa',
+    });
+    assert.equal(added.statusCode, 200, added.body);
+    const retry = await payments(acme.sandbox, {
+      type: 'RETRY_PAYMENT',
+      policy_reference: policy.policy_reference,
+      policy_version_reference: policy.policy_version_reference,
+    });
+    assert.equal(retry.statusCode, 409, 'no second attempt beside the one in flight');
+    held.release();
+    await attempt;
+    // The old card declined again; the new one is charged now, not on the next dunning day.
+    for (let i = 0; i < 50 && (await statusOf()).status !== 'succeeded'; i++) {
+      await t.container.services.payments.collectDue();
+      await sleep(100);
+    }
+    const paid = await statusOf();
+    assert.equal(paid.status, 'succeeded', JSON.stringify(paid));
+    assert.equal(paid.error_message, null);
+    assert.deepEqual(await successesOf(reference), { charges: 1, events: 1 });
   });
 });
 

@@ -154,6 +154,32 @@ test('twice: the second purchase answers 409 and charges nothing more', async ()
   assert.equal((await paymentsOf(first.json<Bound>().policy_reference)).length, 1);
 });
 
+test('at once with two cards: one purchase binds, the other answers 409; one charge, one policy', async () => {
+  const { quote } = await singleQuote();
+  const answers = await Promise.all([
+    purchase(quote.quote_reference, 'pm_card_visa'),
+    purchase(quote.quote_reference, 'pm_card_mastercard'),
+  ]);
+  assert.deepEqual(
+    answers.map((a) => a.statusCode).sort(),
+    [201, 409],
+    answers.map((a) => a.body).join('\n'),
+  );
+  const bound = answers.find((a) => a.statusCode === 201)!.json<Bound>();
+  const payments = await paymentsOf(bound.policy_reference);
+  assert.deepEqual(
+    payments.map((p) => [p.status, p.amount]),
+    [['succeeded', quote.pricing.upfront_premium]],
+  );
+  // The quote's one intent, charged once: whichever card confirmed it first paid.
+  const intent = payments[0]!.provider_payment_reference!;
+  const charged = await t.container.gateways
+    .forEnvironment('sandbox', acme.stripe_sandbox_secret_key)
+    .retrievePaymentIntent(intent);
+  assert.equal(charged.status, 'succeeded');
+  assert.equal(charged.amountPence, Math.round(quote.pricing.upfront_premium * 100));
+});
+
 test('a declined card answers 402 and makes no policy; another card then buys the same quote with the one intent', async () => {
   const { quote } = await singleQuote();
   const declined = await purchase(quote.quote_reference, 'pm_card_chargeDeclined');

@@ -369,8 +369,8 @@ describe('GET /admin/reports/cash', () => {
       payment_method_id: 'pm_card_visa',
     });
     assert.equal(card.statusCode, 200, card.body);
-    // The background worker may have tried the old card first when the clock moved past the first
-    // retry: its outcome then asks for another look later, so time is moved on until the charge is in.
+    // The background worker may be trying the old card (its first retry is past): the card's route
+    // leaves that attempt alone and its decline brings the charge forward, tried here on the new card.
     for (let i = 0; i < 20; i++) {
       const list = await paymentsOf(policies.p2);
       if (list.some((p) => p.purpose === 'statement' && p.status === 'succeeded')) break;

@@ -1,0 +1,88 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** A request as the proxy saw it, for choosing the one to hold. */
+export interface SeenRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly body: string;
+}
+
+export interface HeldRequest {
+  /** Resolves when the chosen request reaches the proxy (it waits there until released). */
+  readonly arrived: Promise<void>;
+  release(): void;
+}
+
+export interface HeldProxy {
+  /** Where clients send their requests (SANDBOX_STRIPE_API_BASE). */
+  readonly url: string;
+  /** Where requests go on to; set once the upstream listens. */
+  target: string;
+  /** Holds the next request that `matches` until released: a processor slow to answer that one call. */
+  hold(matches: (request: SeenRequest) => boolean): HeldRequest;
+  close(): Promise<void>;
+}
+
+const HOP_BY_HOP = new Set(['connection', 'content-length', 'transfer-encoding', 'keep-alive', 'host']);
+
+/**
+ * A real HTTP proxy in front of the payment sandbox, so that a test can act while one call to the
+ * processor is in flight (a card added while the old one is being charged).
+ */
+export async function startHeldProxy(): Promise<HeldProxy> {
+  const holds: Array<{ matches: (r: SeenRequest) => boolean; arrive: () => void; released: Promise<void> }> =
+    [];
+  const proxy: HeldProxy = {
+    url: '',
+    target: '',
+    hold(matches) {
+      let arrive = (): void => undefined;
+      let release = (): void => undefined;
+      const arrived = new Promise<void>((resolve) => (arrive = resolve));
+      const released = new Promise<void>((resolve) => (release = resolve));
+      holds.push({ matches, arrive, released });
+      return { arrived, release };
+    },
+    close: () =>
+      new Promise((resolve) =>
+        server.close(() => {
+          resolve();
+        }),
+      ),
+  };
+  const server = http.createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      void (async () => {
+        const body = Buffer.concat(chunks);
+        const seen = { method: request.method ?? 'GET', path: request.url ?? '/', body: body.toString() };
+        const index = holds.findIndex((h) => h.matches(seen));
+        if (index >= 0) {
+          const [held] = holds.splice(index, 1);
+          held!.arrive();
+          await held!.released;
+        }
+        const headers = Object.fromEntries(
+          Object.entries(request.headers).filter(([name]) => !HOP_BY_HOP.has(name)),
+        ) as Record<string, string>;
+        const upstream = await fetch(`${proxy.target}${seen.path}`, {
+          method: seen.method,
+          headers,
+          ...(seen.method === 'GET' ? {} : { body }),
+        });
+        const answer = Buffer.from(await upstream.arrayBuffer());
+        const answerHeaders = Object.fromEntries(
+          [...upstream.headers].filter(([name]) => !HOP_BY_HOP.has(name) && name !== 'content-encoding'),
+        );
+        response.writeHead(upstream.status, answerHeaders).end(answer);
+      })().catch((error: unknown) => {
+        response.writeHead(502).end(String(error));
+      });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  (proxy as { url: string }).url = `http://127.0.0.1:${String((server.address() as AddressInfo).port)}`;
+  return proxy;
+}
