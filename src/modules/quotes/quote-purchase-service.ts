@@ -1,10 +1,10 @@
 import type { Clock } from '../../platform/clock.ts';
 import { AppError, notFound } from '../../platform/errors.ts';
-import { fromPence } from '../../platform/money.ts';
+import { fromPence, poundsText } from '../../platform/money.ts';
 import type { Executor } from '../../schema.ts';
 import { ADDRESS_THROTTLE, createThrottles, throttleOf } from '../auth/index.ts';
 import type { Tenant } from '../companies/index.ts';
-import type { QuotePayments } from '../payments/index.ts';
+import { MINIMUM_CHARGE_MINOR_UNITS, type QuotePayments } from '../payments/index.ts';
 import type { PolicyInput, PolicyResponse } from '../policies/index.ts';
 import { firstPaymentPence } from '../policies/rules/index.ts';
 import {
@@ -111,6 +111,15 @@ async function purchasable(
       'VALIDATION_FAILED',
       'Nothing is due at binding on this quote: it cannot be bought with a card here',
       field('/body/payment_method_id', 'the quote asks for no first payment'),
+    );
+  // The processor takes no card payment below its minimum (30p for sterling, in which quotes are paid):
+  // refused here, before any customer or intent is made at the processor.
+  const minimumPence = MINIMUM_CHARGE_MINOR_UNITS['GBP'] ?? 0;
+  if (amountPence < minimumPence)
+    throw new AppError(
+      'VALIDATION_FAILED',
+      `The first payment, £${poundsText(amountPence)}, is below the smallest card payment, £${poundsText(minimumPence)}: this quote cannot be bought with a card here`,
+      field('/body/payment_method_id', 'the first payment is below the smallest card payment'),
     );
   return { quote: quote as QuoteRecord & { input: PolicyInput }, amountPence };
 }

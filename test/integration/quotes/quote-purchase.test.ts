@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { sql } from 'kysely';
 import { fixedClock } from '../../../src/platform/clock.ts';
 import { createCompany, createTestApp, type TestApp } from '../../support/app.ts';
 import { startSmtpServer } from '../../support/smtp.ts';
@@ -81,6 +82,18 @@ const purchase = (
     },
     payload: { payment_method_id: paymentMethodId, ...extra },
   });
+
+/** How many objects of a type the payment sandbox holds (customers, payment intents…). */
+const sandboxCount = async (type: string): Promise<number> =>
+  Number(
+    (
+      await sql<{
+        count: string;
+      }>`select count(*) as count from stripe_sandbox_objects where type = ${type}`.execute(
+        t.container.database.db,
+      )
+    ).rows[0]?.count,
+  );
 
 const policyOf = (reference: string) =>
   t.app.inject({ method: 'GET', url: `/policys/${reference}`, headers: acme.sandbox });
@@ -276,6 +289,18 @@ test('a monthly plan: the first installment is paid at purchase and recorded on 
   } finally {
     clock.set('2025-05-20T12:00:00Z');
   }
+});
+
+test('a first payment below the smallest card payment (30p) answers 422 before the processor is asked', async () => {
+  const { quote } = await publicQuote('monthly');
+  // A rate book can price a monthly installment of a few pence; the stored quote is made to say 21p.
+  await sql`update quotes set pricing = jsonb_set(pricing::jsonb, '{subscription_premium}', '0.21')::json
+    where quote_reference = ${quote.quote_reference}`.execute(t.container.database.db);
+  const customersBefore = await sandboxCount('customer');
+  const answer = await purchase(quote.quote_reference, 'pm_card_visa', acme, { installment_plan: 'monthly' });
+  assert.equal(answer.statusCode, 422, answer.body);
+  assert.match(answer.body, /£0\.21, is below the smallest card payment, £0\.30/);
+  assert.equal(await sandboxCount('customer'), customersBefore, 'no customer made at the processor');
 });
 
 test('validation and tenancy: a bad card id 422; another company’s quote 404', async () => {
