@@ -540,7 +540,7 @@ CREATE TABLE public.audit_records (
     before jsonb,
     after jsonb,
     CONSTRAINT audit_records_operation_check CHECK ((operation = ANY (ARRAY['insert'::text, 'update'::text, 'delete'::text]))),
-    CONSTRAINT audit_records_outcome_check CHECK ((outcome = ANY (ARRAY['ok'::text, 'denied'::text])))
+    CONSTRAINT audit_records_outcome_check CHECK ((outcome = ANY (ARRAY['ok'::text, 'denied'::text, 'failed'::text])))
 );
 
 --

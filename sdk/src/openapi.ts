@@ -5394,13 +5394,13 @@ export interface operations {
                             policy_reference: string | null;
                             request_id: string;
                             source_address: string | null;
-                            outcome: "ok" | "denied";
+                            outcome: "ok" | "denied" | "failed";
                             table: string | null;
                             key: string | null;
                             operation: ("insert" | "update" | "delete") | null;
                             /** @description The changed fields before (all fields of a deleted row); null for an insert. */
                             before: unknown;
-                            /** @description The changed fields after (all fields of an inserted row); null for a delete. A record of the request itself may carry what it was asked (a billing run’s body, a report’s query); a refusal (`outcome: denied`) carries the problem it answered, `{status, code}`. */
+                            /** @description The changed fields after (all fields of an inserted row); null for a delete. A record of the request itself may carry what it was asked (a billing run’s body, a report’s query); a refusal (`outcome: denied`) or a server error (`outcome: failed`) carries the problem it answered, `{status, code}`. */
                             after: unknown;
                         }[];
                         next_cursor: string | null;

@@ -21,6 +21,8 @@ export interface HeldProxy {
   target: string;
   /** Holds the next request that `matches` until released: a processor slow to answer that one call. */
   hold(matches: (request: SeenRequest) => boolean): HeldRequest;
+  /** Answers the next request that `matches` as the processor answers a revoked key (401), unforwarded. */
+  refuse(matches: (request: SeenRequest) => boolean): void;
   close(): Promise<void>;
 }
 
@@ -31,8 +33,11 @@ const HOP_BY_HOP = new Set(['connection', 'content-length', 'transfer-encoding',
  * processor is in flight (a card added while the old one is being charged).
  */
 export async function startHeldProxy(): Promise<HeldProxy> {
-  const holds: Array<{ matches: (r: SeenRequest) => boolean; arrive: () => void; released: Promise<void> }> =
-    [];
+  const holds: Array<{
+    matches: (r: SeenRequest) => boolean;
+    arrive: () => void;
+    released: Promise<void> | 'refused';
+  }> = [];
   const proxy: HeldProxy = {
     url: '',
     target: '',
@@ -43,6 +48,9 @@ export async function startHeldProxy(): Promise<HeldProxy> {
       const released = new Promise<void>((resolve) => (release = resolve));
       holds.push({ matches, arrive, released });
       return { arrived, release };
+    },
+    refuse(matches) {
+      holds.push({ matches, arrive: () => undefined, released: 'refused' });
     },
     close: () =>
       new Promise((resolve) =>
@@ -62,6 +70,11 @@ export async function startHeldProxy(): Promise<HeldProxy> {
         if (index >= 0) {
           const [held] = holds.splice(index, 1);
           held!.arrive();
+          if (held!.released === 'refused') {
+            const error = { type: 'invalid_request_error', message: 'Invalid API Key provided' };
+            response.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error }));
+            return;
+          }
           await held!.released;
         }
         const headers = Object.fromEntries(

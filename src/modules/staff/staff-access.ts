@@ -8,7 +8,7 @@ import { AppError } from '../../platform/errors.ts';
 import '../../platform/http/actor.ts';
 import { findAuditedPolicy } from '../policies/index.ts';
 import { staffMay } from './rules/roles.ts';
-import { hasAuditRecords, insertAuditRecord } from './staff-repository.ts';
+import { hasAuditRecords, insertAuditRecord, type AuditOutcome } from './staff-repository.ts';
 import type { StaffService, StaffSession } from './staff-service.ts';
 
 /** The session cookie: httpOnly, SameSite=Strict, Secure over https. */
@@ -86,6 +86,13 @@ function refusalOf(error: unknown): { status: number; code: string } | undefined
     : undefined;
 }
 
+/** A server error as its problem answers it: an AppError's status and code, anything else a 500. */
+function failureOf(error: unknown): { status: number; code: string } {
+  return error instanceof AppError
+    ? { status: error.status, code: error.code }
+    : { status: 500, code: 'INTERNAL' };
+}
+
 /** How an audited request is told (`actorOf`) and recorded when it changed no row or was refused. */
 function auditRecorder(db: Executor, clock: Clock) {
   const actorOf = (request: FastifyRequest): AuditActor => {
@@ -106,7 +113,7 @@ function auditRecorder(db: Executor, clock: Clock) {
     };
   };
 
-  const recordRequest = async (audit: AuditActor, outcome: 'ok' | 'denied', after?: unknown) => {
+  const recordRequest = async (audit: AuditActor, outcome: AuditOutcome, after?: unknown) => {
     // A request that acted on a policy and changed no row of it is still the policy's; a refusal
     // changed nothing of the policy and stays the request's alone.
     const policy =
@@ -133,14 +140,20 @@ function auditRecorder(db: Executor, clock: Clock) {
     });
   };
 
-  /** A refusal the handler raised (a 4xx), recorded once its transaction has rolled back; then rethrown. */
+  /**
+   * What the handler raised, recorded once its transaction has rolled back (a 4xx `denied`, a server
+   * error `failed`), then rethrown.
+   */
   const recordRefusal = async (audit: AuditActor, error: unknown): Promise<never> => {
     const refusal = refusalOf(error);
     if (refusal !== undefined) await recordRequest(audit, 'denied', refusal);
+    // NOTE: the error that failed the request may have taken the database with it, and then this
+    // record too: the request's own error is still what is answered and logged.
+    else await recordRequest(audit, 'failed', failureOf(error)).catch(() => undefined);
     throw error;
   };
 
-  /** What `run` answers; a refusal it raises is recorded (`recordRefusal`) and rethrown. */
+  /** What `run` answers; a refusal or failure it raises is recorded (`recordRefusal`) and rethrown. */
   const orRefusal = async (audit: AuditActor, run: () => unknown): Promise<unknown> => {
     try {
       return await run();
@@ -163,7 +176,8 @@ function auditRecorder(db: Executor, clock: Clock) {
  *   statements, so the audit triggers record every row it changes in the same transaction; a request
  *   that changed no audited row (a read with the admin key, an email resent) gets one record of its own.
  * - a request the handler refuses (a 4xx: forbidden, not found, conflict, invalid) gets one record of
- *   its own, `denied` with the problem's status and code, written after its transaction rolled back.
+ *   its own, `denied` with the problem's status and code, written after its transaction rolled back;
+ *   one that fails with a server error, `failed` in the same way.
  */
 export function installStaffAccess(
   app: FastifyInstance,

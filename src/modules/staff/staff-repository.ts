@@ -4,6 +4,9 @@ import { companyLabels } from '../companies/index.ts';
 import { policyReferences } from '../policies/index.ts';
 import type { SessionStage, StaffRole } from './rules/index.ts';
 
+/** How an audited request ended: done, refused (a 4xx), or failed (a server error). */
+export type AuditOutcome = 'ok' | 'denied' | 'failed';
+
 export interface StaffTables {
   staff: {
     id: Generated<string>;
@@ -43,7 +46,7 @@ export interface StaffTables {
     environment: string | null;
     policy_id: string | null;
     source_address: string | null;
-    outcome: Generated<'ok' | 'denied'>;
+    outcome: Generated<AuditOutcome>;
     table_name: string | null;
     row_key: string | null;
     operation: 'insert' | 'update' | 'delete' | null;
@@ -198,7 +201,7 @@ export async function insertAuditRecord(
     Selectable<StaffTables['audit_records']>,
     'id' | 'outcome' | 'table_name' | 'row_key' | 'operation' | 'before' | 'after'
   > & {
-    outcome: 'ok' | 'denied';
+    outcome: AuditOutcome;
     after?: unknown;
   },
 ): Promise<void> {

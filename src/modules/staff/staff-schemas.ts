@@ -113,7 +113,7 @@ export const AuditRecordSchema = Type.Object({
   policy_reference: nullable(Type.String()),
   request_id: Type.String(),
   source_address: nullable(Type.String()),
-  outcome: Type.Union([Type.Literal('ok'), Type.Literal('denied')]),
+  outcome: Type.Union([Type.Literal('ok'), Type.Literal('denied'), Type.Literal('failed')]),
   table: nullable(
     Type.String({ description: 'The table of the changed row; null for a record of the request.' }),
   ),
@@ -124,7 +124,7 @@ export const AuditRecordSchema = Type.Object({
   }),
   after: Type.Unknown({
     description:
-      'The changed fields after (all fields of an inserted row); null for a delete. A record of the request itself may carry what it was asked (a billing run’s body, a report’s query); a refusal (`outcome: denied`) carries the problem it answered, `{status, code}`.',
+      'The changed fields after (all fields of an inserted row); null for a delete. A record of the request itself may carry what it was asked (a billing run’s body, a report’s query); a refusal (`outcome: denied`) or a server error (`outcome: failed`) carries the problem it answered, `{status, code}`.',
   }),
 });
 

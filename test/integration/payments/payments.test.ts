@@ -7,6 +7,7 @@ import { make } from '../../support/factories.ts';
 import { startHeldProxy, type HeldProxy } from '../../support/held-proxy.ts';
 import { asTenant } from '../../../src/modules/companies/index.ts';
 import { examplePolicyInput } from '../../support/policy-arbitraries.ts';
+import { signInStaff } from '../staff/staff-support.ts';
 
 type Company = Awaited<ReturnType<typeof createCompany>>;
 interface Payment {
@@ -568,6 +569,38 @@ describe('one payment, one event', () => {
     assert.equal(paid.status, 'succeeded', JSON.stringify(paid));
     assert.equal(paid.error_message, null);
     assert.deepEqual(await successesOf(reference), { charges: 1, events: 1 });
+  });
+});
+
+describe('the audit of a staff action the processor fails', () => {
+  test('a server error (the processor refusing our key) is recorded as failed, with the problem answered', async () => {
+    const { policy } = await declinedStatementCharge();
+    const staff = await signInStaff(t, 'ops-processor-down@example.com', 'operations');
+    processor.refuse((r) => r.method === 'GET' && r.path.startsWith('/v1/customers/'));
+    const answer = await t.app.inject({
+      method: 'POST',
+      url: '/payments',
+      headers: { ...staff.headers, client_id: acme.client_id, environment: 'sandbox' },
+      payload: {
+        product_reference: 'ppm-motor',
+        type: 'RETRY_PAYMENT',
+        policy_reference: policy.policy_reference,
+        policy_version_reference: policy.policy_version_reference,
+      },
+    });
+    assert.ok(answer.statusCode >= 500, answer.body);
+    const records = await t.app.inject({
+      url: `/admin/audit?request_id=${String(answer.headers['x-request-id'])}`,
+      headers: t.adminHeaders,
+    });
+    const ofRequest = records
+      .json<{ data: Array<{ outcome: string; actor: string; table: string | null; after: unknown }> }>()
+      .data.filter((r) => r.table === null);
+    assert.equal(ofRequest.length, 1, records.body);
+    const [record] = ofRequest;
+    assert.equal(record?.outcome, 'failed');
+    assert.equal(record.actor, 'staff:ops-processor-down@example.com');
+    assert.deepEqual(record.after, { status: answer.statusCode, code: answer.json<{ code: string }>().code });
   });
 });
 

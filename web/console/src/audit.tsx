@@ -53,6 +53,8 @@ function changedFields(row: AuditRow): Array<{ name: string; before: unknown; af
 
 const actorName = (actor: string): string => actor.replace(/^staff:/, '');
 
+const OUTCOME_LABEL = { ok: 'done', denied: 'denied', failed: 'failed' } as const;
+
 /** Audit rows as actions: when, who, what, the outcome, and each database row the action changed. */
 export function AuditGroups({ rows, label }: { rows: readonly AuditRow[]; label: string }) {
   const groups = groupByRequest(rows);
@@ -66,7 +68,7 @@ export function AuditGroups({ rows, label }: { rows: readonly AuditRow[]; label:
             <p className="audit-head">
               <strong className="audit-action">{first.action}</strong>{' '}
               <span className={`status outcome outcome-${first.outcome}`}>
-                {first.outcome === 'ok' ? 'done' : 'denied'}
+                {OUTCOME_LABEL[first.outcome]}
               </span>
             </p>
             <p className="audit-meta">
