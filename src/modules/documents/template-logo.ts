@@ -17,6 +17,11 @@ export const LOGO_MEDIA_TYPES: readonly LogoMediaType[] = ['image/png', 'image/s
 export const LOGO_MAX_BYTES = 262_144;
 /** The largest side of a PNG logo in pixels: a logo printed at 300 dpi across a whole A4 width. */
 export const LOGO_MAX_SIDE_PX = 2_600;
+/**
+ * The largest side of an SVG logo in user units. An SVG scales to any size, but its size is stored as a
+ * PostgreSQL integer: a viewBox of 1e308 failed the insert with a 500.
+ */
+export const SVG_MAX_SIDE_UNITS = 2_147_483_647;
 
 export interface CheckedLogo {
   readonly mediaType: LogoMediaType;
@@ -269,5 +274,10 @@ function checkSvg(bytes: Uint8Array): LogoCheck {
   const size = svgSize((root[ATTRIBUTES] ?? {}) as Record<string, string>);
   if (size === undefined)
     return { ok: false, reason: 'the SVG has no size (give it a viewBox, or a width and height)' };
+  if (size.widthPx > SVG_MAX_SIDE_UNITS || size.heightPx > SVG_MAX_SIDE_UNITS)
+    return {
+      ok: false,
+      reason: `the SVG is ${String(size.widthPx)}×${String(size.heightPx)} units; each side must be at most ${String(SVG_MAX_SIDE_UNITS)}`,
+    };
   return { ok: true, logo: { mediaType: 'image/svg+xml', bytes, ...size } };
 }

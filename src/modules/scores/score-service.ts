@@ -57,11 +57,20 @@ function addMonths(month: string, count: number): string {
 /** The first instant of the London month after `month`. */
 export const monthEndAt = (month: string): Date => londonMidnight(`${addMonths(month, 1)}-01`);
 
+/** Months since year 0 of `YYYY-MM`. */
+function monthIndex(month: string): number {
+  const [y, m] = month.split('-').map(Number) as [number, number];
+  return y * 12 + (m - 1);
+}
+
+/**
+ * Each month from `from` to `to`, both included (at most one past MAX_MONTHS). Counted by index, not
+ * compared as text: after 9999-12 comes 10000-01, which sorts before it, and `from=9999-12&to=9999-12`
+ * was refused as more than 36 months.
+ */
 function monthsBetween(from: string, to: string): string[] {
-  const months: string[] = [];
-  for (let month = from; month <= to && months.length <= MAX_MONTHS; month = addMonths(month, 1))
-    months.push(month);
-  return months;
+  const count = Math.min(monthIndex(to) - monthIndex(from) + 1, MAX_MONTHS + 1);
+  return Array.from({ length: Math.max(count, 0) }, (_, i) => addMonths(from, i));
 }
 
 /**
@@ -182,7 +191,8 @@ export function createScoreService(deps: {
       const now = clock.now();
       const policy = await readablePolicy(db, tenant, reader, reference);
       const to = query.to ?? londonMonth(now);
-      const from = query.from ?? addMonths(to, -11);
+      // Never before year 0: a default 11 months before `to=0000-01` was the month "00-1--10".
+      const from = query.from ?? addMonths(to, -Math.min(11, monthIndex(to)));
       checkRange(from, to);
       const [trips, closed, disputed] = await Promise.all([
         listMonthTrips(db, policy.id, from, to),

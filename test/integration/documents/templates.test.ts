@@ -266,6 +266,25 @@ describe('document templates', () => {
         },
         /outside the file/,
       ],
+      // A size beyond the stored integer failed the insert with a 500, by viewBox or by width and height.
+      [
+        {
+          logo: logoOf(
+            'image/svg+xml',
+            Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 1e308 1e308"/>'),
+          ),
+        },
+        /each side must be at most 2147483647/,
+      ],
+      [
+        {
+          logo: logoOf(
+            'image/svg+xml',
+            Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="3e9" height="10"/>'),
+          ),
+        },
+        /each side must be at most 2147483647/,
+      ],
       [
         {
           logo: logoOf(

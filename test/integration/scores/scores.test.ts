@@ -246,6 +246,21 @@ describe('GET /policys/:ref/scores', () => {
     assert.equal(anonymous.statusCode, 401);
   });
 
+  test('the calendar’s ends: 9999-12 is one month, and the default range stops at 0000-01', async () => {
+    const { reference: policy } = await make.policy(t.app, acme);
+    const monthsOf = async (query: string) => {
+      const r = await months(acme, policy, query);
+      assert.equal(r.statusCode, 200, r.body);
+      return r.json<{ months: Array<{ month: string }> }>().months.map((m) => m.month);
+    };
+    // 10000-01 sorts before 9999-12 as text: this was refused as more than 36 months.
+    assert.deepEqual(await monthsOf('?from=9999-12&to=9999-12'), ['9999-12']);
+    assert.deepEqual(await monthsOf('?from=9999-11&to=9999-12'), ['9999-11', '9999-12']);
+    // Eleven months before 0000-01 was answered as the month "00-1--10".
+    assert.deepEqual(await monthsOf('?to=0000-01'), ['0000-01']);
+    assert.deepEqual(await monthsOf('?to=0000-03'), ['0000-01', '0000-02', '0000-03']);
+  });
+
   test('a policyholder reads their own policy’s scores; another policyholder’s answers 404', async () => {
     // Welcome emails go out through the worker: an app of its own with jobs running (and no manual cuts).
     const withJobs = await createTestApp({
