@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 
-const MONTH = '^[0-9]{4}-(0[1-9]|1[0-2])$';
+// Years 1000–9999, as every date the API takes (platform/instants.ts).
+const MONTH = '^[1-9][0-9]{3}-(0[1-9]|1[0-2])$';
 
 export const ScoresParamsSchema = Type.Object({
   policy_reference: Type.String({ minLength: 1, maxLength: 100, examples: ['amber-falcon-river'] }),

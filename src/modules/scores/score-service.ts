@@ -57,6 +57,9 @@ function addMonths(month: string, count: number): string {
 /** The first instant of the London month after `month`. */
 export const monthEndAt = (month: string): Date => londonMidnight(`${addMonths(month, 1)}-01`);
 
+/** The first month a request may name. */
+const FIRST_MONTH = '1000-01';
+
 /** Months since year 0 of `YYYY-MM`. */
 function monthIndex(month: string): number {
   const [y, m] = month.split('-').map(Number) as [number, number];
@@ -191,8 +194,8 @@ export function createScoreService(deps: {
       const now = clock.now();
       const policy = await readablePolicy(db, tenant, reader, reference);
       const to = query.to ?? londonMonth(now);
-      // Never before year 0: a default 11 months before `to=0000-01` was the month "00-1--10".
-      const from = query.from ?? addMonths(to, -Math.min(11, monthIndex(to)));
+      // Never before the API's first month (its years are 1000–9999, as the schema's pattern says).
+      const from = query.from ?? addMonths(to, -Math.min(11, monthIndex(to) - monthIndex(FIRST_MONTH)));
       checkRange(from, to);
       const [trips, closed, disputed] = await Promise.all([
         listMonthTrips(db, policy.id, from, to),

@@ -246,7 +246,7 @@ describe('GET /policys/:ref/scores', () => {
     assert.equal(anonymous.statusCode, 401);
   });
 
-  test('the calendar’s ends: 9999-12 is one month, and the default range stops at 0000-01', async () => {
+  test('the calendar’s ends: 9999-12 is one month, the default range stops at 1000-01, and earlier years are 422', async () => {
     const { reference: policy } = await make.policy(t.app, acme);
     const monthsOf = async (query: string) => {
       const r = await months(acme, policy, query);
@@ -256,9 +256,11 @@ describe('GET /policys/:ref/scores', () => {
     // 10000-01 sorts before 9999-12 as text: this was refused as more than 36 months.
     assert.deepEqual(await monthsOf('?from=9999-12&to=9999-12'), ['9999-12']);
     assert.deepEqual(await monthsOf('?from=9999-11&to=9999-12'), ['9999-11', '9999-12']);
-    // Eleven months before 0000-01 was answered as the month "00-1--10".
-    assert.deepEqual(await monthsOf('?to=0000-01'), ['0000-01']);
-    assert.deepEqual(await monthsOf('?to=0000-03'), ['0000-01', '0000-02', '0000-03']);
+    // The API's years are 1000–9999: the default eleven months before 1000-01 stop there.
+    assert.deepEqual(await monthsOf('?to=1000-01'), ['1000-01']);
+    assert.deepEqual(await monthsOf('?to=1000-03'), ['1000-01', '1000-02', '1000-03']);
+    for (const query of ['?to=0000-01', '?from=0999-12&to=1000-01', '?from=0099-01'])
+      assert.equal((await months(acme, policy, query)).statusCode, 422, query);
   });
 
   test('a policyholder reads their own policy’s scores; another policyholder’s answers 404', async () => {
