@@ -350,25 +350,8 @@ describe('adjustments, cancellations and statement charges', () => {
   });
 
   test('a declined statement charge is recorded for dunning; RETRY_PAYMENT retries; a new card collects it; a paid version → 409', async () => {
-    const { input } = await payAndBind();
-    const { body: policy } = await make.policyFrom<PolicyBody>(t.app, acme, input);
-    await payments(acme.sandbox, {
-      type: 'ADD_NEW_PAYMENT_METHOD',
-      policy_reference: policy.policy_reference,
-      payment_method_id: 'pm_card_chargeDeclinedInsufficientFunds',
-    });
-    const record = await t.container.database.db
-      .selectFrom('policies')
-      .select(['id', 'company_id', 'environment'])
-      .where('policy_reference', '=', policy.policy_reference)
-      .executeTakeFirstOrThrow();
-    const tenant = asTenant(record.company_id, 'sandbox');
-    const outcome = await t.container.services.payments.chargeStatement(tenant, {
-      policyId: record.id,
-      policyVersionId: policy.policy_version_reference,
-      amountPence: 1234,
-    });
-    assert.equal(outcome?.payment_amount, null);
+    const { policy, declined: outcome } = await declinedStatementCharge(1234);
+    assert.equal(outcome.payment_amount, null);
     assert.match(outcome.error_message ?? '', /insufficient|declined/i);
     const failed = (
       await waitForPayment(policy.policy_reference, (list) => list.some((p) => p.purpose === 'statement'))
@@ -436,8 +419,8 @@ describe('Stripe webhooks', () => {
   });
 });
 
-/** A policy whose statement charge of £43.21 the processor declined (insufficient funds): in dunning. */
-async function declinedStatementCharge() {
+/** A policy whose statement charge the processor declined (insufficient funds): in dunning. */
+async function declinedStatementCharge(amountPence = 4321) {
   const { input } = await payAndBind();
   const { body: policy } = await make.policyFrom<PolicyBody>(t.app, acme, input);
   await payments(acme.sandbox, {
@@ -455,7 +438,7 @@ async function declinedStatementCharge() {
     {
       policyId: record.id,
       policyVersionId: policy.policy_version_reference,
-      amountPence: 4321,
+      amountPence,
     },
   );
   assert.equal(declined?.status, 'failed');
