@@ -237,7 +237,12 @@ async function recordDeclined(
     );
     return true;
   });
-  if (declined) await retryIfCardChanged(ctx, payment, charge.methodId);
+  // NOTE: the decline is recorded whatever this finds: a processor that cannot answer now leaves the
+  // charge to its dunning day (or to the card's route), rather than failing the attempt that declined.
+  if (declined)
+    await retryIfCardChanged(ctx, payment, charge.methodId).catch((error: unknown) => {
+      ctx.logger.warn({ err: error, payment: payment.id }, 'could not check for a new card after a decline');
+    });
   return {
     payment_amount: null,
     error_message: result.message,
