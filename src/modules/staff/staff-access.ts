@@ -81,8 +81,12 @@ function policyReferenceOf(request: FastifyRequest): string | null {
 
 /** What a refused request answered, for its record: a client's error (4xx); a fault (5xx) is no refusal. */
 function refusalOf(error: unknown): { status: number; code: string } | undefined {
-  return error instanceof AppError && error.status < 500
-    ? { status: error.status, code: error.code }
+  if (error instanceof AppError)
+    return error.status < 500 ? { status: error.status, code: error.code } : undefined;
+  // A plugin's client error (a body over its limit) keeps its own status and code.
+  const { statusCode, code } = (error ?? {}) as { statusCode?: unknown; code?: unknown };
+  return typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500
+    ? { status: statusCode, code: typeof code === 'string' ? code : 'BAD_REQUEST' }
     : undefined;
 }
 
