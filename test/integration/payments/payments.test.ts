@@ -349,6 +349,23 @@ describe('adjustments, cancellations and statement charges', () => {
     assert.equal(original.refunded_amount, expected);
   });
 
+  test('a cancellation’s payment_amount finer than a penny answers 422 in both forms and cancels nothing', async () => {
+    const { input } = await payAndBind('pm_card_visa', 100);
+    const { body: policy } = await make.policyFrom<PolicyBody>(t.app, acme, input);
+    for (const [url, payload] of [
+      [`/policys/${policy.policy_reference}`, { payment_amount: 0.001 }],
+      ['/policys', { policy_reference: policy.policy_reference, payment_amount: -12.345 }],
+    ] as const) {
+      const r = await t.app.inject({ method: 'DELETE', url, headers: acme.sandbox, payload });
+      assert.equal(r.statusCode, 422, r.body);
+      assert.deepEqual(r.json<{ errors: unknown[] }>().errors, [
+        { path: '/body/payment_amount', message: 'must have at most 2 decimal places' },
+      ]);
+    }
+    const read = await t.app.inject({ url: `/policys/${policy.policy_reference}`, headers: acme.sandbox });
+    assert.equal(read.json<{ status: string }>().status, 'active');
+  });
+
   test('a declined statement charge is recorded for dunning; RETRY_PAYMENT retries; a new card collects it; a paid version → 409', async () => {
     const { input } = await payAndBind();
     const { body: policy } = await make.policyFrom<PolicyBody>(t.app, acme, input);
