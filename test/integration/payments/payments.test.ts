@@ -366,6 +366,45 @@ describe('adjustments, cancellations and statement charges', () => {
     assert.equal(read.json<{ status: string }>().status, 'active');
   });
 
+  test('a cancellation while an adjustment’s refund is still on its way never refunds more than the card paid', async () => {
+    const { input } = await payAndBind('pm_card_visa', 100);
+    const { body: policy } = await make.policyFrom<PolicyBody>(t.app, acme, input);
+    // The adjustment's refund reaches a processor slow to answer: recorded, not yet sent back.
+    const held = processor.hold((r) => r.method === 'POST' && r.path === '/v1/refunds');
+    await make.adjustment(
+      t.app,
+      acme,
+      { reference: policy.policy_reference, input },
+      {
+        pricing: { upfront_premium: 60, mta_fee: 0 },
+        effective_date: input.policy.start_date,
+        payment: undefined,
+      },
+    );
+    await held.arrived;
+    // The whole 100 asked back: only what the adjustment does not already refund (40) is left to give.
+    const cancelled = await t.app.inject({
+      method: 'DELETE',
+      url: `/policys/${policy.policy_reference}`,
+      headers: acme.sandbox,
+      payload: { effective_date: input.policy.start_date, payment_amount: 100 },
+    });
+    assert.equal(cancelled.statusCode, 200, cancelled.body);
+    held.release();
+    const settled = await waitForPayment(
+      policy.policy_reference,
+      (list) =>
+        list.some((p) => p.purpose === 'adjustment' && p.status === 'succeeded') &&
+        list.some((p) => p.purpose === 'cancellation' && p.status !== 'pending'),
+    );
+    assert.equal(settled.find((p) => p.purpose === 'adjustment')?.amount, 40);
+    const refund = settled.find((p) => p.purpose === 'cancellation');
+    assert.equal(refund?.amount, 60);
+    assert.equal(refund.status, 'succeeded');
+    const original = settled.find((p) => p.purpose === 'new_business');
+    assert.equal(original?.refunded_amount, 100);
+  });
+
   test('a declined statement charge is recorded for dunning; RETRY_PAYMENT retries; a new card collects it; a paid version → 409', async () => {
     const { input } = await payAndBind();
     const { body: policy } = await make.policyFrom<PolicyBody>(t.app, acme, input);
