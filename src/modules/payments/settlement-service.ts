@@ -11,6 +11,7 @@ import {
   findPaymentById,
   insertPayment,
   listPaymentsOfPolicy,
+  lockPaymentById,
   updatePayment,
   type PaymentRecord,
 } from './payment-repository.ts';
@@ -136,7 +137,10 @@ export async function executeRefund(ctx: PaymentContext, payment: PaymentRecord)
       },
       now,
     );
-    const refunded = original.refundedPence + payment.amountPence;
+    // Read again under its lock, not as it stood before the processor was asked: another refund of
+    // the same payment (its job in another worker) may have been added meanwhile, and both count.
+    const current = (await lockPaymentById(trx, original.id)) ?? original;
+    const refunded = current.refundedPence + payment.amountPence;
     await updatePayment(
       trx,
       original.id,

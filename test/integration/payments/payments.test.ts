@@ -405,6 +405,55 @@ describe('adjustments, cancellations and statement charges', () => {
     assert.equal(original?.refunded_amount, 100);
   });
 
+  test('two refunds of one card payment sent by two workers at once both count in what it has refunded', async () => {
+    const { input } = await payAndBind('pm_card_visa', 100);
+    const { body: policy } = await make.policyFrom<PolicyBody>(t.app, acme, input);
+    // This process's worker sends the adjustment's refund (40) to a processor slow to answer...
+    const held = processor.hold((r) => r.method === 'POST' && r.path === '/v1/refunds');
+    await make.adjustment(
+      t.app,
+      acme,
+      { reference: policy.policy_reference, input },
+      {
+        pricing: { upfront_premium: 60, mta_fee: 0 },
+        effective_date: input.policy.start_date,
+        payment: undefined,
+      },
+    );
+    await held.arrived;
+    // ...while a second worker on the same database sends the cancellation's (60) and records it.
+    const second = await createTestApp({
+      startJobs: true,
+      env: { SANDBOX_STRIPE_API_BASE: processor.url },
+      // Its own close leaves the shared database to this file's app.
+      overrides: {
+        database: { ...t.container.database, close: async () => undefined },
+        clock: shiftedClock('2025-08-01T12:00:00Z'),
+      },
+    });
+    try {
+      const cancelled = await t.app.inject({
+        method: 'DELETE',
+        url: `/policys/${policy.policy_reference}`,
+        headers: acme.sandbox,
+        payload: { effective_date: input.policy.start_date, payment_amount: 60 },
+      });
+      assert.equal(cancelled.statusCode, 200, cancelled.body);
+      await waitForPayment(policy.policy_reference, (list) =>
+        list.some((p) => p.purpose === 'cancellation' && p.status === 'succeeded'),
+      );
+    } finally {
+      held.release();
+      await second.close();
+    }
+    const settled = await waitForPayment(policy.policy_reference, (list) =>
+      list.some((p) => p.purpose === 'adjustment' && p.status === 'succeeded'),
+    );
+    const original = settled.find((p) => p.purpose === 'new_business');
+    assert.equal(original?.refunded_amount, 100, 'the 40 and the 60, neither written over the other');
+    assert.equal(original.status, 'refunded');
+  });
+
   test('a declined statement charge is recorded for dunning; RETRY_PAYMENT retries; a new card collects it; a paid version → 409', async () => {
     const { input } = await payAndBind();
     const { body: policy } = await make.policyFrom<PolicyBody>(t.app, acme, input);
