@@ -135,6 +135,17 @@ describe('a renewal with a payment block', () => {
     });
     assert.equal(wrong.statusCode, 422, wrong.body);
     assert.equal(wrong.json<{ code: string }>().code, 'PAYMENT_MISMATCH');
+    // An amount finer than a penny is refused as the request's mistake, not compared in pence.
+    const finer = await t.app.inject({
+      method: 'POST',
+      url: `/policys/${reference}/renewals`,
+      headers: acme.sandbox,
+      payload: { ...renewal(120), payment: { ...payment, payment_amount: 120.001 } },
+    });
+    assert.equal(finer.statusCode, 422, finer.body);
+    assert.deepEqual(finer.json<{ errors: unknown[] }>().errors, [
+      { path: '/body/payment/payment_amount', message: 'must have at most 2 decimal places' },
+    ]);
     const r = await t.app.inject({
       method: 'POST',
       url: `/policys/${reference}/renewals`,
