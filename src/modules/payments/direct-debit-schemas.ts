@@ -81,8 +81,17 @@ export const CollectionsQuerySchema = Type.Object(
   {
     company_reference: Type.String({ minLength: 1, maxLength: 100 }),
     environment: Type.Union([Type.Literal('sandbox'), Type.Literal('production')]),
-    from: Type.String({ format: 'date', description: 'First London day (included).' }),
-    to: Type.String({ format: 'date', description: 'Last London day (included); at most 92 days on.' }),
+    // Years 1000–9999, as every date the API takes: PostgreSQL has no year 0 (it failed the query).
+    from: Type.String({
+      format: 'date',
+      pattern: '^[1-9]\\d{3}-',
+      description: 'First London day (included).',
+    }),
+    to: Type.String({
+      format: 'date',
+      pattern: '^[1-9]\\d{3}-',
+      description: 'Last London day (included); at most 92 days on.',
+    }),
   },
   { additionalProperties: false },
 );

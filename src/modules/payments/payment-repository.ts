@@ -201,6 +201,15 @@ export async function findPaymentById(db: Executor, id: string): Promise<Payment
   return row === undefined ? undefined : toRecord(row);
 }
 
+/**
+ * A payment read under its row lock, for a change computed from what it holds (a refund adding to
+ * `refunded_pence`): concurrent changes of it then queue instead of overwriting each other.
+ */
+export async function lockPaymentById(db: Executor, id: string): Promise<PaymentRecord | undefined> {
+  const row = await db.selectFrom('payments').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+  return row === undefined ? undefined : toRecord(row);
+}
+
 export async function findPaymentByProviderId(
   db: Executor,
   tenant: Tenant,

@@ -11,6 +11,7 @@ import {
   findPaymentById,
   insertPayment,
   listPaymentsOfPolicy,
+  lockPaymentById,
   updatePayment,
   type PaymentRecord,
 } from './payment-repository.ts';
@@ -33,7 +34,8 @@ export async function settleChange(
     endSeconds: change.previous.policy.end_date,
   };
   const share = remainingShare(term, Math.floor(change.effectiveAt.getTime() / 1000));
-  const paid = (await listPaymentsOfPolicy(trx, tenant, change.policyId)).filter(
+  const ofPolicy = await listPaymentsOfPolicy(trx, tenant, change.policyId);
+  const paid = ofPolicy.filter(
     (p) => p.kind === 'charge' && (p.status === 'succeeded' || p.status === 'refunded'),
   );
   // The card that paid the term changed (its renewal premium, else the new business one) is the
@@ -46,6 +48,18 @@ export async function settleChange(
   );
   const original = ofTerm.at(-1) ?? paid.find((p) => p.purpose === 'new_business') ?? paid[0];
   if (original === undefined) return undefined; // a policy bound without card payments settles elsewhere
+  // What the card can still take back: refunds recorded but not yet sent (their job has not run, or
+  // the processor was down) count too, or two changes in a row would refund the payment twice over.
+  const unsentRefundsPence = ofPolicy
+    .filter(
+      (p) =>
+        p.kind === 'refund' &&
+        p.refundOf === original.id &&
+        p.status === 'pending' &&
+        p.providerPaymentId === null,
+    )
+    .reduce((sum, p) => sum + p.amountPence, 0);
+  const refundablePence = Math.max(0, original.amountPence - original.refundedPence - unsentRefundsPence);
   const before = change.previous.pricing;
   const after = change.next.pricing;
   const amountPence =
@@ -63,15 +77,14 @@ export async function settleChange(
             cancelFeePence: toPence(before.cancel_fee ?? 0),
             adminFeePence: toPence(before.admin_fee ?? 0),
             share,
-            refundablePence: original.amountPence - original.refundedPence,
+            refundablePence,
           });
   // Adjustments: positive charges. Cancellations: positive refunds (it is what is owed back).
   const refund = change.kind === 'adjustment' ? amountPence < 0 : amountPence > 0;
   const magnitude = Math.abs(amountPence);
   if (magnitude === 0) return undefined;
-  const settledPence = refund
-    ? Math.min(magnitude, original.amountPence - original.refundedPence)
-    : magnitude;
+  const settledPence = refund ? Math.min(magnitude, refundablePence) : magnitude;
+  if (settledPence === 0) return undefined;
   const payment = await insertPayment(trx, tenant, {
     policyId: change.policyId,
     policyVersionId: change.policyVersionId,
@@ -124,7 +137,10 @@ export async function executeRefund(ctx: PaymentContext, payment: PaymentRecord)
       },
       now,
     );
-    const refunded = original.refundedPence + payment.amountPence;
+    // Read again under its lock, not as it stood before the processor was asked: another refund of
+    // the same payment (its job in another worker) may have been added meanwhile, and both count.
+    const current = (await lockPaymentById(trx, original.id)) ?? original;
+    const refunded = current.refundedPence + payment.amountPence;
     await updatePayment(
       trx,
       original.id,

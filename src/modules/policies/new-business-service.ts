@@ -253,6 +253,15 @@ async function adjust(
       reference,
       input.policy.created_at ?? versions[0]?.snapshot.policy.created_at ?? seconds(now),
     );
+    // Terms kept for an automatic renewal are no version, so no body names them as the term to adjust:
+    // a term in force run up to their start would take their place (the policy pending until then,
+    // the renewal never made, its price never held to new business). They change by renewing again.
+    const automatic = policy.renewalTerms;
+    if (target === current && automatic !== null && snapshot.policy.end_date >= automatic.startDate)
+      throw new AppError(
+        'CONFLICT',
+        `The policy renews automatically from ${new Date(automatic.startDate * 1000).toISOString()}: an adjustment changes the term in force, which ends before then; change the renewal with POST /policys/${reference}/renewals`,
+      );
     const effectiveAt =
       input.effective_date === undefined
         ? new Date(Math.max(now.getTime(), snapshot.policy.start_date * 1000))

@@ -1,6 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { AppError } from '../../platform/errors.ts';
 import { problemResponses } from '../../platform/http/problem.ts';
+import { isWholePence } from '../../platform/money.ts';
 import { ClientHeadersSchema, tenantOf, type ClientAuth } from '../companies/index.ts';
 import { PolicyInputSchema, PolicyResponseSchema, RenewalInputSchema } from './policy-schemas.ts';
 import type { PolicyService } from './policy-service.ts';
@@ -46,6 +48,18 @@ const tags = ['policies'];
 
 const cancelDescription =
   'Writes a `cn` version effective at `effective_date` (default now; a date before the start cancels from inception; after the end answers 422) and marks the policy cancelled. A `policy.cancelled` event is recorded for the final statement and the refund.';
+
+/**
+ * A cancellation's body with its `payment_amount` in whole pence (422 otherwise): the settlement reads
+ * it as pence, and JSON Schema's `multipleOf: 0.01` divides in binary floats (it refuses 1.15).
+ */
+function inWholePence<Body extends { payment_amount?: number | undefined }>(body: Body): Body {
+  if (body.payment_amount === undefined || isWholePence(body.payment_amount)) return body;
+  const message = 'must have at most 2 decimal places';
+  throw new AppError('VALIDATION_FAILED', `The request is invalid: /body/payment_amount ${message}`, {
+    errors: [{ path: '/body/payment_amount', message }],
+  });
+}
 
 type App = Parameters<FastifyPluginAsyncTypebox>[0];
 type PreHandler = ReturnType<ClientAuth>;
@@ -149,7 +163,7 @@ function registerCancellations(app: App, policies: PolicyService, preHandler: Pr
       },
     },
     async (request) =>
-      policies.cancel(tenantOf(request), request.params.policy_reference, request.body ?? {}),
+      policies.cancel(tenantOf(request), request.params.policy_reference, inWholePence(request.body ?? {})),
   );
 
   app.delete(
@@ -168,7 +182,7 @@ function registerCancellations(app: App, policies: PolicyService, preHandler: Pr
       },
     },
     async (request) => {
-      const { policy_reference: reference, ...rest } = request.body;
+      const { policy_reference: reference, ...rest } = inWholePence(request.body);
       return policies.cancel(tenantOf(request), reference, rest);
     },
   );

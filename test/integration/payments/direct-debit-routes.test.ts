@@ -167,6 +167,23 @@ describe('GET /admin/collections', () => {
     );
   });
 
+  test('the first days a date can name: 1000-01-01 is answered, a year before 1000 (0000, 0999) is 422', async () => {
+    const days = await daysOf('1000-01-01', '1000-01-02');
+    assert.deepEqual(
+      days.map((d) => d.day),
+      ['1000-01-01', '1000-01-02'],
+    );
+    const base = { company_reference: acme.company_reference, environment: 'sandbox' };
+    for (const range of [
+      { from: '0000-01-01', to: '0000-01-02' },
+      { from: '0999-12-31', to: '1000-01-01' },
+    ]) {
+      const response = await query({ ...base, ...range });
+      assert.equal(response.statusCode, 422, `${JSON.stringify(range)}: ${response.body}`);
+      assert.equal(response.json<{ errors: Array<{ path: string }> }>().errors[0]?.path, '/querystring/from');
+    }
+  });
+
   test('a range backwards, too long, or not of dates is refused; an unknown company is 404', async () => {
     const base = { company_reference: acme.company_reference, environment: 'sandbox' };
     for (const range of [

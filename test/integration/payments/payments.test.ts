@@ -135,6 +135,17 @@ describe('a renewal with a payment block', () => {
     });
     assert.equal(wrong.statusCode, 422, wrong.body);
     assert.equal(wrong.json<{ code: string }>().code, 'PAYMENT_MISMATCH');
+    // An amount finer than a penny is refused as the request's mistake, not compared in pence.
+    const finer = await t.app.inject({
+      method: 'POST',
+      url: `/policys/${reference}/renewals`,
+      headers: acme.sandbox,
+      payload: { ...renewal(120), payment: { ...payment, payment_amount: 120.001 } },
+    });
+    assert.equal(finer.statusCode, 422, finer.body);
+    assert.deepEqual(finer.json<{ errors: unknown[] }>().errors, [
+      { path: '/body/payment/payment_amount', message: 'must have at most 2 decimal places' },
+    ]);
     const r = await t.app.inject({
       method: 'POST',
       url: `/policys/${reference}/renewals`,
@@ -347,6 +358,111 @@ describe('adjustments, cancellations and statement charges', () => {
     assert.equal(refund.amount, expected);
     const original = afterCancel.find((p) => p.purpose === 'new_business')!;
     assert.equal(original.refunded_amount, expected);
+  });
+
+  test('a cancellation’s payment_amount finer than a penny answers 422 in both forms and cancels nothing', async () => {
+    const { input } = await payAndBind('pm_card_visa', 100);
+    const { body: policy } = await make.policyFrom<PolicyBody>(t.app, acme, input);
+    for (const [url, payload] of [
+      [`/policys/${policy.policy_reference}`, { payment_amount: 0.001 }],
+      ['/policys', { policy_reference: policy.policy_reference, payment_amount: -12.345 }],
+    ] as const) {
+      const r = await t.app.inject({ method: 'DELETE', url, headers: acme.sandbox, payload });
+      assert.equal(r.statusCode, 422, r.body);
+      assert.deepEqual(r.json<{ errors: unknown[] }>().errors, [
+        { path: '/body/payment_amount', message: 'must have at most 2 decimal places' },
+      ]);
+    }
+    const read = await t.app.inject({ url: `/policys/${policy.policy_reference}`, headers: acme.sandbox });
+    assert.equal(read.json<{ status: string }>().status, 'active');
+  });
+
+  test('a cancellation while an adjustment’s refund is still on its way never refunds more than the card paid', async () => {
+    const { input } = await payAndBind('pm_card_visa', 100);
+    const { body: policy } = await make.policyFrom<PolicyBody>(t.app, acme, input);
+    // The adjustment's refund reaches a processor slow to answer: recorded, not yet sent back.
+    const held = processor.hold((r) => r.method === 'POST' && r.path === '/v1/refunds');
+    await make.adjustment(
+      t.app,
+      acme,
+      { reference: policy.policy_reference, input },
+      {
+        pricing: { upfront_premium: 60, mta_fee: 0 },
+        effective_date: input.policy.start_date,
+        payment: undefined,
+      },
+    );
+    await held.arrived;
+    // The whole 100 asked back: only what the adjustment does not already refund (40) is left to give.
+    const cancelled = await t.app.inject({
+      method: 'DELETE',
+      url: `/policys/${policy.policy_reference}`,
+      headers: acme.sandbox,
+      payload: { effective_date: input.policy.start_date, payment_amount: 100 },
+    });
+    assert.equal(cancelled.statusCode, 200, cancelled.body);
+    held.release();
+    const settled = await waitForPayment(
+      policy.policy_reference,
+      (list) =>
+        list.some((p) => p.purpose === 'adjustment' && p.status === 'succeeded') &&
+        list.some((p) => p.purpose === 'cancellation' && p.status !== 'pending'),
+    );
+    assert.equal(settled.find((p) => p.purpose === 'adjustment')?.amount, 40);
+    const refund = settled.find((p) => p.purpose === 'cancellation');
+    assert.equal(refund?.amount, 60);
+    assert.equal(refund.status, 'succeeded');
+    const original = settled.find((p) => p.purpose === 'new_business');
+    assert.equal(original?.refunded_amount, 100);
+  });
+
+  test('two refunds of one card payment sent by two workers at once both count in what it has refunded', async () => {
+    const { input } = await payAndBind('pm_card_visa', 100);
+    const { body: policy } = await make.policyFrom<PolicyBody>(t.app, acme, input);
+    // This process's worker sends the adjustment's refund (40) to a processor slow to answer...
+    const held = processor.hold((r) => r.method === 'POST' && r.path === '/v1/refunds');
+    await make.adjustment(
+      t.app,
+      acme,
+      { reference: policy.policy_reference, input },
+      {
+        pricing: { upfront_premium: 60, mta_fee: 0 },
+        effective_date: input.policy.start_date,
+        payment: undefined,
+      },
+    );
+    await held.arrived;
+    // ...while a second worker on the same database sends the cancellation's (60) and records it.
+    const second = await createTestApp({
+      startJobs: true,
+      env: { SANDBOX_STRIPE_API_BASE: processor.url },
+      // Its own close leaves the shared database to this file's app.
+      overrides: {
+        database: { ...t.container.database, close: async () => undefined },
+        clock: shiftedClock('2025-08-01T12:00:00Z'),
+      },
+    });
+    try {
+      const cancelled = await t.app.inject({
+        method: 'DELETE',
+        url: `/policys/${policy.policy_reference}`,
+        headers: acme.sandbox,
+        payload: { effective_date: input.policy.start_date, payment_amount: 60 },
+      });
+      assert.equal(cancelled.statusCode, 200, cancelled.body);
+      await waitForPayment(policy.policy_reference, (list) =>
+        list.some((p) => p.purpose === 'cancellation' && p.status === 'succeeded'),
+      );
+    } finally {
+      held.release();
+      await second.close();
+    }
+    const settled = await waitForPayment(policy.policy_reference, (list) =>
+      list.some((p) => p.purpose === 'adjustment' && p.status === 'succeeded'),
+    );
+    const original = settled.find((p) => p.purpose === 'new_business');
+    assert.equal(original?.refunded_amount, 100, 'the 40 and the 60, neither written over the other');
+    assert.equal(original.status, 'refunded');
   });
 
   test('a declined statement charge is recorded for dunning; RETRY_PAYMENT retries; a new card collects it; a paid version → 409', async () => {

@@ -254,6 +254,40 @@ describe('a policy rated by Milepost renewing automatically', () => {
     assert.equal(read.renewal, undefined);
   });
 
+  test('cannot be priced above new business by an adjustment run up to the renewal’s start: 409', async () => {
+    const made = await makePolicy.policy<PolicyBody>(t.app, acme, {
+      policy: { auto_renew: true, product_reference: PRODUCT },
+      pricing: { quote_model_reference: v1Id },
+    });
+    const scheduled = (await scheduleRenewal(made.reference)).json<{
+      renewal: { start_date: number; end_date: number; pricing: Pricing };
+    }>().renewal;
+    // The body names the renewal's term with a price far above the capped one, as an adjustment.
+    const adjusted = await t.app.inject({
+      method: 'POST',
+      url: '/policys',
+      headers: acme.sandbox,
+      payload: {
+        ...made.input,
+        policy: {
+          ...made.input.policy,
+          policy_reference: made.reference,
+          start_date: scheduled.start_date,
+          end_date: scheduled.end_date,
+          policy_year: 2,
+        },
+        pricing: { ...scheduled.pricing, upfront_premium: 5000, base_premium: 5000, usage_rate: 9 },
+      },
+    });
+    assert.equal(adjusted.statusCode, 409, adjusted.body);
+    assert.match(adjusted.json<{ detail: string }>().detail, /POST \/policys\/.+\/renewals/);
+    // The term in force stands and renews on the capped price at its end.
+    assert.equal((await readAt(made.reference, '2026-05-30T12:00:00Z')).status, 'active');
+    await t.container.services.policies.endTerms(new Date('2026-06-01T02:00:00Z'));
+    const renewed = await readAt(made.reference, '2026-06-02T12:00:00Z');
+    assert.deepEqual(renewed.pricing, scheduled.pricing);
+  });
+
   test('another company’s policy, or none: 404', async () => {
     assert.equal((await renewalPrices(reference, as(ada, other))).statusCode, 404);
     assert.equal((await renewalPrices('POL-NONE')).statusCode, 404);
