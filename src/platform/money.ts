@@ -1,4 +1,5 @@
 import { Decimal } from 'decimal.js';
+import { AppError } from './errors.ts';
 
 /**
  * The one currency Milepost bills in: pounds sterling. It insures UK motor policies (IPT, the certificate
@@ -20,6 +21,18 @@ export function toPence(pounds: number): number {
 /** Whether `pounds` is a whole number of pence: at most 2 decimals in its shortest decimal form. */
 export function isWholePence(pounds: number): boolean {
   return Number.isFinite(pounds) && new Decimal(String(pounds)).times(100).isInteger();
+}
+
+/**
+ * A money field of a body, in pounds, as sent: at most 2 decimals read from its decimal form, else 422
+ * naming `path` (JSON Schema's `multipleOf: 0.01` divides in binary floats, and refused 1.15).
+ */
+export function requireWholePence(pounds: number, path: string): number {
+  if (isWholePence(pounds)) return pounds;
+  const message = 'must have at most 2 decimal places';
+  throw new AppError('VALIDATION_FAILED', `The request is invalid: ${path} ${message}`, {
+    errors: [{ path, message }],
+  });
 }
 
 /** Integer pence → pounds as a JS number (exactly the decimal the pence denote, e.g. 1234 → 12.34). */

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { AppError, notFound } from '../../platform/errors.ts';
-import { isWholePence } from '../../platform/money.ts';
+import { notFound } from '../../platform/errors.ts';
+import { requireWholePence } from '../../platform/money.ts';
 import { problemResponses } from '../../platform/http/problem.ts';
 import { ClientHeadersSchema, tenantOf, type ClientAuth } from '../companies/index.ts';
 import type { PolicyholderAccess } from '../payments/index.ts';
@@ -44,18 +44,6 @@ interface ClaimRouteDeps {
   readonly claims: ClaimService;
   readonly clientAuth: ClientAuth;
   readonly policyholders: PolicyholderAccess;
-}
-
-/**
- * A money field of a body, in pounds: at most 2 decimals, read from its decimal form (JSON Schema's
- * `multipleOf: 0.01` divides in binary floats, and refused 1.15).
- */
-function wholePence(pounds: number, path: string): number {
-  if (isWholePence(pounds)) return pounds;
-  const message = 'must have at most 2 decimal places';
-  throw new AppError('VALIDATION_FAILED', `The request is invalid: ${path} ${message}`, {
-    errors: [{ path, message }],
-  });
 }
 
 /** Who acts, as a note records it: a staff member, the admin key, or the client's system. */
@@ -403,7 +391,7 @@ function registerClaimWork(app: App, deps: ClaimRouteDeps): void {
             tenantOf(request),
             request.params.claim_reference,
             request.body.kind,
-            wholePence(request.body.reserve, '/body/reserve'),
+            requireWholePence(request.body.reserve, '/body/reserve'),
           ),
         ),
   );
@@ -428,7 +416,7 @@ function registerClaimWork(app: App, deps: ClaimRouteDeps): void {
         tenantOf(request),
         request.params.claim_reference,
         request.params.exposure_id,
-        wholePence(request.body.reserve, '/body/reserve'),
+        requireWholePence(request.body.reserve, '/body/reserve'),
       ),
   );
 
@@ -451,7 +439,7 @@ function registerClaimWork(app: App, deps: ClaimRouteDeps): void {
       reply.code(201).send(
         await claims.pay(tenantOf(request), request.params.claim_reference, request.params.exposure_id, {
           ...request.body,
-          amount: wholePence(request.body.amount, '/body/amount'),
+          amount: requireWholePence(request.body.amount, '/body/amount'),
         }),
       ),
   );

@@ -1,7 +1,7 @@
 import type { PaymentIntent } from '../../integrations/payments/index.ts';
 import { AppError, isUniqueViolation, notFound } from '../../platform/errors.ts';
 import { recordEvent } from '../../platform/events.ts';
-import { fromPence, isWholePence, toPence } from '../../platform/money.ts';
+import { fromPence, requireWholePence, toPence } from '../../platform/money.ts';
 import type { Executor } from '../../schema.ts';
 import { getPolicyholderName } from '../accounts/index.ts';
 import type { Tenant } from '../companies/index.ts';
@@ -241,16 +241,8 @@ export async function verifyBinding(
   }
   // A renewal's block reaches here before its policy is validated: an amount finer than a penny is
   // the client's mistake (422), not one to compare in pence.
-  if (block.payment_amount !== undefined && !isWholePence(block.payment_amount)) {
-    const message = 'must have at most 2 decimal places';
-    throw new AppError(
-      'VALIDATION_FAILED',
-      `The request is invalid: /body/payment/payment_amount ${message}`,
-      {
-        errors: [{ path: '/body/payment/payment_amount', message }],
-      },
-    );
-  }
+  if (block.payment_amount !== undefined)
+    requireWholePence(block.payment_amount, '/body/payment/payment_amount');
   let intent: PaymentIntent;
   try {
     intent = await (await ctx.gateway(tenant)).retrievePaymentIntent(block.provider_payment_reference);

@@ -1,8 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { AppError } from '../../platform/errors.ts';
 import { problemResponses } from '../../platform/http/problem.ts';
-import { isWholePence } from '../../platform/money.ts';
+import { requireWholePence } from '../../platform/money.ts';
 import { ClientHeadersSchema, tenantOf, type ClientAuth } from '../companies/index.ts';
 import { PolicyInputSchema, PolicyResponseSchema, RenewalInputSchema } from './policy-schemas.ts';
 import type { PolicyService } from './policy-service.ts';
@@ -54,11 +53,8 @@ const cancelDescription =
  * it as pence, and JSON Schema's `multipleOf: 0.01` divides in binary floats (it refuses 1.15).
  */
 function inWholePence<Body extends { payment_amount?: number | undefined }>(body: Body): Body {
-  if (body.payment_amount === undefined || isWholePence(body.payment_amount)) return body;
-  const message = 'must have at most 2 decimal places';
-  throw new AppError('VALIDATION_FAILED', `The request is invalid: /body/payment_amount ${message}`, {
-    errors: [{ path: '/body/payment_amount', message }],
-  });
+  if (body.payment_amount !== undefined) requireWholePence(body.payment_amount, '/body/payment_amount');
+  return body;
 }
 
 type App = Parameters<FastifyPluginAsyncTypebox>[0];
