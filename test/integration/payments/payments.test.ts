@@ -112,6 +112,28 @@ async function waitForPayment(reference: string, predicate: (p: Payment[]) => bo
   throw new Error('payment state not reached');
 }
 
+/**
+ * A policy paid £100 by card, adjusted from its start down to £60: its refund of £40 is recorded and
+ * held at the processor (sent, not yet answered) until `held.release()`.
+ */
+async function adjustedDownWithRefundHeld() {
+  const { input } = await payAndBind('pm_card_visa', 100);
+  const { body: policy } = await make.policyFrom<PolicyBody>(t.app, acme, input);
+  const held = processor.hold((r) => r.method === 'POST' && r.path === '/v1/refunds');
+  await make.adjustment(
+    t.app,
+    acme,
+    { reference: policy.policy_reference, input },
+    {
+      pricing: { upfront_premium: 60, mta_fee: 0 },
+      effective_date: input.policy.start_date,
+      payment: undefined,
+    },
+  );
+  await held.arrived;
+  return { input, policy, held };
+}
+
 describe('a renewal with a payment block', () => {
   test('the renewal premium is checked with the processor and recorded against the rn version, written at once', async () => {
     const bound = await payAndBind('pm_card_visa', 95.5, { policy: { auto_renew: true } });
@@ -378,21 +400,8 @@ describe('adjustments, cancellations and statement charges', () => {
   });
 
   test('a cancellation while an adjustment’s refund is still on its way never refunds more than the card paid', async () => {
-    const { input } = await payAndBind('pm_card_visa', 100);
-    const { body: policy } = await make.policyFrom<PolicyBody>(t.app, acme, input);
     // The adjustment's refund reaches a processor slow to answer: recorded, not yet sent back.
-    const held = processor.hold((r) => r.method === 'POST' && r.path === '/v1/refunds');
-    await make.adjustment(
-      t.app,
-      acme,
-      { reference: policy.policy_reference, input },
-      {
-        pricing: { upfront_premium: 60, mta_fee: 0 },
-        effective_date: input.policy.start_date,
-        payment: undefined,
-      },
-    );
-    await held.arrived;
+    const { input, policy, held } = await adjustedDownWithRefundHeld();
     // The whole 100 asked back: only what the adjustment does not already refund (40) is left to give.
     const cancelled = await t.app.inject({
       method: 'DELETE',
@@ -417,21 +426,8 @@ describe('adjustments, cancellations and statement charges', () => {
   });
 
   test('two refunds of one card payment sent by two workers at once both count in what it has refunded', async () => {
-    const { input } = await payAndBind('pm_card_visa', 100);
-    const { body: policy } = await make.policyFrom<PolicyBody>(t.app, acme, input);
     // This process's worker sends the adjustment's refund (40) to a processor slow to answer...
-    const held = processor.hold((r) => r.method === 'POST' && r.path === '/v1/refunds');
-    await make.adjustment(
-      t.app,
-      acme,
-      { reference: policy.policy_reference, input },
-      {
-        pricing: { upfront_premium: 60, mta_fee: 0 },
-        effective_date: input.policy.start_date,
-        payment: undefined,
-      },
-    );
-    await held.arrived;
+    const { input, policy, held } = await adjustedDownWithRefundHeld();
     // ...while a second worker on the same database sends the cancellation's (60) and records it.
     const second = await createTestApp({
       startJobs: true,
