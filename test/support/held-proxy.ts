@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-/** A request as the proxy saw it, for choosing the one to hold. */
+/** A request as the proxy saw it, for choosing the one to hold, refuse or amend. */
 export interface SeenRequest {
   readonly method: string;
   readonly path: string;
@@ -23,6 +23,11 @@ export interface HeldProxy {
   hold(matches: (request: SeenRequest) => boolean): HeldRequest;
   /** Answers the next request that `matches` as the processor answers a revoked key (401), unforwarded. */
   refuse(matches: (request: SeenRequest) => boolean): void;
+  /** Passes the next request that `matches` on, and changes its JSON answer (a refund left pending). */
+  amend(
+    matches: (request: SeenRequest) => boolean,
+    change: (answer: Record<string, unknown>) => object,
+  ): void;
   close(): Promise<void>;
 }
 
@@ -30,13 +35,18 @@ const HOP_BY_HOP = new Set(['connection', 'content-length', 'transfer-encoding',
 
 /**
  * A real HTTP proxy in front of the payment sandbox, so that a test can act while one call to the
- * processor is in flight (a card added while the old one is being charged).
+ * processor is in flight (a card added while the old one is being charged), or have the processor
+ * refuse a call or answer it otherwise than the sandbox does.
  */
 export async function startHeldProxy(): Promise<HeldProxy> {
   const holds: Array<{
     matches: (r: SeenRequest) => boolean;
     arrive: () => void;
     released: Promise<void> | 'refused';
+  }> = [];
+  const amends: Array<{
+    matches: (r: SeenRequest) => boolean;
+    change: (answer: Record<string, unknown>) => object;
   }> = [];
   const proxy: HeldProxy = {
     url: '',
@@ -48,6 +58,9 @@ export async function startHeldProxy(): Promise<HeldProxy> {
       const released = new Promise<void>((resolve) => (release = resolve));
       holds.push({ matches, arrive, released });
       return { arrived, release };
+    },
+    amend(matches, change) {
+      amends.push({ matches, change });
     },
     refuse(matches) {
       holds.push({ matches, arrive: () => undefined, released: 'refused' });
@@ -85,7 +98,13 @@ export async function startHeldProxy(): Promise<HeldProxy> {
           headers,
           ...(seen.method === 'GET' ? {} : { body }),
         });
-        const answer = Buffer.from(await upstream.arrayBuffer());
+        let answer = Buffer.from(await upstream.arrayBuffer());
+        const amendIndex = amends.findIndex((a) => a.matches(seen));
+        if (amendIndex >= 0) {
+          const [amend] = amends.splice(amendIndex, 1);
+          const parsed = JSON.parse(answer.toString()) as Record<string, unknown>;
+          answer = Buffer.from(JSON.stringify(amend!.change(parsed)));
+        }
         const answerHeaders = Object.fromEntries(
           [...upstream.headers].filter(([name]) => !HOP_BY_HOP.has(name) && name !== 'content-encoding'),
         );

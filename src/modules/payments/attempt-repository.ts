@@ -133,3 +133,26 @@ export async function recordProcessorSuccess(
   await bumpRevisionOfPayment(db, id);
   return true;
 }
+
+/**
+ * Records the processor's refund for the refund `id` once: only while it has none, so a refund whose
+ * job runs again (the processor had left it pending, or the job was delivered twice) adds to the paid
+ * charge's refunded total once. Returns whether this call recorded it.
+ */
+export async function recordRefundSent(
+  db: Executor,
+  id: string,
+  changes: PaymentChanges,
+  at: Date,
+): Promise<boolean> {
+  const updated = await db
+    .updateTable('payments')
+    .set(columnsOf(changes, at))
+    .where('id', '=', id)
+    .where('provider_payment_id', 'is', null)
+    .returning('id')
+    .executeTakeFirst();
+  if (updated === undefined) return false;
+  await bumpRevisionOfPayment(db, id);
+  return true;
+}

@@ -6,6 +6,7 @@ import { asTenant, type DataEnvironment, type Tenant } from '../companies/index.
 import type { PolicyChange, PolicyPaymentHooks } from '../policies/index.ts';
 import { attemptCharge } from './charge-service.ts';
 import { CURRENCY, eventBase, PROVIDER, SETTLE_QUEUE, type PaymentContext } from './payment-context.ts';
+import { recordRefundSent } from './attempt-repository.ts';
 import {
   findPayment,
   findPaymentById,
@@ -125,18 +126,25 @@ export async function executeRefund(ctx: PaymentContext, payment: PaymentRecord)
     metadata: { milepost_payment: payment.id },
     idempotencyKey: `payment:${payment.id}:refund`,
   });
+  const status = refund.status === 'succeeded' ? 'succeeded' : 'pending';
   await inTransaction(db, async (trx) => {
-    await updatePayment(
+    const first = await recordRefundSent(
       trx,
       payment.id,
       {
-        status: refund.status === 'succeeded' ? 'succeeded' : 'pending',
+        status,
         providerPaymentId: refund.id,
         paymentMethodId: original.paymentMethodId,
         attempts: payment.attempts + 1,
       },
       now,
     );
+    // Asked again (the same idempotency key, so the same refund): its status may have moved on, but it
+    // is in the refunded total and announced already.
+    if (!first) {
+      await updatePayment(trx, payment.id, { status }, now);
+      return;
+    }
     // Read again under its lock, not as it stood before the processor was asked: another refund of
     // the same payment (its job in another worker) may have been added meanwhile, and both count.
     const current = (await lockPaymentById(trx, original.id)) ?? original;

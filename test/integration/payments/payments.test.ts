@@ -461,6 +461,49 @@ describe('adjustments, cancellations and statement charges', () => {
     assert.equal(original.status, 'refunded');
   });
 
+  test('a refund the processor left pending, whose job runs again, counts once in what the card has refunded', async () => {
+    const { input } = await payAndBind('pm_card_visa', 100);
+    const { body: policy } = await make.policyFrom<PolicyBody>(t.app, acme, input);
+    processor.amend(
+      (r) => r.method === 'POST' && r.path === '/v1/refunds',
+      (refund) => ({ ...refund, status: 'pending' }),
+    );
+    await make.adjustment(
+      t.app,
+      acme,
+      { reference: policy.policy_reference, input },
+      {
+        pricing: { upfront_premium: 60, mta_fee: 0 },
+        effective_date: input.policy.start_date,
+        payment: undefined,
+      },
+    );
+    const sent = (
+      await waitForPayment(policy.policy_reference, (list) =>
+        list.some((p) => p.type === 'refund' && p.provider_payment_reference !== null),
+      )
+    ).find((p) => p.type === 'refund')!;
+    assert.equal(sent.status, 'pending');
+    // Its job again (delivered twice, or run on for the pending refund): the processor answers with the
+    // same refund, now succeeded.
+    await t.container.jobs.send('payments.settle', { paymentId: sent.payment_reference });
+    const settled = await waitForPayment(policy.policy_reference, (list) =>
+      list.some((p) => p.payment_reference === sent.payment_reference && p.status === 'succeeded'),
+    );
+    assert.equal(settled.find((p) => p.purpose === 'new_business')?.refunded_amount, 40);
+    const events = await t.container.database.db
+      .selectFrom('events')
+      .select('data')
+      .where('type', '=', 'payment.refunded')
+      .execute();
+    assert.equal(
+      events.filter(
+        (e) => (e.data as { payment_reference?: string }).payment_reference === sent.payment_reference,
+      ).length,
+      1,
+    );
+  });
+
   test('a declined statement charge is recorded for dunning; RETRY_PAYMENT retries; a new card collects it; a paid version → 409', async () => {
     const { policy, declined: outcome } = await declinedStatementCharge(1234);
     assert.equal(outcome.payment_amount, null);
