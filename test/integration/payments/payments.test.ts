@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import { createCompany, createTestApp, type TestApp } from '../../support/app.ts';
 import { shiftedClock } from '../../../src/platform/clock.ts';
 import { make } from '../../support/factories.ts';
-import { startHeldProxy, type HeldProxy } from '../../support/held-proxy.ts';
+import { startHeldProxy, type HeldProxy, type HeldRequest } from '../../support/held-proxy.ts';
 import { asTenant } from '../../../src/modules/companies/index.ts';
 import { examplePolicyInput } from '../../support/policy-arbitraries.ts';
 import { signInStaff } from '../staff/staff-support.ts';
@@ -113,13 +113,13 @@ async function waitForPayment(reference: string, predicate: (p: Payment[]) => bo
 }
 
 /**
- * A policy paid £100 by card, adjusted from its start down to £60: its refund of £40 is recorded and
- * held at the processor (sent, not yet answered) until `held.release()`.
+ * A policy paid £100 by card, adjusted from its start down to £60 (a refund of £40); `arrange` readies
+ * the processor for that refund first.
  */
-async function adjustedDownWithRefundHeld() {
+async function adjustedDown(arrange: () => void) {
   const { input } = await payAndBind('pm_card_visa', 100);
   const { body: policy } = await make.policyFrom<PolicyBody>(t.app, acme, input);
-  const held = processor.hold((r) => r.method === 'POST' && r.path === '/v1/refunds');
+  arrange();
   await make.adjustment(
     t.app,
     acme,
@@ -130,8 +130,17 @@ async function adjustedDownWithRefundHeld() {
       payment: undefined,
     },
   );
-  await held.arrived;
-  return { input, policy, held };
+  return { input, policy };
+}
+
+/** `adjustedDown`, its refund held at the processor (sent, not yet answered) until `held.release()`. */
+async function adjustedDownWithRefundHeld() {
+  let held: HeldRequest | undefined;
+  const made = await adjustedDown(() => {
+    held = processor.hold((r) => r.method === 'POST' && r.path === '/v1/refunds');
+  });
+  await held!.arrived;
+  return { ...made, held: held! };
 }
 
 describe('a renewal with a payment block', () => {
@@ -462,22 +471,12 @@ describe('adjustments, cancellations and statement charges', () => {
   });
 
   test('a refund the processor left pending, whose job runs again, counts once in what the card has refunded', async () => {
-    const { input } = await payAndBind('pm_card_visa', 100);
-    const { body: policy } = await make.policyFrom<PolicyBody>(t.app, acme, input);
-    processor.amend(
-      (r) => r.method === 'POST' && r.path === '/v1/refunds',
-      (refund) => ({ ...refund, status: 'pending' }),
-    );
-    await make.adjustment(
-      t.app,
-      acme,
-      { reference: policy.policy_reference, input },
-      {
-        pricing: { upfront_premium: 60, mta_fee: 0 },
-        effective_date: input.policy.start_date,
-        payment: undefined,
-      },
-    );
+    const { policy } = await adjustedDown(() => {
+      processor.amend(
+        (r) => r.method === 'POST' && r.path === '/v1/refunds',
+        (refund) => ({ ...refund, status: 'pending' }),
+      );
+    });
     const sent = (
       await waitForPayment(policy.policy_reference, (list) =>
         list.some((p) => p.type === 'refund' && p.provider_payment_reference !== null),
