@@ -1,6 +1,7 @@
 import type { PaymentIntent } from '../../integrations/payments/index.ts';
 import type { Tenant } from '../companies/index.ts';
 import { CURRENCY, type PaymentContext } from './payment-context.ts';
+import { minimumChargeMinorUnits } from './rules/index.ts';
 
 /** The first payment of a quote bought in the web app: its customer and intent at the processor. */
 export interface QuotePaymentOpening {
@@ -19,6 +20,9 @@ export interface QuotePaymentOpening {
  */
 export function createQuotePayments(ctx: PaymentContext) {
   return {
+    /** The smallest first payment the processor takes by card, in pence (30p). */
+    minimumPence: minimumChargeMinorUnits(CURRENCY),
+
     /** Makes (or, with the same keys, finds again) the quote's customer and its on-session intent. */
     async open(
       tenant: Tenant,

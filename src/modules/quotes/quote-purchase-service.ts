@@ -4,7 +4,7 @@ import { fromPence, poundsText } from '../../platform/money.ts';
 import type { Executor } from '../../schema.ts';
 import { ADDRESS_THROTTLE, createThrottles, throttleOf } from '../auth/index.ts';
 import type { Tenant } from '../companies/index.ts';
-import { MINIMUM_CHARGE_MINOR_UNITS, type QuotePayments } from '../payments/index.ts';
+import type { QuotePayments } from '../payments/index.ts';
 import type { PolicyInput, PolicyResponse } from '../policies/index.ts';
 import { firstPaymentPence } from '../policies/rules/index.ts';
 import {
@@ -86,6 +86,7 @@ async function purchasable(
   reference: string,
   request: PurchaseRequest,
   now: Date,
+  payments: Pick<QuotePayments, 'minimumPence'>,
 ) {
   const quote = await findQuote(db, tenant, reference);
   // NOTE: without its secret a quote is answered as one that does not exist: the reference alone
@@ -112,9 +113,9 @@ async function purchasable(
       'Nothing is due at binding on this quote: it cannot be bought with a card here',
       field('/body/payment_method_id', 'the quote asks for no first payment'),
     );
-  // The processor takes no card payment below its minimum (30p for sterling, in which quotes are paid):
-  // refused here, before any customer or intent is made at the processor.
-  const minimumPence = MINIMUM_CHARGE_MINOR_UNITS['GBP'] ?? 0;
+  // The processor takes no card payment below its minimum: refused here, before any customer or
+  // intent is made at the processor.
+  const { minimumPence } = payments;
   if (amountPence < minimumPence)
     throw new AppError(
       'VALIDATION_FAILED',
@@ -228,7 +229,7 @@ export function createPurchaseService(deps: PurchaseServiceDeps) {
       const perAddress = throttleOf(ADDRESS_THROTTLE, 'quote-purchase', tenant.companyId, address);
       await throttles.ensureNotThrottled(perAddress);
       await throttles.countAgainst(perAddress);
-      const { quote, amountPence } = await purchasable(db, tenant, reference, request, clock.now());
+      const { quote, amountPence } = await purchasable(db, tenant, reference, request, clock.now(), payments);
       const purchase = await intentOf(tenant, quote, amountPence);
       if (purchase.status === 'refunded')
         throw new AppError(

@@ -3,6 +3,7 @@ export {
   cancellationAmountPence,
   carriedForward,
   MINIMUM_CHARGE_MINOR_UNITS,
+  minimumChargeMinorUnits,
   remainingShare,
 } from './payment-amounts.ts';
 export { DEFAULT_RETRY_DAYS, isHardDecline, nextAttemptAt } from './dunning.ts';

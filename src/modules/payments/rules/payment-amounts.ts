@@ -64,8 +64,11 @@ export const MINIMUM_CHARGE_MINOR_UNITS: Readonly<Record<string, number>> = {
   CAD: 50,
 };
 
+/** The smallest charge the processor takes in `currency`, in minor units. */
+export const minimumChargeMinorUnits = (currency: string): number =>
+  MINIMUM_CHARGE_MINOR_UNITS[currency.toUpperCase()] ?? 50;
+
 /** Of an amount billed, what cannot be charged now and is carried to the next statement: all or nothing. */
 export function carriedForward(amountPence: number, currency: string): number {
-  const minimum = MINIMUM_CHARGE_MINOR_UNITS[currency.toUpperCase()] ?? 50;
-  return amountPence > 0 && amountPence < minimum ? amountPence : 0;
+  return amountPence > 0 && amountPence < minimumChargeMinorUnits(currency) ? amountPence : 0;
 }
