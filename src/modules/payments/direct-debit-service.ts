@@ -30,6 +30,13 @@ import { collectionDay, firstCollectionDay } from './rules/direct-debit.ts';
 /** The longest span the collections calendar covers in one request (days). */
 export const MAX_CALENDAR_DAYS = 92;
 
+/**
+ * The policy's newest SetupIntents ADD_NEW_PAYMENT_METHOD asks the processor about, one call each: a
+ * policy holds as many as were ever started, so this bounds one request's calls. An older one that was
+ * confirmed is recorded from the processor's `setup_intent.succeeded`.
+ */
+export const SETUPS_SEARCHED = 5;
+
 /** A mandate as the API shows it. */
 const mandateView = (m: MandateRecord & { status: Exclude<MandateStatus, 'setup'> }) => ({
   mandate_id: m.id,
@@ -212,11 +219,11 @@ function bucketOf(status: PaymentRecord['status']): 'scheduled' | 'processing' |
 }
 
 /**
- * ADD_NEW_PAYMENT_METHOD with the payment method of a confirmed Bacs SetupIntent of this policy: the
- * mandate is read from the processor and recorded, becomes the policy's default method, its
- * confirmation (with the Guarantee and the first collection's day) is emailed, and amounts waiting
- * for a new method are scheduled under it with a new advance notice. Undefined when the method is
- * not one of the policy's SetupIntents (a card).
+ * ADD_NEW_PAYMENT_METHOD with the payment method of a confirmed Bacs SetupIntent of this policy (one of
+ * its newest `SETUPS_SEARCHED`): the mandate is read from the processor and recorded, becomes the
+ * policy's default method, its confirmation (with the Guarantee and the first collection's day) is
+ * emailed, and amounts waiting for a new method are scheduled under it with a new advance notice.
+ * Undefined when the method is not one of those SetupIntents' (a card).
  */
 export async function addMandateMethod(
   ctx: PaymentContext,
@@ -228,10 +235,13 @@ export async function addMandateMethod(
   // Recorded already (the processor's `setup_intent.succeeded` came first, or a repeated request).
   if (mandates.some((m) => m.paymentMethodId === paymentMethodId && m.status !== 'setup'))
     return { payment_method_id: paymentMethodId };
-  const setups = mandates.filter((m) => m.status === 'setup');
+  const setups = mandates
+    .filter((m) => m.status === 'setup')
+    .toReversed()
+    .slice(0, SETUPS_SEARCHED);
   const gateway = await ctx.gateway(tenant);
   let found: { row: MandateRecord; intent: SetupIntent } | undefined;
-  for (const row of setups.toReversed()) {
+  for (const row of setups) {
     const intent = await gateway.retrieveSetupIntent(row.setupIntentId);
     if (intent.paymentMethodId === paymentMethodId) {
       found = { row, intent };

@@ -9,6 +9,7 @@ export {
 } from './payment-service.ts';
 export { paymentRoutes, stripeWebhookRoutes, type PolicyholderAccess } from './payment-routes.ts';
 export { directDebitRoutes } from './direct-debit-routes.ts';
+export { SETUPS_SEARCHED } from './direct-debit-service.ts';
 export {
   adjustmentAmountPence,
   cancellationAmountPence,

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createCompany, createTestApp, type TestApp } from '../../support/app.ts';
 import { fixedClock } from '../../../src/platform/clock.ts';
+import { SETUPS_SEARCHED } from '../../../src/modules/payments/index.ts';
 import { addWorkingDays } from '../../../src/platform/working-days.ts';
 import { make } from '../../support/factories.ts';
 import {
@@ -87,6 +88,47 @@ describe('setting up a Direct Debit', () => {
       confirmation.text,
       new RegExp(`Mandate reference: ${dd.mandates[0].mandate_reference ?? ''}`),
     );
+  });
+
+  test('a method sent after many unfinished setups asks the processor about the newest few only', async () => {
+    clock.set('2025-09-15T09:00:00Z');
+    const policy = await make.cardPaidPolicy(t, acme, monthly);
+    for (let i = 0; i < SETUPS_SEARCHED + 3; i++) {
+      const started = await t.app.inject({
+        method: 'POST',
+        url: `/policys/${policy.reference}/direct-debit/setup-intents`,
+        headers: acme.sandbox,
+      });
+      assert.equal(started.statusCode, 201, started.body);
+    }
+    const { gateways } = t.container;
+    const forEnvironment = gateways.forEnvironment.bind(gateways);
+    let retrieved = 0;
+    gateways.forEnvironment = (...args) => {
+      const gateway = forEnvironment(...args);
+      return {
+        ...gateway,
+        retrieveSetupIntent: (id: string) => {
+          retrieved += 1;
+          return gateway.retrieveSetupIntent(id);
+        },
+      };
+    };
+    try {
+      const card = await payments({
+        type: 'ADD_NEW_PAYMENT_METHOD',
+        policy_reference: policy.reference,
+        payment_method_id: 'pm_card_mastercard',
+      });
+      assert.equal(card.statusCode, 200, card.body);
+      assert.equal(retrieved, SETUPS_SEARCHED);
+    } finally {
+      gateways.forEnvironment = forEnvironment;
+    }
+    // The newest setup, confirmed, is still found and recorded.
+    await setUpDirectDebit(t, acme.sandbox, policy.reference);
+    const dd = await directDebitOf(t, acme.sandbox, policy.reference);
+    assert.equal(dd.mandates.length, 1);
   });
 
   test('a SetupIntent confirmed without ADD_NEW_PAYMENT_METHOD is recorded from the processor’s event', async () => {
