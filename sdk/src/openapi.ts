@@ -5769,7 +5769,7 @@ export interface operations {
                     custom?: {
                         [key: string]: string | number | boolean | null;
                     };
-                    /** @description Ties a card payment to the policy. Every field is optional here; the payments service checks them against the processor. */
+                    /** @description Ties a card payment to the policy. Every field is optional here; the payments service checks them against the processor. A new policy’s or renewal’s block names the payment confirmed for it: with any field sent, `provider_payment_reference` is required (422 naming it otherwise). An adjustment’s `payment_amount` stands alone. */
                     payment?: {
                         /** @description Id of the confirmed payment, from the client-side confirmation result. */
                         provider_payment_reference?: string;
@@ -6123,7 +6123,7 @@ export interface operations {
                         custom?: {
                             [key: string]: string | number | boolean | null;
                         };
-                        /** @description Ties a card payment to the policy. Every field is optional here; the payments service checks them against the processor. */
+                        /** @description Ties a card payment to the policy. Every field is optional here; the payments service checks them against the processor. A new policy’s or renewal’s block names the payment confirmed for it: with any field sent, `provider_payment_reference` is required (422 naming it otherwise). An adjustment’s `payment_amount` stands alone. */
                         payment?: {
                             /** @description Id of the confirmed payment, from the client-side confirmation result. */
                             provider_payment_reference?: string;
@@ -6720,7 +6720,7 @@ export interface operations {
                         custom?: {
                             [key: string]: string | number | boolean | null;
                         };
-                        /** @description Ties a card payment to the policy. Every field is optional here; the payments service checks them against the processor. */
+                        /** @description Ties a card payment to the policy. Every field is optional here; the payments service checks them against the processor. A new policy’s or renewal’s block names the payment confirmed for it: with any field sent, `provider_payment_reference` is required (422 naming it otherwise). An adjustment’s `payment_amount` stands alone. */
                         payment?: {
                             /** @description Id of the confirmed payment, from the client-side confirmation result. */
                             provider_payment_reference?: string;
@@ -7377,7 +7377,7 @@ export interface operations {
                         custom?: {
                             [key: string]: string | number | boolean | null;
                         };
-                        /** @description Ties a card payment to the policy. Every field is optional here; the payments service checks them against the processor. */
+                        /** @description Ties a card payment to the policy. Every field is optional here; the payments service checks them against the processor. A new policy’s or renewal’s block names the payment confirmed for it: with any field sent, `provider_payment_reference` is required (422 naming it otherwise). An adjustment’s `payment_amount` stands alone. */
                         payment?: {
                             /** @description Id of the confirmed payment, from the client-side confirmation result. */
                             provider_payment_reference?: string;
@@ -8026,7 +8026,7 @@ export interface operations {
                         custom?: {
                             [key: string]: string | number | boolean | null;
                         };
-                        /** @description Ties a card payment to the policy. Every field is optional here; the payments service checks them against the processor. */
+                        /** @description Ties a card payment to the policy. Every field is optional here; the payments service checks them against the processor. A new policy’s or renewal’s block names the payment confirmed for it: with any field sent, `provider_payment_reference` is required (422 naming it otherwise). An adjustment’s `payment_amount` stands alone. */
                         payment?: {
                             /** @description Id of the confirmed payment, from the client-side confirmation result. */
                             provider_payment_reference?: string;
@@ -8668,7 +8668,7 @@ export interface operations {
                         custom?: {
                             [key: string]: string | number | boolean | null;
                         };
-                        /** @description Ties a card payment to the policy. Every field is optional here; the payments service checks them against the processor. */
+                        /** @description Ties a card payment to the policy. Every field is optional here; the payments service checks them against the processor. A new policy’s or renewal’s block names the payment confirmed for it: with any field sent, `provider_payment_reference` is required (422 naming it otherwise). An adjustment’s `payment_amount` stands alone. */
                         payment?: {
                             /** @description Id of the confirmed payment, from the client-side confirmation result. */
                             provider_payment_reference?: string;
@@ -9368,7 +9368,7 @@ export interface operations {
                     custom?: {
                         [key: string]: string | number | boolean | null;
                     };
-                    /** @description Ties a card payment to the policy. Every field is optional here; the payments service checks them against the processor. */
+                    /** @description Ties a card payment to the policy. Every field is optional here; the payments service checks them against the processor. A new policy’s or renewal’s block names the payment confirmed for it: with any field sent, `provider_payment_reference` is required (422 naming it otherwise). An adjustment’s `payment_amount` stands alone. */
                     payment?: {
                         /** @description Id of the confirmed payment, from the client-side confirmation result. */
                         provider_payment_reference?: string;
@@ -9722,7 +9722,7 @@ export interface operations {
                         custom?: {
                             [key: string]: string | number | boolean | null;
                         };
-                        /** @description Ties a card payment to the policy. Every field is optional here; the payments service checks them against the processor. */
+                        /** @description Ties a card payment to the policy. Every field is optional here; the payments service checks them against the processor. A new policy’s or renewal’s block names the payment confirmed for it: with any field sent, `provider_payment_reference` is required (422 naming it otherwise). An adjustment’s `payment_amount` stands alone. */
                         payment?: {
                             /** @description Id of the confirmed payment, from the client-side confirmation result. */
                             provider_payment_reference?: string;
@@ -10319,7 +10319,7 @@ export interface operations {
                         custom?: {
                             [key: string]: string | number | boolean | null;
                         };
-                        /** @description Ties a card payment to the policy. Every field is optional here; the payments service checks them against the processor. */
+                        /** @description Ties a card payment to the policy. Every field is optional here; the payments service checks them against the processor. A new policy’s or renewal’s block names the payment confirmed for it: with any field sent, `provider_payment_reference` is required (422 naming it otherwise). An adjustment’s `payment_amount` stands alone. */
                         payment?: {
                             /** @description Id of the confirmed payment, from the client-side confirmation result. */
                             provider_payment_reference?: string;
@@ -11286,7 +11286,7 @@ export interface operations {
                         custom?: {
                             [key: string]: string | number | boolean | null;
                         };
-                        /** @description Ties a card payment to the policy. Every field is optional here; the payments service checks them against the processor. */
+                        /** @description Ties a card payment to the policy. Every field is optional here; the payments service checks them against the processor. A new policy’s or renewal’s block names the payment confirmed for it: with any field sent, `provider_payment_reference` is required (422 naming it otherwise). An adjustment’s `payment_amount` stands alone. */
                         payment?: {
                             /** @description Id of the confirmed payment, from the client-side confirmation result. */
                             provider_payment_reference?: string;

@@ -10,6 +10,9 @@ export const FIRST_INSTANT_MS = Date.UTC(1000, 0, 1);
 /** 10000-01-01T00:00:00Z in epoch milliseconds: the first instant after the last a request may name. */
 export const END_INSTANT_MS = Date.UTC(10000, 0, 1);
 
+/** A `YYYY-MM` month of years 1000–9999, the months a request may name. */
+export const MONTH_PATTERN = '^[1-9][0-9]{3}-(0[1-9]|1[0-2])$';
+
 /** Whether `ms` is whole epoch milliseconds in years 1000–9999 UTC. */
 export function isInstantMs(ms: unknown): ms is number {
   return typeof ms === 'number' && Number.isInteger(ms) && ms >= FIRST_INSTANT_MS && ms < END_INSTANT_MS;

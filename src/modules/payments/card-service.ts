@@ -235,7 +235,23 @@ export async function verifyBinding(
   ctx: PaymentContext,
   ...[tenant, block, upfrontPremium]: Parameters<PolicyPaymentHooks['verifyBinding']>
 ): Promise<Binding | undefined> {
-  if (block?.provider_payment_reference === undefined) return undefined;
+  if (block === undefined) return undefined;
+  if (block.provider_payment_reference === undefined) {
+    // NOTE: a new policy or renewal is paid by a payment the client has already confirmed at the
+    // processor (CREATE_PAYMENT_INTENT, then its SDK). Without that payment's id the block's other
+    // fields have nothing to check or record, and `payment_amount` alone charges nothing here (only an
+    // adjustment's charges the card on file): a block that would be ignored is refused instead.
+    const sent = Object.keys(block);
+    if (sent.length === 0) return undefined;
+    const message = `is required with ${sent.join(', ')}: the block binds a payment confirmed at the processor`;
+    throw new AppError(
+      'VALIDATION_FAILED',
+      `The payment block names no payment: provider_payment_reference ${message}`,
+      {
+        errors: [{ path: '/body/payment/provider_payment_reference', message }],
+      },
+    );
+  }
   if (block.payment_provider !== undefined && block.payment_provider !== PROVIDER) {
     throw mismatch('payment_provider', `must be "${PROVIDER}"`);
   }

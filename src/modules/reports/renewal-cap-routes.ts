@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type Static } from 'typebox';
 import { AppError, notFound } from '../../platform/errors.ts';
 import { problemResponses } from '../../platform/http/problem.ts';
+import { MONTH_PATTERN } from '../../platform/instants.ts';
 import { londonDate, londonMidnight } from '../../platform/london-calendar.ts';
 import { fromPence } from '../../platform/money.ts';
 import { asTenant, findCompanyByReference } from '../companies/index.ts';
@@ -12,8 +13,9 @@ import { csvLine } from '../../platform/csv.ts';
 /** At most two years of months in one report. */
 export const MAX_RENEWAL_CAP_MONTHS = 24;
 
+// Years 1000–9999, as every month the API takes: the bounds become instants (platform/instants.ts).
 const month = (description: string) =>
-  Type.String({ pattern: '^\\d{4}-(0[1-9]|1[0-2])$', description, examples: ['2026-06'] });
+  Type.String({ pattern: MONTH_PATTERN, description, examples: ['2026-06'] });
 
 const QuerySchema = Type.Object(
   {

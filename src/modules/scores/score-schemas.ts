@@ -1,7 +1,5 @@
 import { Type, type Static } from 'typebox';
-
-// Years 1000–9999, as every date the API takes (platform/instants.ts).
-const MONTH = '^[1-9][0-9]{3}-(0[1-9]|1[0-2])$';
+import { MONTH_PATTERN as MONTH } from '../../platform/instants.ts';
 
 export const ScoresParamsSchema = Type.Object({
   policy_reference: Type.String({ minLength: 1, maxLength: 100, examples: ['amber-falcon-river'] }),

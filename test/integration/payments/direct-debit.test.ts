@@ -288,6 +288,38 @@ describe('a statement paid by Direct Debit', () => {
   });
 });
 
+describe('a policy paying by Direct Debit cancelled', () => {
+  test('still has the collection announced for a statement issued before it collected on its day', async () => {
+    clock.set('2025-09-15T09:00:00Z');
+    const policy = await make.cardPaidPolicy(t, acme, monthly);
+    await setUpDirectDebit(t, acme.sandbox, policy.reference);
+    // The statement bills the installments that fell due up to its end, before the cancellation.
+    const issued = await statement(t, acme.sandbox, policy.reference, '2025-09-15T08:00:00Z');
+    const collectOn = addWorkingDays('2025-09-15', 10);
+    clock.set('2025-09-16T10:00:00Z');
+    const cancelled = await t.app.inject({
+      method: 'DELETE',
+      url: `/policys/${policy.reference}`,
+      headers: acme.sandbox,
+      payload: { reason: 'vehicle sold' },
+    });
+    assert.equal(cancelled.statusCode, 200, cancelled.body);
+    // NOTE: what the statement billed stays owed, as a card would have paid it at once: the
+    // collection keeps its amount and day, already announced to the payer.
+    let dd = await directDebitOf(t, acme.sandbox, policy.reference);
+    assert.deepEqual(
+      dd.collections.map((c) => [c.amount, c.status, c.collect_on]),
+      [[issued.billed_premium, 'scheduled', collectOn]],
+    );
+    clock.set(`${collectOn}T06:00:00Z`);
+    await t.container.services.payments.collectDue();
+    dd = await directDebitOf(t, acme.sandbox, policy.reference);
+    const [collection] = dd.collections;
+    assert.equal(collection?.status, 'processing');
+    assert.equal((await intentsFor(collection.payment_reference)).length, 1);
+  });
+});
+
 describe('a Direct Debit the bank returns', () => {
   test('for insufficient funds is presented once more after a new notice, then asks for a new method', async () => {
     clock.set('2025-09-15T09:00:00Z');

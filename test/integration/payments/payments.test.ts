@@ -201,6 +201,36 @@ describe('a renewal with a payment block', () => {
     });
     assert.equal(twice.statusCode, 409, 'one payment pays one term');
   });
+
+  test('a block naming no payment (payment_amount alone) → 422 naming provider_payment_reference; nothing kept', async () => {
+    const bound = await payAndBind('pm_card_visa', 95.5, { policy: { auto_renew: true } });
+    const { reference } = await make.policyFrom(t.app, acme, bound.input);
+    for (const payment of [{ payment_amount: 120 }, { payment_amount: 120, payment_provider: 'stripe' }]) {
+      const refused = await t.app.inject({
+        method: 'POST',
+        url: `/policys/${reference}/renewals`,
+        headers: acme.sandbox,
+        payload: { pricing: { ...bound.input.pricing, upfront_premium: 120 }, payment },
+      });
+      assert.equal(refused.statusCode, 422, refused.body);
+      const problem = refused.json<{ code: string; errors: Array<{ path: string; message: string }> }>();
+      assert.equal(problem.code, 'VALIDATION_FAILED');
+      assert.deepEqual(
+        problem.errors.map((e) => e.path),
+        ['/body/payment/provider_payment_reference'],
+      );
+      assert.match(problem.errors[0]!.message, /^is required with payment_amount/);
+    }
+    // Neither written nor kept for the automatic renewal: the policy is as it was.
+    const read = await t.app.inject({ url: `/policys/${reference}`, headers: acme.sandbox });
+    const policy = read.json<PolicyBody & { renewal?: unknown }>();
+    assert.equal(policy.renewal, undefined);
+    assert.deepEqual(
+      policy.versions.map((v) => v.version_type),
+      ['nb'],
+    );
+    assert.ok(!policy.payments.some((p) => p.purpose === 'renewal'));
+  });
 });
 
 describe('new policy with a payment block', () => {
@@ -264,6 +294,27 @@ describe('new policy with a payment block', () => {
       .where('user_id', 'is not', null)
       .executeTakeFirstOrThrow();
     assert.ok(count.n >= 1);
+  });
+
+  test('a block naming no payment (payment_amount alone) → 422 naming provider_payment_reference and no policy', async () => {
+    const { input } = await payAndBind('pm_card_visa', 95.5);
+    const refused = await t.app.inject({
+      method: 'POST',
+      url: '/policys',
+      headers: acme.sandbox,
+      payload: { ...input, payment: { payment_amount: 95.5 } },
+    });
+    assert.equal(refused.statusCode, 422, refused.body);
+    assert.deepEqual(
+      refused.json<{ errors: Array<{ path: string }> }>().errors.map((e) => e.path),
+      ['/body/payment/provider_payment_reference'],
+    );
+    const users = await t.container.database.db
+      .selectFrom('users')
+      .select('id')
+      .where('email', '=', input.proposer.email)
+      .execute();
+    assert.deepEqual(users, []);
   });
 });
 

@@ -246,6 +246,24 @@ describe('a policy rated by Milepost renewing automatically', () => {
     assert.equal(noKey.statusCode, 401, noKey.body);
   });
 
+  test('the report takes months of years 1000–9999 only, as every month the API takes: 422 naming the month', async () => {
+    for (const [query, paths] of [
+      [{ from: '0000-01', to: '0000-12' }, ['/querystring/from', '/querystring/to']],
+      [{ from: '0999-12', to: '1000-01' }, ['/querystring/from']],
+      [{ from: '1000-01', to: '0999-12' }, ['/querystring/to']],
+    ] as const) {
+      const refused = await report(query);
+      assert.equal(refused.statusCode, 422, refused.body);
+      assert.match(refused.headers['content-type'] ?? '', /^application\/problem\+json/);
+      assert.deepEqual(
+        refused.json<{ errors: Array<{ path: string }> }>().errors.map((e) => e.path),
+        paths,
+        refused.body,
+      );
+    }
+    assert.equal((await report({ from: '1000-01', to: '1000-12' })).statusCode, 200);
+  });
+
   test('is not renewed when the version in force declines it: 409 with the reason, no notice', async () => {
     const risky = await rated({ vehicle: { group_rating_50: 48 } });
     const refused = await scheduleRenewal(risky.policy_reference, 409);

@@ -433,7 +433,7 @@ export const PaymentBlockSchema = Type.Object(
   {
     additionalProperties: false,
     description:
-      'Ties a card payment to the policy. Every field is optional here; the payments service checks them against the processor.',
+      'Ties a card payment to the policy. Every field is optional here; the payments service checks them against the processor. A new policy’s or renewal’s block names the payment confirmed for it: with any field sent, `provider_payment_reference` is required (422 naming it otherwise). An adjustment’s `payment_amount` stands alone.',
   },
 );
 export type PaymentBlock = Static<typeof PaymentBlockSchema>;
