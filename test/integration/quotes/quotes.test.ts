@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { fixedClock } from '../../../src/platform/clock.ts';
 import { createCompany, createTestApp, type TestApp } from '../../support/app.ts';
 import { startSmtpServer } from '../../support/smtp.ts';
-import { make as rating } from '../rating/rate-book-support.ts';
+import { exampleRateBookContent, make as rating } from '../rating/rate-book-support.ts';
 import { signInStaff, type SignedInStaff } from '../staff/staff-support.ts';
 import {
   bindingPolicy,
@@ -158,6 +158,46 @@ describe('POST /quotes and GET /quotes/:quote_reference', () => {
       (q.policy as { policy_reference: string }).policy_reference = 'no-such-policy';
     });
     await postQuote(t, acme.sandbox, unknownPolicy, 404);
+  });
+
+  test('a version pricing beyond what a policy takes answers 422 naming the field, never a price with nulls', async () => {
+    const as = (staff: SignedInStaff) => ({
+      ...staff.headers,
+      client_id: acme.client_id,
+      environment: 'sandbox',
+    });
+    const content = exampleRateBookContent();
+    await rating.rateBook(t, acme.sandbox, 'dear-miles', 'dear-rates');
+    // Validation takes a base rate of 1000 a mile; with the factors and IPT it prices usage at £3049.20.
+    await rating.approvedVersion(t, 'dear-rates', as(ada), as(bob), {
+      ...content,
+      base_rate_per_unit: '1000',
+    });
+    const quoted = (product: string, mileage?: number) =>
+      quoteInput((q) => {
+        (q.policy as { product_reference: string }).product_reference = product;
+        if (mileage !== undefined)
+          (q.vehicle as { estimated_yearly_mileage: number }).estimated_yearly_mileage = mileage;
+      });
+    const dear = await postQuote(t, acme.sandbox, quoted('dear-miles'), 422);
+    const problem = JSON.parse(dear.body) as Problem;
+    assert.equal(problem.code, 'VALIDATION_FAILED');
+    assert.deepEqual(problem.errors, [
+      {
+        path: '/body/policy/product_reference',
+        message:
+          'has a rate book that prices usage at £3049.2000 a mile with IPT, more than a policy takes (usage_rate at most 1000)',
+      },
+    ]);
+    // A rate a policy takes, over a distance that makes the usage premium more than a policy takes.
+    await rating.rateBook(t, acme.sandbox, 'far-miles', 'far-rates');
+    await rating.approvedVersion(t, 'far-rates', as(ada), as(bob), { ...content, base_rate_per_unit: '300' });
+    assert.deepEqual(paths((await postQuote(t, acme.sandbox, quoted('far-miles', 1_000_000), 422)).body), [
+      '/body/vehicle/estimated_yearly_mileage',
+    ]);
+    const near = (await postQuote(t, acme.sandbox, quoted('far-miles'))).json<Quote>();
+    for (const value of Object.values(near.pricing)) assert.notEqual(value, null);
+    assert.ok(near.pricing.usage_rate <= 1000);
   });
 
   test('another company’s quote is not found', async () => {

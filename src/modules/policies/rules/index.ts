@@ -1,5 +1,9 @@
 /** The policies module's pure rules and the policy object's shape, for other modules' rules. */
 export {
+  ESTIMATED_DISTANCE_MAX,
+  MONEY_MAX,
+  PricingSchema,
+  USAGE_RATE_MAX,
   USAGE_UNITS,
   VERSION_TYPES,
   POLICY_STATUSES,

@@ -19,6 +19,10 @@ import { Type, type Static, type TSchema } from 'typebox';
 export const UNIX_SECONDS_MAX = 4_102_444_800;
 /** Largest money amount accepted, in major units (pounds). */
 export const MONEY_MAX = 100_000_000;
+/** Largest `pricing.usage_rate` accepted: pounds per unit of distance. */
+export const USAGE_RATE_MAX = 1_000;
+/** Largest `pricing.estimated_distance` accepted: units of distance in the term. */
+export const ESTIMATED_DISTANCE_MAX = 10_000_000;
 export const MONEY_DECIMALS = 2;
 export const RATE_DECIMALS = 6;
 export const CUSTOM_MAX_ITEMS = 25;
@@ -343,7 +347,7 @@ export const PricingSchema = Type.Object(
     subscription_rate: Type.Optional(
       rate('Rate behind the subscription premium, as set by the quoting engine.'),
     ),
-    usage_rate: rate('Money per unit of distance (`usage_unit`): 0.04 means £0.04 a mile.', 1_000),
+    usage_rate: rate('Money per unit of distance (`usage_unit`): 0.04 means £0.04 a mile.', USAGE_RATE_MAX),
     usage_unit: Type.Optional(
       Type.Enum(USAGE_UNITS, {
         default: 'mile',
@@ -361,7 +365,7 @@ export const PricingSchema = Type.Object(
     estimated_distance: Type.Optional(
       Type.Number({
         minimum: 0,
-        maximum: 10_000_000,
+        maximum: ESTIMATED_DISTANCE_MAX,
         description: 'Estimated distance for the term, in `usage_unit`.',
       }),
     ),

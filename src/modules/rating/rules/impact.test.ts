@@ -8,8 +8,12 @@ import {
   IMPACT_BANDS,
   impactReport,
   mergeTally,
+  policyImpact,
   type PolicyImpact,
+  type StoredTerms,
 } from './impact.ts';
+import { EXAMPLE_QUOTE_INPUT, EXAMPLE_RATE_BOOK } from './example-rate-book.ts';
+import type { RatingFactor } from './rate-book.ts';
 
 const rated = (currentPence: number, newPence: number): PolicyImpact => ({
   kind: 'rated',
@@ -90,4 +94,34 @@ test('the movers are the largest changes either way, ties by reference', () => {
     ),
   );
   assert.equal(movers.at(-1)?.policy_reference, 'p11');
+});
+
+test('a version that prices a policy beyond what a policy takes leaves it unrated, saying why: no NaN', () => {
+  const terms: StoredTerms = {
+    ...EXAMPLE_QUOTE_INPUT,
+    pricing: { base_premium: 861.29, upfront_premium: 0, subscription_premium: 76.08, usage_rate: 0.122 },
+  };
+  const huge = {
+    ...EXAMPLE_RATE_BOOK,
+    factors: EXAMPLE_RATE_BOOK.factors.map((f) =>
+      f.applies_to === 'per_unit'
+        ? { ...f, rows: f.rows.map((row) => ({ ...row, factor: '999999999999' })) }
+        : f,
+    ) as RatingFactor[],
+  };
+  for (const content of [{ ...EXAMPLE_RATE_BOOK, base_rate_per_unit: '1000' }, huge]) {
+    const impact = policyImpact(content, terms);
+    if (impact.kind !== 'unrated') assert.fail(JSON.stringify(impact));
+    assert.deepEqual(
+      impact.problems.map((p) => p.path),
+      ['policy.product_reference'],
+    );
+    const tally = emptyTally();
+    addToTally(tally, 'MP-1', impact);
+    addToTally(tally, 'MP-2', policyImpact(EXAMPLE_RATE_BOOK, terms));
+    const report = impactReport(tally);
+    assert.deepEqual([report.rated, report.unrated.policies], [1, 1]);
+    assert.deepEqual([report.total.new_premium, report.total.new_usage_rate_mean], [861.29, 0.122]);
+    assert.equal(report.unrated.reasons[0]?.path, 'policy.product_reference');
+  }
 });

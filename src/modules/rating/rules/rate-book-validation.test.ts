@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { MONEY_MAX, USAGE_RATE_MAX } from '../../policies/rules/index.ts';
 import { EXAMPLE_RATE_BOOK } from './example-rate-book.ts';
-import { validateRateBookContent, type ContentProblem } from './rate-book-validation.ts';
+import { LIMITS, validateRateBookContent, type ContentProblem } from './rate-book-validation.ts';
 
 /** A deep copy of the example with each `path` (as problems name cells) set to its value; undefined deletes. */
 function edited(changes: Record<string, unknown>): unknown {
@@ -139,6 +140,23 @@ describe('validateRateBookContent', () => {
       'underwriting_rules[2].when.value',
       'underwriting_rules[4].when.any[1].value',
     ]);
+  });
+
+  test('no amount is bound beyond what a policy takes: fees and premium limits, the rate per unit', () => {
+    assert.ok(LIMITS.pence <= MONEY_MAX * 100);
+    const problems = problemsOf(
+      edited({
+        max_fixed_premium_pence: LIMITS.pence + 1,
+        'fees.cancellation_fee_pence': LIMITS.pence + 1,
+        base_rate_per_unit: '1000.000001',
+      }),
+    );
+    assert.deepEqual(problems, [
+      { path: 'base_rate_per_unit', message: `must be at most ${String(USAGE_RATE_MAX)}` },
+      { path: 'max_fixed_premium_pence', message: 'must be from 0 to 100000000 pence' },
+      { path: 'fees.cancellation_fee_pence', message: 'must be from 0 to 100000000 pence' },
+    ]);
+    assert.ok(validateRateBookContent(edited({ base_rate_per_unit: '1000' })).ok);
   });
 
   test('not an object, or missing every field', () => {

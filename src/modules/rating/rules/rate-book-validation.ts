@@ -1,4 +1,4 @@
-import { USAGE_UNITS } from '../../policies/rules/index.ts';
+import { USAGE_RATE_MAX, USAGE_UNITS } from '../../policies/rules/index.ts';
 import {
   APPLIES_TO,
   CONDITION_FIELDS,
@@ -42,7 +42,7 @@ export const LIMITS = {
   conditionItems: 200,
   listValues: 10_000,
   textLength: 500,
-  /** £1,000,000 in pence: no fee or premium bound above it. */
+  /** £1,000,000 in pence: no fee or premium bound above it (a policy takes up to `MONEY_MAX`). */
   pence: 100_000_000,
   bandBound: 1_000_000_000,
   factorPlaces: 6,
@@ -401,7 +401,8 @@ export function validateRateBookContent(content: unknown): ContentValidation {
   pence(problems, content['base_fixed_premium_pence'], 'base_fixed_premium_pence');
   decimal(problems, content['base_rate_per_unit'], 'base_rate_per_unit', {
     places: LIMITS.ratePlaces,
-    max: 1000,
+    // The most a policy's `usage_rate` takes; factors and IPT may still price beyond it, which `rate` refuses.
+    max: USAGE_RATE_MAX,
   });
   const factors = content['factors'];
   if (list(problems, factors, 'factors', LIMITS.factors)) {

@@ -30,7 +30,7 @@ const quote = fc
     group: fc.option(fc.integer({ min: 1, max: 50 }), { freq: 20 }),
     value: fc.option(fc.integer({ min: 500, max: 90_000 }), { freq: 20 }),
     postcode: fc.constantFrom('EC1A 1BB', 'SW1A 1AA', 'M1 1AE', 'LS1 4AP', 'ZZ9 9ZZ', ''),
-    mileage: fc.option(fc.integer({ min: 0, max: 40_000 }), { freq: 20 }),
+    mileage: fc.option(fc.oneof(fc.integer({ min: 0, max: 40_000 }), fc.constant(1_000_000)), { freq: 20 }),
     ncd: fc.option(fc.integer({ min: 0, max: 12 }), { freq: 20 }),
     usage: fc.constantFrom('sdp', 'sdp_commuting', 'business', 'sdp', 'haulage'),
     plan: fc.constantFrom('single', 'monthly', undefined, 'single', 'monthly', 'weekly'),
@@ -85,9 +85,12 @@ const book = fc
     base: fc.integer({ min: 1, max: 200_000 }),
     min: fc.integer({ min: 0, max: 50_000 }),
     span: fc.integer({ min: 0, max: 300_000 }),
+    // Some rate a unit beyond what a policy takes (with the factors and IPT), some a long way beyond it.
+    rate: fc.constantFrom('0.04', '0.04', '0.04', '200', '1000'),
   })
-  .map(({ base, min, span }): RateBookContent => ({
+  .map(({ base, min, span, rate: baseRate }): RateBookContent => ({
     ...EXAMPLE_RATE_BOOK,
+    base_rate_per_unit: baseRate,
     base_fixed_premium_pence: base,
     min_fixed_premium_pence: min,
     max_fixed_premium_pence: min + span,

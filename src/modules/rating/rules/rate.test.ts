@@ -2,11 +2,12 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { Decimal } from '../../../platform/money.ts';
+import { Decimal, isWholePence } from '../../../platform/money.ts';
+import { MONEY_MAX, PricingSchema, USAGE_RATE_MAX } from '../../policies/rules/index.ts';
 import { splitPremium } from '../../reports/rules/index.ts';
 import { EXAMPLE_QUOTE_INPUT, EXAMPLE_RATE_BOOK } from './example-rate-book.ts';
 import type { QuoteInput, RateBookContent, RatingFactor } from './rate-book.ts';
-import { customerBreakdown, rate, termDays, type RatedQuote } from './rate.ts';
+import { customerBreakdown, rate, termDays, type RatedPricing, type RatedQuote } from './rate.ts';
 
 /** The worked example of docs/api.md: its JSON blocks and its table of breakdown figures. */
 function workedExample() {
@@ -304,5 +305,173 @@ describe('rate: properties', () => {
       }),
       { numRuns: 50 },
     );
+  });
+});
+
+/** Each number of `pricing` that the policy schema bounds, with its bounds as the schema holds them. */
+function beyondPolicy(pricing: RatedPricing): string[] {
+  const wrong: string[] = [];
+  for (const [field, value] of Object.entries(pricing)) {
+    if (typeof value !== 'number') continue;
+    const schema = (PricingSchema.properties as Record<string, { minimum?: number; maximum?: number }>)[
+      field
+    ];
+    if (schema === undefined) wrong.push(`${field} is not a pricing field`);
+    else if (!Number.isFinite(value)) wrong.push(`${field} ${String(value)} is not finite`);
+    else if (value < (schema.minimum ?? -Infinity) || value > (schema.maximum ?? Infinity))
+      wrong.push(
+        `${field} ${String(value)} is beyond [${String(schema.minimum)}, ${String(schema.maximum)}]`,
+      );
+  }
+  for (const field of ['upfront_premium', 'subscription_premium', 'usage_premium', 'base_premium'] as const)
+    if (!isWholePence(pricing[field])) wrong.push(`${field} ${String(pricing[field])} is not whole pence`);
+  return wrong;
+}
+
+const YEAR_SECONDS = 365 * 86_400;
+
+describe('rate: a price a policy could not hold is never made', () => {
+  const problemsOf = (content: RateBookContent, input: QuoteInput = EXAMPLE_QUOTE_INPUT) => {
+    const result = rate(content, input, '2025-06-01');
+    if (result.ok) assert.fail(JSON.stringify(result.value.pricing));
+    return result.problems;
+  };
+
+  test('a rate per unit beyond the policy’s maximum names the product, whose rate book prices it so', () => {
+    // 1000 is a base rate validation takes; the factors and IPT take the rate with IPT to £3049.20.
+    assert.deepEqual(problemsOf(withBook((b) => (b.base_rate_per_unit = '1000'))), [
+      {
+        path: 'policy.product_reference',
+        message: `has a rate book that prices usage at £3049.2000 a mile with IPT, more than a policy takes (usage_rate at most ${String(USAGE_RATE_MAX)})`,
+      },
+    ]);
+    // Huge per-unit factors: the figure is shown, never NaN nor Infinity.
+    const huge = withBook(
+      (b) =>
+        (b.factors = b.factors.map((f) =>
+          f.applies_to === 'per_unit'
+            ? { ...f, rows: f.rows.map((row) => ({ ...row, factor: '999999999999' })) }
+            : f,
+        ) as RatingFactor[]),
+    );
+    const [problem, ...others] = problemsOf(huge);
+    assert.deepEqual(others, []);
+    assert.equal(problem?.path, 'policy.product_reference');
+    assert.match(problem.message, /^has a rate book that prices usage at £[1-9]\.\d+e\+\d+ a mile with IPT/);
+  });
+
+  test('a usage premium or yearly estimate beyond MONEY_MAX names the estimated distance', () => {
+    const book = withBook((b) => (b.base_rate_per_unit = '300'));
+    const far = {
+      ...EXAMPLE_QUOTE_INPUT,
+      vehicle: { ...EXAMPLE_QUOTE_INPUT.vehicle, estimated_yearly_mileage: 1_000_000 },
+    };
+    const [problem, ...others] = problemsOf(book, far);
+    assert.deepEqual(others, []);
+    assert.equal(problem?.path, 'vehicle.estimated_yearly_mileage');
+    assert.match(
+      problem.message,
+      new RegExp(
+        `^makes the usage_premium £\\d+\\.\\d\\d, more than a policy takes \\(at most £${String(MONEY_MAX)}\\)$`,
+      ),
+    );
+    // The same rate on the quote's own distance fits.
+    assert.deepEqual(beyondPolicy(rated(book, EXAMPLE_QUOTE_INPUT).pricing), []);
+  });
+
+  test('a fixed premium or a distance beyond the policy’s limits over a long term names end_date', () => {
+    const dear = withBook((b) => {
+      b.min_fixed_premium_pence = 100_000_000;
+      b.max_fixed_premium_pence = 100_000_000;
+      b.ipt_rate = '100';
+      b.installment_plans = [{ kind: 'single' }];
+    });
+    const start = EXAMPLE_QUOTE_INPUT.policy.start_date;
+    const long = (years: number, mileage = 6000) => ({
+      ...EXAMPLE_QUOTE_INPUT,
+      installment_plan: 'single' as const,
+      policy: { ...EXAMPLE_QUOTE_INPUT.policy, end_date: start + years * YEAR_SECONDS },
+      vehicle: { ...EXAMPLE_QUOTE_INPUT.vehicle, estimated_yearly_mileage: mileage },
+    });
+    // £2,000,000 a year with IPT: 50 years fit exactly, a day more does not.
+    assert.deepEqual(beyondPolicy(rated(dear, long(50)).pricing), []);
+    const [problem, ...others] = problemsOf(dear, long(60));
+    assert.deepEqual(others, []);
+    assert.equal(problem?.path, 'policy.end_date');
+    assert.match(
+      problem.message,
+      /^makes a term of 21900 days whose base_premium is £120000000\.00, more than/,
+    );
+    const distance = problemsOf(EXAMPLE_RATE_BOOK, long(60, 200_000));
+    assert.equal(distance[0]?.path, 'policy.end_date');
+    assert.match(
+      distance[0].message,
+      /estimated distance is 12000000 miles, .*estimated_distance at most 10000000/,
+    );
+  });
+
+  test('a total excess beyond MONEY_MAX names the voluntary excess', () => {
+    const input = {
+      ...EXAMPLE_QUOTE_INPUT,
+      policy: { ...EXAMPLE_QUOTE_INPUT.policy, compulsory_excess: MONEY_MAX },
+    };
+    assert.deepEqual(problemsOf(EXAMPLE_RATE_BOOK, input), [
+      {
+        path: 'policy.voluntary_excess',
+        message: `and compulsory_excess make a total_excess of £100000100.00, more than a policy takes (at most £${String(MONEY_MAX)})`,
+      },
+    ]);
+  });
+
+  test('property: every amount of a price made is finite and within the policy schema’s limits', () => {
+    let made = 0;
+    let refused = 0;
+    const perUnit = fc.oneof(factorDecimal, fc.constantFrom('999999999999', '1000', '123456.789'));
+    fc.assert(
+      fc.property(
+        fc.constantFrom('0.04', '0.04', '1', '99.5', '333.33', '1000'),
+        perUnit,
+        fc.integer({ min: 0, max: 100_000_000 }),
+        fc.constantFrom('0', '12', '100'),
+        fc.oneof(fc.integer({ min: 0, max: 40_000 }), fc.integer({ min: 0, max: 1_000_000 })),
+        fc.oneof(fc.integer({ min: 1, max: 366 }), fc.integer({ min: 1, max: 75 * 366 })),
+        fc.constantFrom(0, 250, 0, 250, 99_999_999.99, MONEY_MAX),
+        fc.constantFrom('single' as const, 'monthly' as const),
+        (base, unitFactor, maxPence, ipt, mileage, days, compulsory, plan) => {
+          const book = withBook((b) => {
+            b.base_rate_per_unit = base;
+            b.min_fixed_premium_pence = Math.min(b.min_fixed_premium_pence, maxPence);
+            b.max_fixed_premium_pence = maxPence;
+            b.ipt_rate = ipt;
+            b.factors = b.factors.map((f) =>
+              f.name === 'convictions'
+                ? { ...f, rows: f.rows.map((row) => ({ ...row, factor: unitFactor })) }
+                : f,
+            ) as RatingFactor[];
+          });
+          const input: QuoteInput = {
+            ...EXAMPLE_QUOTE_INPUT,
+            installment_plan: plan,
+            policy: {
+              ...EXAMPLE_QUOTE_INPUT.policy,
+              end_date: EXAMPLE_QUOTE_INPUT.policy.start_date + days * 86_400 - 1,
+              compulsory_excess: compulsory,
+            },
+            vehicle: { ...EXAMPLE_QUOTE_INPUT.vehicle, estimated_yearly_mileage: mileage },
+          };
+          const result = rate(book, input, '2025-06-01');
+          if (!result.ok) {
+            refused++;
+            assert.ok(result.problems.length > 0);
+            for (const problem of result.problems) assert.doesNotMatch(problem.message, /NaN|Infinity/);
+            return;
+          }
+          made++;
+          assert.deepEqual(beyondPolicy(result.value.pricing), []);
+        },
+      ),
+      { numRuns: 300 },
+    );
+    assert.ok(made > 30 && refused > 30, `made ${String(made)}, refused ${String(refused)}`);
   });
 });

@@ -1,5 +1,6 @@
 import { poundsText, toPence } from '../../../platform/money.ts';
 import { londonDate } from '../../../platform/london-calendar.ts';
+import { ESTIMATED_DISTANCE_MAX, MONEY_MAX, USAGE_RATE_MAX } from '../../policies/rules/index.ts';
 import { installmentPlanApr } from './apr.ts';
 import { deriveValues, type DerivedValues } from './derived-values.ts';
 import {
@@ -19,7 +20,9 @@ import type { InstallmentPlan, InstallmentPlanKind, QuoteInput, RateBookContent 
  * (the rate per unit to four decimal places of a pound); the year's fixed premium is held within the
  * version's minimum and maximum; IPT is added as the bordereau reads it back (the `pricing` amounts
  * include IPT: IPT = gross × rate ÷ (100 + rate)). docs/api.md ("Rating: how a price is made") says
- * how each field of `pricing` is derived, with a worked example a test holds to this code.
+ * how each field of `pricing` is derived, with a worked example a test holds to this code. A price a
+ * policy could not hold (the policy schema's limits on `pricing`) is never made: every bounded amount
+ * is checked exactly, before it becomes a number, and `rate` says which field drives it over.
  */
 
 /** Integer pence → pounds, by integer arithmetic (the exact decimal the pence denote). */
@@ -155,9 +158,18 @@ export function yearlyEstimatePence(
   termDays: number,
   yearDays: number,
 ) {
-  const termPence = fixedPaidPence + usagePence;
-  if (termDays === yearDays) return termPence;
-  return round(new Exact(termPence).times(yearDays).dividedBy(termDays)).toNumber();
+  return yearlyExact(new Exact(fixedPaidPence), new Exact(usagePence), { termDays, yearDays }).toNumber();
+}
+
+/** `yearlyEstimatePence` exactly, for amounts of any size. */
+function yearlyExact(
+  fixedPaidPence: ExactDecimal,
+  usagePence: ExactDecimal,
+  days: { termDays: number; yearDays: number },
+): ExactDecimal {
+  const termPence = fixedPaidPence.plus(usagePence);
+  if (days.termDays === days.yearDays) return termPence;
+  return round(termPence.times(days.yearDays).dividedBy(days.termDays));
 }
 
 function planOf(
@@ -196,55 +208,75 @@ function fixedExact(
   return { before, limit, held, exact };
 }
 
-/** The fixed part with its breakdown; exact until the one rounding. */
-function fixedPart(
+/** The fixed part's breakdown, from the fixed premium made exactly. */
+function fixedBreakdown(
   content: RateBookContent,
   factor: ExactDecimal,
   days: { termDays: number; yearDays: number },
-) {
-  const { before, limit, held, exact } = fixedExact(content, factor, days);
-  const min = content.min_fixed_premium_pence;
-  const max = content.max_fixed_premium_pence;
-  const breakdown: FixedBreakdown = {
+  fixed: ReturnType<typeof fixedExact>,
+  roundedPence: number,
+): FixedBreakdown {
+  return {
     base_pence: content.base_fixed_premium_pence,
     factor: factor.toString(),
-    before_limits_pence: before.toString(),
-    min_pence: min,
-    max_pence: max,
-    limit_applied: limit,
-    after_limits_pence: held.toString(),
+    before_limits_pence: fixed.before.toString(),
+    min_pence: content.min_fixed_premium_pence,
+    max_pence: content.max_fixed_premium_pence,
+    limit_applied: fixed.limit,
+    after_limits_pence: fixed.held.toString(),
     term_days: days.termDays,
     year_days: days.yearDays,
     ipt_rate: content.ipt_rate,
-    exact_pence: exact.toString(),
-    rounded_pence: round(exact).toNumber(),
+    exact_pence: fixed.exact.toString(),
+    rounded_pence: roundedPence,
   };
-  return { exact, breakdown };
 }
 
-function installments(
-  plan: InstallmentPlan,
-  loading: ExactDecimal,
-  fixedExact: ExactDecimal,
-  basePence: number,
-): InstallmentsBreakdown {
+/** What a plan collects for the fixed premium, exactly (pence). */
+interface Paid {
+  readonly upfrontPence: ExactDecimal;
+  readonly installmentPence: ExactDecimal;
+  readonly installments: number;
+  /** The fixed premium with the plan's loading. */
+  readonly total: ExactDecimal;
+}
+
+const ZERO = new Exact(0);
+
+function paidOn(plan: InstallmentPlan, loading: ExactDecimal, fixedExactPence: ExactDecimal): Paid {
+  if (plan.kind === 'single')
+    return {
+      upfrontPence: round(fixedExactPence),
+      installmentPence: ZERO,
+      installments: 0,
+      total: fixedExactPence,
+    };
+  const total = fixedExactPence.times(loading);
+  return {
+    upfrontPence: ZERO,
+    installmentPence: round(total.dividedBy(plan.installments)),
+    installments: plan.installments,
+    total,
+  };
+}
+
+function installments(plan: InstallmentPlan, paid: Paid): InstallmentsBreakdown {
   if (plan.kind === 'single')
     return {
       plan: 'single',
       loading_rate: '0',
-      exact_total_pence: fixedExact.toString(),
-      upfront_pence: basePence,
+      exact_total_pence: paid.total.toString(),
+      upfront_pence: paid.upfrontPence.toNumber(),
       installment_pence: 0,
       installments: 0,
       apr_percent: '0.0',
     };
-  const total = fixedExact.times(loading);
   return {
     plan: 'monthly',
     loading_rate: plan.loading_rate,
-    exact_total_pence: total.toString(),
+    exact_total_pence: paid.total.toString(),
     upfront_pence: 0,
-    installment_pence: round(total.dividedBy(plan.installments)).toNumber(),
+    installment_pence: paid.installmentPence.toNumber(),
     installments: plan.installments,
     apr_percent: installmentPlanApr(plan),
   };
@@ -257,34 +289,153 @@ function usageRateOf(content: RateBookContent, perUnit: ExactDecimal) {
   return { exact, rounded: round(exact, 4) };
 }
 
+/** Every amount of `pricing` that a policy bounds, made exactly: none is a number yet. */
+interface ExactPricing {
+  readonly days: { termDays: number; yearDays: number };
+  readonly fixed: ReturnType<typeof fixedExact>;
+  readonly basePence: ExactDecimal;
+  readonly paid: Paid;
+  readonly unitExact: ExactDecimal;
+  /** Pounds per unit with IPT, to four places. */
+  readonly usageRate: ExactDecimal;
+  readonly termDistance: ExactDecimal;
+  readonly usageExact: ExactDecimal;
+  readonly usagePence: ExactDecimal;
+  readonly yearlyPence: ExactDecimal;
+  readonly excessPence: ExactDecimal;
+}
+
+function priceExactly(
+  content: RateBookContent,
+  input: QuoteInput,
+  plan: InstallmentPlan,
+  products: { readonly fixed: ExactDecimal; readonly perUnit: ExactDecimal },
+  annualDistance: number,
+): ExactPricing {
+  const days = termDays(input);
+  const fixed = fixedExact(content, products.fixed, days);
+  const paid = paidOn(plan, compileBook(content).monthlyLoading, fixed.exact);
+  const { exact: unitExact, rounded: usageRate } = usageRateOf(content, products.perUnit);
+  const termDistance = round(ofTerm(new Exact(annualDistance), days));
+  const usageExact = usageRate.times(termDistance).times(100);
+  const usagePence = round(usageExact);
+  const fixedPaidPence = paid.upfrontPence.plus(paid.installmentPence.times(paid.installments));
+  // Pounds with at most two places each (the policy schema's rule): their sum in pence is exact.
+  const excessPence = new Exact(toPence(input.policy.compulsory_excess ?? 0)).plus(
+    toPence(input.policy.voluntary_excess ?? 0),
+  );
+  return {
+    days,
+    fixed,
+    basePence: round(fixed.exact),
+    paid,
+    unitExact,
+    usageRate,
+    termDistance,
+    usageExact,
+    usagePence,
+    // A year's estimate: what the term costs, scaled to a year when the term is not one.
+    yearlyPence: yearlyExact(fixedPaidPence, usagePence, days),
+    excessPence,
+  };
+}
+
+const MONEY_MAX_PENCE = new Exact(MONEY_MAX).times(100);
+const over = (value: ExactDecimal, max: ExactDecimal | number) => !value.isFinite() || value.greaterThan(max);
+/** An amount as a message shows it: to `places`, or to six significant digits when it is vast. */
+const figure = (value: ExactDecimal, places: number) =>
+  value.lessThan(1e15) ? value.toFixed(places) : value.toSignificantDigits(6).toString();
+const money = (pence: ExactDecimal) => `£${figure(pence.dividedBy(100), 2)}`;
+const MORE_THAN_MONEY = `more than a policy takes (at most £${String(MONEY_MAX)})`;
+
+/**
+ * Why the price is one a policy could not hold (the limits of the policy schema's `pricing`), each
+ * problem naming the field that drives it, one problem a field: the rate book for the rate per unit
+ * (and fees), the term's length for the fixed premium and the term's distance, the estimated distance
+ * for the usage premium and the yearly estimate, the excesses for the total excess. Empty when every
+ * amount fits. Messages are made only for an amount over its limit.
+ */
+function limitProblems(content: RateBookContent, p: ExactPricing): RatingProblem[] {
+  const unit = content.usage_unit;
+  const problems: RatingProblem[] = [];
+  const add = (path: string, message: () => string) => {
+    if (!problems.some((problem) => problem.path === path)) problems.push({ path, message: message() });
+  };
+  const rateOver = over(p.usageRate, USAGE_RATE_MAX);
+  if (rateOver)
+    add(
+      'policy.product_reference',
+      () =>
+        `has a rate book that prices usage at £${figure(p.usageRate, 4)} a ${unit} with IPT, more than a policy takes (usage_rate at most ${String(USAGE_RATE_MAX)})`,
+    );
+  const fees = Object.entries(content.fees) as [keyof RateBookContent['fees'], number][];
+  for (const [field, pence] of fees)
+    if (over(new Exact(pence), MONEY_MAX_PENCE))
+      add(
+        'policy.product_reference',
+        () => `has a rate book whose ${field} is ${money(new Exact(pence))}, ${MORE_THAN_MONEY}`,
+      );
+  const term = `makes a term of ${String(p.days.termDays)} days`;
+  if (over(p.termDistance, ESTIMATED_DISTANCE_MAX))
+    add(
+      'policy.end_date',
+      () =>
+        `${term} whose estimated distance is ${figure(p.termDistance, 0)} ${unit}s, more than a policy takes (estimated_distance at most ${String(ESTIMATED_DISTANCE_MAX)})`,
+    );
+  // The version's limits hold the fixed premium for a year: only a long term takes it further.
+  const fixedAmounts = [
+    ['base_premium', p.basePence],
+    ['upfront_premium', p.paid.upfrontPence],
+    ['subscription_premium', p.paid.installmentPence],
+  ] as const;
+  for (const [field, pence] of fixedAmounts)
+    if (over(pence, MONEY_MAX_PENCE))
+      add('policy.end_date', () => `${term} whose ${field} is ${money(pence)}, ${MORE_THAN_MONEY}`);
+  // Over a rate the policy takes, the usage amounts are the rate book's doing, named above.
+  if (!rateOver)
+    for (const [field, pence] of [
+      ['usage_premium', p.usagePence],
+      ['yearly_premium_estimate', p.yearlyPence],
+    ] as const)
+      if (over(pence, MONEY_MAX_PENCE))
+        add(
+          'vehicle.estimated_yearly_mileage',
+          () => `makes the ${field} ${money(pence)}, ${MORE_THAN_MONEY}`,
+        );
+  if (over(p.excessPence, MONEY_MAX_PENCE))
+    add(
+      'policy.voluntary_excess',
+      () => `and compulsory_excess make a total_excess of ${money(p.excessPence)}, ${MORE_THAN_MONEY}`,
+    );
+  return problems;
+}
+
 /**
  * The two amounts re-rating a book compares, as `rate` makes them: `base_premium` in pence and
- * `usage_rate` in pounds; null exactly when `rate` is not ok (then `rate` says why). `values` are
- * `deriveValues(input, onDate)`, derived once for underwriting and rating alike. Throws where `rate`
- * throws (an excess with more than two decimal places).
+ * `usage_rate` in pounds; null exactly when `rate` is not ok (then `rate` says why: a price beyond
+ * what a policy takes included). `values` are `deriveValues(input, onDate)`, derived once for
+ * underwriting and rating alike. Throws where `rate` throws (an excess with more than two decimal
+ * places).
  */
 export function ratePremiums(
   content: RateBookContent,
   input: QuoteInput,
   values: DerivedValues,
 ): { readonly basePence: number; readonly usageRate: number } | null {
-  if ('path' in planOf(content, input.installment_plan) || values.estimatedAnnualDistance === null)
-    return null;
+  const plan = planOf(content, input.installment_plan);
+  if ('path' in plan || values.estimatedAnnualDistance === null) return null;
   const products = factorProducts(content, values);
   if (products === null) return null;
-  toPence(input.policy.compulsory_excess ?? 0);
-  toPence(input.policy.voluntary_excess ?? 0);
-  const { exact } = fixedExact(content, products.fixed, termDays(input));
-  return {
-    basePence: round(exact).toNumber(),
-    usageRate: usageRateOf(content, products.perUnit).rounded.toNumber(),
-  };
+  const exact = priceExactly(content, input, plan, products, values.estimatedAnnualDistance);
+  if (limitProblems(content, exact).length > 0) return null;
+  return { basePence: exact.basePence.toNumber(), usageRate: exact.usageRate.toNumber() };
 }
 
 /**
  * Prices `input` on `content` at `onDate` (`YYYY-MM-DD`, the date ages and windows are counted to):
  * every field of `pricing` (pounds) and the breakdown; or every value the quote lacks that a factor
- * needs. Pure; integer pence and exact decimals inside.
+ * needs; or, when the price is one a policy could not hold, each field that drives an amount beyond
+ * the policy's limits. Pure; integer pence and exact decimals inside, numbers only once they fit.
  */
 export function rate(
   content: RateBookContent,
@@ -305,21 +456,15 @@ export function rate(
   if (problems.length > 0 || 'path' in plan || !applied.ok || values.estimatedAnnualDistance === null)
     return { ok: false, problems };
 
-  const days = termDays(input);
-  const fixed = fixedPart(content, applied.value.fixed, days);
-  const book = compileBook(content);
-  const { exact: unitExact, rounded: usageRate } = usageRateOf(content, applied.value.perUnit);
-  const paid = installments(plan, book.monthlyLoading, fixed.exact, fixed.breakdown.rounded_pence);
-  const annualDistance = values.estimatedAnnualDistance;
-  const termDistance = round(ofTerm(new Exact(annualDistance), days));
-  const usageExact = usageRate.times(termDistance).times(100);
-  const usagePence = round(usageExact).toNumber();
-  const fixedPaidPence = paid.upfront_pence + paid.installment_pence * paid.installments;
-  // A year's estimate: what the term costs, scaled to a year when the term is not one.
-  const yearlyPence = yearlyEstimatePence(fixedPaidPence, usagePence, days.termDays, days.yearDays);
-  // Pounds with at most two places each (the policy schema's rule): their sum in pence is exact.
-  const excessPence =
-    toPence(input.policy.compulsory_excess ?? 0) + toPence(input.policy.voluntary_excess ?? 0);
+  const exact = priceExactly(content, input, plan, applied.value, values.estimatedAnnualDistance);
+  const beyond = limitProblems(content, exact);
+  if (beyond.length > 0) return { ok: false, problems: beyond };
+  // Every amount now fits the policy's limits: each becomes a number exactly.
+  const { days, usageRate } = exact;
+  const basePence = exact.basePence.toNumber();
+  const fixed = fixedBreakdown(content, applied.value.fixed, days, exact.fixed, basePence);
+  const paid = installments(plan, exact.paid);
+  const usagePence = exact.usagePence.toNumber();
   const pricing: RatedPricing = {
     upfront_rate: paid.plan === 'single' ? 1 : 0,
     subscription_rate: Number(paid.loading_rate),
@@ -329,10 +474,10 @@ export function rate(
     upfront_premium: pounds(paid.upfront_pence),
     subscription_premium: pounds(paid.installment_pence),
     usage_premium: pounds(usagePence),
-    base_premium: pounds(fixed.breakdown.rounded_pence),
-    yearly_premium_estimate: pounds(yearlyPence),
-    total_excess: pounds(excessPence),
-    estimated_distance: termDistance.toNumber(),
+    base_premium: pounds(basePence),
+    yearly_premium_estimate: pounds(exact.yearlyPence.toNumber()),
+    total_excess: pounds(exact.excessPence.toNumber()),
+    estimated_distance: exact.termDistance.toNumber(),
     withhold_fee: 0,
     deposit_fee: pounds(content.fees.deposit_fee_pence),
     admin_fee: pounds(content.fees.admin_fee_pence),
@@ -345,19 +490,19 @@ export function rate(
     rated_on: onDate,
     usage_unit: content.usage_unit,
     factors: applied.value.lines,
-    fixed: fixed.breakdown,
+    fixed,
     per_unit: {
       base_rate: content.base_rate_per_unit,
       factor: applied.value.perUnit.toString(),
-      exact: unitExact.toString(),
+      exact: exact.unitExact.toString(),
       rounded: usageRate.toFixed(4),
     },
     installments: paid,
     usage_estimate: {
-      annual_distance: annualDistance,
-      term_distance: termDistance.toNumber(),
+      annual_distance: values.estimatedAnnualDistance,
+      term_distance: exact.termDistance.toNumber(),
       rate: usageRate.toFixed(4),
-      exact_pence: usageExact.toString(),
+      exact_pence: exact.usageExact.toString(),
       rounded_pence: usagePence,
     },
     rounding: RULE,

@@ -128,4 +128,9 @@ describe('renewalPrice', () => {
     const result = renewalPrice(EXAMPLE_RATE_BOOK, { ...renewing(2), vehicle }, ON, null);
     assert.equal(result.ok, false);
   });
+
+  test('a renewal the version prices beyond what a policy takes is refused, naming the product', () => {
+    const result = renewalPrice({ ...EXAMPLE_RATE_BOOK, base_rate_per_unit: '1000' }, renewing(2), ON, null);
+    assert.deepEqual(result.ok ? [] : result.problems.map((p) => p.path), ['policy.product_reference']);
+  });
 });
