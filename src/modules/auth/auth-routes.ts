@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { Type } from 'typebox';
 import type { Clock } from '../../platform/clock.ts';
 import { AppError, notFound, type FieldError } from '../../platform/errors.ts';
@@ -49,7 +49,7 @@ interface AuthRouteDeps {
   auth: AuthService;
   clientAuth: ClientAuth;
   policyholderAuth: PolicyholderAuth;
-  adminAuth: preHandlerAsyncHookHandler;
+  adminAuth: onRequestAsyncHookHandler;
   mockEnabled: boolean;
   clock: Clock;
   accessTokenTtlSeconds: number;
@@ -97,7 +97,7 @@ function registerTokenFlow(app: App, deps: AuthRouteDeps, mock: IsMock): void {
       preValidation: async (request) => {
         if (mock(request)) request.body = mockLoginBody(request.body, AUTH_REQUEST_TYPES);
       },
-      preHandler: clientAuth({
+      onRequest: clientAuth({
         allowMock: true,
         secretRequired: false,
         defaultClientId: deps.defaultClientId,
@@ -144,7 +144,7 @@ function registerSignOut(app: App, deps: AuthRouteDeps, mock: IsMock): void {
       preValidation: async (request) => {
         if (mock(request)) request.body = { refresh_token: 'mock' };
       },
-      preHandler: clientAuth({
+      onRequest: clientAuth({
         allowMock: true,
         secretRequired: false,
         defaultClientId: deps.defaultClientId,
@@ -181,7 +181,7 @@ function registerPolicyholderReads(app: App, deps: AuthRouteDeps, mock: IsMock):
     {
       // The company's credentials (with the secret) reach any of its users; a policyholder's token
       // reaches only its own user. Which one applies follows from the headers sent.
-      preHandler: async function userAuth(request, reply) {
+      onRequest: async function userAuth(request, reply) {
         const hasSecret = request.headers['client_secret'] !== undefined;
         const hasToken = request.headers.authorization !== undefined;
         if (mock(request) || (!hasSecret && hasToken)) await holderAuth.call(this, request, reply);
@@ -210,7 +210,7 @@ function registerPolicyholderReads(app: App, deps: AuthRouteDeps, mock: IsMock):
   app.get(
     '/policys/details',
     {
-      preHandler: holderAuth,
+      onRequest: holderAuth,
       schema: {
         operationId: 'policies.details',
         tags,
@@ -255,7 +255,7 @@ function registerSigningKeys(app: App, deps: AuthRouteDeps): void {
   app.post(
     '/admin/signing-keys/rotate',
     {
-      preHandler: adminAuth,
+      onRequest: adminAuth,
       schema: {
         operationId: 'auth.rotateSigningKeys',
         tags: ['admin'],

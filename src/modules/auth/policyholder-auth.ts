@@ -1,4 +1,4 @@
-import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { Type } from 'typebox';
 import { AppError } from '../../platform/errors.ts';
 import { environmentOf } from '../companies/index.ts';
@@ -45,10 +45,11 @@ export interface PolicyholderAuthOptions {
 /**
  * Builds the bearer hook for policyholder routes: a valid access token sets `request.tenant` (the
  * token's company and environment) and `request.policyholder`. A missing, malformed, expired or
- * revoked token answers 401.
+ * revoked token answers 401. An onRequest hook: it reads only headers, so a request without a valid
+ * token is answered before its body is read.
  */
 export function createPolicyholderAuth(auth: AuthService, mockEnabled: boolean) {
-  return (options: PolicyholderAuthOptions = {}): preHandlerAsyncHookHandler =>
+  return (options: PolicyholderAuthOptions = {}): onRequestAsyncHookHandler =>
     async function policyholderAuth(request) {
       const environment = environmentOf(request);
       if (environment === 'mock') {
@@ -96,9 +97,9 @@ export function policyholderOf(request: FastifyRequest): Policyholder {
  * any other is a client's. Either way `request.tenant` is set; `request.policyholder` only for tokens.
  */
 export function clientOrPolicyholder(
-  clientAuth: preHandlerAsyncHookHandler,
-  policyholderAuth: preHandlerAsyncHookHandler,
-): preHandlerAsyncHookHandler {
+  clientAuth: onRequestAsyncHookHandler,
+  policyholderAuth: onRequestAsyncHookHandler,
+): onRequestAsyncHookHandler {
   return async function clientOrPolicyholderAuth(request, reply) {
     const hasSecret =
       typeof request.headers['client_secret'] === 'string' && request.headers['client_secret'].trim() !== '';

@@ -71,7 +71,7 @@ const holderNote =
 function registerPolicyClaims(app: App, deps: ClaimRouteDeps): void {
   const { claims } = deps;
   const checkOwner = ownerCheck(deps);
-  const common = { preHandler: deps.policyholders.authenticate };
+  const common = { onRequest: deps.policyholders.authenticate };
   app.get(
     '/policys/:policy_reference/claims',
     {
@@ -143,7 +143,7 @@ function registerPolicyClaims(app: App, deps: ClaimRouteDeps): void {
 function registerPolicyAnswers(app: App, deps: ClaimRouteDeps): void {
   const { claims } = deps;
   const checkOwner = ownerCheck(deps);
-  const common = { preHandler: deps.policyholders.authenticate };
+  const common = { onRequest: deps.policyholders.authenticate };
   app.post(
     '/policys/:policy_reference/claims/:claim_reference/confirm',
     {
@@ -233,7 +233,7 @@ async function registerPhotoUpload(app: App, deps: ClaimRouteDeps): Promise<void
     uploads.post(
       '/policys/:policy_reference/claims/:claim_reference/photos',
       {
-        preHandler: deps.policyholders.authenticate,
+        onRequest: deps.policyholders.authenticate,
         bodyLimit: PHOTO_BODY_LIMIT_BYTES,
         schema: {
           operationId: 'claims.addPhoto',
@@ -270,12 +270,12 @@ async function registerPhotoUpload(app: App, deps: ClaimRouteDeps): Promise<void
 /** The company's claims for staff and claims systems: the queue, a claim, its life. */
 function registerStaffClaims(app: App, deps: ClaimRouteDeps): void {
   const { claims } = deps;
-  const preHandler = deps.clientAuth();
+  const onRequest = deps.clientAuth();
   const base = { security, headers: ClientHeadersSchema, tags };
   app.get(
     '/claims',
     {
-      preHandler,
+      onRequest,
       schema: {
         ...base,
         operationId: 'claims.queue',
@@ -292,7 +292,7 @@ function registerStaffClaims(app: App, deps: ClaimRouteDeps): void {
   app.get(
     '/claims/:claim_reference',
     {
-      preHandler,
+      onRequest,
       schema: {
         ...base,
         operationId: 'claims.get',
@@ -308,7 +308,7 @@ function registerStaffClaims(app: App, deps: ClaimRouteDeps): void {
   app.post(
     '/claims/:claim_reference/transitions',
     {
-      preHandler,
+      onRequest,
       schema: {
         ...base,
         operationId: 'claims.transition',
@@ -327,7 +327,7 @@ function registerStaffClaims(app: App, deps: ClaimRouteDeps): void {
   app.put(
     '/claims/:claim_reference/handler',
     {
-      preHandler,
+      onRequest,
       schema: {
         ...base,
         operationId: 'claims.assignHandler',
@@ -346,7 +346,7 @@ function registerStaffClaims(app: App, deps: ClaimRouteDeps): void {
   app.put(
     '/claims/:claim_reference/fault',
     {
-      preHandler,
+      onRequest,
       schema: {
         ...base,
         operationId: 'claims.setFault',
@@ -366,12 +366,12 @@ function registerStaffClaims(app: App, deps: ClaimRouteDeps): void {
 /** Exposures, reserves, payments and notes. */
 function registerClaimWork(app: App, deps: ClaimRouteDeps): void {
   const { claims } = deps;
-  const preHandler = deps.clientAuth();
+  const onRequest = deps.clientAuth();
   const base = { security, headers: ClientHeadersSchema, tags };
   app.post(
     '/claims/:claim_reference/exposures',
     {
-      preHandler,
+      onRequest,
       schema: {
         ...base,
         operationId: 'claims.addExposure',
@@ -399,7 +399,7 @@ function registerClaimWork(app: App, deps: ClaimRouteDeps): void {
   app.put(
     '/claims/:claim_reference/exposures/:exposure_id/reserve',
     {
-      preHandler,
+      onRequest,
       schema: {
         ...base,
         operationId: 'claims.setReserve',
@@ -423,7 +423,7 @@ function registerClaimWork(app: App, deps: ClaimRouteDeps): void {
   app.post(
     '/claims/:claim_reference/exposures/:exposure_id/payments',
     {
-      preHandler,
+      onRequest,
       schema: {
         ...base,
         operationId: 'claims.pay',
@@ -447,7 +447,7 @@ function registerClaimWork(app: App, deps: ClaimRouteDeps): void {
   app.post(
     '/claims/:claim_reference/notes',
     {
-      preHandler,
+      onRequest,
       schema: {
         ...base,
         operationId: 'claims.addNote',
@@ -474,12 +474,12 @@ function registerClaimWork(app: App, deps: ClaimRouteDeps): void {
 
 /** GET and PUT /claims-settings. */
 function registerSettings(app: App, deps: ClaimRouteDeps): void {
-  const preHandler = deps.clientAuth();
+  const onRequest = deps.clientAuth();
   const base = { security, headers: ClientHeadersSchema, tags };
   app.get(
     '/claims-settings',
     {
-      preHandler,
+      onRequest,
       schema: {
         ...base,
         operationId: 'claims.settings',
@@ -494,7 +494,7 @@ function registerSettings(app: App, deps: ClaimRouteDeps): void {
   app.put(
     '/claims-settings',
     {
-      preHandler,
+      onRequest,
       schema: {
         ...base,
         operationId: 'claims.updateSettings',

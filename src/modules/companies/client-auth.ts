@@ -1,4 +1,4 @@
-import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { Type } from 'typebox';
 import { AppError } from '../../platform/errors.ts';
 import type { CompanyService } from './company-service.ts';
@@ -57,9 +57,13 @@ export interface ClientAuthOptions {
   readonly defaultClientId?: string | undefined;
 }
 
-/** Builds the one client-credential hook every client route uses, with the rules of DESIGN (Tenancy). */
+/**
+ * Builds the one client-credential hook every client route uses, with the rules of DESIGN (Tenancy).
+ * Routes run it in onRequest: it reads only headers, so a request without credentials is answered
+ * before its body is read (a route's body limit is no amplifier for anonymous callers).
+ */
 export function createClientAuth(companies: CompanyService, mockEnabled: boolean) {
-  return (options: ClientAuthOptions = {}): preHandlerAsyncHookHandler =>
+  return (options: ClientAuthOptions = {}): onRequestAsyncHookHandler =>
     async function clientAuth(request) {
       const environment = environmentOf(request);
       request.environment = environment;

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { preHandlerAsyncHookHandler } from 'fastify';
+import type { onRequestAsyncHookHandler } from 'fastify';
 import { Type } from 'typebox';
 import { notFound } from '../../platform/errors.ts';
 import { problemResponses } from '../../platform/http/problem.ts';
@@ -24,7 +24,7 @@ export function currentCompanyRoutes(deps: {
     app.get(
       '/companies/current',
       {
-        preHandler: deps.clientAuth(),
+        onRequest: deps.clientAuth(),
         schema: {
           operationId: 'companies.current',
           tags: ['companies'],
@@ -60,13 +60,13 @@ export function currentCompanyRoutes(deps: {
 /** Admin routes for tenants: behind `Authorization: Bearer <ADMIN_API_KEY>`. */
 export function companyRoutes(deps: {
   companies: CompanyService;
-  adminAuth: preHandlerAsyncHookHandler;
+  adminAuth: onRequestAsyncHookHandler;
 }): FastifyPluginAsyncTypebox {
   const { companies, adminAuth } = deps;
   return async (app) => {
     app.addSchema(CompanyCredentialsSchema);
     app.addSchema(CompanySummarySchema);
-    app.addHook('preHandler', adminAuth);
+    app.addHook('onRequest', adminAuth);
     const security = [{ adminKey: [] }];
 
     app.post(

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { preHandlerAsyncHookHandler } from 'fastify';
+import type { onRequestAsyncHookHandler } from 'fastify';
 import { Type } from 'typebox';
 import { problemResponses } from '../../platform/http/problem.ts';
 import type { ErasureService } from './erasure-service.ts';
@@ -69,7 +69,7 @@ export const ErasureResultSchema = Type.Object({
 
 export interface ErasureRouteDeps {
   readonly erasure: ErasureService;
-  readonly adminAuth: preHandlerAsyncHookHandler;
+  readonly adminAuth: onRequestAsyncHookHandler;
 }
 
 /** `POST /admin/policyholders/{user_reference}/erase`. */
@@ -78,7 +78,7 @@ export function erasureRoutes(deps: ErasureRouteDeps): FastifyPluginAsyncTypebox
     app.post(
       '/admin/policyholders/:user_reference/erase',
       {
-        preHandler: deps.adminAuth,
+        onRequest: deps.adminAuth,
         // NOTE: the request is recorded once (actor, action, resource, reason) by the staff access hook;
         // the rows it changes are not copied into the trail, which would keep the very values erased.
         config: { auditRows: false },

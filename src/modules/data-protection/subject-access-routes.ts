@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { preHandlerAsyncHookHandler } from 'fastify';
+import type { onRequestAsyncHookHandler } from 'fastify';
 import { Type } from 'typebox';
 import type { Clock } from '../../platform/clock.ts';
 import { AppError } from '../../platform/errors.ts';
@@ -17,7 +17,7 @@ import { findSubject } from './subject-access-repository.ts';
 
 export interface SubjectAccessDeps {
   readonly db: Executor;
-  readonly adminAuth: preHandlerAsyncHookHandler;
+  readonly adminAuth: onRequestAsyncHookHandler;
   readonly clock: Clock;
   /** Card brand and last 4 of production payments, from the processor (optional: see the export). */
   readonly cardDetails?: CardDetailsLookup;
@@ -122,7 +122,7 @@ export function subjectAccessRoutes(deps: SubjectAccessDeps): FastifyPluginAsync
     app.get(
       '/admin/policyholders/:user_reference/export',
       {
-        preHandler: deps.adminAuth,
+        onRequest: deps.adminAuth,
         config: { auditReads: true },
         schema: {
           operationId: 'policyholders.export',

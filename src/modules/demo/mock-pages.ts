@@ -1,4 +1,10 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type {
+  FastifyInstance,
+  FastifyRequest,
+  onRequestAsyncHookHandler,
+  preHandlerAsyncHookHandler,
+  RouteOptions,
+} from 'fastify';
 import type { Clock } from '../../platform/clock.ts';
 import { AppError, notFound, type FieldError } from '../../platform/errors.ts';
 import {
@@ -21,6 +27,11 @@ import { isMockRequest } from './mock-environment.ts';
  * validation: a bad query, path or body still answers the route's 4xx problem. The answer goes out
  * through the route's own response schema. Writes answer as they would succeed and store nothing.
  * Routes not listed here refuse `environment: mock` as before (422).
+ *
+ * Routes authenticate in onRequest, before the body is read. On the routes listed here a mock request's
+ * authentication waits instead until the mock answer has had its turn (a preHandler placed after this
+ * one): the answer needs the validated body, and a request it does not answer (CREATE_PAYMENT_INTENT)
+ * still meets the route's authentication, which refuses the mock environment.
  */
 
 type Fields = Record<string, unknown>;
@@ -178,11 +189,39 @@ const fields = (value: unknown): Fields =>
   typeof value === 'object' && value !== null ? (value as Fields) : {};
 
 /**
+ * On a mocked route, each of the route's onRequest hooks (its authentication) skips a mock request and
+ * runs for it as the route's first preHandler instead, after the root preHandler that answers it.
+ */
+function deferAuthenticationOfMockRequests(route: RouteOptions): void {
+  const methods = [route.method].flat();
+  if (!methods.some((method) => ANSWERS[`${method} ${route.url}`] !== undefined)) return;
+  // Every onRequest hook of a route is async (the auth hooks): `done` is never needed.
+  const hooks = [route.onRequest ?? []].flat() as onRequestAsyncHookHandler[];
+  if (hooks.length === 0) return;
+  const mock = (request: FastifyRequest) => isMockRequest(request, true);
+  route.onRequest = hooks.map(
+    (hook): onRequestAsyncHookHandler =>
+      async function unlessMock(request, reply) {
+        if (!mock(request)) await hook.call(this, request, reply);
+      },
+  );
+  const deferred = hooks.map(
+    (hook): preHandlerAsyncHookHandler =>
+      async function ifMock(request, reply) {
+        if (mock(request)) await hook.call(this, request, reply);
+      },
+  );
+  route.preHandler = [...deferred, ...([route.preHandler ?? []].flat() as preHandlerAsyncHookHandler[])];
+}
+
+/**
  * Answers the routes above from the demo account for `environment: mock` (when MOCK_ENVIRONMENT is on).
- * Installed on the root instance before the route plugins, so that it runs before their preHandlers.
+ * Installed on the root instance before the route plugins, so that it runs before their preHandlers and
+ * sees each route as it is added.
  */
 export function installMockPages(app: FastifyInstance, deps: { mockEnabled: boolean; clock: Clock }): void {
   if (!deps.mockEnabled) return;
+  app.addHook('onRoute', deferAuthenticationOfMockRequests);
   app.addHook('preHandler', async (request: FastifyRequest, reply) => {
     if (!isMockRequest(request, true)) return;
     const answer = ANSWERS[`${request.method} ${request.routeOptions.url ?? ''}`];

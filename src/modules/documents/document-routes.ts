@@ -47,7 +47,7 @@ function registerReads(app: TypedApp, deps: DocumentRouteDeps): void {
   app.get(
     '/policys/:policy_reference/documents',
     {
-      preHandler: policyholders.authenticate,
+      onRequest: policyholders.authenticate,
       schema: {
         operationId: 'documents.list',
         tags: ['documents'],
@@ -69,7 +69,7 @@ function registerReads(app: TypedApp, deps: DocumentRouteDeps): void {
   app.get(
     '/documents/:document_id',
     {
-      preHandler: policyholders.authenticate,
+      onRequest: policyholders.authenticate,
       schema: {
         operationId: 'documents.get',
         tags: ['documents'],
@@ -111,7 +111,7 @@ function registerActions(app: TypedApp, deps: DocumentRouteDeps): void {
   app.post(
     '/policys/:policy_reference/documents/:document_id/reissue',
     {
-      preHandler: clientAuth(),
+      onRequest: clientAuth(),
       // The request is the audit record (who, why, which policy); the document rows are not copied.
       config: { auditRows: false },
       schema: {
@@ -137,7 +137,7 @@ function registerActions(app: TypedApp, deps: DocumentRouteDeps): void {
   app.get(
     '/documents/settings',
     {
-      preHandler: clientAuth(),
+      onRequest: clientAuth(),
       schema: {
         operationId: 'documents.settings',
         tags: ['documents'],
@@ -153,7 +153,7 @@ function registerActions(app: TypedApp, deps: DocumentRouteDeps): void {
   app.put(
     '/documents/settings',
     {
-      preHandler: clientAuth(),
+      onRequest: clientAuth(),
       schema: {
         operationId: 'documents.updateSettings',
         tags: ['documents'],

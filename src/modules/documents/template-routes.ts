@@ -25,13 +25,13 @@ export function templateRoutes(deps: {
   const { templates, clientAuth } = deps;
   return async (app) => {
     app.addSchema(DocumentTemplateSchema);
-    const preHandler = clientAuth();
+    const onRequest = clientAuth();
     const headers = ClientHeadersSchema;
 
     app.get(
       '/document-templates',
       {
-        preHandler,
+        onRequest,
         schema: {
           operationId: 'documentTemplates.list',
           tags,
@@ -49,7 +49,7 @@ export function templateRoutes(deps: {
     app.post(
       '/document-templates',
       {
-        preHandler,
+        onRequest,
         // NOTE: a logo is up to 256 KiB, about 350,000 characters of base64 in one string.
         config: { jsonBodyLimits: { stringCharacters: Math.ceil(LOGO_MAX_BYTES / 3) * 4 + 16 } },
         schema: {
@@ -76,7 +76,7 @@ export function templateRoutes(deps: {
     app.get(
       '/document-templates/:version/logo',
       {
-        preHandler,
+        onRequest,
         schema: {
           operationId: 'documentTemplates.logo',
           tags,

@@ -1,6 +1,6 @@
 import AjvCompiler from '@fastify/ajv-compiler';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { AppError } from '../../platform/errors.ts';
 import type { JsonBodyLimits } from '../../platform/http/body-limits.ts';
 import { fieldErrors, problemResponses } from '../../platform/http/problem.ts';
@@ -27,8 +27,8 @@ import { Type } from 'typebox';
  * is passed to `journeyRoutes`, the read routes serve client credentials only.
  */
 export interface PolicyholderAuth {
-  /** preHandler: verifies `Authorization: Bearer <access_token>` (401 when bad) and resolves who it names. */
-  readonly authenticate: preHandlerAsyncHookHandler;
+  /** An onRequest hook: verifies `Authorization: Bearer <access_token>` (401 when bad) and resolves who it names. */
+  readonly authenticate: onRequestAsyncHookHandler;
   /** After `authenticate`: the tenant the token was issued in and the policyholder's user id (`users.id`). */
   readonly policyholderOf: (request: FastifyRequest) => { readonly tenant: Tenant; readonly userId: string };
 }
@@ -86,9 +86,9 @@ type App = Parameters<FastifyPluginAsyncTypebox>[0];
 /** What the route families share: the service, the two ways in, and how the reads are documented. */
 interface JourneyRouteContext {
   readonly journeys: JourneyService;
-  readonly clientOnly: preHandlerAsyncHookHandler;
+  readonly clientOnly: onRequestAsyncHookHandler;
   /** Client credentials, or a policyholder's token where the auth module gave its check. */
-  readonly readers: preHandlerAsyncHookHandler;
+  readonly readers: onRequestAsyncHookHandler;
   readonly readSecurity: Array<Record<string, string[]>>;
   readonly readersNote: string;
   /** A policyholder's request: the tenant and user its token names; undefined for a client's. */
@@ -101,7 +101,7 @@ function registerJourneyWrites(app: App, ctx: JourneyRouteContext): void {
   app.post(
     '/journeys',
     {
-      preHandler: ctx.clientOnly,
+      onRequest: ctx.clientOnly,
       bodyLimit: JOURNEY_BODY_LIMIT_BYTES,
       config: { jsonBodyLimits: JOURNEY_JSON_LIMITS },
       schema: {
@@ -135,7 +135,7 @@ function registerJourneyWrites(app: App, ctx: JourneyRouteContext): void {
   app.post(
     '/journeys/batch',
     {
-      preHandler: ctx.clientOnly,
+      onRequest: ctx.clientOnly,
       bodyLimit: BATCH_BODY_LIMIT_BYTES,
       config: { jsonBodyLimits: BATCH_JSON_LIMITS },
       schema: {
@@ -175,7 +175,7 @@ function registerJourneyReads(app: App, ctx: JourneyRouteContext): void {
   app.get(
     '/journeys',
     {
-      preHandler: ctx.readers,
+      onRequest: ctx.readers,
       schema: {
         operationId: 'journeys.list',
         tags,
@@ -198,7 +198,7 @@ function registerJourneyReads(app: App, ctx: JourneyRouteContext): void {
   app.get(
     '/journeys/:journey_reference',
     {
-      preHandler: ctx.readers,
+      onRequest: ctx.readers,
       schema: {
         operationId: 'journeys.get',
         tags,
@@ -228,7 +228,7 @@ function registerJourneyVoid(app: App, ctx: JourneyRouteContext): void {
   app.post(
     '/journeys/:journey_reference/void',
     {
-      preHandler: ctx.clientOnly,
+      onRequest: ctx.clientOnly,
       schema: {
         operationId: 'journeys.void',
         tags,
@@ -252,7 +252,7 @@ function registerJourneyVoid(app: App, ctx: JourneyRouteContext): void {
 /** The routes' shared context: a request is a policyholder's or a client's, and reads take either. */
 function routeContext(
   journeys: JourneyService,
-  clientOnly: preHandlerAsyncHookHandler,
+  clientOnly: onRequestAsyncHookHandler,
   policyholderAuth: PolicyholderAuth | undefined,
 ): JourneyRouteContext {
   // NOTE: a request with an Authorization header and no client_secret is a policyholder's (their apps
@@ -266,7 +266,7 @@ function routeContext(
       !(typeof secret === 'string' && secret.trim() !== '')
     );
   };
-  const readers: preHandlerAsyncHookHandler =
+  const readers: onRequestAsyncHookHandler =
     policyholderAuth === undefined
       ? clientOnly
       : async function clientOrPolicyholder(request, reply) {

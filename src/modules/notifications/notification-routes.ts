@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { preHandlerAsyncHookHandler } from 'fastify';
+import type { onRequestAsyncHookHandler } from 'fastify';
 import { Type } from 'typebox';
 import type { Executor } from '../../schema.ts';
 import { problemResponses } from '../../platform/http/problem.ts';
@@ -28,13 +28,13 @@ const OutboxEmailSchema = Type.Object({
 /** Admin route: the email outbox, newest first. */
 export function notificationRoutes(deps: {
   db: Executor;
-  adminAuth: preHandlerAsyncHookHandler;
+  adminAuth: onRequestAsyncHookHandler;
 }): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/admin/emails',
       {
-        preHandler: deps.adminAuth,
+        onRequest: deps.adminAuth,
         schema: {
           operationId: 'emails.list',
           tags: ['admin'],

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { AppError, notFound } from '../../platform/errors.ts';
 import { problemResponses } from '../../platform/http/problem.ts';
 import { ClientHeadersSchema, tenantOf } from '../companies/index.ts';
@@ -31,7 +31,7 @@ const dayNumber = (on: string): number => Date.parse(`${on}T00:00:00Z`) / 86_400
 export function directDebitRoutes(deps: {
   payments: PaymentService;
   policyholders: PolicyholderAccess;
-  adminAuth: preHandlerAsyncHookHandler;
+  adminAuth: onRequestAsyncHookHandler;
 }): FastifyPluginAsyncTypebox {
   return async (app) => {
     registerPolicyRoutes(app, deps);
@@ -55,7 +55,7 @@ function registerPolicyRoutes(
   app.post(
     '/policys/:policy_reference/direct-debit/setup-intents',
     {
-      preHandler: policyholders.authenticate,
+      onRequest: policyholders.authenticate,
       schema: {
         operationId: 'payments.createDirectDebitSetup',
         tags: ['payments'],
@@ -83,7 +83,7 @@ function registerPolicyRoutes(
   app.get(
     '/policys/:policy_reference/direct-debit',
     {
-      preHandler: policyholders.authenticate,
+      onRequest: policyholders.authenticate,
       schema: {
         operationId: 'payments.directDebit',
         tags: ['payments'],
@@ -105,7 +105,7 @@ function registerPolicyRoutes(
 
 function registerStaffRoutes(
   app: App,
-  deps: { payments: PaymentService; adminAuth: preHandlerAsyncHookHandler },
+  deps: { payments: PaymentService; adminAuth: onRequestAsyncHookHandler },
 ): void {
   const { payments, adminAuth } = deps;
   const security = [{ adminKey: [] }];
@@ -113,7 +113,7 @@ function registerStaffRoutes(
   app.get(
     '/admin/collections',
     {
-      preHandler: adminAuth,
+      onRequest: adminAuth,
       schema: {
         operationId: 'payments.collections',
         tags: ['admin'],
@@ -143,7 +143,7 @@ function registerStaffRoutes(
   app.get(
     '/admin/companies/:company_reference/direct-debit',
     {
-      preHandler: adminAuth,
+      onRequest: adminAuth,
       schema: {
         operationId: 'payments.directDebitSettings',
         tags: ['admin'],
@@ -159,7 +159,7 @@ function registerStaffRoutes(
   app.put(
     '/admin/companies/:company_reference/direct-debit',
     {
-      preHandler: adminAuth,
+      onRequest: adminAuth,
       schema: {
         operationId: 'payments.setDirectDebitSettings',
         tags: ['admin'],

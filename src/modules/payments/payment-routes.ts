@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { Type } from 'typebox';
 import { AppError, notFound, type FieldError } from '../../platform/errors.ts';
 import { problemResponses } from '../../platform/http/problem.ts';
@@ -23,7 +23,7 @@ const securityEither = [{ clientId: [], clientSecret: [] }, { policyholderToken:
 /** How routes serving clients and policyholders tell them apart and check a policyholder's policies. */
 export interface PolicyholderAccess {
   /** Client credentials, or a policyholder's bearer token (see the auth module's `clientOrPolicyholder`). */
-  readonly authenticate: preHandlerAsyncHookHandler;
+  readonly authenticate: onRequestAsyncHookHandler;
   readonly ownsPolicy: (tenant: Tenant, userId: string, policyReference: string) => Promise<boolean>;
 }
 
@@ -32,7 +32,7 @@ interface PaymentRouteDeps {
   readonly payments: PaymentService;
   readonly clientAuth: ClientAuth;
   /** Client credentials, or a policyholder's bearer token when policyholders may call. */
-  readonly authenticate: preHandlerAsyncHookHandler;
+  readonly authenticate: onRequestAsyncHookHandler;
   /** A policyholder reaches only their own policies; another's is "not found". */
   readonly checkOwner: (request: FastifyRequest, reference: string | undefined) => Promise<void>;
 }
@@ -69,7 +69,7 @@ function registerPaymentActions(app: App, deps: PaymentRouteDeps): void {
   app.post(
     '/payments',
     {
-      preHandler: authenticate,
+      onRequest: authenticate,
       schema: {
         operationId: 'payments.act',
         tags: ['payments'],
@@ -132,7 +132,7 @@ function registerPaymentReads(app: App, deps: PaymentRouteDeps): void {
   app.get(
     '/payments/failed',
     {
-      preHandler: deps.clientAuth(),
+      onRequest: deps.clientAuth(),
       schema: {
         operationId: 'payments.failed',
         tags: ['payments'],
@@ -166,7 +166,7 @@ function registerPaymentReads(app: App, deps: PaymentRouteDeps): void {
   app.get(
     '/payments',
     {
-      preHandler: authenticate,
+      onRequest: authenticate,
       schema: {
         operationId: 'payments.list',
         tags: ['payments'],

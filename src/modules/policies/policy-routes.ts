@@ -58,14 +58,14 @@ function inWholePence<Body extends { payment_amount?: number | undefined }>(body
 }
 
 type App = Parameters<FastifyPluginAsyncTypebox>[0];
-type PreHandler = ReturnType<ClientAuth>;
+type AuthHook = ReturnType<ClientAuth>;
 
 /** POST /policys: a new policy, or an adjustment of one. */
-function registerSubmission(app: App, policies: PolicyService, preHandler: PreHandler): void {
+function registerSubmission(app: App, policies: PolicyService, onRequest: AuthHook): void {
   app.post(
     '/policys',
     {
-      preHandler,
+      onRequest,
       schema: {
         operationId: 'policies.submit',
         tags,
@@ -93,11 +93,11 @@ function registerSubmission(app: App, policies: PolicyService, preHandler: PreHa
 }
 
 /** GET /policys/:policy_reference. */
-function registerPolicyReads(app: App, policies: PolicyService, preHandler: PreHandler): void {
+function registerPolicyReads(app: App, policies: PolicyService, onRequest: AuthHook): void {
   app.get(
     '/policys/:policy_reference',
     {
-      preHandler,
+      onRequest,
       schema: {
         operationId: 'policies.get',
         tags,
@@ -115,11 +115,11 @@ function registerPolicyReads(app: App, policies: PolicyService, preHandler: PreH
 }
 
 /** POST /policys/:policy_reference/welcome-email. */
-function registerWelcomeEmail(app: App, policies: PolicyService, preHandler: PreHandler): void {
+function registerWelcomeEmail(app: App, policies: PolicyService, onRequest: AuthHook): void {
   app.post(
     '/policys/:policy_reference/welcome-email',
     {
-      preHandler,
+      onRequest,
       schema: {
         operationId: 'policies.resendWelcome',
         tags: ['policies'],
@@ -141,11 +141,11 @@ function registerWelcomeEmail(app: App, policies: PolicyService, preHandler: Pre
 }
 
 /** DELETE /policys/:policy_reference and DELETE /policys (the reference in the body). */
-function registerCancellations(app: App, policies: PolicyService, preHandler: PreHandler): void {
+function registerCancellations(app: App, policies: PolicyService, onRequest: AuthHook): void {
   app.delete(
     '/policys/:policy_reference',
     {
-      preHandler,
+      onRequest,
       schema: {
         operationId: 'policies.cancel',
         tags,
@@ -165,7 +165,7 @@ function registerCancellations(app: App, policies: PolicyService, preHandler: Pr
   app.delete(
     '/policys',
     {
-      preHandler,
+      onRequest,
       schema: {
         operationId: 'policies.cancelByBody',
         tags,
@@ -185,11 +185,11 @@ function registerCancellations(app: App, policies: PolicyService, preHandler: Pr
 }
 
 /** POST /policys/:policy_reference/renewals. */
-function registerRenewals(app: App, policies: PolicyService, preHandler: PreHandler): void {
+function registerRenewals(app: App, policies: PolicyService, onRequest: AuthHook): void {
   app.post(
     '/policys/:policy_reference/renewals',
     {
-      preHandler,
+      onRequest,
       schema: {
         operationId: 'policies.renew',
         tags,
@@ -224,11 +224,11 @@ export function policyRoutes(deps: {
 }): FastifyPluginAsyncTypebox {
   const { policies, clientAuth } = deps;
   return async (app) => {
-    const preHandler = clientAuth();
-    registerSubmission(app, policies, preHandler);
-    registerPolicyReads(app, policies, preHandler);
+    const onRequest = clientAuth();
+    registerSubmission(app, policies, onRequest);
+    registerPolicyReads(app, policies, onRequest);
     registerWelcomeEmail(app, policies, clientAuth());
-    registerCancellations(app, policies, preHandler);
-    registerRenewals(app, policies, preHandler);
+    registerCancellations(app, policies, onRequest);
+    registerRenewals(app, policies, onRequest);
   };
 }

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { preHandlerAsyncHookHandler } from 'fastify';
+import type { onRequestAsyncHookHandler } from 'fastify';
 import { sql, type SelectQueryBuilder } from 'kysely';
 import { Type, type Static } from 'typebox';
 import type { Database, Executor } from '../../schema.ts';
@@ -161,13 +161,13 @@ export async function searchPolicies(db: Executor, query: Static<typeof PolicySe
 /** `GET /admin/policies`: the console's search box. */
 export function policySearchRoutes(deps: {
   db: Executor;
-  adminAuth: preHandlerAsyncHookHandler;
+  adminAuth: onRequestAsyncHookHandler;
 }): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/admin/policies',
       {
-        preHandler: deps.adminAuth,
+        onRequest: deps.adminAuth,
         schema: {
           operationId: 'policies.search',
           tags: ['admin'],

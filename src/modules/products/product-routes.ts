@@ -22,13 +22,13 @@ export function productRoutes(deps: {
   const { products, clientAuth } = deps;
   return async (app) => {
     app.addSchema(ProductSchema);
-    const preHandler = clientAuth();
+    const onRequest = clientAuth();
     const headers = ClientHeadersSchema;
 
     app.post(
       '/products',
       {
-        preHandler,
+        onRequest,
         schema: {
           operationId: 'products.create',
           tags,
@@ -53,7 +53,7 @@ export function productRoutes(deps: {
     app.get(
       '/products',
       {
-        preHandler,
+        onRequest,
         schema: {
           operationId: 'products.list',
           tags,
@@ -71,7 +71,7 @@ export function productRoutes(deps: {
     app.get(
       '/products/:product_reference',
       {
-        preHandler,
+        onRequest,
         schema: {
           operationId: 'products.get',
           tags,
@@ -90,7 +90,7 @@ export function productRoutes(deps: {
     app.put(
       '/products/:product_reference',
       {
-        preHandler,
+        onRequest,
         schema: {
           operationId: 'products.update',
           tags,

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { Type } from 'typebox';
 import type { Clock } from '../../platform/clock.ts';
 import { AppError } from '../../platform/errors.ts';
@@ -35,7 +35,7 @@ export interface QuoteRouteDeps {
   readonly purchases: PurchaseService;
   readonly companies: CompanyService;
   readonly clientAuth: ClientAuth;
-  readonly adminAuth: preHandlerAsyncHookHandler;
+  readonly adminAuth: onRequestAsyncHookHandler;
   readonly clock: Clock;
   /** DEFAULT_CLIENT_ID: the company of a public quote that names none (a single-insurer deployment). */
   readonly defaultClientId?: string | undefined;
@@ -73,7 +73,7 @@ function registerQuotes(app: App, deps: QuoteRouteDeps): void {
   app.post(
     '/quotes',
     {
-      preHandler: deps.clientAuth({ secretRequired: false, defaultClientId: deps.defaultClientId }),
+      onRequest: deps.clientAuth({ secretRequired: false, defaultClientId: deps.defaultClientId }),
       schema: {
         operationId: 'quotes.create',
         tags: ['quotes'],
@@ -106,7 +106,7 @@ function registerQuotes(app: App, deps: QuoteRouteDeps): void {
   app.get(
     '/quotes/:quote_reference',
     {
-      preHandler: deps.clientAuth({ secretRequired: false, defaultClientId: deps.defaultClientId }),
+      onRequest: deps.clientAuth({ secretRequired: false, defaultClientId: deps.defaultClientId }),
       schema: {
         operationId: 'quotes.get',
         tags: ['quotes'],
@@ -138,7 +138,7 @@ function registerPurchase(app: App, deps: QuoteRouteDeps): void {
   app.post(
     '/quotes/:quote_reference/purchase',
     {
-      preHandler: deps.clientAuth({ secretRequired: false, defaultClientId: deps.defaultClientId }),
+      onRequest: deps.clientAuth({ secretRequired: false, defaultClientId: deps.defaultClientId }),
       schema: {
         operationId: 'quotes.purchase',
         tags: ['quotes'],
@@ -199,7 +199,7 @@ function registerStaffRead(app: App, deps: QuoteRouteDeps): void {
   app.get(
     '/admin/quotes/:quote_reference',
     {
-      preHandler: adminAuth,
+      onRequest: adminAuth,
       schema: {
         operationId: 'quotes.staffGet',
         tags: ['admin'],
@@ -229,7 +229,7 @@ function registerReferrals(app: App, deps: QuoteRouteDeps): void {
   app.get(
     '/admin/referrals',
     {
-      preHandler: adminAuth,
+      onRequest: adminAuth,
       schema: {
         operationId: 'quotes.referrals',
         tags: ['admin'],
@@ -256,7 +256,7 @@ function registerReferrals(app: App, deps: QuoteRouteDeps): void {
   app.post(
     '/admin/referrals/:quote_reference/decision',
     {
-      preHandler: adminAuth,
+      onRequest: adminAuth,
       schema: {
         operationId: 'quotes.decideReferral',
         tags: ['admin'],
@@ -299,7 +299,7 @@ function registerSettings(app: App, deps: QuoteRouteDeps): void {
   app.get(
     '/admin/companies/:company_reference/quotes',
     {
-      preHandler: adminAuth,
+      onRequest: adminAuth,
       schema: {
         operationId: 'quotes.settings',
         tags: ['admin'],
@@ -314,7 +314,7 @@ function registerSettings(app: App, deps: QuoteRouteDeps): void {
   app.put(
     '/admin/companies/:company_reference/quotes',
     {
-      preHandler: adminAuth,
+      onRequest: adminAuth,
       schema: {
         operationId: 'quotes.setSettings',
         tags: ['admin'],

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { preHandlerAsyncHookHandler } from 'fastify';
+import type { onRequestAsyncHookHandler } from 'fastify';
 import { Type } from 'typebox';
 import { streamWithProgress, wantsEventStream } from '../../platform/http/event-stream.ts';
 import { problemResponses } from '../../platform/http/problem.ts';
@@ -12,14 +12,14 @@ import { VersionParamsSchema } from './rate-book-schemas.ts';
 export function impactRoutes(deps: {
   impact: ImpactService;
   companies: CompanyService;
-  adminAuth: preHandlerAsyncHookHandler;
+  adminAuth: onRequestAsyncHookHandler;
 }): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.addSchema(ImpactReportSchema);
     app.post(
       '/admin/rate-books/:rate_book_reference/versions/:version_number/impact',
       {
-        preHandler: deps.adminAuth,
+        onRequest: deps.adminAuth,
         // Nothing is written: the request itself is the record (who tested which version, when).
         config: { auditRows: false },
         schema: {

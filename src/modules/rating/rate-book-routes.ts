@@ -50,7 +50,7 @@ const versionBody = { bodyLimit: VERSION_BODY_LIMIT_BYTES, config: { jsonBodyLim
 type App = Parameters<FastifyPluginAsyncTypebox>[0];
 interface Context {
   readonly rateBooks: RateBookService;
-  readonly preHandler: ReturnType<ClientAuth>;
+  readonly onRequest: ReturnType<ClientAuth>;
 }
 
 /** Who acts: the signed-in staff member, else the company's integration (client credentials). */
@@ -72,7 +72,7 @@ export function rateBookRoutes(deps: {
     app.addSchema(RateBookSchema);
     app.addSchema(RateBookVersionSchema);
     app.addSchema(RateBookExportSchema);
-    const ctx: Context = { rateBooks: deps.rateBooks, preHandler: deps.clientAuth() };
+    const ctx: Context = { rateBooks: deps.rateBooks, onRequest: deps.clientAuth() };
     registerRateBooks(app, ctx);
     registerVersions(app, ctx);
     registerApproval(app, ctx);
@@ -81,11 +81,11 @@ export function rateBookRoutes(deps: {
   };
 }
 
-function registerRateBooks(app: App, { rateBooks, preHandler }: Context): void {
+function registerRateBooks(app: App, { rateBooks, onRequest }: Context): void {
   app.post(
     '/rate-books',
     {
-      preHandler,
+      onRequest,
       schema: {
         operationId: 'rateBooks.create',
         tags,
@@ -110,7 +110,7 @@ function registerRateBooks(app: App, { rateBooks, preHandler }: Context): void {
   app.get(
     '/rate-books',
     {
-      preHandler,
+      onRequest,
       schema: {
         operationId: 'rateBooks.list',
         tags,
@@ -128,7 +128,7 @@ function registerRateBooks(app: App, { rateBooks, preHandler }: Context): void {
   app.get(
     '/rate-books/:rate_book_reference',
     {
-      preHandler,
+      onRequest,
       schema: {
         operationId: 'rateBooks.get',
         tags,
@@ -144,11 +144,11 @@ function registerRateBooks(app: App, { rateBooks, preHandler }: Context): void {
   );
 }
 
-function registerVersions(app: App, { rateBooks, preHandler }: Context): void {
+function registerVersions(app: App, { rateBooks, onRequest }: Context): void {
   app.post(
     '/rate-books/:rate_book_reference/versions',
     {
-      preHandler,
+      onRequest,
       ...versionBody,
       schema: {
         operationId: 'rateBooks.createVersion',
@@ -178,7 +178,7 @@ function registerVersions(app: App, { rateBooks, preHandler }: Context): void {
   app.get(
     '/rate-books/:rate_book_reference/versions/:version_number',
     {
-      preHandler,
+      onRequest,
       schema: {
         operationId: 'rateBooks.getVersion',
         tags,
@@ -200,7 +200,7 @@ function registerVersions(app: App, { rateBooks, preHandler }: Context): void {
   app.put(
     '/rate-books/:rate_book_reference/versions/:version_number',
     {
-      preHandler,
+      onRequest,
       ...versionBody,
       schema: {
         operationId: 'rateBooks.updateVersion',
@@ -226,11 +226,11 @@ function registerVersions(app: App, { rateBooks, preHandler }: Context): void {
   );
 }
 
-function registerApproval(app: App, { rateBooks, preHandler }: Context): void {
+function registerApproval(app: App, { rateBooks, onRequest }: Context): void {
   app.post(
     '/rate-books/:rate_book_reference/versions/:version_number/approve',
     {
-      preHandler,
+      onRequest,
       schema: {
         operationId: 'rateBooks.approveVersion',
         tags,
@@ -253,11 +253,11 @@ function registerApproval(app: App, { rateBooks, preHandler }: Context): void {
   );
 }
 
-function registerExchange(app: App, { rateBooks, preHandler }: Context): void {
+function registerExchange(app: App, { rateBooks, onRequest }: Context): void {
   app.get(
     '/rate-books/:rate_book_reference/versions/:version_number/export',
     {
-      preHandler,
+      onRequest,
       schema: {
         operationId: 'rateBooks.exportVersion',
         tags,
@@ -281,7 +281,7 @@ function registerExchange(app: App, { rateBooks, preHandler }: Context): void {
   app.post(
     '/rate-books/:rate_book_reference/versions/import',
     {
-      preHandler,
+      onRequest,
       ...versionBody,
       schema: {
         operationId: 'rateBooks.importVersion',
@@ -309,12 +309,12 @@ function registerExchange(app: App, { rateBooks, preHandler }: Context): void {
   );
 }
 
-function registerFactorCsv(app: App, { rateBooks, preHandler }: Context): void {
+function registerFactorCsv(app: App, { rateBooks, onRequest }: Context): void {
   const path = '/rate-books/:rate_book_reference/versions/:version_number/factors/:factor_name';
   app.get(
     path,
     {
-      preHandler,
+      onRequest,
       schema: {
         operationId: 'rateBooks.exportFactor',
         tags,
@@ -346,7 +346,7 @@ function registerFactorCsv(app: App, { rateBooks, preHandler }: Context): void {
   app.put(
     path,
     {
-      preHandler,
+      onRequest,
       schema: {
         operationId: 'rateBooks.importFactor',
         tags,

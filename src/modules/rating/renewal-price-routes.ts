@@ -18,7 +18,7 @@ export function renewalPriceRoutes(deps: {
     app.get(
       '/policys/:policy_reference/renewal-prices',
       {
-        preHandler: deps.clientAuth(),
+        onRequest: deps.clientAuth(),
         schema: {
           operationId: 'policies.renewalPrices',
           tags: ['rate books'],

@@ -285,7 +285,7 @@ export function bordereauRoutes(deps: ReportDeps): FastifyPluginAsyncTypebox {
     app.get(
       '/admin/reports/bordereau',
       {
-        preHandler: deps.adminAuth,
+        onRequest: deps.adminAuth,
         config: { auditReads: true },
         schema: {
           operationId: 'reports.bordereau',

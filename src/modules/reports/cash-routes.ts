@@ -26,7 +26,7 @@ export function cashRoutes(deps: ReportDeps): FastifyPluginAsyncTypebox {
     app.get(
       '/admin/reports/cash',
       {
-        preHandler: deps.adminAuth,
+        onRequest: deps.adminAuth,
         config: { auditReads: true },
         schema: {
           operationId: 'reports.cash',

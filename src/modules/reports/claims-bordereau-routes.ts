@@ -172,7 +172,7 @@ export function claimsBordereauRoutes(deps: ReportDeps): FastifyPluginAsyncTypeb
     app.get(
       '/admin/reports/claims-bordereau',
       {
-        preHandler: deps.adminAuth,
+        onRequest: deps.adminAuth,
         config: { auditReads: true },
         schema: {
           operationId: 'reports.claimsBordereau',

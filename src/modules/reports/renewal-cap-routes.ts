@@ -139,7 +139,7 @@ export function renewalCapRoutes(deps: ReportDeps): FastifyPluginAsyncTypebox {
     app.get(
       '/admin/reports/renewals-at-cap',
       {
-        preHandler: deps.adminAuth,
+        onRequest: deps.adminAuth,
         config: { auditReads: true },
         schema: {
           operationId: 'reports.renewalsAtCap',

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { preHandlerAsyncHookHandler } from 'fastify';
+import type { onRequestAsyncHookHandler } from 'fastify';
 import type { Clock } from '../../platform/clock.ts';
 import type { Executor } from '../../schema.ts';
 import { bordereauRoutes } from './bordereau-routes.ts';
@@ -9,7 +9,7 @@ import { renewalCapRoutes } from './renewal-cap-routes.ts';
 
 export interface ReportDeps {
   readonly db: Executor;
-  readonly adminAuth: preHandlerAsyncHookHandler;
+  readonly adminAuth: onRequestAsyncHookHandler;
   readonly clock: Clock;
 }
 

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { Type } from 'typebox';
 import { AppError } from '../../platform/errors.ts';
 import { problemResponses } from '../../platform/http/problem.ts';
@@ -31,8 +31,8 @@ const adminSecurity = [{ adminKey: [] }];
 export function disputeRoutes(deps: {
   disputes: DisputeService;
   /** Client credentials or a policyholder's token (the auth module's `clientOrPolicyholder`). */
-  authenticate: preHandlerAsyncHookHandler;
-  adminAuth: preHandlerAsyncHookHandler;
+  authenticate: onRequestAsyncHookHandler;
+  adminAuth: onRequestAsyncHookHandler;
 }): FastifyPluginAsyncTypebox {
   const { disputes, authenticate, adminAuth } = deps;
   return async (app) => {
@@ -40,7 +40,7 @@ export function disputeRoutes(deps: {
     app.post(
       '/policys/:policy_reference/score-events/:event_reference/disputes',
       {
-        preHandler: authenticate,
+        onRequest: authenticate,
         schema: {
           operationId: 'scores.dispute',
           tags: ['scores'],
@@ -69,7 +69,7 @@ export function disputeRoutes(deps: {
     app.get(
       '/policys/:policy_reference/score-disputes',
       {
-        preHandler: authenticate,
+        onRequest: authenticate,
         schema: {
           operationId: 'scores.listDisputes',
           tags: ['scores'],
@@ -88,7 +88,7 @@ export function disputeRoutes(deps: {
     app.get(
       '/admin/score-disputes',
       {
-        preHandler: adminAuth,
+        onRequest: adminAuth,
         schema: {
           operationId: 'scores.disputeQueue',
           tags: ['admin'],
@@ -105,7 +105,7 @@ export function disputeRoutes(deps: {
     app.get(
       '/admin/score-disputes/:dispute_reference',
       {
-        preHandler: adminAuth,
+        onRequest: adminAuth,
         schema: {
           operationId: 'scores.getDispute',
           tags: ['admin'],
@@ -120,7 +120,7 @@ export function disputeRoutes(deps: {
     app.post(
       '/admin/score-disputes/:dispute_reference/decision',
       {
-        preHandler: adminAuth,
+        onRequest: adminAuth,
         schema: {
           operationId: 'scores.decideDispute',
           tags: ['admin'],

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { Type } from 'typebox';
 import { problemResponses } from '../../platform/http/problem.ts';
 import { ClientHeadersSchema, tenantOf } from '../companies/index.ts';
@@ -15,7 +15,7 @@ const readerOf = (request: FastifyRequest): ScoreReader =>
 export function scoreRoutes(deps: {
   scores: ScoreService;
   /** Client credentials or a policyholder's token (the auth module's `clientOrPolicyholder`). */
-  authenticate: preHandlerAsyncHookHandler;
+  authenticate: onRequestAsyncHookHandler;
 }): FastifyPluginAsyncTypebox {
   const { scores, authenticate } = deps;
   return async (app) => {
@@ -23,7 +23,7 @@ export function scoreRoutes(deps: {
     app.get(
       '/policys/:policy_reference/scores',
       {
-        preHandler: authenticate,
+        onRequest: authenticate,
         schema: {
           operationId: 'scores.listMonths',
           tags: ['scores'],

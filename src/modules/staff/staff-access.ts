@@ -171,10 +171,14 @@ function auditRecorder(db: Executor, clock: Clock) {
 
 /**
  * Staff sessions on the API, and the audit trail of staff and admin-key requests:
- * - a preValidation hook on every route whose security names the admin key or client credentials:
- *   a request with the session cookie (and neither an Authorization header nor a client secret) is
- *   the staff member's, allowed by their role (403 otherwise, recorded) and, when it changes state,
- *   only with the session's CSRF token. It runs before body validation, so a refusal is a refusal
+ * - on every route whose security names the admin key or client credentials, a request with the
+ *   session cookie (and neither an Authorization header nor a client secret) is the staff member's.
+ *   An onRequest hook checks the session and, when the request changes state, the session's CSRF
+ *   token, before the body is read (and before the route's own authentication, which accepts the
+ *   staff member): nobody without a session makes the server read a body. A preValidation hook then
+ *   allows the request by the staff member's role (403 otherwise, recorded); it runs after the body
+ *   is parsed, because a role's right to `payments.act` depends on the body's `type` and a refusal's
+ *   record names what the body is about, and before body validation, so a refusal is a refusal
  *   whatever was sent.
  * - each route's handler runs, for an audited request, with the actor attached to its database
  *   statements, so the audit triggers record every row it changes in the same transaction; a request
@@ -244,7 +248,9 @@ export function installStaffAccess(
     };
   });
 
-  app.addHook('preValidation', async (request) => {
+  const sessions = new WeakMap<FastifyRequest, StaffSession>();
+
+  app.addHook('onRequest', async (request) => {
     if (request.routeOptions.config.staffScope === undefined) return;
     const token = request.cookies[SESSION_COOKIE];
     if (
@@ -260,9 +266,15 @@ export function installStaffAccess(
         'The staff session has ended or its sign-in is not finished: sign in again at /console/',
       );
     if (!isReadMethod(request.method)) requireCsrf(request, session);
+    sessions.set(request, session);
+    request.actor = { kind: 'staff', staffId: session.staffId, email: session.email, role: session.role };
+  });
+
+  app.addHook('preValidation', async (request) => {
+    const session = sessions.get(request);
+    if (session === undefined) return;
     const operationId = request.routeOptions.schema?.operationId;
     const decision = staffMay(session.role, { operationId, method: request.method, body: request.body });
-    request.actor = { kind: 'staff', staffId: session.staffId, email: session.email, role: session.role };
     if (!decision.allowed) {
       const refusal = new AppError(
         'FORBIDDEN',

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import '@fastify/cookie';
 import { Type } from 'typebox';
 import type { Executor } from '../../schema.ts';
@@ -32,7 +32,7 @@ interface StaffRouteDeps {
   staff: StaffService;
   companies: CompanyService;
   db: Executor;
-  adminAuth: preHandlerAsyncHookHandler;
+  adminAuth: onRequestAsyncHookHandler;
 }
 
 /** What the session routes share: the session a request's cookie names, and setting and clearing that cookie. */
@@ -336,7 +336,7 @@ export function staffRoutes(deps: StaffRouteDeps): FastifyPluginAsyncTypebox {
     registerTotpEnrolment(app, staff, cookies);
     await app.register(async (scope) => {
       const admin = scope.withTypeProvider<TypeBoxTypeProvider>();
-      admin.addHook('preHandler', adminAuth);
+      admin.addHook('onRequest', adminAuth);
       registerStaffManagement(admin, staff);
       registerAuditTrail(admin, deps);
     });

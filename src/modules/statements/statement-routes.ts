@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { Type } from 'typebox';
 import { AppError, notFound } from '../../platform/errors.ts';
 import { problemResponses } from '../../platform/http/problem.ts';
@@ -20,7 +20,7 @@ interface StatementRouteDeps {
   statements: StatementService;
   companies: CompanyService;
   clientAuth: ClientAuth;
-  adminAuth: preHandlerAsyncHookHandler;
+  adminAuth: onRequestAsyncHookHandler;
   policyholders?: PolicyholderAccess;
 }
 
@@ -39,7 +39,7 @@ function registerStatementRoutes(app: TypedApp, deps: StatementRouteDeps): void 
   app.post(
     '/statements',
     {
-      preHandler: clientAuth(),
+      onRequest: clientAuth(),
       schema: {
         operationId: 'statements.create',
         tags: ['statements'],
@@ -81,7 +81,7 @@ function registerStatementRoutes(app: TypedApp, deps: StatementRouteDeps): void 
   app.get(
     '/statements',
     {
-      preHandler: readers,
+      onRequest: readers,
       schema: {
         operationId: 'statements.list',
         tags: ['statements'],
@@ -118,7 +118,7 @@ function registerStatementRoutes(app: TypedApp, deps: StatementRouteDeps): void 
   app.get(
     '/statements/:policy_version_reference',
     {
-      preHandler: readers,
+      onRequest: readers,
       schema: {
         operationId: 'statements.get',
         tags: ['statements'],
@@ -288,7 +288,7 @@ export function statementRoutes(deps: StatementRouteDeps): FastifyPluginAsyncTyp
     registerStatementRoutes(app, deps);
     await app.register(async (scope) => {
       const admin = scope.withTypeProvider<TypeBoxTypeProvider>();
-      admin.addHook('preHandler', deps.adminAuth);
+      admin.addHook('onRequest', deps.adminAuth);
       registerCreditRoutes(admin, deps);
       registerBillingRunRoutes(admin, deps);
     });

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { preHandlerAsyncHookHandler } from 'fastify';
+import type { onRequestAsyncHookHandler } from 'fastify';
 import { problemResponses } from '../../platform/http/problem.ts';
 import { ClientHeadersSchema, tenantOf } from '../companies/index.ts';
 import { CrashEventResultSchema, CrashEventSchema } from './crash-schemas.ts';
@@ -10,12 +10,12 @@ type App = Parameters<FastifyPluginAsyncTypebox>[0];
 /** POST /telematics/events: a device's crash, which opens a draft claim (the claims module's first notice of loss). */
 export function registerCrashEvents(
   app: App,
-  deps: { crashes: CrashService; preHandler: preHandlerAsyncHookHandler },
+  deps: { crashes: CrashService; onRequest: onRequestAsyncHookHandler },
 ): void {
   app.post(
     '/telematics/events',
     {
-      preHandler: deps.preHandler,
+      onRequest: deps.onRequest,
       schema: {
         operationId: 'telematics.events',
         tags: ['telematics'],

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { preHandlerAsyncHookHandler } from 'fastify';
+import type { onRequestAsyncHookHandler } from 'fastify';
 import { Type } from 'typebox';
 import type { Clock } from '../../platform/clock.ts';
 import { notFound } from '../../platform/errors.ts';
@@ -27,7 +27,7 @@ const TelematicsSettingsSchema = Type.Object(
 export function minimisationRoutes(deps: {
   db: Executor;
   clock: Clock;
-  adminAuth: preHandlerAsyncHookHandler;
+  adminAuth: onRequestAsyncHookHandler;
 }): FastifyPluginAsyncTypebox {
   const { db, clock, adminAuth } = deps;
   // The setting is the company's, in both environments.
@@ -45,7 +45,7 @@ export function minimisationRoutes(deps: {
     app.get(
       '/admin/companies/:company_reference/telematics',
       {
-        preHandler: adminAuth,
+        onRequest: adminAuth,
         schema: {
           ...schema,
           operationId: 'telematics.settings',
@@ -60,7 +60,7 @@ export function minimisationRoutes(deps: {
     app.put(
       '/admin/companies/:company_reference/telematics',
       {
-        preHandler: adminAuth,
+        onRequest: adminAuth,
         schema: {
           ...schema,
           operationId: 'telematics.setSettings',

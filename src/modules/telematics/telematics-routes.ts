@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { Type } from 'typebox';
 import { AppError, notFound } from '../../platform/errors.ts';
 import { jsonBodyLimitsOf } from '../../platform/http/body-limits.ts';
@@ -73,7 +73,7 @@ function batchOf(mediaType: string, body: unknown, query: PositionUploadQuery): 
 /** How the device reads tell a policyholder from a client and check a policyholder's policies. */
 export interface DeviceReaders {
   /** Client credentials, or a policyholder's bearer token (the auth module's `clientOrPolicyholder`). */
-  readonly authenticate: preHandlerAsyncHookHandler;
+  readonly authenticate: onRequestAsyncHookHandler;
   readonly ownsPolicy: (tenant: Tenant, userId: string, policyReference: string) => Promise<boolean>;
 }
 
@@ -109,10 +109,10 @@ type App = Parameters<FastifyPluginAsyncTypebox>[0];
 interface TelematicsRouteContext {
   readonly telematics: TelematicsService;
   /** Client credentials. */
-  readonly preHandler: preHandlerAsyncHookHandler;
+  readonly onRequest: onRequestAsyncHookHandler;
   readonly readers: DeviceReaders | undefined;
   /** The device reads' check: client credentials, or a policyholder's token where `readers` is given. */
-  readonly readHandler: preHandlerAsyncHookHandler;
+  readonly readAuth: onRequestAsyncHookHandler;
   readonly readSecurity: Array<Record<string, string[]>>;
   readonly readersNote: string;
   /** The policyholder's ownership check, or undefined for a client's request. */
@@ -124,7 +124,7 @@ function registerDeviceBinding(app: App, ctx: TelematicsRouteContext): void {
   app.post(
     '/devices',
     {
-      preHandler: ctx.preHandler,
+      onRequest: ctx.onRequest,
       schema: {
         operationId: 'devices.bind',
         tags,
@@ -156,7 +156,7 @@ function registerDeviceReads(app: App, ctx: TelematicsRouteContext): void {
   app.get(
     '/devices',
     {
-      preHandler: ctx.readHandler,
+      onRequest: ctx.readAuth,
       schema: {
         operationId: 'devices.list',
         tags,
@@ -188,7 +188,7 @@ function registerDeviceReads(app: App, ctx: TelematicsRouteContext): void {
   app.get(
     '/devices/:device_id',
     {
-      preHandler: ctx.readHandler,
+      onRequest: ctx.readAuth,
       schema: {
         operationId: 'devices.get',
         tags,
@@ -216,7 +216,7 @@ function registerDeviceUnbinding(app: App, ctx: TelematicsRouteContext): void {
   app.delete(
     '/devices/:device_id',
     {
-      preHandler: ctx.preHandler,
+      onRequest: ctx.onRequest,
       schema: {
         operationId: 'devices.unbind',
         tags,
@@ -253,7 +253,7 @@ async function registerPositionUploads(app: App, ctx: TelematicsRouteContext): P
     uploads.post(
       '/telematics/positions',
       {
-        preHandler: ctx.preHandler,
+        onRequest: ctx.onRequest,
         bodyLimit: POSITIONS_BODY_LIMIT_BYTES,
         config: { jsonBodyLimits: POSITIONS_JSON_LIMITS },
         schema: {
@@ -292,7 +292,7 @@ function registerOdometerReadings(app: App, ctx: TelematicsRouteContext): void {
   app.post(
     '/telematics/odometer',
     {
-      preHandler: ctx.preHandler,
+      onRequest: ctx.onRequest,
       schema: {
         operationId: 'telematics.odometer.create',
         tags,
@@ -318,7 +318,7 @@ function registerOdometerReadings(app: App, ctx: TelematicsRouteContext): void {
   app.get(
     '/telematics/odometer',
     {
-      preHandler: ctx.preHandler,
+      onRequest: ctx.onRequest,
       schema: {
         operationId: 'telematics.odometer.list',
         tags,
@@ -340,7 +340,7 @@ function registerPositionReads(app: App, ctx: TelematicsRouteContext): void {
   app.get(
     '/devices/:device_id/positions',
     {
-      preHandler: ctx.preHandler,
+      onRequest: ctx.onRequest,
       schema: {
         operationId: 'devices.positions',
         tags,
@@ -361,14 +361,14 @@ function registerPositionReads(app: App, ctx: TelematicsRouteContext): void {
 /** The routes' shared context: device reads take a policyholder's token where `readers` is given. */
 function routeContext(
   telematics: TelematicsService,
-  preHandler: preHandlerAsyncHookHandler,
+  onRequest: onRequestAsyncHookHandler,
   readers: DeviceReaders | undefined,
 ): TelematicsRouteContext {
   return {
     telematics,
-    preHandler,
+    onRequest,
     readers,
-    readHandler: readers?.authenticate ?? preHandler,
+    readAuth: readers?.authenticate ?? onRequest,
     readSecurity: readers === undefined ? security : securityEither,
     readersNote:
       readers === undefined
@@ -399,6 +399,6 @@ export function telematicsRoutes(deps: {
     await registerPositionUploads(app, ctx);
     registerOdometerReadings(app, ctx);
     registerPositionReads(app, ctx);
-    registerCrashEvents(app, { crashes: deps.telematics, preHandler: ctx.preHandler });
+    registerCrashEvents(app, { crashes: deps.telematics, onRequest: ctx.onRequest });
   };
 }

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { Type } from 'typebox';
 import { problemResponses } from '../../platform/http/problem.ts';
 import { ClientHeadersSchema, tenantOf } from '../companies/index.ts';
@@ -21,7 +21,7 @@ const readerOf = (request: FastifyRequest): BudgetReader =>
 export function usageRoutes(deps: {
   usage: UsageService;
   /** Client credentials or a policyholder's token (the auth module's `clientOrPolicyholder`). */
-  authenticate: preHandlerAsyncHookHandler;
+  authenticate: onRequestAsyncHookHandler;
 }): FastifyPluginAsyncTypebox {
   const { usage, authenticate } = deps;
   return async (app) => {
@@ -30,7 +30,7 @@ export function usageRoutes(deps: {
     app.put(
       '/policys/:policy_reference/mileage-budget',
       {
-        preHandler: authenticate,
+        onRequest: authenticate,
         schema: {
           operationId: 'usage.setMileageBudget',
           tags,
@@ -50,7 +50,7 @@ export function usageRoutes(deps: {
     app.get(
       '/policys/:policy_reference/mileage-budget',
       {
-        preHandler: authenticate,
+        onRequest: authenticate,
         schema: {
           operationId: 'usage.getMileageBudget',
           tags,

@@ -28,15 +28,15 @@ const headers = ClientHeadersSchema;
 
 interface RouteContext {
   readonly webhooks: WebhookService;
-  readonly preHandler: ReturnType<ClientAuth>;
+  readonly onRequest: ReturnType<ClientAuth>;
 }
 
 /** Registration and reads of an endpoint. */
-function registerEndpointRoutes(app: App, { webhooks, preHandler }: RouteContext): void {
+function registerEndpointRoutes(app: App, { webhooks, onRequest }: RouteContext): void {
   app.post(
     '/webhooks',
     {
-      preHandler,
+      onRequest,
       schema: {
         operationId: 'webhooks.create',
         tags,
@@ -61,7 +61,7 @@ function registerEndpointRoutes(app: App, { webhooks, preHandler }: RouteContext
   app.get(
     '/webhooks',
     {
-      preHandler,
+      onRequest,
       schema: {
         operationId: 'webhooks.list',
         tags,
@@ -78,7 +78,7 @@ function registerEndpointRoutes(app: App, { webhooks, preHandler }: RouteContext
   app.get(
     '/webhooks/:id',
     {
-      preHandler,
+      onRequest,
       schema: {
         operationId: 'webhooks.get',
         tags,
@@ -95,11 +95,11 @@ function registerEndpointRoutes(app: App, { webhooks, preHandler }: RouteContext
 }
 
 /** Changes to an endpoint: its settings, its deletion, its signing secret. */
-function registerEndpointChangeRoutes(app: App, { webhooks, preHandler }: RouteContext): void {
+function registerEndpointChangeRoutes(app: App, { webhooks, onRequest }: RouteContext): void {
   app.patch(
     '/webhooks/:id',
     {
-      preHandler,
+      onRequest,
       schema: {
         operationId: 'webhooks.update',
         tags,
@@ -119,7 +119,7 @@ function registerEndpointChangeRoutes(app: App, { webhooks, preHandler }: RouteC
   app.delete(
     '/webhooks/:id',
     {
-      preHandler,
+      onRequest,
       schema: {
         operationId: 'webhooks.delete',
         tags,
@@ -143,7 +143,7 @@ function registerEndpointChangeRoutes(app: App, { webhooks, preHandler }: RouteC
   app.post(
     '/webhooks/:id/secret/rotate',
     {
-      preHandler,
+      onRequest,
       schema: {
         operationId: 'webhooks.rotateSecret',
         tags,
@@ -161,11 +161,11 @@ function registerEndpointChangeRoutes(app: App, { webhooks, preHandler }: RouteC
 }
 
 /** The delivery log, and deliveries sent on request: a test event, a retry, an event's replay. */
-function registerDeliveryRoutes(app: App, { webhooks, preHandler }: RouteContext): void {
+function registerDeliveryRoutes(app: App, { webhooks, onRequest }: RouteContext): void {
   app.post(
     '/webhooks/:id/test',
     {
-      preHandler,
+      onRequest,
       schema: {
         operationId: 'webhooks.test',
         tags,
@@ -185,7 +185,7 @@ function registerDeliveryRoutes(app: App, { webhooks, preHandler }: RouteContext
   app.get(
     '/webhooks/:id/deliveries',
     {
-      preHandler,
+      onRequest,
       schema: {
         operationId: 'webhooks.deliveries',
         tags,
@@ -210,7 +210,7 @@ function registerDeliveryRoutes(app: App, { webhooks, preHandler }: RouteContext
   app.post(
     '/webhooks/:id/deliveries/:delivery_id/retry',
     {
-      preHandler,
+      onRequest,
       schema: {
         operationId: 'webhooks.retryDelivery',
         tags,
@@ -232,7 +232,7 @@ function registerDeliveryRoutes(app: App, { webhooks, preHandler }: RouteContext
   app.post(
     '/events/:event_id/replay',
     {
-      preHandler,
+      onRequest,
       schema: {
         operationId: 'events.replay',
         tags,
@@ -264,7 +264,7 @@ export function webhookRoutes(deps: {
     app.addSchema(WebhookSchema);
     app.addSchema(WebhookWithSecretSchema);
     app.addSchema(DeliverySchema);
-    const context = { webhooks: deps.webhooks, preHandler: deps.clientAuth() };
+    const context = { webhooks: deps.webhooks, onRequest: deps.clientAuth() };
     registerEndpointRoutes(app, context);
     registerEndpointChangeRoutes(app, context);
     registerDeliveryRoutes(app, context);

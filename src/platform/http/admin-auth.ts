@@ -1,13 +1,14 @@
-import type { preHandlerAsyncHookHandler } from 'fastify';
+import type { onRequestAsyncHookHandler } from 'fastify';
 import { hashToken, tokenMatches } from '../crypto.ts';
 import { AppError } from '../errors.ts';
 import './actor.ts';
 
 /**
  * `Authorization: Bearer <ADMIN_API_KEY>`, compared in constant time; or a staff session, which the
- * staff hook has checked (role and CSRF) before this runs.
+ * staff session hook has checked (with its CSRF token) before this runs. An onRequest hook: it reads
+ * only headers, so a request without the key is answered before its body is read.
  */
-export function createAdminAuth(adminApiKey: string): preHandlerAsyncHookHandler {
+export function createAdminAuth(adminApiKey: string): onRequestAsyncHookHandler {
   const expected = hashToken(adminApiKey);
   return async function adminAuth(request) {
     if (request.actor?.kind === 'staff') return;

@@ -293,6 +293,7 @@ function raw(
 
 describe('errors before routing speak problem+json with the request id and CORS headers', () => {
   const origin = { origin: 'https://app.example.com' };
+  // Bodies are sent with credentials: without them the route answers 401 before it reads the body.
   const cases: Array<{ name: string; status: number; send: () => ReturnType<typeof raw> }> = [
     {
       name: 'malformed JSON',
@@ -300,7 +301,7 @@ describe('errors before routing speak problem+json with the request id and CORS 
       send: () =>
         raw('/policys', {
           method: 'POST',
-          headers: { ...origin, 'content-type': 'application/json' },
+          headers: { ...origin, ...acme.sandbox, 'content-type': 'application/json' },
           body: '{"a":',
         }),
     },
@@ -310,7 +311,7 @@ describe('errors before routing speak problem+json with the request id and CORS 
       send: () =>
         raw('/policys', {
           method: 'POST',
-          headers: { ...origin, 'content-type': 'application/xml' },
+          headers: { ...origin, ...acme.sandbox, 'content-type': 'application/xml' },
           body: '<a/>',
         }),
     },
@@ -320,7 +321,7 @@ describe('errors before routing speak problem+json with the request id and CORS 
       send: () =>
         raw('/policys', {
           method: 'POST',
-          headers: { ...origin, 'content-type': 'application/json' },
+          headers: { ...origin, ...acme.sandbox, 'content-type': 'application/json' },
           body: `{"a":"${'x'.repeat(1_100_000)}"}`,
         }),
     },
