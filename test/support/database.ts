@@ -41,14 +41,19 @@ async function prepare(handle: DatabaseHandle<Database>): Promise<void> {
   await jobs.stop(1);
 }
 
+/**
+ * The migrated PGlite data directory every test file starts from, kept on disk between processes. It is
+ * stored as a plain tar (63 MB against 6 MB gzipped): each test process loads it at least once, and not
+ * unzipping it spares 0.3 s of CPU a load.
+ */
 async function pgliteTemplate(): Promise<Blob> {
-  const file = path.join(os.tmpdir(), `milepost-pglite-template-${await schemaKey()}.tar.gz`);
+  const file = path.join(os.tmpdir(), `milepost-pglite-template-${await schemaKey()}.tar`);
   try {
     return new Blob([await fs.readFile(file)]);
   } catch {
     const handle = await openDatabase<Database>({});
     await prepare(handle);
-    const dump = await handle.pglite!.dumpDataDir('gzip');
+    const dump = await handle.pglite!.dumpDataDir('none');
     await handle.close();
     const temp = `${file}.${process.pid}.tmp`;
     await fs.writeFile(temp, Buffer.from(await dump.arrayBuffer()));
