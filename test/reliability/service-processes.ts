@@ -11,6 +11,14 @@ import { livePolicyInput } from '../support/policy-arbitraries.ts';
 /** The real service started as a child process (`node src/main.ts`), as an operator runs it. */
 const MAIN = path.resolve(import.meta.dirname, '../../src/main.ts');
 
+/** The child's environment starts from PATH and the test run's compile cache (its starts are many). */
+const BASE_ENV = {
+  PATH: process.env['PATH'] ?? '',
+  ...(process.env['NODE_COMPILE_CACHE'] === undefined
+    ? {}
+    : { NODE_COMPILE_CACHE: process.env['NODE_COMPILE_CACHE'] }),
+};
+
 export interface Service {
   readonly base: string;
   readonly child: ChildProcess;
@@ -27,7 +35,7 @@ export async function startService(
   const port = await freePort();
   const child = spawn(process.execPath, [MAIN], {
     env: {
-      PATH: process.env['PATH'] ?? '',
+      ...BASE_ENV,
       ROLE: role,
       PORT: String(port),
       HOST: '127.0.0.1',
@@ -287,7 +295,7 @@ export async function startFaultProxy(target: { host: string; port: number }) {
 export async function startBillingWorker(databaseUrl: string, sandboxBase: string): Promise<ChildProcess> {
   const child = spawn(process.execPath, [MAIN], {
     env: {
-      PATH: process.env['PATH'] ?? '',
+      ...BASE_ENV,
       ROLE: 'worker',
       // Each worker serves its metrics on a port of its own (several run at once).
       PORT: String(await freePort()),
