@@ -344,7 +344,7 @@ export interface paths {
         post: operations["policies.submit"];
         /**
          * Cancel a policy named in the body
-         * @description The original service’s form: `{policy_reference, effective_date?, reason?}` in the body. Writes a `cn` version effective at `effective_date` (default now; a date before the start cancels from inception; after the end answers 422) and marks the policy cancelled. A `policy.cancelled` event is recorded for the final statement and the refund.
+         * @description The original service’s form: `{policy_reference, effective_date?, reason?}` in the body. Writes a `cn` version effective at `effective_date` (default now; a date before the start cancels from inception; after the end answers 422) and marks the policy cancelled. A statement already issued billed the cover up to its period’s end, so a time before the end of the last statement’s period answers 409 naming the earliest accepted at `/body/effective_date`. A `policy.cancelled` event is recorded for the final statement and the refund.
          */
         delete: operations["policies.cancelByBody"];
         options?: never;
@@ -368,7 +368,7 @@ export interface paths {
         post?: never;
         /**
          * Cancel a policy
-         * @description Writes a `cn` version effective at `effective_date` (default now; a date before the start cancels from inception; after the end answers 422) and marks the policy cancelled. A `policy.cancelled` event is recorded for the final statement and the refund.
+         * @description Writes a `cn` version effective at `effective_date` (default now; a date before the start cancels from inception; after the end answers 422) and marks the policy cancelled. A statement already issued billed the cover up to its period’s end, so a time before the end of the last statement’s period answers 409 naming the earliest accepted at `/body/effective_date`. A `policy.cancelled` event is recorded for the final statement and the refund.
          */
         delete: operations["policies.cancel"];
         options?: never;
@@ -8326,7 +8326,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description UNIX seconds; defaults to now. Before the start cancels from inception. */
+                    /** @description UNIX seconds; defaults to now. Before the start cancels from inception. Not before the end of the last statement’s period (409). */
                     effective_date?: number;
                     reason?: string;
                     /** @description Pounds, at most 2 decimals: positive refunds the policyholder, negative charges them. Absent: old upfront_premium × remaining share − cancel_fee − admin_fee. */

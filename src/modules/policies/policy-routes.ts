@@ -25,7 +25,8 @@ const CancelBody = Type.Object(
       Type.Integer({
         minimum: 0,
         maximum: 4_102_444_800,
-        description: 'UNIX seconds; defaults to now. Before the start cancels from inception.',
+        description:
+          'UNIX seconds; defaults to now. Before the start cancels from inception. Not before the end of the last statement’s period (409).',
       }),
     ),
     reason: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
@@ -46,7 +47,7 @@ const security = [{ clientId: [], clientSecret: [] }];
 const tags = ['policies'];
 
 const cancelDescription =
-  'Writes a `cn` version effective at `effective_date` (default now; a date before the start cancels from inception; after the end answers 422) and marks the policy cancelled. A `policy.cancelled` event is recorded for the final statement and the refund.';
+  'Writes a `cn` version effective at `effective_date` (default now; a date before the start cancels from inception; after the end answers 422) and marks the policy cancelled. A statement already issued billed the cover up to its period’s end, so a time before the end of the last statement’s period answers 409 naming the earliest accepted at `/body/effective_date`. A `policy.cancelled` event is recorded for the final statement and the refund.';
 
 /**
  * A cancellation's body with its `payment_amount` in whole pence (422 otherwise): the settlement reads

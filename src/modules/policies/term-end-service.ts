@@ -29,6 +29,7 @@ import {
 import type { PolicyInput, PolicyResponse, RenewalInput } from './policy-schemas.ts';
 import { londonDateOf, normalisePolicyInput, validatePolicyInput } from './rules/policy-validation.ts';
 import {
+  billedThrough,
   nextTerm,
   renewedSnapshot,
   termEndAction,
@@ -241,6 +242,25 @@ async function cancel(
       });
     }
     const effectiveAt = fromSeconds(Math.max(requested, start));
+    // NOTE: a statement already issued billed the cover up to its period's end (installments due, the
+    // usage of journeys started); a cancellation before that end would leave them billed and not
+    // credited, so it is refused and the earliest time accepted named.
+    const billed = billedThrough(versions);
+    if (billed !== undefined && effectiveAt.getTime() < billed.getTime()) {
+      const earliest = `${String(seconds(billed))} (${billed.toISOString()})`;
+      throw new AppError(
+        'CONFLICT',
+        `A statement has billed the policy up to ${billed.toISOString()}: a cancellation takes effect at that time or later`,
+        {
+          errors: [
+            {
+              path: '/body/effective_date',
+              message: `must not be before ${earliest}, the end of the last statement's period`,
+            },
+          ],
+        },
+      );
+    }
     if (target === current && next !== undefined)
       await supersedeVersions(
         trx,

@@ -459,6 +459,85 @@ describe('adjustments, cancellations and statement charges', () => {
     assert.equal(read.json<{ status: string }>().status, 'active');
   });
 
+  test('a cancellation before the end of a period a statement has billed answers 409 naming the earliest time; from then it cancels', async () => {
+    const { input } = await payAndBind('pm_card_visa', 100, {
+      pricing: { upfront_premium: 100, subscription_premium: 42, subscription_installments: 12 },
+    });
+    const { body: policy } = await make.policyFrom<PolicyBody>(t.app, acme, input);
+    const reference = policy.policy_reference;
+    const seconds = (iso: string) => Date.parse(iso) / 1000;
+    const statement = async (iso: string) => {
+      const r = await t.app.inject({
+        method: 'POST',
+        url: '/statements',
+        headers: acme.sandbox,
+        payload: { policy_reference: reference, effective_date: seconds(iso) },
+      });
+      assert.equal(r.statusCode, 201, r.body);
+    };
+    const cancel = (url: string, payload: Record<string, unknown>) =>
+      t.app.inject({ method: 'DELETE', url, headers: acme.sandbox, payload });
+    const refused = (response: Awaited<ReturnType<typeof cancel>>, earliest: string) => {
+      assert.equal(response.statusCode, 409, response.body);
+      const problem = response.json<{ code: string; errors: unknown[] }>();
+      assert.equal(problem.code, 'CONFLICT');
+      assert.deepEqual(problem.errors, [
+        {
+          path: '/body/effective_date',
+          message: `must not be before ${String(seconds(earliest))} (${earliest}), the end of the last statement's period`,
+        },
+      ]);
+    };
+    // A statement to 15 July, paid by card; a cancellation from 10 July would leave its days after that billed.
+    await statement('2025-07-15T12:00:00.000Z');
+    refused(
+      await cancel(`/policys/${reference}`, { effective_date: seconds('2025-07-10T00:00:00Z') }),
+      '2025-07-15T12:00:00.000Z',
+    );
+    // Billed ahead to 15 September (the 1 August and 1 September installments of £42): neither a
+    // cancellation from 20 August, nor from inception, nor from now is accepted.
+    await statement('2025-09-15T12:00:00.000Z');
+    for (const [url, payload] of [
+      [`/policys/${reference}`, { effective_date: seconds('2025-08-20T00:00:00Z'), reason: 'vehicle sold' }],
+      ['/policys', { policy_reference: reference, effective_date: input.policy.start_date - 86_400 }],
+      [`/policys/${reference}`, {}],
+    ] as const) {
+      refused(await cancel(url, payload), '2025-09-15T12:00:00.000Z');
+    }
+    const charges = await waitForPayment(
+      reference,
+      (list) => list.filter((p) => p.purpose === 'statement' && p.status === 'succeeded').length === 2,
+    );
+    assert.deepEqual(
+      charges.map((p) => p.purpose).sort(),
+      ['new_business', 'statement', 'statement'],
+      'nothing refunded or charged by the refusals',
+    );
+    const active = await t.app.inject({ url: `/policys/${reference}`, headers: acme.sandbox });
+    assert.equal(active.json<{ status: string }>().status, 'active');
+    // From the end of the period billed, it cancels.
+    const cancelled = await cancel(`/policys/${reference}`, {
+      effective_date: seconds('2025-09-15T12:00:00.000Z'),
+    });
+    assert.equal(cancelled.statusCode, 200, cancelled.body);
+    type Cancelled = { status: string; versions: Array<{ version_type: string; effective_date: string }> };
+    const body = cancelled.json<Cancelled>();
+    assert.equal(body.status, 'cancelled');
+    assert.equal(body.versions.at(-1)?.version_type, 'cn');
+    assert.equal(body.versions.at(-1)?.effective_date, '2025-09-15T12:00:00.000Z');
+    // With no statement issued, a date before the start still cancels from inception.
+    const { body: unbilled } = await make.policyFrom<PolicyBody>(t.app, acme, (await payAndBind()).input);
+    const fromInception = await cancel('/policys', {
+      policy_reference: unbilled.policy_reference,
+      effective_date: input.policy.start_date - 86_400,
+    });
+    assert.equal(fromInception.statusCode, 200, fromInception.body);
+    assert.equal(
+      fromInception.json<Cancelled>().versions.at(-1)?.effective_date,
+      new Date(input.policy.start_date * 1000).toISOString(),
+    );
+  });
+
   test('a cancellation while an adjustment’s refund is still on its way never refunds more than the card paid', async () => {
     // The adjustment's refund reaches a processor slow to answer: recorded, not yet sent back.
     const { input, policy, held } = await adjustedDownWithRefundHeld();

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { nextTerm, statusAt, termsAt } from './policy-versions.ts';
+import { billedThrough, nextTerm, statusAt, termsAt } from './policy-versions.ts';
 
 const seconds = (iso: string): number => Date.parse(iso) / 1000;
 const iso = (unixSeconds: number): string => new Date(unixSeconds * 1000).toISOString();
@@ -127,4 +127,22 @@ test('statusAt: pending before the start, lapsed after the end unless a next ter
   assert.equal(at('2026-06-01T00:00:00Z'), 'lapsed');
   assert.equal(at('2026-06-01T00:00:00Z', true), 'active');
   assert.equal(statusAt('cancelled', term, new Date('2025-09-01T00:00:00Z'), true), 'cancelled');
+});
+
+test('billedThrough: the end of the latest statement period, whatever the order; none before a statement', () => {
+  const version = (versionType: 'nb' | 'st' | 'cn', end: string | null) => ({
+    versionType,
+    statementEndAt: end === null ? null : new Date(end),
+    supersededAt: null,
+  });
+  assert.equal(billedThrough([version('nb', null)]), undefined);
+  assert.deepEqual(
+    billedThrough([
+      version('nb', null),
+      version('st', '2025-09-14T22:59:59Z'),
+      version('st', '2025-08-14T22:59:59Z'),
+      version('cn', null),
+    ]),
+    new Date('2025-09-14T22:59:59Z'),
+  );
 });

@@ -250,3 +250,19 @@ export function termEndAction(
   if (policy.status !== 'active' || policy.endAt.getTime() > now.getTime()) return 'none';
   return policy.autoRenew && policy.hasRenewalTerms ? 'renew' : 'lapse';
 }
+
+/**
+ * How far a policy is billed: the end (inclusive, whole seconds) of the latest statement's period, or
+ * undefined before the first. A cancellation takes effect no earlier: the statements already issued
+ * billed the cover up to it, and a cancellation does not unbill them.
+ */
+export function billedThrough(
+  versions: ReadonlyArray<Pick<VersionRecord, 'versionType' | 'statementEndAt' | 'supersededAt'>>,
+): Date | undefined {
+  let latest: Date | undefined;
+  for (const version of versions) {
+    const end = version.versionType === 'st' && version.supersededAt === null ? version.statementEndAt : null;
+    if (end !== null && (latest === undefined || end.getTime() > latest.getTime())) latest = end;
+  }
+  return latest;
+}
