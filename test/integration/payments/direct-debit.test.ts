@@ -93,7 +93,9 @@ describe('setting up a Direct Debit', () => {
   test('a method sent after many unfinished setups asks the processor about the newest few only', async () => {
     clock.set('2025-09-15T09:00:00Z');
     const policy = await make.cardPaidPolicy(t, acme, monthly);
+    // Each setup a second after the last: the newest are those started last, as on a live clock.
     for (let i = 0; i < SETUPS_SEARCHED + 3; i++) {
+      clock.advance(1000);
       const started = await t.app.inject({
         method: 'POST',
         url: `/policys/${policy.reference}/direct-debit/setup-intents`,
@@ -126,6 +128,7 @@ describe('setting up a Direct Debit', () => {
       gateways.forEnvironment = forEnvironment;
     }
     // The newest setup, confirmed, is still found and recorded.
+    clock.advance(1000);
     await setUpDirectDebit(t, acme.sandbox, policy.reference);
     const dd = await directDebitOf(t, acme.sandbox, policy.reference);
     assert.equal(dd.mandates.length, 1);
