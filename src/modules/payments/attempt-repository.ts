@@ -11,6 +11,7 @@ import {
   type PaymentChanges,
   type PaymentRecord,
   type PaymentStatus,
+  updatePaymentIf,
 } from './payment-repository.ts';
 
 /** Payments whose next attempt (dunning or reconciliation) is due, locked and skipped by other workers. */
@@ -32,14 +33,9 @@ export async function lockDuePayments(db: Executor, now: Date, limit: number): P
  * `failed`, so a charge being tried at this moment (leased, `pending`) is left to its attempt.
  */
 export async function bringForwardFailed(db: Executor, id: string, at: Date): Promise<void> {
-  const updated = await db
-    .updateTable('payments')
-    .set(columnsOf({ nextAttemptAt: at, awaitingNewCard: false }, at))
-    .where('id', '=', id)
-    .where('status', '=', 'failed')
-    .returning('id')
-    .executeTakeFirst();
-  if (updated !== undefined) await bumpRevisionOfPayment(db, id);
+  await updatePaymentIf(db, id, columnsOf({ nextAttemptAt: at, awaitingNewCard: false }, at), (update) =>
+    update.where('status', '=', 'failed'),
+  );
 }
 
 /**
@@ -81,17 +77,9 @@ export async function recordAttemptOutcome(
   /** What `attempts` becomes: the attempt, or one less for an outcome still unknown (replayed later). */
   recordedAttempts = attempt,
 ): Promise<boolean> {
-  const updated = await db
-    .updateTable('payments')
-    .set(columnsOf({ ...changes, attempts: recordedAttempts }, at))
-    .where('id', '=', id)
-    .where('status', '<>', 'succeeded')
-    .where('attempts', '<', attempt)
-    .returning('id')
-    .executeTakeFirst();
-  if (updated === undefined) return false;
-  await bumpRevisionOfPayment(db, id);
-  return true;
+  return updatePaymentIf(db, id, columnsOf({ ...changes, attempts: recordedAttempts }, at), (update) =>
+    update.where('status', '<>', 'succeeded').where('attempts', '<', attempt),
+  );
 }
 
 /** The states of a charge that the processor may still collect: in progress, declined, or waiting for authentication. */
@@ -110,9 +98,10 @@ export async function recordProcessorSuccess(
   paymentMethodId: string | null,
   at: Date,
 ): Promise<boolean> {
-  const updated = await db
-    .updateTable('payments')
-    .set({
+  return updatePaymentIf(
+    db,
+    id,
+    {
       status: 'succeeded',
       next_attempt_at: null,
       awaiting_new_card: false,
@@ -122,16 +111,13 @@ export async function recordProcessorSuccess(
       // NOTE: a Direct Debit's cash arrives when the bank pays it, which is what this event says.
       settled_at: sql<Date | null>`case when method_type = 'bacs_debit' then ${at} else settled_at end`,
       updated_at: at,
-    })
-    .where('id', '=', id)
-    .where('kind', '=', 'charge')
-    .where('provider_payment_id', '=', providerPaymentId)
-    .where('status', 'in', [...OPEN_CHARGE])
-    .returning('id')
-    .executeTakeFirst();
-  if (updated === undefined) return false;
-  await bumpRevisionOfPayment(db, id);
-  return true;
+    },
+    (update) =>
+      update
+        .where('kind', '=', 'charge')
+        .where('provider_payment_id', '=', providerPaymentId)
+        .where('status', 'in', [...OPEN_CHARGE]),
+  );
 }
 
 /**
@@ -145,14 +131,7 @@ export async function recordRefundSent(
   changes: PaymentChanges,
   at: Date,
 ): Promise<boolean> {
-  const updated = await db
-    .updateTable('payments')
-    .set(columnsOf(changes, at))
-    .where('id', '=', id)
-    .where('provider_payment_id', 'is', null)
-    .returning('id')
-    .executeTakeFirst();
-  if (updated === undefined) return false;
-  await bumpRevisionOfPayment(db, id);
-  return true;
+  return updatePaymentIf(db, id, columnsOf(changes, at), (update) =>
+    update.where('provider_payment_id', 'is', null),
+  );
 }

@@ -7,6 +7,7 @@ import {
   toRecord,
   type PaymentChanges,
   type PaymentRecord,
+  updatePaymentIf,
 } from './payment-repository.ts';
 
 /** A statement's Direct Debit collection, recorded (and announced) in the statement's own transaction. */
@@ -83,17 +84,9 @@ export async function recordCollectionReturn(
   changes: PaymentChanges,
   at: Date,
 ): Promise<boolean> {
-  const updated = await db
-    .updateTable('payments')
-    .set(columnsOf(changes, at))
-    .where('id', '=', id)
-    .where('status', '=', 'processing')
-    .where('provider_payment_id', '=', providerPaymentId)
-    .returning('id')
-    .executeTakeFirst();
-  if (updated === undefined) return false;
-  await bumpRevisionOfPayment(db, id);
-  return true;
+  return updatePaymentIf(db, id, columnsOf(changes, at), (update) =>
+    update.where('status', '=', 'processing').where('provider_payment_id', '=', providerPaymentId),
+  );
 }
 
 /** A policy's Direct Debit collections, oldest first. */

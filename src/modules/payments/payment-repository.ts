@@ -1,5 +1,5 @@
-import { type Generated, type Selectable } from 'kysely';
-import type { Executor } from '../../schema.ts';
+import { type Generated, type Selectable, type UpdateQueryBuilder, type UpdateResult } from 'kysely';
+import type { Database, Executor } from '../../schema.ts';
 import { forTenant, type Tenant } from '../companies/index.ts';
 import type { MandateTables } from './mandate-repository.ts';
 import { bumpPaymentsRevision, bumpPaymentsRevisions, policyReferences } from '../policies/index.ts';
@@ -335,6 +335,32 @@ export function columnsOf(changes: PaymentChanges, at: Date): Record<string, unk
 /** A payment changed: its policy's cached reads are stale (the policy found by a subquery, one statement). */
 export const bumpRevisionOfPayment = (db: Executor, id: string): Promise<void> =>
   bumpPaymentsRevision(db, db.selectFrom('payments').select('policy_id').where('id', '=', id));
+
+/** An update of `payments`, as a guard narrows it. */
+export type PaymentUpdate = UpdateQueryBuilder<Database, 'payments', 'payments', UpdateResult>;
+
+/**
+ * Sets `set` on the payment `id` only while `guard` holds (the states the change may be made from), so a
+ * repeated, late or concurrent change makes none; when it changed the row, its policy's cached reads are
+ * marked stale. Returns whether it changed the row.
+ */
+export async function updatePaymentIf(
+  db: Executor,
+  id: string,
+  set: Record<string, unknown>,
+  guard: (update: PaymentUpdate) => PaymentUpdate,
+): Promise<boolean> {
+  const updated = await db
+    .updateTable('payments')
+    .set(set)
+    .where('id', '=', id)
+    .$call(guard)
+    .returning('id')
+    .executeTakeFirst();
+  if (updated === undefined) return false;
+  await bumpRevisionOfPayment(db, id);
+  return true;
+}
 
 export async function updatePayment(
   db: Executor,
