@@ -12,9 +12,9 @@ import { insertRefreshToken, revokeEverySession } from './auth-repository.ts';
 import type { Tokens } from './auth-schemas.ts';
 import { loadCommonPasswords } from './common-passwords.ts';
 import { checkPassword, type PasswordContext } from './rules/password-policy.ts';
-import { ACCOUNT_THROTTLE, ADDRESS_THROTTLE, EMAIL_THROTTLE } from './rules/throttle.ts';
+import { ACCOUNT_THROTTLE, EMAIL_THROTTLE } from './rules/throttle.ts';
 import { createKeyRing } from './signing-keys.ts';
-import { createThrottles, throttleOf, type Throttle } from './throttles.ts';
+import { addressThrottleOf, createThrottles, throttleOf, type Throttle } from './throttles.ts';
 
 export interface AuthSettings {
   readonly accessTokenTtlSeconds: number;
@@ -172,7 +172,7 @@ export function createAuthContext(deps: AuthDeps) {
 
     accountThrottle: (tenant: Tenant, login: string): Throttle =>
       throttleOf(ACCOUNT_THROTTLE, 'account', tenant.companyId, tenant.environment, login),
-    addressThrottle: (address: string): Throttle => throttleOf(ADDRESS_THROTTLE, 'address', address),
+    addressThrottle: (address: string): Throttle => addressThrottleOf(['address'], address),
     emailThrottle: (tenant: Tenant, login: string): Throttle =>
       throttleOf(EMAIL_THROTTLE, 'email', tenant.companyId, tenant.environment, login),
 

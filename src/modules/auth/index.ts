@@ -10,7 +10,13 @@ export {
   type PolicyholderAuth,
   type PolicyholderAuthOptions,
 } from './policyholder-auth.ts';
-export { createThrottles, throttleOf, type Throttle, type Throttles } from './throttles.ts';
-export { ACCOUNT_THROTTLE, ADDRESS_THROTTLE } from './rules/index.ts';
+export {
+  addressThrottleOf,
+  createThrottles,
+  throttleOf,
+  type Throttle,
+  type Throttles,
+} from './throttles.ts';
+export { ACCOUNT_THROTTLE } from './rules/index.ts';
 export { checkNewPassword } from './common-passwords.ts';
 export { deleteAccountCredentials } from './account-credentials.ts';

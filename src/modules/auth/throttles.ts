@@ -3,7 +3,13 @@ import type { Clock } from '../../platform/clock.ts';
 import { hashToken } from '../../platform/crypto.ts';
 import { AppError } from '../../platform/errors.ts';
 import { clearThrottle, countFailure, findThrottles, setBlockedUntil } from './auth-repository.ts';
-import { delayAfter, secondsBlocked, type ThrottlePolicy } from './rules/throttle.ts';
+import {
+  ADDRESS_THROTTLE,
+  addressBlock,
+  delayAfter,
+  secondsBlocked,
+  type ThrottlePolicy,
+} from './rules/throttle.ts';
 
 /** One counter of failures: a key (hashed, so no login or address is stored) and its policy. */
 export interface Throttle {
@@ -16,6 +22,14 @@ export const throttleOf = (policy: ThrottlePolicy, ...parts: string[]): Throttle
   key: hashToken(parts.join('\u0000')),
   policy,
 });
+
+/**
+ * The address throttle of `scope` (a kind, a tenant) for a client address, counted by the block one
+ * client holds (`addressBlock`: an IPv6 address by its /64), so that a client cannot step past it by
+ * changing addresses within its own block.
+ */
+export const addressThrottleOf = (scope: readonly string[], address: string): Throttle =>
+  throttleOf(ADDRESS_THROTTLE, ...scope, addressBlock(address));
 
 /**
  * Failure throttling against the database, shared by every sign-in (policyholders and staff): the

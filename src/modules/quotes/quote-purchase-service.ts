@@ -2,7 +2,7 @@ import type { Clock } from '../../platform/clock.ts';
 import { AppError, notFound } from '../../platform/errors.ts';
 import { fromPence, poundsText } from '../../platform/money.ts';
 import type { Executor } from '../../schema.ts';
-import { ADDRESS_THROTTLE, createThrottles, throttleOf } from '../auth/index.ts';
+import { addressThrottleOf, createThrottles } from '../auth/index.ts';
 import type { Tenant } from '../companies/index.ts';
 import type { QuotePayments } from '../payments/index.ts';
 import type { PolicyInput, PolicyResponse } from '../policies/index.ts';
@@ -226,7 +226,7 @@ export function createPurchaseService(deps: PurchaseServiceDeps) {
       request: PurchaseRequest,
       address: string,
     ): Promise<PurchaseOutcome> {
-      const perAddress = throttleOf(ADDRESS_THROTTLE, 'quote-purchase', tenant.companyId, address);
+      const perAddress = addressThrottleOf(['quote-purchase', tenant.companyId], address);
       await throttles.ensureNotThrottled(perAddress);
       await throttles.countAgainst(perAddress);
       const { quote, amountPence } = await purchasable(db, tenant, reference, request, clock.now(), payments);

@@ -4,7 +4,7 @@ import { inTransaction, type Prepared } from '../../platform/db/database.ts';
 import { AppError, notFound, type FieldError } from '../../platform/errors.ts';
 import type { Jobs } from '../../platform/jobs/jobs.ts';
 import { londonDate } from '../../platform/london-calendar.ts';
-import { ADDRESS_THROTTLE, throttleOf, type Throttles } from '../auth/index.ts';
+import { addressThrottleOf, type Throttles } from '../auth/index.ts';
 import { newPurchaseSecret, secretMatches } from './quote-secrets.ts';
 import { asTenant, type DataEnvironment, type Tenant } from '../companies/index.ts';
 import { quoteReferralDecidedEmail, type NotificationService } from '../notifications/index.ts';
@@ -240,7 +240,7 @@ export function createQuoteService(deps: QuoteServiceDeps) {
   /** Counts a public (client id alone) quote against its address, as failed logins are counted. */
   async function throttlePublic(tenant: Tenant, caller: QuoteCaller): Promise<void> {
     if (caller.kind !== 'public') return;
-    const perAddress = throttleOf(ADDRESS_THROTTLE, 'quote', tenant.companyId, caller.address);
+    const perAddress = addressThrottleOf(['quote', tenant.companyId], caller.address);
     await throttles.ensureNotThrottled(perAddress);
     await throttles.countAgainst(perAddress);
   }
@@ -313,7 +313,7 @@ export function createQuoteService(deps: QuoteServiceDeps) {
     secret: string | undefined,
     address: string,
   ): Promise<QuoteRecord> {
-    const perAddress = throttleOf(ADDRESS_THROTTLE, 'quote-read', tenant.companyId, address);
+    const perAddress = addressThrottleOf(['quote-read', tenant.companyId], address);
     await throttles.ensureNotThrottled(perAddress);
     const quote = await findQuote(db, tenant, reference);
     if (!secretMatches(quote?.purchaseSecretHash ?? null, secret) || quote === undefined) {

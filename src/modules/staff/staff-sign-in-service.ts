@@ -1,7 +1,7 @@
 import { hashToken, randomToken } from '../../platform/crypto.ts';
 import { AppError, notFound } from '../../platform/errors.ts';
 import { hashPassword, verifyPassword } from '../accounts/index.ts';
-import { ACCOUNT_THROTTLE, ADDRESS_THROTTLE, checkNewPassword, throttleOf } from '../auth/index.ts';
+import { ACCOUNT_THROTTLE, addressThrottleOf, checkNewPassword, throttleOf } from '../auth/index.ts';
 import { stageAfterPassword, type SessionStage } from './rules/index.ts';
 import { normaliseStaffEmail, requireStage, type StaffContext, type StaffSession } from './staff-context.ts';
 import {
@@ -68,7 +68,7 @@ export function createStaffSignInService(ctx: StaffContext, totp: StaffTotpServi
     ): Promise<{ token: string; session: StaffSession }> {
       const email = normaliseStaffEmail(rawEmail);
       const perAccount = throttleOf(ACCOUNT_THROTTLE, 'staff', email);
-      const perAddress = throttleOf(ADDRESS_THROTTLE, 'address', address);
+      const perAddress = addressThrottleOf(['address'], address);
       const [hasFailures, staff] = await Promise.all([
         throttles.ensureNotThrottled(perAccount, perAddress),
         findStaffByEmail(db, email),

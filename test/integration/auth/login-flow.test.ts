@@ -607,6 +607,20 @@ describe('protection', () => {
     assertProblem(elsewhere, 401, 'INVALID_CREDENTIALS');
   });
 
+  test('per address: an IPv6 client is counted by its /64, so stepping through its addresses gains nothing', async () => {
+    const attempt = (username: string, address: string) =>
+      client.token(
+        acme.sandbox,
+        { type: 'USER_PASSWORD_AUTH', username, password: 'Wrong-Password-1' },
+        address,
+      );
+    for (let k = 1; k <= 20; k++)
+      assertProblem(await attempt(`hop${k}`, `2001:db8:77:1::${k.toString(16)}`), 401, 'INVALID_CREDENTIALS');
+    assertProblem(await attempt('hop-next', '2001:db8:77:1:ffff:1:2:3'), 429, 'RATE_LIMITED');
+    // Another /64 is another client.
+    assertProblem(await attempt('hop-next', '2001:db8:77:2::1'), 401, 'INVALID_CREDENTIALS');
+  });
+
   test('nothing secret reaches the logs', async () => {
     // Request logging ran at debug for the whole file: no password, code, session or token appears.
     await client.token(acme.sandbox, {

@@ -3,6 +3,7 @@ export {
   ACCOUNT_THROTTLE,
   ADDRESS_THROTTLE,
   EMAIL_THROTTLE,
+  addressBlock,
   delayAfter,
   secondsBlocked,
   type ThrottlePolicy,

@@ -36,6 +36,38 @@ export const ADDRESS_THROTTLE: ThrottlePolicy = {
   forgetAfterSeconds: 3600,
 };
 
+/**
+ * What an address throttle counts a client address as: an IPv4 address whole, an IPv6 address by its
+ * /64 (`2001:db8:1:2::/64`), and an IPv4-mapped IPv6 address (`::ffff:192.0.2.1`) as the IPv4 address.
+ * NOTE: one subscriber, home or cloud server is given a whole /64 (often a /56 or /48), so counting
+ * IPv6 addresses one by one let a single client take 2^64 fresh allowances. Text that is no IPv6
+ * address is counted as it is.
+ */
+export function addressBlock(address: string): string {
+  const text = address.trim().toLowerCase();
+  if (!text.includes(':')) return text;
+  let canonical: string;
+  try {
+    // The WHATWG URL parser writes an IPv6 address one way: hex groups, the longest zero run as `::`.
+    const bare = text.replace(/^\[(.*)\]$/, '$1').replace(/%.*$/, '');
+    canonical = new URL(`http://[${bare}]/`).hostname.slice(1, -1);
+  } catch {
+    return text;
+  }
+  const [head = '', tail] = canonical.split('::');
+  const headGroups = head === '' ? [] : head.split(':');
+  const tailGroups = tail === undefined || tail === '' ? [] : tail.split(':');
+  const zeros = Array<string>(Math.max(0, 8 - headGroups.length - tailGroups.length)).fill('0');
+  const groups = [...headGroups, ...zeros, ...tailGroups].map((g) => parseInt(g, 16));
+  const [g0, g1, g2, g3, g4, g5, g6 = 0, g7 = 0] = groups;
+  if (g0 === 0 && g1 === 0 && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0xffff)
+    return [g6 >> 8, g6 & 0xff, g7 >> 8, g7 & 0xff].join('.');
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.toString(16))
+    .join(':')}::/64`;
+}
+
 /** Emails a login may trigger (reset codes, new temporary passwords): 5, then doubling gaps. */
 export const EMAIL_THROTTLE: ThrottlePolicy = {
   freeFailures: 5,
