@@ -170,11 +170,19 @@ export function createAuthContext(deps: AuthDeps) {
       subjects.clear();
     },
 
-    accountThrottle: (tenant: Tenant, login: string): Throttle =>
-      throttleOf(ACCOUNT_THROTTLE, 'account', tenant.companyId, tenant.environment, login),
+    /** Failed logins of an account, whichever of its username and email was typed (see `loginKey`). */
+    accountThrottle: (tenant: Tenant, login: string, account: Account | undefined): Throttle =>
+      throttleOf(
+        ACCOUNT_THROTTLE,
+        'account',
+        tenant.companyId,
+        tenant.environment,
+        ...loginKey(login, account),
+      ),
     addressThrottle: (address: string): Throttle => addressThrottleOf(['address'], address),
-    emailThrottle: (tenant: Tenant, login: string): Throttle =>
-      throttleOf(EMAIL_THROTTLE, 'email', tenant.companyId, tenant.environment, login),
+    /** Emails sent to an account, whichever of its username and email was typed (see `loginKey`). */
+    emailThrottle: (tenant: Tenant, login: string, account: Account | undefined): Throttle =>
+      throttleOf(EMAIL_THROTTLE, 'email', tenant.companyId, tenant.environment, ...loginKey(login, account)),
 
     /** Refuses a new password by the policy: with the context the caller can reveal (see FORGOT_PASSWORD_CODE). */
     requireStrong(password: string, context: PasswordContext): void {
@@ -185,3 +193,12 @@ export function createAuthContext(deps: AuthDeps) {
 }
 
 export type AuthContext = ReturnType<typeof createAuthContext>;
+
+/**
+ * What a login's throttles count against: the account it names, else the login as typed.
+ * NOTE: a username and an email are two logins of one account; counted as typed, each had its own
+ * allowance of failures (and of reset emails), so alternating them doubled an attacker's tries. A
+ * login that names no account still has a count of its own, so an unknown one behaves as a known one.
+ */
+const loginKey = (login: string, account: Account | undefined): string[] =>
+  account === undefined ? ['login', login] : ['user', account.userReference];

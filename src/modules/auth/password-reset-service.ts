@@ -33,9 +33,9 @@ const INVALID_CODE = 'The code is not valid: it is wrong, has expired, has been 
 async function forgotPassword(ctx: AuthContext, tenant: Tenant, rawLogin: string) {
   const { db, clock, accounts, notifications, throttles } = ctx;
   const login = normaliseLogin(rawLogin);
-  const perEmail = ctx.emailThrottle(tenant, login);
-  await throttles.ensureNotThrottled(perEmail);
   const credentials = await accounts.findCredentials(db, tenant, login);
+  const perEmail = ctx.emailThrottle(tenant, login, credentials?.account);
+  await throttles.ensureNotThrottled(perEmail);
   const account = credentials?.account.active === true ? credentials.account : undefined;
   const outcome = 'FORGOT_PASSWORD_CODE' as const;
   await throttles.countAgainst(perEmail);
@@ -86,7 +86,8 @@ async function forgotPasswordCode(
 ) {
   const { db, clock, accounts, throttles } = ctx;
   const login = normaliseLogin(rawLogin);
-  const perAccount = ctx.accountThrottle(tenant, login);
+  const credentials = await accounts.findCredentials(db, tenant, login);
+  const perAccount = ctx.accountThrottle(tenant, login, credentials?.account);
   const perAddress = ctx.addressThrottle(address);
   await throttles.ensureNotThrottled(perAccount, perAddress);
   const code = normaliseResetCode(rawCode);
@@ -96,7 +97,6 @@ async function forgotPasswordCode(
     });
   // Only what the caller typed may shape this answer: the account's own details wait for the code.
   ctx.requireStrong(newPassword, { username: login, email: login.includes('@') ? login : undefined });
-  const credentials = await accounts.findCredentials(db, tenant, login);
   const account = credentials?.account.active === true ? credentials.account : undefined;
   const attempt =
     account === undefined
@@ -125,10 +125,10 @@ async function forgotPasswordCode(
 async function resendPassword(ctx: AuthContext, tenant: Tenant, rawLogin: string) {
   const { db, clock, accounts, notifications, throttles } = ctx;
   const login = normaliseLogin(rawLogin);
-  const perEmail = ctx.emailThrottle(tenant, login);
+  const credentials = await accounts.findCredentials(db, tenant, login);
+  const perEmail = ctx.emailThrottle(tenant, login, credentials?.account);
   await throttles.ensureNotThrottled(perEmail);
   await throttles.countAgainst(perEmail);
-  const credentials = await accounts.findCredentials(db, tenant, login);
   const account = credentials?.account.active === true ? credentials.account : undefined;
   // Prepared (hashed) for every username, so that the answer takes the same time either way.
   const password = await accounts.preparePassword();

@@ -36,13 +36,10 @@ export function createSignInService(ctx: AuthContext) {
     /** USER_PASSWORD_AUTH: DONE with tokens, or NEW_PASSWORD_REQUIRED with a session for the temporary password. */
     async userPasswordAuth(tenant: Tenant, rawLogin: string, password: string, address: string) {
       const login = normaliseLogin(rawLogin);
-      const perAccount = ctx.accountThrottle(tenant, login);
+      const credentials = await accounts.findCredentials(db, tenant, login);
+      const perAccount = ctx.accountThrottle(tenant, login, credentials?.account);
       const perAddress = ctx.addressThrottle(address);
-      // Both reads at once: on PostgreSQL they overlap (PGlite serialises them anyway).
-      const [hasFailures, credentials] = await Promise.all([
-        ensureNotThrottled(perAccount, perAddress),
-        accounts.findCredentials(db, tenant, login),
-      ]);
+      const hasFailures = await ensureNotThrottled(perAccount, perAddress);
       const correct =
         credentials === undefined
           ? await ctx.dummyVerify(password)

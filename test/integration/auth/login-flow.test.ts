@@ -582,6 +582,39 @@ describe('protection', () => {
       assertProblem(await client.token(acme.sandbox, ghost), 401, 'INVALID_CREDENTIALS');
   });
 
+  test('per account: its username and its email (any case) share one count of failures and of reset emails', async () => {
+    const { holder, password } = await client.loggedIn(acme.sandbox);
+    const logins = [holder.username, ` ${holder.email.toUpperCase()} `];
+    for (let k = 0; k < 5; k++) {
+      const wrong = { type: 'USER_PASSWORD_AUTH', username: logins[k % 2], password: 'Wrong-Password-1' };
+      assertProblem(await client.token(acme.sandbox, wrong), 401, 'INVALID_CREDENTIALS');
+    }
+    for (const username of logins)
+      assertProblem(
+        await client.token(acme.sandbox, { type: 'USER_PASSWORD_AUTH', username, password }),
+        429,
+        'RATE_LIMITED',
+      );
+    clock.advance(1000);
+    await client.login(acme.sandbox, holder.email, password);
+
+    // Five reset emails in a row, then a wait, whichever login asks for them.
+    const other = await client.newHolder(acme.sandbox);
+    for (let k = 0; k < 5; k++) {
+      const r = await client.token(acme.sandbox, {
+        type: 'FORGOT_PASSWORD',
+        username: [other.username, other.email][k % 2],
+      });
+      assert.equal(r.statusCode, 200, r.body);
+    }
+    for (const username of [other.username, other.email])
+      assertProblem(
+        await client.token(acme.sandbox, { type: 'FORGOT_PASSWORD', username }),
+        429,
+        'RATE_LIMITED',
+      );
+  });
+
   test('per address: 20 failures from one address → 429 for any username from it', async () => {
     const address = nextAddress();
     for (let k = 0; k < 20; k++) {

@@ -20,7 +20,7 @@ export interface ThrottleState {
   readonly blockedUntil: Date | null;
 }
 
-/** Per account (the login as typed, so an unknown username behaves exactly like a known one). */
+/** Per account (its username and email alike; a login naming no account as typed, so it behaves alike). */
 export const ACCOUNT_THROTTLE: ThrottlePolicy = {
   freeFailures: 5,
   firstDelaySeconds: 1,
