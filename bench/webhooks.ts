@@ -18,6 +18,8 @@ const database = await createTestDatabase();
 const config = loadConfig({
   ADMIN_API_KEY: 'bench-admin-key-0123456789abcdef0123456789',
   LOG_LEVEL: 'silent',
+  // The receiver is local.
+  WEBHOOKS_ALLOW_PRIVATE: 'true',
 });
 const container = await createContainer(config, { database, logger: createLogger('silent') });
 const { db } = database;

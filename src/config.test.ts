@@ -10,6 +10,8 @@ test('defaults give the embedded set-up', () => {
   assert.equal(config.dataDir, '/srv/milepost/data');
   assert.equal(config.role, 'all');
   assert.equal(config.mockEnvironment, true);
+  // Sandbox webhook endpoints at private addresses only where a local run asks for them.
+  assert.equal(config.webhooksAllowPrivate, false);
   assert.ok(Object.isFrozen(config));
 });
 

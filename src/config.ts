@@ -393,7 +393,10 @@ function webhookSettings(
   | 'documentRenderThreads'
 > {
   return {
-    webhooksAllowPrivate: s.bool('WEBHOOKS_ALLOW_PRIVATE', true),
+    // NOTE: off unless asked for: on a shared service a sandbox endpoint at a private address is a way
+    // into the operator's network (its answers are read back in the delivery log), and a receiver on
+    // an integrator's own machine is reachable only from a service run on that machine anyway.
+    webhooksAllowPrivate: s.bool('WEBHOOKS_ALLOW_PRIVATE', false),
     webhookRetryScheduleMs: s.durationsMs(
       'WEBHOOKS_RETRY_SCHEDULE',
       [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],

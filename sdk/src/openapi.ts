@@ -11718,7 +11718,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Where events are POSTed. Production: https, and the host must resolve (a name DNS does not know answers 422) and not to a loopback, private or link-local address (checked again at every delivery). Sandbox also allows http and loopback or private addresses unless the operator sets `WEBHOOKS_ALLOW_PRIVATE=false`. No credentials in the URL; no redirects are followed. */
+                    /** @description Where events are POSTed. Production: https, and the host must resolve (a name DNS does not know answers 422) and not to a loopback, private or link-local address (checked again at every delivery). Sandbox is held to the same rules, except that it takes a name DNS does not know yet; it also allows http and loopback or private addresses only where the operator sets `WEBHOOKS_ALLOW_PRIVATE=true` (for a service run locally). No credentials in the URL; no redirects are followed. */
                     url: string;
                     /** @description Event types to receive (see the `webhooks` section of this document); absent or null: every type. `webhook.test` cannot be listed: it is sent on request. */
                     events?: string[];
@@ -11884,7 +11884,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Where events are POSTed. Production: https, and the host must resolve (a name DNS does not know answers 422) and not to a loopback, private or link-local address (checked again at every delivery). Sandbox also allows http and loopback or private addresses unless the operator sets `WEBHOOKS_ALLOW_PRIVATE=false`. No credentials in the URL; no redirects are followed. */
+                    /** @description Where events are POSTed. Production: https, and the host must resolve (a name DNS does not know answers 422) and not to a loopback, private or link-local address (checked again at every delivery). Sandbox is held to the same rules, except that it takes a name DNS does not know yet; it also allows http and loopback or private addresses only where the operator sets `WEBHOOKS_ALLOW_PRIVATE=true` (for a service run locally). No credentials in the URL; no redirects are followed. */
                     url?: string;
                     events?: string[] | null;
                     description?: string | null;

@@ -33,6 +33,8 @@ export async function createTestApp(
     ROLE: options.startJobs === true ? 'all' : 'api',
     ADMIN_API_KEY: TEST_ADMIN_KEY,
     LOG_LEVEL: process.env['TEST_LOG_LEVEL'] ?? 'silent',
+    // The tests' webhook receivers listen on 127.0.0.1, as an integrator's do on a service run locally.
+    WEBHOOKS_ALLOW_PRIVATE: 'true',
     ...options.env,
   });
   const database = options.overrides?.database ?? (await createTestDatabase());

@@ -13,7 +13,7 @@ const url = Type.String({
   minLength: 1,
   maxLength: MAX_URL_LENGTH,
   description:
-    'Where events are POSTed. Production: https, and the host must resolve (a name DNS does not know answers 422) and not to a loopback, private or link-local address (checked again at every delivery). Sandbox also allows http and loopback or private addresses unless the operator sets `WEBHOOKS_ALLOW_PRIVATE=false`. No credentials in the URL; no redirects are followed.',
+    'Where events are POSTed. Production: https, and the host must resolve (a name DNS does not know answers 422) and not to a loopback, private or link-local address (checked again at every delivery). Sandbox is held to the same rules, except that it takes a name DNS does not know yet; it also allows http and loopback or private addresses only where the operator sets `WEBHOOKS_ALLOW_PRIVATE=true` (for a service run locally). No credentials in the URL; no redirects are followed.',
   examples: ['https://hooks.example.com/milepost'],
 });
 

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
+import { loadConfig } from '../../../src/config.ts';
 import { createWebhookService } from '../../../src/modules/webhooks/index.ts';
 import { STRICT_URL_POLICY, urlPolicyFor } from '../../../src/modules/webhooks/rules/url-safety.ts';
 import { sendWebhook, systemResolver, type Resolver } from '../../../src/modules/webhooks/webhook-sender.ts';
@@ -205,6 +206,30 @@ describe('the delivery worker in production', () => {
       withDns(resolvesTo('127.0.0.1')).create(sandbox, { url: 'https://hooks.insurer.example/local' }),
       /resolves to a loopback address/,
     );
+  });
+
+  test('by default a sandbox endpoint is held to production’s addresses: loopback, private and http are refused', async () => {
+    const { webhooksAllowPrivate } = loadConfig({});
+    const sandbox = await tenantOf(await createCompany(t.app), 'sandbox');
+    const refused = async (url: string, resolve: Resolver, message: RegExp) =>
+      assert.rejects(withDns(resolve, webhooksAllowPrivate).create(sandbox, { url }), (error: AppError) => {
+        assert.equal(error.code, 'VALIDATION_FAILED');
+        assert.equal(error.errors[0]?.path, '/body/url');
+        assert.match(error.errors[0].message, message);
+        return true;
+      });
+    const publicDns = resolvesTo('93.184.216.34');
+    await refused('https://127.0.0.1:8080/hook', publicDns, /loopback/);
+    await refused('https://[::ffff:10.1.2.3]/hook', publicDns, /private/);
+    await refused('https://localhost/hook', publicDns, /loopback/);
+    await refused('https://hooks.insurer.example/x', resolvesTo('192.168.1.20'), /private address/);
+    await refused('http://hooks.insurer.example/x', publicDns, /https/);
+    // And when an endpoint saved while its name was public is delivered to, the worker refuses too.
+    const saved = await withDns(publicDns, webhooksAllowPrivate).create(sandbox, {
+      url: 'https://hooks.insurer.example/later',
+    });
+    assert.equal(saved.url, 'https://hooks.insurer.example/later');
+    assert.deepEqual(urlPolicyFor('sandbox', webhooksAllowPrivate), STRICT_URL_POLICY);
   });
 
   test('an endpoint whose name later resolves to a private address gets nothing: the attempt fails and is logged', async () => {

@@ -19,7 +19,8 @@ const LOCAL_URL_POLICY: UrlPolicy = { requireHttps: false, allowPrivate: true };
 
 /**
  * Production endpoints are always https and public. Sandbox endpoints may be http and private when
- * the operator allows it (`WEBHOOKS_ALLOW_PRIVATE`, on by default so integrators can test locally).
+ * the operator allows it (`WEBHOOKS_ALLOW_PRIVATE`, off by default; on for a service run locally to
+ * test against a local receiver).
  */
 export function urlPolicyFor(environment: 'sandbox' | 'production', allowPrivate: boolean): UrlPolicy {
   return environment === 'sandbox' && allowPrivate ? LOCAL_URL_POLICY : STRICT_URL_POLICY;
