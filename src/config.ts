@@ -128,6 +128,9 @@ type Env = Readonly<Record<string, string | undefined>>;
 /**
  * TRUST_PROXY: `false` (default: the socket address is the client), `true` (trust every hop), or
  * comma-separated addresses/CIDRs of the proxies to trust.
+ * NOTE: `true` makes the client address the first one of X-Forwarded-For, which the client writes
+ * itself wherever the proxy in front appends to the header (as most do): the addresses are the
+ * setting to give there. A number of hops is not offered, since Fastify trusts none with one.
  */
 function trustProxy(s: Settings): boolean | string {
   const raw = s.read('TRUST_PROXY');
