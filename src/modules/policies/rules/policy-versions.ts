@@ -90,6 +90,15 @@ export interface TermMark {
   readonly supersededAt: Date | null;
 }
 
+/**
+ * When a term's contract was concluded: its new business or renewal version written (and its documents
+ * issued then), else its oldest version. A cancellation's cooling-off period runs from it.
+ */
+export function termConcludedAt(term: Term<Pick<VersionRecord, 'versionType' | 'createdAt'>>): Date {
+  const opening = term.versions.find((v) => v.versionType === 'nb' || v.versionType === 'rn');
+  return (opening ?? term.versions[0] ?? term.latest).createdAt;
+}
+
 /** One term of a policy: the versions that set it, oldest first, and the latest (the term as it stands). */
 export interface Term<V> {
   readonly term: number;
