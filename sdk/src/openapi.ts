@@ -3577,7 +3577,7 @@ export interface components {
                 upfront_pence: number;
                 installment_pence: number;
                 installments: number;
-                /** @description The plan’s APR, percent, one decimal. */
+                /** @description The plan’s APR, percent, one decimal; a deposit fee counts as a charge for credit. */
                 apr_percent: string;
             };
             usage_estimate: {
