@@ -3577,7 +3577,7 @@ export interface components {
                 upfront_pence: number;
                 installment_pence: number;
                 installments: number;
-                /** @description The plan’s APR, percent, one decimal. */
+                /** @description The plan’s APR, percent, one decimal; a deposit fee counts as a charge for credit. */
                 apr_percent: string;
             };
             usage_estimate: {
@@ -3656,11 +3656,11 @@ export interface components {
                 withhold_fee?: number;
                 /** @description Deposit fee. Money in major units (pounds), at most 2 decimal places. */
                 deposit_fee?: number;
-                /** @description Administration fee, charged on cancellation. Money in major units (pounds), at most 2 decimal places. */
+                /** @description Administration fee, charged on cancellation after the 14-day cooling-off period. Money in major units (pounds), at most 2 decimal places. */
                 admin_fee?: number;
                 /** @description Fee added to the amount of a mid-term adjustment. Money in major units (pounds), at most 2 decimal places. */
                 mta_fee?: number;
-                /** @description Fee deducted from the refund on cancellation. Money in major units (pounds), at most 2 decimal places. */
+                /** @description Fee deducted from the refund on cancellation after the 14-day cooling-off period. Money in major units (pounds), at most 2 decimal places. */
                 cancel_fee?: number;
                 /** @description Insurance premium tax as a percentage: 12 means 12 %. At most 6 decimal places. */
                 ipt_rate?: number;
@@ -3767,11 +3767,11 @@ export interface components {
                 withhold_fee?: number;
                 /** @description Deposit fee. Money in major units (pounds), at most 2 decimal places. */
                 deposit_fee?: number;
-                /** @description Administration fee, charged on cancellation. Money in major units (pounds), at most 2 decimal places. */
+                /** @description Administration fee, charged on cancellation after the 14-day cooling-off period. Money in major units (pounds), at most 2 decimal places. */
                 admin_fee?: number;
                 /** @description Fee added to the amount of a mid-term adjustment. Money in major units (pounds), at most 2 decimal places. */
                 mta_fee?: number;
-                /** @description Fee deducted from the refund on cancellation. Money in major units (pounds), at most 2 decimal places. */
+                /** @description Fee deducted from the refund on cancellation after the 14-day cooling-off period. Money in major units (pounds), at most 2 decimal places. */
                 cancel_fee?: number;
                 /** @description Insurance premium tax as a percentage: 12 means 12 %. At most 6 decimal places. */
                 ipt_rate?: number;
@@ -5754,11 +5754,11 @@ export interface operations {
                         withhold_fee?: number;
                         /** @description Deposit fee. Money in major units (pounds), at most 2 decimal places. */
                         deposit_fee?: number;
-                        /** @description Administration fee, charged on cancellation. Money in major units (pounds), at most 2 decimal places. */
+                        /** @description Administration fee, charged on cancellation after the 14-day cooling-off period. Money in major units (pounds), at most 2 decimal places. */
                         admin_fee?: number;
                         /** @description Fee added to the amount of a mid-term adjustment. Money in major units (pounds), at most 2 decimal places. */
                         mta_fee?: number;
-                        /** @description Fee deducted from the refund on cancellation. Money in major units (pounds), at most 2 decimal places. */
+                        /** @description Fee deducted from the refund on cancellation after the 14-day cooling-off period. Money in major units (pounds), at most 2 decimal places. */
                         cancel_fee?: number;
                         /** @description Insurance premium tax as a percentage: 12 means 12 %. At most 6 decimal places. */
                         ipt_rate?: number;
@@ -6108,11 +6108,11 @@ export interface operations {
                             withhold_fee?: number;
                             /** @description Deposit fee. Money in major units (pounds), at most 2 decimal places. */
                             deposit_fee?: number;
-                            /** @description Administration fee, charged on cancellation. Money in major units (pounds), at most 2 decimal places. */
+                            /** @description Administration fee, charged on cancellation after the 14-day cooling-off period. Money in major units (pounds), at most 2 decimal places. */
                             admin_fee?: number;
                             /** @description Fee added to the amount of a mid-term adjustment. Money in major units (pounds), at most 2 decimal places. */
                             mta_fee?: number;
-                            /** @description Fee deducted from the refund on cancellation. Money in major units (pounds), at most 2 decimal places. */
+                            /** @description Fee deducted from the refund on cancellation after the 14-day cooling-off period. Money in major units (pounds), at most 2 decimal places. */
                             cancel_fee?: number;
                             /** @description Insurance premium tax as a percentage: 12 means 12 %. At most 6 decimal places. */
                             ipt_rate?: number;
@@ -6196,11 +6196,11 @@ export interface operations {
                                 withhold_fee?: number;
                                 /** @description Deposit fee. Money in major units (pounds), at most 2 decimal places. */
                                 deposit_fee?: number;
-                                /** @description Administration fee, charged on cancellation. Money in major units (pounds), at most 2 decimal places. */
+                                /** @description Administration fee, charged on cancellation after the 14-day cooling-off period. Money in major units (pounds), at most 2 decimal places. */
                                 admin_fee?: number;
                                 /** @description Fee added to the amount of a mid-term adjustment. Money in major units (pounds), at most 2 decimal places. */
                                 mta_fee?: number;
-                                /** @description Fee deducted from the refund on cancellation. Money in major units (pounds), at most 2 decimal places. */
+                                /** @description Fee deducted from the refund on cancellation after the 14-day cooling-off period. Money in major units (pounds), at most 2 decimal places. */
                                 cancel_fee?: number;
                                 /** @description Insurance premium tax as a percentage: 12 means 12 %. At most 6 decimal places. */
                                 ipt_rate?: number;
@@ -6705,11 +6705,11 @@ export interface operations {
                             withhold_fee?: number;
                             /** @description Deposit fee. Money in major units (pounds), at most 2 decimal places. */
                             deposit_fee?: number;
-                            /** @description Administration fee, charged on cancellation. Money in major units (pounds), at most 2 decimal places. */
+                            /** @description Administration fee, charged on cancellation after the 14-day cooling-off period. Money in major units (pounds), at most 2 decimal places. */
                             admin_fee?: number;
                             /** @description Fee added to the amount of a mid-term adjustment. Money in major units (pounds), at most 2 decimal places. */
                             mta_fee?: number;
-                            /** @description Fee deducted from the refund on cancellation. Money in major units (pounds), at most 2 decimal places. */
+                            /** @description Fee deducted from the refund on cancellation after the 14-day cooling-off period. Money in major units (pounds), at most 2 decimal places. */
                             cancel_fee?: number;
                             /** @description Insurance premium tax as a percentage: 12 means 12 %. At most 6 decimal places. */
                             ipt_rate?: number;
@@ -6793,11 +6793,11 @@ export interface operations {
                                 withhold_fee?: number;
                                 /** @description Deposit fee. Money in major units (pounds), at most 2 decimal places. */
                                 deposit_fee?: number;
-                                /** @description Administration fee, charged on cancellation. Money in major units (pounds), at most 2 decimal places. */
+                                /** @description Administration fee, charged on cancellation after the 14-day cooling-off period. Money in major units (pounds), at most 2 decimal places. */
                                 admin_fee?: number;
                                 /** @description Fee added to the amount of a mid-term adjustment. Money in major units (pounds), at most 2 decimal places. */
                                 mta_fee?: number;
-                                /** @description Fee deducted from the refund on cancellation. Money in major units (pounds), at most 2 decimal places. */
+                                /** @description Fee deducted from the refund on cancellation after the 14-day cooling-off period. Money in major units (pounds), at most 2 decimal places. */
                                 cancel_fee?: number;
                                 /** @description Insurance premium tax as a percentage: 12 means 12 %. At most 6 decimal places. */
                                 ipt_rate?: number;
@@ -7038,7 +7038,7 @@ export interface operations {
                     policy_reference: string;
                     effective_date?: number;
                     reason?: string;
-                    /** @description Pounds, at most 2 decimals: positive refunds the policyholder, negative charges them. Absent: old upfront_premium × remaining share − cancel_fee − admin_fee. */
+                    /** @description Pounds, at most 2 decimals: positive refunds the policyholder, negative charges them. Absent: old upfront_premium × remaining share − cancel_fee − admin_fee, neither fee deducted in the term’s 14-day cooling-off period (ICOBS 7.2.1R). */
                     payment_amount?: number;
                 };
             };
@@ -7362,11 +7362,11 @@ export interface operations {
                             withhold_fee?: number;
                             /** @description Deposit fee. Money in major units (pounds), at most 2 decimal places. */
                             deposit_fee?: number;
-                            /** @description Administration fee, charged on cancellation. Money in major units (pounds), at most 2 decimal places. */
+                            /** @description Administration fee, charged on cancellation after the 14-day cooling-off period. Money in major units (pounds), at most 2 decimal places. */
                             admin_fee?: number;
                             /** @description Fee added to the amount of a mid-term adjustment. Money in major units (pounds), at most 2 decimal places. */
                             mta_fee?: number;
-                            /** @description Fee deducted from the refund on cancellation. Money in major units (pounds), at most 2 decimal places. */
+                            /** @description Fee deducted from the refund on cancellation after the 14-day cooling-off period. Money in major units (pounds), at most 2 decimal places. */
                             cancel_fee?: number;
                             /** @description Insurance premium tax as a percentage: 12 means 12 %. At most 6 decimal places. */
                             ipt_rate?: number;
@@ -7450,11 +7450,11 @@ export interface operations {
                                 withhold_fee?: number;
                                 /** @description Deposit fee. Money in major units (pounds), at most 2 decimal places. */
                                 deposit_fee?: number;
-                                /** @description Administration fee, charged on cancellation. Money in major units (pounds), at most 2 decimal places. */
+                                /** @description Administration fee, charged on cancellation after the 14-day cooling-off period. Money in major units (pounds), at most 2 decimal places. */
                                 admin_fee?: number;
                                 /** @description Fee added to the amount of a mid-term adjustment. Money in major units (pounds), at most 2 decimal places. */
                                 mta_fee?: number;
-                                /** @description Fee deducted from the refund on cancellation. Money in major units (pounds), at most 2 decimal places. */
+                                /** @description Fee deducted from the refund on cancellation after the 14-day cooling-off period. Money in major units (pounds), at most 2 decimal places. */
                                 cancel_fee?: number;
                                 /** @description Insurance premium tax as a percentage: 12 means 12 %. At most 6 decimal places. */
                                 ipt_rate?: number;
@@ -8011,11 +8011,11 @@ export interface operations {
                             withhold_fee?: number;
                             /** @description Deposit fee. Money in major units (pounds), at most 2 decimal places. */
                             deposit_fee?: number;
-                            /** @description Administration fee, charged on cancellation. Money in major units (pounds), at most 2 decimal places. */
+                            /** @description Administration fee, charged on cancellation after the 14-day cooling-off period. Money in major units (pounds), at most 2 decimal places. */
                             admin_fee?: number;
                             /** @description Fee added to the amount of a mid-term adjustment. Money in major units (pounds), at most 2 decimal places. */
                             mta_fee?: number;
-                            /** @description Fee deducted from the refund on cancellation. Money in major units (pounds), at most 2 decimal places. */
+                            /** @description Fee deducted from the refund on cancellation after the 14-day cooling-off period. Money in major units (pounds), at most 2 decimal places. */
                             cancel_fee?: number;
                             /** @description Insurance premium tax as a percentage: 12 means 12 %. At most 6 decimal places. */
                             ipt_rate?: number;
@@ -8099,11 +8099,11 @@ export interface operations {
                                 withhold_fee?: number;
                                 /** @description Deposit fee. Money in major units (pounds), at most 2 decimal places. */
                                 deposit_fee?: number;
-                                /** @description Administration fee, charged on cancellation. Money in major units (pounds), at most 2 decimal places. */
+                                /** @description Administration fee, charged on cancellation after the 14-day cooling-off period. Money in major units (pounds), at most 2 decimal places. */
                                 admin_fee?: number;
                                 /** @description Fee added to the amount of a mid-term adjustment. Money in major units (pounds), at most 2 decimal places. */
                                 mta_fee?: number;
-                                /** @description Fee deducted from the refund on cancellation. Money in major units (pounds), at most 2 decimal places. */
+                                /** @description Fee deducted from the refund on cancellation after the 14-day cooling-off period. Money in major units (pounds), at most 2 decimal places. */
                                 cancel_fee?: number;
                                 /** @description Insurance premium tax as a percentage: 12 means 12 %. At most 6 decimal places. */
                                 ipt_rate?: number;
@@ -8329,7 +8329,7 @@ export interface operations {
                     /** @description UNIX seconds; defaults to now. Before the start cancels from inception. Not before the end of the last statement’s period (409). */
                     effective_date?: number;
                     reason?: string;
-                    /** @description Pounds, at most 2 decimals: positive refunds the policyholder, negative charges them. Absent: old upfront_premium × remaining share − cancel_fee − admin_fee. */
+                    /** @description Pounds, at most 2 decimals: positive refunds the policyholder, negative charges them. Absent: old upfront_premium × remaining share − cancel_fee − admin_fee, neither fee deducted in the term’s 14-day cooling-off period (ICOBS 7.2.1R). */
                     payment_amount?: number;
                 } | null;
             };
@@ -8653,11 +8653,11 @@ export interface operations {
                             withhold_fee?: number;
                             /** @description Deposit fee. Money in major units (pounds), at most 2 decimal places. */
                             deposit_fee?: number;
-                            /** @description Administration fee, charged on cancellation. Money in major units (pounds), at most 2 decimal places. */
+                            /** @description Administration fee, charged on cancellation after the 14-day cooling-off period. Money in major units (pounds), at most 2 decimal places. */
                             admin_fee?: number;
                             /** @description Fee added to the amount of a mid-term adjustment. Money in major units (pounds), at most 2 decimal places. */
                             mta_fee?: number;
-                            /** @description Fee deducted from the refund on cancellation. Money in major units (pounds), at most 2 decimal places. */
+                            /** @description Fee deducted from the refund on cancellation after the 14-day cooling-off period. Money in major units (pounds), at most 2 decimal places. */
                             cancel_fee?: number;
                             /** @description Insurance premium tax as a percentage: 12 means 12 %. At most 6 decimal places. */
                             ipt_rate?: number;
@@ -8741,11 +8741,11 @@ export interface operations {
                                 withhold_fee?: number;
                                 /** @description Deposit fee. Money in major units (pounds), at most 2 decimal places. */
                                 deposit_fee?: number;
-                                /** @description Administration fee, charged on cancellation. Money in major units (pounds), at most 2 decimal places. */
+                                /** @description Administration fee, charged on cancellation after the 14-day cooling-off period. Money in major units (pounds), at most 2 decimal places. */
                                 admin_fee?: number;
                                 /** @description Fee added to the amount of a mid-term adjustment. Money in major units (pounds), at most 2 decimal places. */
                                 mta_fee?: number;
-                                /** @description Fee deducted from the refund on cancellation. Money in major units (pounds), at most 2 decimal places. */
+                                /** @description Fee deducted from the refund on cancellation after the 14-day cooling-off period. Money in major units (pounds), at most 2 decimal places. */
                                 cancel_fee?: number;
                                 /** @description Insurance premium tax as a percentage: 12 means 12 %. At most 6 decimal places. */
                                 ipt_rate?: number;
@@ -9353,11 +9353,11 @@ export interface operations {
                         withhold_fee?: number;
                         /** @description Deposit fee. Money in major units (pounds), at most 2 decimal places. */
                         deposit_fee?: number;
-                        /** @description Administration fee, charged on cancellation. Money in major units (pounds), at most 2 decimal places. */
+                        /** @description Administration fee, charged on cancellation after the 14-day cooling-off period. Money in major units (pounds), at most 2 decimal places. */
                         admin_fee?: number;
                         /** @description Fee added to the amount of a mid-term adjustment. Money in major units (pounds), at most 2 decimal places. */
                         mta_fee?: number;
-                        /** @description Fee deducted from the refund on cancellation. Money in major units (pounds), at most 2 decimal places. */
+                        /** @description Fee deducted from the refund on cancellation after the 14-day cooling-off period. Money in major units (pounds), at most 2 decimal places. */
                         cancel_fee?: number;
                         /** @description Insurance premium tax as a percentage: 12 means 12 %. At most 6 decimal places. */
                         ipt_rate?: number;
@@ -9707,11 +9707,11 @@ export interface operations {
                             withhold_fee?: number;
                             /** @description Deposit fee. Money in major units (pounds), at most 2 decimal places. */
                             deposit_fee?: number;
-                            /** @description Administration fee, charged on cancellation. Money in major units (pounds), at most 2 decimal places. */
+                            /** @description Administration fee, charged on cancellation after the 14-day cooling-off period. Money in major units (pounds), at most 2 decimal places. */
                             admin_fee?: number;
                             /** @description Fee added to the amount of a mid-term adjustment. Money in major units (pounds), at most 2 decimal places. */
                             mta_fee?: number;
-                            /** @description Fee deducted from the refund on cancellation. Money in major units (pounds), at most 2 decimal places. */
+                            /** @description Fee deducted from the refund on cancellation after the 14-day cooling-off period. Money in major units (pounds), at most 2 decimal places. */
                             cancel_fee?: number;
                             /** @description Insurance premium tax as a percentage: 12 means 12 %. At most 6 decimal places. */
                             ipt_rate?: number;
@@ -9795,11 +9795,11 @@ export interface operations {
                                 withhold_fee?: number;
                                 /** @description Deposit fee. Money in major units (pounds), at most 2 decimal places. */
                                 deposit_fee?: number;
-                                /** @description Administration fee, charged on cancellation. Money in major units (pounds), at most 2 decimal places. */
+                                /** @description Administration fee, charged on cancellation after the 14-day cooling-off period. Money in major units (pounds), at most 2 decimal places. */
                                 admin_fee?: number;
                                 /** @description Fee added to the amount of a mid-term adjustment. Money in major units (pounds), at most 2 decimal places. */
                                 mta_fee?: number;
-                                /** @description Fee deducted from the refund on cancellation. Money in major units (pounds), at most 2 decimal places. */
+                                /** @description Fee deducted from the refund on cancellation after the 14-day cooling-off period. Money in major units (pounds), at most 2 decimal places. */
                                 cancel_fee?: number;
                                 /** @description Insurance premium tax as a percentage: 12 means 12 %. At most 6 decimal places. */
                                 ipt_rate?: number;
@@ -10304,11 +10304,11 @@ export interface operations {
                             withhold_fee?: number;
                             /** @description Deposit fee. Money in major units (pounds), at most 2 decimal places. */
                             deposit_fee?: number;
-                            /** @description Administration fee, charged on cancellation. Money in major units (pounds), at most 2 decimal places. */
+                            /** @description Administration fee, charged on cancellation after the 14-day cooling-off period. Money in major units (pounds), at most 2 decimal places. */
                             admin_fee?: number;
                             /** @description Fee added to the amount of a mid-term adjustment. Money in major units (pounds), at most 2 decimal places. */
                             mta_fee?: number;
-                            /** @description Fee deducted from the refund on cancellation. Money in major units (pounds), at most 2 decimal places. */
+                            /** @description Fee deducted from the refund on cancellation after the 14-day cooling-off period. Money in major units (pounds), at most 2 decimal places. */
                             cancel_fee?: number;
                             /** @description Insurance premium tax as a percentage: 12 means 12 %. At most 6 decimal places. */
                             ipt_rate?: number;
@@ -10392,11 +10392,11 @@ export interface operations {
                                 withhold_fee?: number;
                                 /** @description Deposit fee. Money in major units (pounds), at most 2 decimal places. */
                                 deposit_fee?: number;
-                                /** @description Administration fee, charged on cancellation. Money in major units (pounds), at most 2 decimal places. */
+                                /** @description Administration fee, charged on cancellation after the 14-day cooling-off period. Money in major units (pounds), at most 2 decimal places. */
                                 admin_fee?: number;
                                 /** @description Fee added to the amount of a mid-term adjustment. Money in major units (pounds), at most 2 decimal places. */
                                 mta_fee?: number;
-                                /** @description Fee deducted from the refund on cancellation. Money in major units (pounds), at most 2 decimal places. */
+                                /** @description Fee deducted from the refund on cancellation after the 14-day cooling-off period. Money in major units (pounds), at most 2 decimal places. */
                                 cancel_fee?: number;
                                 /** @description Insurance premium tax as a percentage: 12 means 12 %. At most 6 decimal places. */
                                 ipt_rate?: number;
@@ -11271,11 +11271,11 @@ export interface operations {
                             withhold_fee?: number;
                             /** @description Deposit fee. Money in major units (pounds), at most 2 decimal places. */
                             deposit_fee?: number;
-                            /** @description Administration fee, charged on cancellation. Money in major units (pounds), at most 2 decimal places. */
+                            /** @description Administration fee, charged on cancellation after the 14-day cooling-off period. Money in major units (pounds), at most 2 decimal places. */
                             admin_fee?: number;
                             /** @description Fee added to the amount of a mid-term adjustment. Money in major units (pounds), at most 2 decimal places. */
                             mta_fee?: number;
-                            /** @description Fee deducted from the refund on cancellation. Money in major units (pounds), at most 2 decimal places. */
+                            /** @description Fee deducted from the refund on cancellation after the 14-day cooling-off period. Money in major units (pounds), at most 2 decimal places. */
                             cancel_fee?: number;
                             /** @description Insurance premium tax as a percentage: 12 means 12 %. At most 6 decimal places. */
                             ipt_rate?: number;
@@ -11359,11 +11359,11 @@ export interface operations {
                                 withhold_fee?: number;
                                 /** @description Deposit fee. Money in major units (pounds), at most 2 decimal places. */
                                 deposit_fee?: number;
-                                /** @description Administration fee, charged on cancellation. Money in major units (pounds), at most 2 decimal places. */
+                                /** @description Administration fee, charged on cancellation after the 14-day cooling-off period. Money in major units (pounds), at most 2 decimal places. */
                                 admin_fee?: number;
                                 /** @description Fee added to the amount of a mid-term adjustment. Money in major units (pounds), at most 2 decimal places. */
                                 mta_fee?: number;
-                                /** @description Fee deducted from the refund on cancellation. Money in major units (pounds), at most 2 decimal places. */
+                                /** @description Fee deducted from the refund on cancellation after the 14-day cooling-off period. Money in major units (pounds), at most 2 decimal places. */
                                 cancel_fee?: number;
                                 /** @description Insurance premium tax as a percentage: 12 means 12 %. At most 6 decimal places. */
                                 ipt_rate?: number;

@@ -13,6 +13,7 @@ import type {
   UsageUnit,
   VehicleContent,
 } from './document-content.ts';
+import { limitationsAsToUse } from './rules/index.ts';
 
 /*
  * The content of the documents that state a policy version (certificate, schedule) from its snapshot,
@@ -141,21 +142,6 @@ export function rulesOf(snapshot: PolicySnapshot, product: ProductFacts): PayByM
   };
 }
 
-/** The limitations as to use a certificate states, from the interface's usage code. */
-export function limitationsOf(usage: string): string[] {
-  const code = usage.toLowerCase();
-  const purposes: string[] = ['Use for social, domestic and pleasure purposes.'];
-  if (code.includes('commut'))
-    purposes.push('Use by the policyholder for travel to and from a permanent place of work.');
-  if (code.includes('business'))
-    purposes.push('Use by the policyholder in person in connection with their business or profession.');
-  if (!/sdp|social|commut|business/.test(code)) purposes.push(`Use as the schedule states (${usage}).`);
-  return [
-    ...purposes,
-    'The policy does not cover use for hire or reward, racing, pace-making, reliability trials or speed testing, use on a race track, or use for any purpose in connection with the motor trade.',
-  ];
-}
-
 /** The persons entitled to drive, as a certificate states them (the renderer adds the licence proviso). */
 export function personsEntitledOf(snapshot: PolicySnapshot): string[] {
   const named = (snapshot.additional_drivers ?? []).map((d) => `${d.first_names} ${d.last_names}`);
@@ -187,7 +173,7 @@ export function certificateContent(
     ),
     expiresAt: term.endsAt,
     personsEntitledToDrive: personsEntitledOf(snapshot),
-    limitationsAsToUse: limitationsOf(snapshot.policy.usage),
+    limitationsAsToUse: limitationsAsToUse(snapshot.policy.usage),
     insurerName,
   };
 }

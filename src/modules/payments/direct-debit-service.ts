@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { SetupIntent } from '../../integrations/payments/index.ts';
+import type { Executor } from '../../schema.ts';
 import { inTransaction } from '../../platform/db/database.ts';
 import { AppError, notFound } from '../../platform/errors.ts';
 import { datesFromTo, londonDate, londonMidnight } from '../../platform/london-calendar.ts';
@@ -24,8 +25,8 @@ import {
   type MandateStatus,
 } from './mandate-repository.ts';
 import { policyOf, PROVIDER, type PaymentContext } from './payment-context.ts';
-import { listFailedChargesOfPolicy, updatePayment, type PaymentRecord } from './payment-repository.ts';
-import { collectionDay, firstCollectionDay } from './rules/direct-debit.ts';
+import { listPaymentsOfPolicy, updatePayment, type PaymentRecord } from './payment-repository.ts';
+import { collectionDay, firstCollectionDay, movedCollectionDay } from './rules/direct-debit.ts';
 
 /** The longest span the collections calendar covers in one request (days). */
 export const MAX_CALENDAR_DAYS = 92;
@@ -308,44 +309,82 @@ export async function addMandateMethod(
         }),
         person.userId,
       );
-    // Amounts that waited for a new method are collected under this mandate, announced as any collection.
-    const collectOn = collectionDay(today, settings.noticeWorkingDays);
-    for (const waiting of await listFailedChargesOfPolicy(trx, tenant, policy.id)) {
-      if (!waiting.awaitingNewCard || waiting.purpose !== 'statement') continue;
-      await updatePayment(
-        trx,
-        waiting.id,
-        {
-          methodType: 'bacs_debit',
-          mandateId: row.id,
-          status: 'scheduled',
-          collectOn,
-          noticeSentAt: now,
-          nextAttemptAt: londonMidnight(collectOn),
-          awaitingNewCard: false,
-        },
-        now,
-      );
-      if (person !== undefined)
-        await ctx.notifications.queueEmail(
-          trx,
-          tenant,
-          'direct-debit-advance-notice',
-          person.email,
-          directDebitAdvanceNoticeEmail({
-            ...values,
-            firstNames: person.firstNames,
-            policyReference: person.policyReference,
-            amountPence: waiting.amountPence,
-            currency: waiting.currency,
-            collectOn,
-            retry: false,
-          }),
-          person.userId,
-        );
-    }
+    const to = { policyId: policy.id, mandateId: row.id, today, now, person, values };
+    await collectUnderNewMandate(ctx, trx, tenant, to, settings.noticeWorkingDays);
   });
   return { payment_method_id: paymentMethodId };
+}
+
+/**
+ * In the new mandate's transaction, each with an advance notice naming it: the statements that waited
+ * for a new method are collected under it, the notice period from today; and a collection announced
+ * under another mandate and not yet asked for is taken under it, on the day announced or, if that comes
+ * first, on the new mandate's first possible collection. NOTE: so no account is debited without the
+ * advance notice the Direct Debit Guarantee promises, naming the mandate that collects.
+ */
+async function collectUnderNewMandate(
+  ctx: PaymentContext,
+  trx: Executor,
+  tenant: Tenant,
+  to: {
+    policyId: string;
+    mandateId: string;
+    today: string;
+    now: Date;
+    person: Awaited<ReturnType<typeof contactsOf>> extends Map<string, infer P> ? P | undefined : never;
+    values: Pick<
+      Parameters<typeof directDebitAdvanceNoticeEmail>[0],
+      'companyName' | 'noticeWorkingDays' | 'mandateReference' | 'accountLast4'
+    >;
+  },
+  noticeWorkingDays: number,
+): Promise<void> {
+  for (const payment of await listPaymentsOfPolicy(trx, tenant, to.policyId)) {
+    const waiting =
+      payment.kind === 'charge' &&
+      payment.status === 'failed' &&
+      payment.awaitingNewCard &&
+      payment.purpose === 'statement';
+    const announced =
+      payment.status === 'scheduled' &&
+      payment.methodType === 'bacs_debit' &&
+      payment.mandateId !== to.mandateId;
+    if (!waiting && !announced) continue;
+    const collectOn = waiting
+      ? collectionDay(to.today, noticeWorkingDays)
+      : movedCollectionDay(payment.collectOn ?? to.today, to.today, noticeWorkingDays);
+    await updatePayment(
+      trx,
+      payment.id,
+      {
+        ...(waiting
+          ? { methodType: 'bacs_debit' as const, status: 'scheduled' as const, awaitingNewCard: false }
+          : {}),
+        mandateId: to.mandateId,
+        collectOn,
+        noticeSentAt: to.now,
+        nextAttemptAt: londonMidnight(collectOn),
+      },
+      to.now,
+    );
+    if (to.person === undefined) continue;
+    await ctx.notifications.queueEmail(
+      trx,
+      tenant,
+      'direct-debit-advance-notice',
+      to.person.email,
+      directDebitAdvanceNoticeEmail({
+        ...to.values,
+        firstNames: to.person.firstNames,
+        policyReference: to.person.policyReference,
+        amountPence: payment.amountPence,
+        currency: payment.currency,
+        collectOn,
+        retry: false,
+      }),
+      to.person.userId,
+    );
+  }
 }
 
 /** The policy's default method when it is a Direct Debit mandate (GET_PAYMENT_METHOD), else undefined. */

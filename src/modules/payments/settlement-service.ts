@@ -16,7 +16,12 @@ import {
   updatePayment,
   type PaymentRecord,
 } from './payment-repository.ts';
-import { adjustmentAmountPence, cancellationAmountPence, remainingShare } from './rules/index.ts';
+import {
+  adjustmentAmountPence,
+  cancellationAmountPence,
+  inCoolingOff,
+  remainingShare,
+} from './rules/index.ts';
 
 /**
  * In the change's transaction: the charge (adjustment) or refund (cancellation, or an adjustment down)
@@ -79,6 +84,10 @@ export async function settleChange(
             adminFeePence: toPence(before.admin_fee ?? 0),
             share,
             refundablePence,
+            coolingOff: inCoolingOff(
+              { concludedAt: change.concludedAt, startAt: new Date(term.startSeconds * 1000) },
+              now,
+            ),
           });
   // Adjustments: positive charges. Cancellations: positive refunds (it is what is owed back).
   const refund = change.kind === 'adjustment' ? amountPence < 0 : amountPence > 0;

@@ -28,7 +28,7 @@ import {
 import type { PolicyInput, PolicyResponse } from './policy-schemas.ts';
 import { londonDateOf, validatePolicyInput } from './rules/policy-validation.ts';
 import { prepaidInstallments } from './rules/prepaid-installments.ts';
-import type { PolicySnapshot, VersionRecord } from './rules/policy-versions.ts';
+import { termConcludedAt, type PolicySnapshot, type VersionRecord } from './rules/policy-versions.ts';
 
 /** The first term's installments the payment at binding pays (0 without a card payment). */
 function prepaidOf(input: PolicyInput): number {
@@ -286,6 +286,7 @@ async function adjust(
       effectiveAt,
       paymentAmount: input.payment?.payment_amount,
       termVersionIds: target.versions.map((v) => v.id),
+      concludedAt: termConcludedAt(target),
     });
     await recordEvent(
       trx,

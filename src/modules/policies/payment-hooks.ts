@@ -17,6 +17,11 @@ export interface PolicyChange {
   readonly paymentAmount: number | undefined;
   /** The versions of the term changed: its premium was paid with the first of them (nb or rn). */
   readonly termVersionIds: readonly string[];
+  /**
+   * When the term's contract was concluded: its new business or renewal version written, and its
+   * documents issued. A cancellation's cooling-off period runs from it, or from the start if later.
+   */
+  readonly concludedAt: Date;
 }
 
 /**

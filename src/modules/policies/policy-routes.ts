@@ -16,7 +16,7 @@ const paymentAmount = Type.Number({
   minimum: -100_000_000,
   maximum: 100_000_000,
   description:
-    'Pounds, at most 2 decimals: positive refunds the policyholder, negative charges them. Absent: old upfront_premium × remaining share − cancel_fee − admin_fee.',
+    'Pounds, at most 2 decimals: positive refunds the policyholder, negative charges them. Absent: old upfront_premium × remaining share − cancel_fee − admin_fee, neither fee deducted in the term’s 14-day cooling-off period (ICOBS 7.2.1R).',
 });
 
 const CancelBody = Type.Object(

@@ -32,6 +32,7 @@ import {
   billedThrough,
   nextTerm,
   renewedSnapshot,
+  termConcludedAt,
   termEndAction,
   type PolicySnapshot,
   type RenewalTerms,
@@ -286,6 +287,7 @@ async function cancel(
       effectiveAt,
       paymentAmount: input.payment_amount,
       termVersionIds: target.versions.map((v) => v.id),
+      concludedAt: termConcludedAt(target),
     });
     await onEnded(trx, tenant, { policyReference: reference, endAt: effectiveAt });
     // NOTE: statements (final statement) and payments (refund) act on this event.

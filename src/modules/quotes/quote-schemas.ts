@@ -82,7 +82,9 @@ export const BreakdownSchema = Type.Object(
       upfront_pence: Type.Integer(),
       installment_pence: Type.Integer(),
       installments: Type.Integer(),
-      apr_percent: decimal('The plan’s APR, percent, one decimal.'),
+      apr_percent: decimal(
+        'The plan’s APR, percent, one decimal; a deposit fee counts as a charge for credit.',
+      ),
     }),
     usage_estimate: Type.Object({
       annual_distance: Type.Number(),

@@ -61,6 +61,8 @@ interface Row {
   prev_end_s: number | string | null;
   prev_cancel_fee_pence: number | string | null;
   prev_admin_fee_pence: number | string | null;
+  created_ms: number | string | null;
+  concluded_ms: number | string | null;
   st_id: string | null;
   subscription_pence: number | string | null;
   usage_pence: number | string | null;
@@ -130,6 +132,8 @@ export async function readBordereauBatch(
         as deposit_fee_pence,
       prev.upfront_pence as prev_upfront_pence, prev.start_s as prev_start_s, prev.end_s as prev_end_s,
       prev.cancel_fee_pence as prev_cancel_fee_pence, prev.admin_fee_pence as prev_admin_fee_pence,
+      case when v.version_type = 'cn' then ${epochMs('v.created_at')} end as created_ms,
+      ${epochMs('concluded.created_at')} as concluded_ms,
       s.id as st_id, s.subscription_premium_pence as subscription_pence, s.usage_premium_pence as usage_pence,
       s.cap_credit_pence, s.annual_cap_credit_pence, s.free_distance_credit_pence, s.minimum_top_up_pence,
       s.score_adjustment_pence, s.credits_used_pence
@@ -154,6 +158,15 @@ export async function readBordereauBatch(
       limit 1
     ) prev on true
     cross join lateral (select coalesce(v.snapshot, prev.snapshot) as terms) t
+    -- A cn's term was concluded when its nb or rn was written (the policies module's termConcludedAt):
+    -- its cooling-off period, in which no fee is kept, runs from then or from the start.
+    left join lateral (
+      select f.created_at from policy_versions f
+      where v.version_type = 'cn' and f.policy_id = v.policy_id and f.term = v.term
+        and f.superseded_at is null and f.version_type in ('nb', 'mta', 'rn')
+      order by f.version_type in ('nb', 'rn') desc, f.sequence
+      limit 1
+    ) concluded on true
     -- NOTE: "limit 1" keeps the subquery from being pulled up into a plain join, so that the outer
     -- row's type is a one-time filter and versions other than st skip the index probe.
     left join lateral (
@@ -213,6 +226,10 @@ function toVersion(r: Row): BordereauVersion {
               cancelFeePence: num(r.prev_cancel_fee_pence),
               adminFeePence: num(r.prev_admin_fee_pence),
             },
+      cancellation:
+        r.created_ms === null || r.concluded_ms === null
+          ? null
+          : { concludedAt: new Date(Number(r.concluded_ms)), notifiedAt: new Date(Number(r.created_ms)) },
       statement:
         r.st_id === null
           ? null

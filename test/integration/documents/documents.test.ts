@@ -85,6 +85,19 @@ describe('documents each change owes, made by the worker', () => {
     assert.equal(older.length, 1, 'the first certificate stays, as issued');
   });
 
+  test('the certificate states the whole class of use: business class 1 covers commuting too', async () => {
+    const { reference } = await make.policy(t.app, acme, { policy: { usage: 'business_class_1' } });
+    await work();
+    const certificate = (await listDocuments(t, acme.sandbox, reference))[0] as ListedDocument;
+    assert.equal(certificate.kind, 'certificate');
+    const text = (await fetchDocument(t, acme.sandbox, certificate)).text.replace(/\s+/g, ' ');
+    assert.match(
+      text,
+      /social, domestic and pleasure purposes, commuting, and in person by the policyholder/,
+    );
+    assert.match(text, /spouse or civil partner in connection with their business or profession/);
+  });
+
   test('statement: the statement with its total', async () => {
     const { reference } = await make.policy(t.app, acme);
     await make.journey(t.app, acme, reference, '2025-06-10T08:00:00Z');

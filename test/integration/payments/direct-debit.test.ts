@@ -291,6 +291,39 @@ describe('a statement paid by Direct Debit', () => {
   });
 });
 
+describe('a collection announced under one mandate', () => {
+  test('moves to a new mandate with a new notice naming it, no earlier than its first possible collection', async () => {
+    clock.set('2025-09-15T09:00:00Z');
+    const policy = await make.cardPaidPolicy(t, acme, monthly);
+    await setUpDirectDebit(t, acme.sandbox, policy.reference);
+    await statement(t, acme.sandbox, policy.reference, '2025-09-15T08:00:00Z');
+    const announcedOn = addWorkingDays('2025-09-15', 10);
+    // Eight working days on, two before the collection, the payer gives a new mandate.
+    clock.set(`${addWorkingDays('2025-09-15', 8)}T10:00:00Z`);
+    await setUpDirectDebit(t, acme.sandbox, policy.reference);
+    const firstUnderNew = addWorkingDays(addWorkingDays('2025-09-15', 8), 10);
+    const dd = await directDebitOf(t, acme.sandbox, policy.reference);
+    const current = dd.mandates.find((m) => m.default);
+    assert.ok(current?.mandate_reference);
+    assert.deepEqual(
+      dd.collections.map((c) => [c.status, c.collect_on]),
+      [['scheduled', firstUnderNew]],
+    );
+    const notices = (await t.container.services.notifications.emailsTo(policy.email)).filter(
+      (e) => e.template === 'direct-debit-advance-notice',
+    );
+    assert.equal(notices.length, 2);
+    const renewed = notices.find((e) => (e.text ?? '').includes(`On or just after: ${firstUnderNew}`));
+    assert.match(renewed?.text ?? '', new RegExp(`Mandate reference: ${current.mandate_reference}`));
+    // Nothing is collected on the day first announced.
+    clock.set(`${announcedOn}T06:00:00Z`);
+    await t.container.services.payments.collectDue();
+    const [collection] = (await directDebitOf(t, acme.sandbox, policy.reference)).collections;
+    assert.equal(collection?.status, 'scheduled');
+    assert.equal((await intentsFor(collection.payment_reference)).length, 0);
+  });
+});
+
 describe('a policy paying by Direct Debit cancelled', () => {
   test('still has the collection announced for a statement issued before it collected on its day', async () => {
     clock.set('2025-09-15T09:00:00Z');

@@ -435,11 +435,38 @@ describe('adjustments, cancellations and statement charges', () => {
     );
     const refund = afterCancel.find((p) => p.purpose === 'cancellation')!;
     assert.equal(refund.type, 'refund');
-    // Full term unused: old upfront (120) − cancel fee − admin fee, capped at what the original card paid (100).
-    const expected = Math.min(100, 120 - (input.pricing.cancel_fee ?? 0) - (input.pricing.admin_fee ?? 0));
-    assert.equal(refund.amount, expected);
+    // Cancelled on the day it was bought, in the cooling-off period: the full term unused is the old
+    // upfront (120) with no cancel or admin fee, capped at what the original card paid (100).
+    assert.ok((input.pricing.cancel_fee ?? 0) + (input.pricing.admin_fee ?? 0) > 0);
+    assert.equal(refund.amount, 100);
     const original = afterCancel.find((p) => p.purpose === 'new_business')!;
-    assert.equal(original.refunded_amount, expected);
+    assert.equal(original.refunded_amount, 100);
+  });
+
+  test('a cancellation after the 14 days of cooling-off deducts the cancel and admin fees from the refund', async () => {
+    const { input } = await payAndBind('pm_card_visa', 100);
+    const { body: policy } = await make.policyFrom<PolicyBody>(t.app, acme, input);
+    // Bought 15 days ago (its nb written then): the cooling-off period ended yesterday.
+    await t.container.database.db
+      .updateTable('policy_versions')
+      .set({ created_at: new Date(t.container.clock.now().getTime() - 15 * 86_400_000) })
+      .where('id', '=', policy.policy_version_reference)
+      .execute();
+    const cancelled = await t.app.inject({
+      method: 'DELETE',
+      url: `/policys/${policy.policy_reference}`,
+      headers: acme.sandbox,
+      payload: { effective_date: input.policy.start_date, reason: 'test' },
+    });
+    assert.equal(cancelled.statusCode, 200, cancelled.body);
+    const afterCancel = await waitForPayment(policy.policy_reference, (list) =>
+      list.some((p) => p.purpose === 'cancellation' && p.status === 'succeeded'),
+    );
+    const refund = afterCancel.find((p) => p.purpose === 'cancellation')!;
+    // Full term unused: the upfront (100) − cancel fee − admin fee.
+    const fees = (input.pricing.cancel_fee ?? 0) + (input.pricing.admin_fee ?? 0);
+    assert.ok(fees > 0);
+    assert.equal(refund.amount, 100 - fees);
   });
 
   test('a cancellation’s payment_amount finer than a penny answers 422 in both forms and cancels nothing', async () => {

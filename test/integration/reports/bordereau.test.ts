@@ -239,11 +239,12 @@ describe('GET /admin/reports/bordereau', () => {
     // The mta: (120.00 − 95.50) × 351/365 = 23.5603 → 23.56; its fee beside.
     const mta = find(refs['adjusted'], 'mta');
     assert.deepEqual([mta['upfront_premium'], mta['fees'], mta['effective_date']], [23.56, 20, '2025-06-15']);
-    // The cancellation: −95.50 × 341/365 = −89.2205 → −89.22; cancel + admin fee; its own rates.
+    // The cancellation: −95.50 × 341/365 = −89.2205 → −89.22; its own rates; no fee, since it was
+    // cancelled on the day it was bought, in its cooling-off period.
     const cn = find(refs['cancelled'], 'cn');
     assert.deepEqual(
       [cn['upfront_premium'], cn['fees'], cn['ipt_rate'], cn['commission_rate']],
-      [-89.22, 75, 9.5, 12.5],
+      [-89.22, 0, 9.5, 12.5],
     );
     assert.ok(Number(cn['ipt']) < 0 && Number(cn['net_premium']) < 0, 'a return premium splits negative');
 

@@ -194,7 +194,7 @@ before(async () => {
     .payment_provider_transaction_ref;
 
   // 10 June: p2 adjusted from the start of its term (+20, and the 20 MTA fee); p3 bought, then
-  // cancelled from the start (80 − 50 cancel fee − 25 admin fee = 5 back).
+  // cancelled from the start in its cooling-off period (all 80 back: no cancel or admin fee then).
   clock.set('2025-06-10T14:00:00Z');
   // The policy as first sent (no payment block), changed from the start of its term.
   await make.adjustment(t.app, acme, p2, {
@@ -304,8 +304,8 @@ describe('GET /admin/reports/cash', () => {
       (p) => p.policy_reference === policies.p3 && p.purpose === 'new_business',
     )!;
     assert.equal(refund.refund_of, p3Paid.payment_reference);
-    assert.equal(refund.amount, 5);
-    assert.equal(p3Paid.refunded_amount, 5);
+    assert.equal(refund.amount, 80);
+    assert.equal(p3Paid.refunded_amount, 80);
 
     // The billing day's statements (p3's cancellation issued its final statement on 10 June).
     const statements = body.payments.filter((p) => p.purpose === 'statement' && p.day === '2025-07-01');
@@ -343,8 +343,8 @@ describe('GET /admin/reports/cash', () => {
         toPence(day('2025-06-10').refunded),
         toPence(day('2025-06-10').collected),
       ],
-      // p3's 80 and p2's 40 adjustment, p3's final statement; p3's refund of 5.
-      [12000 + toPence(final.amount), 12000 + toPence(final.amount), 500, 11500 + toPence(final.amount)],
+      // p3's 80 and p2's 40 adjustment, p3's final statement; p3's refund of 80.
+      [12000 + toPence(final.amount), 12000 + toPence(final.amount), 8000, 4000 + toPence(final.amount)],
     );
     const july = day('2025-07-01');
     assert.equal(toPence(july.outstanding), toPence(failed.amount));

@@ -17,6 +17,7 @@ import type {
   StatementOfFactContent,
   UsageUnit,
 } from '../document-content.ts';
+import { limitationsAsToUse } from '../rules/index.ts';
 import { payByMileRulesInWords } from './rules-in-words.ts';
 import { codeWords, printable, yesNo } from './text.ts';
 
@@ -49,30 +50,6 @@ function driversOf(p: PolicyObject): DriverContent[] {
     relationship: i === 0 ? 'policyholder' : 'relationship' in d ? d.relationship : 'named driver',
     licenceType: d.licence_type ?? null,
   }));
-}
-
-/*
- * NOTE: the classes of use are the market's standard wording (social, domestic and pleasure; commuting;
- * business classes 1–3), each with the standard exclusions; an unknown code is printed as sent.
- */
-const USES: Record<string, string> = {
-  sdp: 'Use for social, domestic and pleasure purposes.',
-  sdp_commuting:
-    'Use for social, domestic and pleasure purposes, and by the policyholder for travel to and from a permanent place of work.',
-  business_class_1:
-    'Use for social, domestic and pleasure purposes, commuting, and in person by the policyholder and their spouse or civil partner in connection with their business or profession.',
-  business_class_2:
-    'Use for social, domestic and pleasure purposes, commuting, and in person by any named driver in connection with the policyholder’s business or profession.',
-  business_class_3:
-    'Use for social, domestic and pleasure purposes, commuting, business use by any named driver, and commercial travelling.',
-};
-
-/** Limitations as to use for the interface's usage code, with the exclusions every class carries. */
-export function limitationsAsToUse(usage: string): string[] {
-  return [
-    USES[usage] ?? `Use as stated in the schedule: ${codeWords(usage)}.`,
-    'The policy does not cover use for hire or reward, racing, pacemaking, speed testing, competitions, rallies or trials, commercial travelling (unless stated above), use on a race track or at an off-road event, or any purpose in connection with the motor trade.',
-  ];
 }
 
 /** The certificate of the policy version: vehicle, policyholder, term, drivers and use. */

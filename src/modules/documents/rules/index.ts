@@ -1,4 +1,8 @@
-/** The documents module's pure rules: which documents an event owes, and which erasure keeps. */
+/**
+ * The documents module's pure rules: which documents an event owes, what a certificate states as the
+ * limitations as to use, and which erasure keeps.
+ */
+export { limitationsAsToUse } from './classes-of-use.ts';
 export {
   certificateChanged,
   DOCUMENT_EVENT_TYPES,

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { isWorkingDay, workingDaysBetween } from '../../../platform/working-days.ts';
-import { collectionDay, returnedCollection } from './direct-debit.ts';
+import { collectionDay, movedCollectionDay, returnedCollection } from './direct-debit.ts';
 
 describe('collectionDay', () => {
   test('the notice period in England and Wales working days, across clock changes and bank holidays', () => {
@@ -44,6 +44,15 @@ describe('collectionDay', () => {
         },
       ),
     );
+  });
+});
+
+describe('movedCollectionDay', () => {
+  test('a new mandate takes the day announced, or its own first collection if that is later', () => {
+    // Set up on Christmas Eve 2027: the bank holidays of 27 and 28 December and 3 January 2028 pass first.
+    assert.equal(movedCollectionDay('2027-12-29', '2027-12-24', 10), '2028-01-12');
+    assert.equal(movedCollectionDay('2028-01-20', '2027-12-24', 10), '2028-01-20');
+    assert.equal(movedCollectionDay('2028-01-12', '2027-12-24', 10), '2028-01-12');
   });
 });
 

@@ -31,6 +31,18 @@ export function firstCollectionDay(setupOn: string, noticeWorkingDays: number): 
   return collectionDay(setupOn, noticeWorkingDays);
 }
 
+/**
+ * The day a collection announced for `collectOn` under one mandate is taken under a new one the payer
+ * set up on `setupOn`: the day announced, unless that comes before the new mandate's first possible
+ * collection (a new advance notice, naming the new mandate, goes out the day it is set up, and Bacs
+ * lodges a new instruction before it can be collected on), then that first day. Never earlier than
+ * announced.
+ */
+export function movedCollectionDay(collectOn: string, setupOn: string, noticeWorkingDays: number): string {
+  const first = firstCollectionDay(setupOn, noticeWorkingDays);
+  return collectOn >= first ? collectOn : first;
+}
+
 /** What a returned (failed) collection leads to. */
 export type ReturnedCollection =
   { readonly action: 'retry' } | { readonly action: 'update_method'; readonly mandateEnded: boolean };

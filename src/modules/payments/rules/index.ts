@@ -2,6 +2,8 @@ export {
   adjustmentAmountPence,
   cancellationAmountPence,
   carriedForward,
+  COOLING_OFF_DAYS,
+  inCoolingOff,
   MINIMUM_CHARGE_MINOR_UNITS,
   minimumChargeMinorUnits,
   remainingShare,

@@ -2,7 +2,12 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { Decimal } from '../../../platform/money.ts';
-import { adjustmentAmountPence, cancellationAmountPence, remainingShare } from './payment-amounts.ts';
+import {
+  adjustmentAmountPence,
+  cancellationAmountPence,
+  inCoolingOff,
+  remainingShare,
+} from './payment-amounts.ts';
 import { isHardDecline, nextAttemptAt } from './dunning.ts';
 
 const DAY = 86_400;
@@ -54,6 +59,7 @@ test('cancellation: refund of the unused share less fees, never beyond what was 
       adminFeePence: 500,
       share,
       refundablePence: 20_000,
+      coolingOff: false,
     }),
     7_000,
   );
@@ -64,6 +70,7 @@ test('cancellation: refund of the unused share less fees, never beyond what was 
       adminFeePence: 0,
       share,
       refundablePence: 4_000,
+      coolingOff: false,
     }),
     4_000,
   );
@@ -74,9 +81,43 @@ test('cancellation: refund of the unused share less fees, never beyond what was 
       adminFeePence: 500,
       share,
       refundablePence: 1_000,
+      coolingOff: false,
     }),
     -2_500,
   );
+});
+
+test('cancellation in the cooling-off period: the unused share back, no cancellation or admin fee (ICOBS 7.2.1R)', () => {
+  const share = new Decimal(350).dividedBy(365);
+  const fees = { upfrontPence: 36_500, cancelFeePence: 5_000, adminFeePence: 2_500, share };
+  assert.equal(cancellationAmountPence({ ...fees, refundablePence: 36_500, coolingOff: true }), 35_000);
+  assert.equal(cancellationAmountPence({ ...fees, refundablePence: 36_500, coolingOff: false }), 27_500);
+  // Never beyond what was paid, in the period too.
+  assert.equal(cancellationAmountPence({ ...fees, refundablePence: 20_000, coolingOff: true }), 20_000);
+});
+
+test('the cooling-off period: 14 London days from the later of the conclusion and the start of cover', () => {
+  const at = (iso: string) => new Date(iso);
+  // Concluded 10:00 on 1 March 2024 (GMT), cover from then: the period ends with 15 March, London time.
+  const march = { concludedAt: at('2024-03-01T10:00:00Z'), startAt: at('2024-03-01T10:00:00Z') };
+  assert.equal(inCoolingOff(march, at('2024-03-15T23:59:59Z')), true);
+  assert.equal(inCoolingOff(march, at('2024-03-16T00:00:00Z')), false);
+  // Across the change to BST (31 March 2024): 00:30 BST on 14 April is still 13 April in UTC.
+  const bst = { concludedAt: at('2024-03-30T12:00:00Z'), startAt: at('2024-03-30T12:00:00Z') };
+  assert.equal(inCoolingOff(bst, at('2024-04-13T22:59:59Z')), true);
+  assert.equal(inCoolingOff(bst, at('2024-04-13T23:00:00Z')), false);
+  // Concluded on 20 February of a leap year: 29 February counts as a day, so the period ends 5 March.
+  const leap = { concludedAt: at('2024-02-20T09:00:00Z'), startAt: at('2024-02-20T09:00:00Z') };
+  assert.equal(inCoolingOff(leap, at('2024-03-05T12:00:00Z')), true);
+  assert.equal(inCoolingOff(leap, at('2024-03-06T00:00:00Z')), false);
+  // Bought on 31 December for cover from 00:00 London on 1 January: 14 days from the start, to 15 January.
+  const yearEnd = { concludedAt: at('2025-12-31T15:00:00Z'), startAt: at('2026-01-01T00:00:00Z') };
+  assert.equal(inCoolingOff(yearEnd, at('2026-01-15T20:00:00Z')), true);
+  assert.equal(inCoolingOff(yearEnd, at('2026-01-16T00:00:01Z')), false);
+  // Cover backdated before the purchase: the period runs from the purchase.
+  const backdated = { concludedAt: at('2025-08-01T12:00:00Z'), startAt: at('2025-05-31T23:00:00Z') };
+  assert.equal(inCoolingOff(backdated, at('2025-08-15T12:00:00Z')), true);
+  assert.equal(inCoolingOff(backdated, at('2025-08-15T23:00:00Z')), false);
 });
 
 test('property: refunds never exceed what was paid, and fees are applied exactly once', () => {
@@ -95,6 +136,7 @@ test('property: refunds never exceed what was paid, and fees are applied exactly
           adminFeePence: adminFee,
           share,
           refundablePence: paid,
+          coolingOff: false,
         });
         assert.ok(amount <= Math.max(0, paid), 'never refunds more than paid');
         const uncapped = cancellationAmountPence({
@@ -103,6 +145,7 @@ test('property: refunds never exceed what was paid, and fees are applied exactly
           adminFeePence: adminFee,
           share,
           refundablePence: Number.MAX_SAFE_INTEGER,
+          coolingOff: false,
         });
         const noFees = cancellationAmountPence({
           upfrontPence: upfront,
@@ -110,6 +153,7 @@ test('property: refunds never exceed what was paid, and fees are applied exactly
           adminFeePence: 0,
           share,
           refundablePence: Number.MAX_SAFE_INTEGER,
+          coolingOff: false,
         });
         assert.equal(noFees - uncapped, cancelFee + adminFee, 'fees applied once');
         assert.ok(Number.isInteger(amount));

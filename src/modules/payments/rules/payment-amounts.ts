@@ -1,3 +1,4 @@
+import { addDays, londonDate } from '../../../platform/london-calendar.ts';
 import { Decimal, roundPenceHalfEven } from '../../../platform/money.ts';
 
 const DAY_SECONDS = 86_400;
@@ -33,10 +34,27 @@ export function adjustmentAmountPence(input: {
   return roundPenceHalfEven(prorated.plus(input.mtaFeePence));
 }
 
+/** The consumer's right to cancel a contract of non-life insurance, in calendar days (ICOBS 7.1.1R). */
+export const COOLING_OFF_DAYS = 14;
+
+/**
+ * Whether a cancellation asked for at `notifiedAt` is within the term's cooling-off period: until the
+ * end of the London day 14 days after the later of the contract's conclusion (`concludedAt`, when the
+ * new business or renewal was written and its documents issued) and the start of cover (`startAt`), as
+ * the IPID and the renewal notice tell the policyholder (ICOBS 7.1.1R, 7.1.3R: the period runs from
+ * the conclusion or the receipt of the terms, if later).
+ */
+export function inCoolingOff(term: { concludedAt: Date; startAt: Date }, notifiedAt: Date): boolean {
+  const from = term.concludedAt.getTime() > term.startAt.getTime() ? term.concludedAt : term.startAt;
+  return londonDate(notifiedAt) <= addDays(londonDate(from), COOLING_OFF_DAYS);
+}
+
 /**
  * A cancellation's amount in pence: old upfront premium × remaining share − cancel fee − admin fee,
  * rounded once, half to even. Positive is owed back to the policyholder (a refund, never more than
- * `refundablePence`, what was paid and not yet refunded); negative is owed by them (a charge).
+ * `refundablePence`, what was paid and not yet refunded); negative is owed by them (a charge). In the
+ * cooling-off period no fee is deducted: the policyholder pays only for the cover provided (ICOBS
+ * 7.2.1R, no more than in proportion to it and nothing that could be read as a penalty).
  */
 export function cancellationAmountPence(input: {
   upfrontPence: number;
@@ -44,10 +62,10 @@ export function cancellationAmountPence(input: {
   adminFeePence: number;
   share: Decimal;
   refundablePence: number;
+  coolingOff: boolean;
 }): number {
-  const owed = roundPenceHalfEven(
-    new Decimal(input.upfrontPence).times(input.share).minus(input.cancelFeePence).minus(input.adminFeePence),
-  );
+  const feesPence = input.coolingOff ? 0 : input.cancelFeePence + input.adminFeePence;
+  const owed = roundPenceHalfEven(new Decimal(input.upfrontPence).times(input.share).minus(feesPence));
   return owed > 0 ? Math.min(owed, Math.max(0, input.refundablePence)) : owed;
 }
 

@@ -371,9 +371,13 @@ export const PricingSchema = Type.Object(
     ),
     withhold_fee: Type.Optional(money('Withhold fee.')),
     deposit_fee: Type.Optional(money('Deposit fee.')),
-    admin_fee: Type.Optional(money('Administration fee, charged on cancellation.')),
+    admin_fee: Type.Optional(
+      money('Administration fee, charged on cancellation after the 14-day cooling-off period.'),
+    ),
     mta_fee: Type.Optional(money('Fee added to the amount of a mid-term adjustment.')),
-    cancel_fee: Type.Optional(money('Fee deducted from the refund on cancellation.')),
+    cancel_fee: Type.Optional(
+      money('Fee deducted from the refund on cancellation after the 14-day cooling-off period.'),
+    ),
     ipt_rate: Type.Optional(rate('Insurance premium tax as a percentage: 12 means 12 %.', 100)),
     commission_rate: Type.Optional(rate('Commission as a percentage: 15 means 15 %.', 100)),
   },

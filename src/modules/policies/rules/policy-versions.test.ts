@@ -43,6 +43,28 @@ test('terms across GMT: a winter term keeps its wall-clock end; 29 February fall
   assert.equal(iso(leap.endDate), '2025-02-28T23:59:59.000Z');
 });
 
+test('a year from 29 February renews for a year, not for its 365 or 366 days, and never drifts', () => {
+  // Cover to the end of 27 February 2025 (the anniversary falling on the 28th): then 28 February to 28 February.
+  let term = { startDate: seconds('2024-02-29T00:00:00Z'), endDate: seconds('2025-02-27T23:59:59Z') };
+  for (const end of ['2026-02-27', '2027-02-27', '2028-02-27', '2029-02-27']) {
+    term = nextTerm(term, {});
+    assert.equal(iso(term.endDate), `${end}T23:59:59.000Z`);
+  }
+  // Cover to the end of 28 February 2025 (the anniversary falling on 1 March): then 1 March to 1 March.
+  term = { startDate: seconds('2024-02-29T00:00:00Z'), endDate: seconds('2025-02-28T23:59:59Z') };
+  for (const end of ['2026-02-28', '2027-02-28', '2028-02-29', '2029-02-28']) {
+    term = nextTerm(term, {});
+    assert.equal(iso(term.endDate), `${end}T23:59:59.000Z`);
+  }
+  // A month from 31 January (to the end of February) is followed by March, then April, whole.
+  term = { startDate: seconds('2024-01-31T00:00:00Z'), endDate: seconds('2024-02-29T23:59:59Z') };
+  term = nextTerm(term, {});
+  assert.deepEqual(
+    [iso(term.startDate), iso(term.endDate)],
+    ['2024-03-01T00:00:00.000Z', '2024-03-31T22:59:59.000Z'],
+  );
+});
+
 test('requested dates win; a term of no whole months keeps its length', () => {
   const current = { startDate: seconds('2025-06-01T09:30:00Z'), endDate: seconds('2025-06-20T17:00:00Z') };
   const odd = nextTerm(current, {});

@@ -90,6 +90,15 @@ export interface TermMark {
   readonly supersededAt: Date | null;
 }
 
+/**
+ * When a term's contract was concluded: its new business or renewal version written (and its documents
+ * issued then), else its oldest version. A cancellation's cooling-off period runs from it.
+ */
+export function termConcludedAt(term: Term<Pick<VersionRecord, 'versionType' | 'createdAt'>>): Date {
+  const opening = term.versions.find((v) => v.versionType === 'nb' || v.versionType === 'rn');
+  return (opening ?? term.versions[0] ?? term.latest).createdAt;
+}
+
 /** One term of a policy: the versions that set it, oldest first, and the latest (the term as it stands). */
 export interface Term<V> {
   readonly term: number;
@@ -188,12 +197,22 @@ function fromLondonLocal(local: LocalTime): number {
   return guess;
 }
 
-/** Whole calendar months from one London wall-clock time to another, when it is exactly that. */
+/**
+ * Whole calendar months from one London wall-clock time to another, when it is exactly that. NOTE: from
+ * a day a shorter month lacks (29 February, a 31st), the months end on that month's last day (as
+ * `addMonths` puts them) or, read the other way, at the start of the 1st after it: a year's term from
+ * 29 February 2024 ends at the start of 28 February 2025 or of 1 March 2025, and either is twelve months,
+ * so its renewals keep to a year instead of keeping its 365 or 366 days and drifting a day a year.
+ */
 function wholeMonthsBetween(from: LocalTime, to: LocalTime): number | undefined {
   const months = (to.year - from.year) * 12 + (to.month - from.month);
-  const same =
-    to.day === from.day && to.hour === from.hour && to.minute === from.minute && to.second === from.second;
-  return months > 0 && same ? months : undefined;
+  if (to.hour !== from.hour || to.minute !== from.minute || to.second !== from.second) return undefined;
+  if (months > 0 && addMonths(from, months).day === to.day) return months;
+  if (to.day === 1 && months > 1) {
+    const lastDay = addMonths(from, months - 1);
+    if (lastDay.day < from.day) return months - 1;
+  }
+  return undefined;
 }
 
 function addMonths(local: LocalTime, months: number): LocalTime {

@@ -286,6 +286,16 @@ describe('rate: properties', () => {
     );
   });
 
+  test('a deposit fee, paid only for the monthly plan, is a charge for credit the APR counts', () => {
+    assert.equal(example().breakdown.installments.apr_percent, '13.7');
+    const book = withBook((b) => (b.fees = { ...b.fees, deposit_fee_pence: 5000 }));
+    // By hand: 86128.92288 advanced, less the £50 fee, repaid by 12 of 86128.92288 × 1.06 ÷ 12, the first
+    // at once: Σ 7608.0548544 × (1 + X)^(−k/12) = 81128.92288 at X = 30.1999… %, so 30.2.
+    assert.equal(rated(book, EXAMPLE_QUOTE_INPUT).breakdown.installments.apr_percent, '30.2');
+    const single = rated(book, { ...EXAMPLE_QUOTE_INPUT, installment_plan: 'single' });
+    assert.equal(single.breakdown.installments.apr_percent, '0.0');
+  });
+
   test('monthly installments are the loaded premium ÷ n rounded once, half to even', () => {
     fc.assert(
       fc.property(fc.integer({ min: 2, max: 12 }), fc.integer({ min: 0, max: 999_999 }), (n, loading) => {

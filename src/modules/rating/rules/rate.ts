@@ -1,7 +1,7 @@
 import { poundsText, toPence } from '../../../platform/money.ts';
 import { londonDate } from '../../../platform/london-calendar.ts';
 import { ESTIMATED_DISTANCE_MAX, MONEY_MAX, USAGE_RATE_MAX } from '../../policies/rules/index.ts';
-import { installmentPlanApr } from './apr.ts';
+import { installmentPlanApr, installmentsApr } from './apr.ts';
 import { deriveValues, type DerivedValues } from './derived-values.ts';
 import {
   applyFactors,
@@ -89,7 +89,7 @@ export interface InstallmentsBreakdown {
   readonly upfront_pence: number;
   readonly installment_pence: number;
   readonly installments: number;
-  /** The plan's APR (percent, one decimal); 0.0 for a single payment. */
+  /** The plan's APR (percent, one decimal), its deposit fee counted; 0.0 for a single payment. */
   readonly apr_percent: string;
 }
 
@@ -260,7 +260,18 @@ function paidOn(plan: InstallmentPlan, loading: ExactDecimal, fixedExactPence: E
   };
 }
 
-function installments(plan: InstallmentPlan, paid: Paid): InstallmentsBreakdown {
+/**
+ * The installments of `plan`, with their APR. NOTE: a `deposit_fee` is paid only on the monthly plan, at
+ * binding, for arranging it: it is a charge for the credit (the Consumer Credit (Total Charge for Credit)
+ * rules; CONC App 1.1: every fee the consumer must pay in connection with the credit), so the APR is then
+ * solved on the premium advanced less that fee, the installments repaying the rest.
+ */
+function installments(
+  plan: InstallmentPlan,
+  paid: Paid,
+  fixedExactPence: ExactDecimal,
+  depositFeePence: number,
+): InstallmentsBreakdown {
   if (plan.kind === 'single')
     return {
       plan: 'single',
@@ -278,7 +289,14 @@ function installments(plan: InstallmentPlan, paid: Paid): InstallmentsBreakdown 
     upfront_pence: 0,
     installment_pence: paid.installmentPence.toNumber(),
     installments: plan.installments,
-    apr_percent: installmentPlanApr(plan),
+    apr_percent:
+      depositFeePence > 0
+        ? installmentsApr(
+            fixedExactPence.minus(depositFeePence),
+            paid.total.dividedBy(plan.installments),
+            plan.installments,
+          )
+        : installmentPlanApr(plan),
   };
 }
 
@@ -463,7 +481,7 @@ export function rate(
   const { days, usageRate } = exact;
   const basePence = exact.basePence.toNumber();
   const fixed = fixedBreakdown(content, applied.value.fixed, days, exact.fixed, basePence);
-  const paid = installments(plan, exact.paid);
+  const paid = installments(plan, exact.paid, exact.fixed.exact, content.fees.deposit_fee_pence);
   const usagePence = exact.usagePence.toNumber();
   const pricing: RatedPricing = {
     upfront_rate: paid.plan === 'single' ? 1 : 0,

@@ -30,6 +30,7 @@ const base: BordereauSource = {
   iptRate: '12',
   commissionRate: '15',
   previous: null,
+  cancellation: null,
   statement: null,
 };
 const previous = {
@@ -125,6 +126,27 @@ describe('bordereauAmounts', () => {
     assert.equal(atEnd.upfrontPence, 0);
   });
 
+  test('cn in the cooling-off period: the same return premium, and no fee kept', () => {
+    const concludedAt = at(-10);
+    const inPeriod = bordereauAmounts({
+      ...base,
+      versionType: 'cn',
+      effectiveAt: at(14),
+      previous,
+      cancellation: { concludedAt, notifiedAt: at(14) },
+    });
+    // From day 14: 351 of 365 left; 9550 × 351/365 = 9183.7 → 9184; 14 days from the start (it is later).
+    assert.deepEqual([inPeriod.upfrontPence, inPeriod.feesPence], [-9184, 0]);
+    const after = bordereauAmounts({
+      ...base,
+      versionType: 'cn',
+      effectiveAt: at(15),
+      previous,
+      cancellation: { concludedAt, notifiedAt: at(15) },
+    });
+    assert.equal(after.feesPence, 7500);
+  });
+
   test('ls: every amount 0', () => {
     assert.deepEqual(bordereauAmounts({ ...base, versionType: 'ls', previous, statement }), ZERO_AMOUNTS);
   });
@@ -191,6 +213,7 @@ const source: fc.Arbitrary<BordereauSource> = fc.record({
       adminFeePence: fc.integer({ min: 0, max: 10_000 }),
     }),
   ),
+  cancellation: fc.constant(null),
   statement: fc.option(
     fc.record({
       subscriptionPence: pence,

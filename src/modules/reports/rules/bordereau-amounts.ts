@@ -2,6 +2,7 @@ import { Decimal } from '../../../platform/money.ts';
 import {
   adjustmentAmountPence,
   cancellationAmountPence,
+  inCoolingOff,
   remainingShare,
 } from '../../payments/rules/index.ts';
 import { postcodeDistrict as districtOf } from '../../../platform/postcodes.ts';
@@ -44,6 +45,11 @@ export interface BordereauSource {
     readonly cancelFeePence: number;
     readonly adminFeePence: number;
   } | null;
+  /**
+   * A `cn` version's cooling-off facts: when its term was concluded and when the cancellation was
+   * written; null for any other version (and for a cancellation of a term with no record of either).
+   */
+  readonly cancellation: { readonly concludedAt: Date; readonly notifiedAt: Date } | null;
   /** The statement of an `st` version. */
   readonly statement: {
     readonly subscriptionPence: number;
@@ -143,11 +149,22 @@ function lines(source: BordereauSource): Omit<BordereauAmounts, keyof PremiumSpl
         adminFeePence: 0,
         share: shareOf(source, previous),
         refundablePence: Number.MAX_SAFE_INTEGER,
+        coolingOff: false,
       });
+      // NOTE: a cancellation in the cooling-off period keeps no fee (ICOBS 7.2.1R), as the refund paid.
+      const coolingOff =
+        source.cancellation !== null &&
+        inCoolingOff(
+          {
+            concludedAt: source.cancellation.concludedAt,
+            startAt: new Date(previous.termStartSeconds * 1000),
+          },
+          source.cancellation.notifiedAt,
+        );
       return {
         ...none,
         upfrontPence: returned === 0 ? 0 : -returned,
-        feesPence: previous.cancelFeePence + previous.adminFeePence,
+        feesPence: coolingOff ? 0 : previous.cancelFeePence + previous.adminFeePence,
       };
     }
     case 'ls':
