@@ -91,7 +91,7 @@ async function within<T>(work: Promise<T>, ms: number, what: () => string): Prom
   }
 }
 
-describe('every process serves its health and metrics on PORT', { timeout: 4 * STARTUP_MS }, () => {
+describe('every process serves its health and metrics on PORT', { timeout: 6 * STARTUP_MS }, () => {
   test('a worker (ROLE=worker) answers /healthz, /readyz and /metrics, and 404 for anything else', async () => {
     const port = await freePort();
     const worker = startMain({ ROLE: 'worker', PORT: String(port) });
@@ -151,4 +151,48 @@ describe('every process serves its health and metrics on PORT', { timeout: 4 * S
       }
     });
   }
+
+  test('a HOST that is no address of this machine: one line naming HOST, exit 78, no stack trace', async () => {
+    // 192.0.2.1 is TEST-NET-1 (RFC 5737): never a local address.
+    const service = startMain({ HOST: '192.0.2.1', PORT: String(await freePort()) });
+    try {
+      const code = await within(service.exited, STARTUP_MS, () => `still running: ${service.stderr()}`);
+      assert.equal(code, 78, service.stderr());
+      assert.equal(
+        service.stderr(),
+        'milepost: cannot listen on HOST 192.0.2.1 (EADDRNOTAVAIL): set HOST to an address of this machine\n',
+      );
+    } finally {
+      await service.stop();
+    }
+  });
+
+  test('a DATABASE_URL nothing answers at, or that names no database: one line naming it without its password, exit 69', async () => {
+    const closed = await freePort();
+    const named = new URL(database?.connectionString ?? 'postgres://root@127.0.0.1:5432/test');
+    named.pathname = '/milepost_no_such_database';
+    for (const [url, expected] of [
+      [
+        `postgres://milepost:hunter2@127.0.0.1:${String(closed)}/milepost`,
+        `milepost: cannot use the database at DATABASE_URL (127.0.0.1:${String(closed)}/milepost): connect ECONNREFUSED 127.0.0.1:${String(closed)}\n`,
+      ],
+      ...(onPostgres
+        ? [
+            [
+              named.href,
+              `milepost: cannot use the database at DATABASE_URL (${named.hostname}:${named.port || '5432'}/milepost_no_such_database): database "milepost_no_such_database" does not exist\n`,
+            ],
+          ]
+        : []),
+    ]) {
+      const service = startMain({ DATABASE_URL: url as string, PORT: String(await freePort()) });
+      try {
+        const code = await within(service.exited, STARTUP_MS, () => `still running: ${service.stderr()}`);
+        assert.equal(code, 69, service.stderr());
+        assert.equal(service.stderr(), expected);
+      } finally {
+        await service.stop();
+      }
+    }
+  });
 });
