@@ -486,15 +486,24 @@ export async function createContainer(
       }
     },
     async close() {
-      // First: no new MQTT messages; those in flight commit and are acknowledged while the database is open.
-      await positionsOverMqtt?.stop(config.shutdownTimeoutMs);
-      // Webhook attempts in flight finish and record their result before the database closes.
+      // NOTE: every loop stops taking work at once and shares the one SHUTDOWN_TIMEOUT_MS. One after
+      // another, each given the whole timeout, a webhook receiver that did not answer used it all, the
+      // job runner took new jobs meanwhile, and the process's forced exit (SHUTDOWN_TIMEOUT_MS + 5 s)
+      // came before the job runner had failed its jobs in flight for another worker to retry: they
+      // waited for their expiry instead (10 minutes for an email).
+      // MQTT messages and webhook attempts in flight commit, are acknowledged or record their result
+      // while the database is open; jobs can still be enqueued until the job runner closes below.
       services.payments.stopWorkers();
-      await services.telematics.stopWorkers(config.shutdownTimeoutMs);
-      await services.webhooks.stopWorkers(config.shutdownTimeoutMs);
-      await services.documents.stopWorkers(config.shutdownTimeoutMs);
-      await services.claims.stopWorkers(config.shutdownTimeoutMs);
-      await jobs.stop(config.shutdownTimeoutMs);
+      const timeoutMs = config.shutdownTimeoutMs;
+      await Promise.all([
+        positionsOverMqtt?.stop(timeoutMs),
+        services.telematics.stopWorkers(timeoutMs),
+        services.webhooks.stopWorkers(timeoutMs),
+        services.documents.stopWorkers(timeoutMs),
+        services.claims.stopWorkers(timeoutMs),
+        jobs.stopWorking(timeoutMs),
+      ]);
+      await jobs.stop(0);
       await changes.close();
       mailer.close();
       await database.close();
