@@ -2,7 +2,7 @@ import { buildApp, buildWorkerApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { createContainer } from './container.ts';
 import { DataDirInUseError } from './platform/db/data-dir-lock.ts';
-import { isDatabaseUnavailable } from './platform/db/database.ts';
+import { EmbeddedDatabaseUnusableError, isDatabaseUnavailable } from './platform/db/database.ts';
 import { startTracing } from './platform/tracing.ts';
 
 /** Another process listens on PORT (an API and a worker on one host need a PORT each). */
@@ -138,6 +138,10 @@ main().catch((error: unknown) => {
   if (error instanceof DatabaseUnreachableError) {
     process.stderr.write(`milepost: ${error.message}\n`);
     process.exit(69); // EX_UNAVAILABLE: a supervisor starts it again once the database answers
+  }
+  if (error instanceof EmbeddedDatabaseUnusableError) {
+    process.stderr.write(`milepost: ${error.message}\n`);
+    process.exit(1);
   }
   if (error instanceof DataDirInUseError) {
     process.stderr.write(`milepost: ${error.message}\n`);
