@@ -110,8 +110,17 @@ async function main(): Promise<void> {
       process.exit(1);
     }, config.shutdownTimeoutMs + 5_000);
     timer.unref();
+    // NOTE: requests in flight get SHUTDOWN_TIMEOUT_MS, as the worker loops do and at the same time;
+    // then their connections are cut. A request waiting on a processor that did not answer (up to a
+    // minute) used to hold the process until its forced exit, before any loop had stopped, so the
+    // jobs it ran were never handed back to another worker.
+    const cutOff = setTimeout(() => {
+      logger.warn('requests still in flight at SHUTDOWN_TIMEOUT_MS: closing their connections');
+      app.server.closeAllConnections();
+    }, config.shutdownTimeoutMs);
     try {
-      await app.close();
+      await Promise.all([app.close(), container.stopWorkers()]);
+      clearTimeout(cutOff);
       await container.close();
       // The spans of the last requests and jobs are sent before the process exits.
       await tracing.shutdown();
