@@ -34,7 +34,9 @@ class DatabaseUnreachableError extends Error {
     } catch {
       // loadConfig has parsed it already; the fallback only keeps a password out of the message.
     }
-    super(`cannot use the database at DATABASE_URL (${where}): ${error.message}`);
+    // A connection refused on every address of a host name is an AggregateError without a message.
+    const reason = error.message === '' ? String((error as { code?: unknown }).code) : error.message;
+    super(`cannot use the database at DATABASE_URL (${where}): ${reason}`);
     this.name = 'DatabaseUnreachableError';
   }
 }
