@@ -28,6 +28,8 @@ test('every bad setting is reported at once, each by name', () => {
         MOCK_ENVIRONMENT: 'maybe',
         BILLING_RUN_AT: '25:00',
         STRIPE_SECRET_KEY: 'pk_live_x',
+        EMAIL_FROM: 'Milepost',
+        STRIPE_WEBHOOK_SECRET: 'we_1PqR8s2eZvKYlo2C',
       }),
     (error: unknown) => {
       assert.ok(error instanceof ConfigError);
@@ -42,10 +44,12 @@ test('every bad setting is reported at once, each by name', () => {
         'MOCK_ENVIRONMENT',
         'BILLING_RUN_AT',
         'STRIPE_SECRET_KEY',
+        'EMAIL_FROM',
+        'STRIPE_WEBHOOK_SECRET',
       ]) {
         assert.match(text, new RegExp(`^${name} `, 'm'), `${name} is named`);
       }
-      assert.equal(error.problems.length, 9);
+      assert.equal(error.problems.length, 11);
       return true;
     },
   );
@@ -64,6 +68,18 @@ test('valid settings are read', () => {
   assert.equal(config.role, 'worker');
   assert.equal(config.databaseUrl, 'postgres://root@127.0.0.1:5432/test');
   assert.equal(config.mockEnvironment, false);
+});
+
+test('a sender is an address, alone or after a name', () => {
+  for (const from of ['no-reply@insurer.example', 'Acme Insurance <no-reply@insurer.example>'])
+    assert.equal(loadConfig({ EMAIL_FROM: from }).emailFrom, from);
+  for (const from of ['Acme Insurance', 'Acme <no-reply>', 'a@b@c', 'Acme <no-reply@insurer.example']) {
+    assert.throws(
+      () => loadConfig({ EMAIL_FROM: from }),
+      (error: unknown) => error instanceof ConfigError && /^EMAIL_FROM /.test(error.problems[0] ?? ''),
+      from,
+    );
+  }
 });
 
 test('behind PgBouncer: LISTEN can go elsewhere', () => {

@@ -334,11 +334,16 @@ function authSettings(
   };
 }
 
+/** `name@domain` or `Display Name <name@domain>`: what an SMTP server takes as a sender. */
+const EMAIL_SENDER = /^(?:[^<>\r\n]*<[^<>@\s]+@[^<>@\s]+>|[^<>@\s]+@[^<>@\s]+)$/;
+
 function mailSettings(s: Settings): Pick<Config, 'smtpUrl' | 'emailFrom'> {
-  return {
-    smtpUrl: s.url('SMTP_URL', ['smtp:', 'smtps:']),
-    emailFrom: s.read('EMAIL_FROM') ?? 'Milepost <no-reply@milepost.invalid>',
-  };
+  const emailFrom = s.read('EMAIL_FROM') ?? 'Milepost <no-reply@milepost.invalid>';
+  // NOTE: a sender without an address passes nodemailer and is refused by the SMTP server at each
+  // email, so a deployment found out from emails failing one by one, hours after it started.
+  if (!EMAIL_SENDER.test(emailFrom))
+    s.problem(`EMAIL_FROM must be an address, or a name and <address> (got "${emailFrom}")`);
+  return { smtpUrl: s.url('SMTP_URL', ['smtp:', 'smtps:']), emailFrom };
 }
 
 /** Card payments (Stripe or the sandbox), the billing run and the dunning schedule. */
@@ -373,10 +378,15 @@ function paymentSettings(
       `PAYMENT_RETRY_DAYS must be increasing whole days from 1 to 60, comma-separated (got "${retryDaysRaw}")`,
     );
   }
+  // Without its prefix it is another value pasted in its place (the key, the endpoint's id), and every
+  // Stripe event would be refused as badly signed.
+  const stripeWebhookSecret = s.read('STRIPE_WEBHOOK_SECRET');
+  if (stripeWebhookSecret !== undefined && !/^whsec_\S+$/.test(stripeWebhookSecret))
+    s.problem("STRIPE_WEBHOOK_SECRET must be a webhook endpoint's signing secret (whsec_…)");
   return {
     stripeSecretKey,
     stripeApiBase: s.url('STRIPE_API_BASE', ['http:', 'https:']),
-    stripeWebhookSecret: s.read('STRIPE_WEBHOOK_SECRET'),
+    stripeWebhookSecret,
     sandboxStripeApiBase: s.url('SANDBOX_STRIPE_API_BASE', ['http:', 'https:']),
     paymentRetryDays,
     billingRunAt,

@@ -89,7 +89,12 @@ export interface Container {
    * were created with the container).
    */
   start(): Promise<void>;
-  /** Stops jobs (waiting for those in flight) and closes the database. */
+  /**
+   * Stops every worker loop from taking work, and waits up to SHUTDOWN_TIMEOUT_MS for the work in
+   * flight; the database stays open (requests still being answered need it). Once only.
+   */
+  stopWorkers(): Promise<void>;
+  /** `stopWorkers`, then closes the job runner, the change feed and the database. */
   close(): Promise<void>;
 }
 
@@ -452,6 +457,26 @@ export async function createContainer(
   // request can enqueue into it (an API process that listened first answered a new database's first
   // POST /policys 500 "Queue notifications.send-email does not exist" while its queues were made).
   await jobs.start();
+  let stopping: Promise<void> | undefined;
+  const stopLoops = async (): Promise<void> => {
+    // NOTE: every loop stops taking work at once and shares the one SHUTDOWN_TIMEOUT_MS. One after
+    // another, each given the whole timeout, a webhook receiver that did not answer used it all, the
+    // job runner took new jobs meanwhile, and the process's forced exit (SHUTDOWN_TIMEOUT_MS + 5 s)
+    // came before the job runner had failed its jobs in flight for another worker to retry: they
+    // waited for their expiry instead (10 minutes for an email).
+    // MQTT messages and webhook attempts in flight commit, are acknowledged or record their result
+    // while the database is open; jobs can still be enqueued until `close` closes the job runner.
+    services.payments.stopWorkers();
+    const timeoutMs = config.shutdownTimeoutMs;
+    await Promise.all([
+      positionsOverMqtt?.stop(timeoutMs),
+      services.telematics.stopWorkers(timeoutMs),
+      services.webhooks.stopWorkers(timeoutMs),
+      services.documents.stopWorkers(timeoutMs),
+      services.claims.stopWorkers(timeoutMs),
+      jobs.stopWorking(timeoutMs),
+    ]);
+  };
 
   return {
     config,
@@ -485,16 +510,12 @@ export async function createContainer(
         for (const module of [telematics, documents, claims, scores]) await module.registerWorkers();
       }
     },
+    stopWorkers() {
+      return (stopping ??= stopLoops());
+    },
     async close() {
-      // First: no new MQTT messages; those in flight commit and are acknowledged while the database is open.
-      await positionsOverMqtt?.stop(config.shutdownTimeoutMs);
-      // Webhook attempts in flight finish and record their result before the database closes.
-      services.payments.stopWorkers();
-      await services.telematics.stopWorkers(config.shutdownTimeoutMs);
-      await services.webhooks.stopWorkers(config.shutdownTimeoutMs);
-      await services.documents.stopWorkers(config.shutdownTimeoutMs);
-      await services.claims.stopWorkers(config.shutdownTimeoutMs);
-      await jobs.stop(config.shutdownTimeoutMs);
+      await (stopping ??= stopLoops());
+      await jobs.stop(0);
       await changes.close();
       mailer.close();
       await database.close();

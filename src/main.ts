@@ -2,6 +2,7 @@ import { buildApp, buildWorkerApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { createContainer } from './container.ts';
 import { DataDirInUseError } from './platform/db/data-dir-lock.ts';
+import { EmbeddedDatabaseUnusableError, isDatabaseUnavailable } from './platform/db/database.ts';
 import { startTracing } from './platform/tracing.ts';
 
 /** Another process listens on PORT (an API and a worker on one host need a PORT each). */
@@ -10,6 +11,49 @@ class PortInUseError extends Error {
     super(`port ${String(port)} is in use: set PORT`);
     this.name = 'PortInUseError';
   }
+}
+
+/** HOST names no address of this machine (an unknown name, another machine's address). */
+class HostUnusableError extends Error {
+  constructor(host: string, reason: string) {
+    super(`cannot listen on HOST ${host} (${reason}): set HOST to an address of this machine`);
+    this.name = 'HostUnusableError';
+  }
+}
+
+/**
+ * The PostgreSQL that DATABASE_URL names could not be reached, or refused this service (no such
+ * database, role or password), before anything started. Named without its credentials.
+ */
+class DatabaseUnreachableError extends Error {
+  constructor(databaseUrl: string, error: Error) {
+    let where = 'its address';
+    try {
+      const url = new URL(databaseUrl);
+      where = `${url.hostname}:${url.port === '' ? '5432' : url.port}${url.pathname}`;
+    } catch {
+      // loadConfig has parsed it already; the fallback only keeps a password out of the message.
+    }
+    // A connection refused on every address of a host name is an AggregateError without a message.
+    const reason = error.message === '' ? String((error as { code?: unknown }).code) : error.message;
+    super(`cannot use the database at DATABASE_URL (${where}): ${reason}`);
+    this.name = 'DatabaseUnreachableError';
+  }
+}
+
+/** A getaddrinfo or bind error that says HOST is not an address this machine can listen on. */
+const HOST_ERRORS = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EADDRNOTAVAIL', 'EAI_NONAME']);
+
+/**
+ * PostgreSQL's refusals that a start cannot get past: 28 (the role or its password), 3D000 (no such
+ * database). A connection lost or refused counts too (isDatabaseUnavailable).
+ */
+function isDatabaseUnusable(error: unknown): error is Error {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return (
+    isDatabaseUnavailable(error) ||
+    (error instanceof Error && typeof code === 'string' && (code.startsWith('28') || code === '3D000'))
+  );
 }
 
 /** Starts the service: HTTP API and worker in one process, or one side with ROLE=api|worker. */
@@ -30,7 +74,14 @@ async function main(): Promise<void> {
     serviceName: config.otelServiceName,
     role: config.role,
   });
-  const container = await createContainer(config);
+  let container;
+  try {
+    container = await createContainer(config);
+  } catch (error) {
+    if (config.databaseUrl !== undefined && isDatabaseUnusable(error))
+      throw new DatabaseUnreachableError(config.databaseUrl, error);
+    throw error;
+  }
   const { logger } = container;
   // Every process serves /healthz, /readyz and /metrics on PORT; a worker serves nothing else.
   const app = config.role === 'worker' ? await buildWorkerApp(container) : await buildApp(container);
@@ -41,7 +92,9 @@ async function main(): Promise<void> {
     // Nothing has started yet: the database (and the embedded one's lock) is let go before exiting.
     await app.close();
     await container.close();
-    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new PortInUseError(config.port);
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') throw new PortInUseError(config.port);
+    if (code !== undefined && HOST_ERRORS.has(code)) throw new HostUnusableError(config.host, code);
     throw error;
   }
   // The sandbox gateway calls the built-in processor sandbox, which only the API side serves.
@@ -59,8 +112,17 @@ async function main(): Promise<void> {
       process.exit(1);
     }, config.shutdownTimeoutMs + 5_000);
     timer.unref();
+    // NOTE: requests in flight get SHUTDOWN_TIMEOUT_MS, as the worker loops do and at the same time;
+    // then their connections are cut. A request waiting on a processor that did not answer (up to a
+    // minute) used to hold the process until its forced exit, before any loop had stopped, so the
+    // jobs it ran were never handed back to another worker.
+    const cutOff = setTimeout(() => {
+      logger.warn('requests still in flight at SHUTDOWN_TIMEOUT_MS: closing their connections');
+      app.server.closeAllConnections();
+    }, config.shutdownTimeoutMs);
     try {
-      await app.close();
+      await Promise.all([app.close(), container.stopWorkers()]);
+      clearTimeout(cutOff);
       await container.close();
       // The spans of the last requests and jobs are sent before the process exits.
       await tracing.shutdown();
@@ -79,6 +141,18 @@ main().catch((error: unknown) => {
   if (error instanceof PortInUseError) {
     process.stderr.write(`milepost: ${error.message}\n`);
     process.exit(78); // EX_CONFIG: PORT names a port another process holds
+  }
+  if (error instanceof HostUnusableError) {
+    process.stderr.write(`milepost: ${error.message}\n`);
+    process.exit(78); // EX_CONFIG
+  }
+  if (error instanceof DatabaseUnreachableError) {
+    process.stderr.write(`milepost: ${error.message}\n`);
+    process.exit(69); // EX_UNAVAILABLE: a supervisor starts it again once the database answers
+  }
+  if (error instanceof EmbeddedDatabaseUnusableError) {
+    process.stderr.write(`milepost: ${error.message}\n`);
+    process.exit(1);
   }
   if (error instanceof DataDirInUseError) {
     process.stderr.write(`milepost: ${error.message}\n`);

@@ -10,9 +10,12 @@ export interface ReceivedEmail {
 
 /**
  * A real SMTP server on a random local port that keeps what it receives. Addresses in `refused` are
- * refused at RCPT TO (a permanent 550), as a real server refuses a mailbox.
+ * refused at RCPT TO (a permanent 550), as a real server refuses a mailbox. While `silent.on`, it
+ * takes each message and never answers it, as a server that has hung.
  */
-export async function startSmtpServer(options: { refused?: ReadonlySet<string> } = {}): Promise<{
+export async function startSmtpServer(
+  options: { refused?: ReadonlySet<string>; silent?: { on: boolean } } = {},
+): Promise<{
   url: string;
   received: ReceivedEmail[];
   waitFor(to: string, count?: number, timeoutMs?: number): Promise<ReceivedEmail[]>;
@@ -29,6 +32,10 @@ export async function startSmtpServer(options: { refused?: ReadonlySet<string> }
       else callback();
     },
     onData(stream, session, callback) {
+      if (options.silent?.on === true) {
+        stream.resume();
+        return;
+      }
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('end', () => {

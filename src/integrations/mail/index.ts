@@ -1,6 +1,8 @@
 export {
   createLogMailer,
   createSmtpMailer,
+  MailServerUnavailableError,
+  type SmtpTimeouts,
   type EmailAttachment,
   type EmailMessage,
   type Mailer,

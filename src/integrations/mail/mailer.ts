@@ -23,19 +23,63 @@ export interface Mailer {
   close(): void;
 }
 
-export function createSmtpMailer(smtpUrl: string, from: string): Mailer {
+/**
+ * The SMTP server could not be reached, or stopped answering: no other email would get through now
+ * either, so the caller stops its batch and retries later.
+ */
+export class MailServerUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'MailServerUnavailableError';
+  }
+}
+
+/** How long an SMTP exchange may take (milliseconds). */
+export interface SmtpTimeouts {
+  /** A connection made, or the server's greeting received. */
+  readonly connectMs: number;
+  /** Silence from the server in the middle of the exchange. */
+  readonly idleMs: number;
+  /** One email, from connecting to the server's acceptance. */
+  readonly sendMs: number;
+}
+
+/**
+ * NOTE: nodemailer waits 2 minutes for a connection and 10 minutes of silence mid-message. An email is
+ * sent inside its outbox row's transaction (the row lock keeps two workers from sending it twice), so
+ * a server that accepted the message and went silent held a database connection, and on the embedded
+ * database its only session, so every request of the process, for 10 minutes an email.
+ */
+const SMTP_TIMEOUTS: SmtpTimeouts = { connectMs: 10_000, idleMs: 20_000, sendMs: 30_000 };
+
+/** nodemailer's codes for a server not reached or not answering (not a refused recipient or message). */
+const UNAVAILABLE_CODES = new Set(['ECONNECTION', 'ETIMEDOUT', 'ESOCKET', 'EDNS', 'ETLS', 'EABORT']);
+
+export function createSmtpMailer(
+  smtpUrl: string,
+  from: string,
+  timeouts: SmtpTimeouts = SMTP_TIMEOUTS,
+): Mailer {
   // nodemailer is loaded at the first email, by the worker that sends it: API processes never do.
   let transport: Promise<Transporter> | undefined;
   const opened = () =>
     (transport ??= import('nodemailer').then((nodemailer) =>
-      nodemailer.default.createTransport(smtpUrl, { from }),
+      // Timeouts given in the URL's query (`?socketTimeout=…`) win over these.
+      nodemailer.default.createTransport(
+        {
+          url: smtpUrl,
+          connectionTimeout: timeouts.connectMs,
+          greetingTimeout: timeouts.connectMs,
+          dnsTimeout: timeouts.connectMs,
+          socketTimeout: timeouts.idleMs,
+        },
+        { from },
+      ),
     ));
   return {
     kind: 'smtp',
     async send(message) {
-      await (
-        await opened()
-      ).sendMail({
+      const mail = {
         from,
         to: message.to,
         subject: message.subject,
@@ -50,7 +94,22 @@ export function createSmtpMailer(smtpUrl: string, from: string): Mailer {
                 contentType: a.contentType,
               })),
             }),
-      });
+        // nodemailer closes the connection when the signal aborts (its types do not list the option).
+        signal: AbortSignal.timeout(timeouts.sendMs),
+      };
+      try {
+        await (await opened()).sendMail(mail);
+      } catch (error) {
+        const code = (error as { code?: unknown }).code;
+        if (typeof code === 'string' && UNAVAILABLE_CODES.has(code)) {
+          const reason =
+            code === 'EABORT'
+              ? `the SMTP server did not take the email within ${String(timeouts.sendMs)} ms`
+              : `the SMTP server is unavailable: ${(error as Error).message}`;
+          throw new MailServerUnavailableError(reason, { cause: error });
+        }
+        throw error;
+      }
     },
     close: () => {
       void transport?.then((opened) => {

@@ -1,5 +1,9 @@
 import type { Executor } from '../../schema.ts';
-import type { EmailAttachment, Mailer } from '../../integrations/mail/index.ts';
+import {
+  MailServerUnavailableError,
+  type EmailAttachment,
+  type Mailer,
+} from '../../integrations/mail/index.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { inTransaction } from '../../platform/db/database.ts';
 import type { Jobs } from '../../platform/jobs/jobs.ts';
@@ -136,7 +140,8 @@ export function createNotificationService(deps: NotificationServiceDeps) {
 
   /**
    * Sends a job's emails that are still pending; those sent stay sent when the job is retried, so a
-   * retry sends only what failed. Throws when any failed, for the job runner to retry them later.
+   * retry sends only what failed. Throws when any failed, for the job runner to retry them later; an
+   * SMTP server not reached or not answering ends the batch at the first email it held.
    */
   const deliverAll = async (emailIds: readonly string[], attempt: number): Promise<void> => {
     const failures: Error[] = [];
@@ -145,6 +150,9 @@ export function createNotificationService(deps: NotificationServiceDeps) {
         await deliver(emailId, attempt);
       } catch (error) {
         failures.push(error instanceof Error ? error : new Error(String(error)));
+        // The rest would wait as long for a server that is not there; they stay pending, unattempted,
+        // for the job's retry.
+        if (error instanceof MailServerUnavailableError) break;
       }
     }
     if (failures.length === 1) throw failures[0] as Error;

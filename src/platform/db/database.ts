@@ -102,6 +102,22 @@ function timestampParam(value: unknown, pgliteWrites: (value: unknown) => string
     : pgliteWrites(value);
 }
 
+/**
+ * The embedded data directory's cluster could not be opened or made: files cut short or damaged (a
+ * disk that filled, a copy taken while a process ran), or a disk that refuses the writes. Nothing in
+ * the directory is changed.
+ */
+export class EmbeddedDatabaseUnusableError extends Error {
+  constructor(dataDir: string, cause: unknown) {
+    const reason = cause instanceof Error ? cause.message : String(cause);
+    super(
+      `the embedded database in ${dataDir} could not be opened (${reason}): restore the directory from a backup, or move it away to start with an empty one`,
+      { cause },
+    );
+    this.name = 'EmbeddedDatabaseUnusableError';
+  }
+}
+
 export interface OpenOptions {
   /** PostgreSQL URL; undefined opens PGlite. */
   readonly connectionString?: string | undefined;
@@ -340,7 +356,7 @@ export async function openDatabase<DB>(options: OpenOptions): Promise<DatabaseHa
   if (options.dataDir !== undefined && options.seed !== undefined)
     await seedDataDir(PGlite, options.dataDir, options.seed).catch((error: unknown) => {
       lock?.release();
-      throw error;
+      throw new EmbeddedDatabaseUnusableError(options.dataDir ?? '', error);
     });
   const pglite = await PGlite.create({
     ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
@@ -351,7 +367,8 @@ export async function openDatabase<DB>(options: OpenOptions): Promise<DatabaseHa
     serializers: { ...timestamp(types.TIMESTAMP), ...timestamp(types.TIMESTAMPTZ) },
   }).catch((error: unknown) => {
     lock?.release();
-    throw error;
+    // PGlite reports a damaged cluster as a WebAssembly abort, which names no file or directory.
+    throw options.dataDir === undefined ? error : new EmbeddedDatabaseUnusableError(options.dataDir, error);
   });
   const db = new Kysely<DB>({ dialect: attributingDialect(new PGliteDialect({ pglite })) });
   return {

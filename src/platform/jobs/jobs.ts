@@ -30,7 +30,12 @@ export interface Jobs {
   /** Counts per queue, for /metrics. */
   counts(): Promise<Array<{ queue: string; state: string; count: number }>>;
   start(): Promise<void>;
-  /** Stops taking jobs and waits (up to `timeoutMs`) for those in flight. */
+  /**
+   * Stops taking jobs and waits (up to `timeoutMs`) for those in flight; any still running then are
+   * failed, for another worker to retry. Jobs can still be enqueued until `stop`.
+   */
+  stopWorking(timeoutMs: number): Promise<void>;
+  /** `stopWorking`, then closes the job runner's connections. */
   stop(timeoutMs: number): Promise<void>;
 }
 
@@ -186,10 +191,15 @@ export function createJobs(options: JobsOptions): Jobs {
       }
       started = true;
     },
-    async stop(timeoutMs) {
+    async stopWorking(timeoutMs) {
       if (!started) return;
       started = false;
-      await boss.stop({ graceful: true, timeout: Math.max(timeoutMs, 1), close: true });
+      await boss.stop({ graceful: true, timeout: Math.max(timeoutMs, 1), close: false });
+    },
+    async stop(timeoutMs) {
+      await this.stopWorking(timeoutMs);
+      // A second stop only closes the pool the first left open.
+      await boss.stop({ graceful: false, close: true });
     },
   };
 }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { sql } from 'kysely';
+import { createSmtpMailer, MailServerUnavailableError } from '../../../src/integrations/mail/index.ts';
 import { inTransaction } from '../../../src/platform/db/database.ts';
 import { createTestApp, type TestApp } from '../../support/app.ts';
 import { startSmtpServer } from '../../support/smtp.ts';
@@ -122,4 +123,53 @@ test('an email no attempt could send fails at once, with the reason', async () =
   const [stored] = row.rows;
   assert.equal(stored?.status, 'failed');
   assert.match(String(stored.last_error), /nothing to send for template retired-template/);
+});
+
+test('an SMTP server that stops answering holds a batch for one bounded send; the rest wait, and all go later', async () => {
+  const silent = { on: true };
+  const hung = await startSmtpServer({ silent });
+  const sendMs = 1_000;
+  const own = await createTestApp({
+    overrides: {
+      mailer: createSmtpMailer(hung.url, 'test@example.com', { connectMs: 500, idleMs: sendMs, sendMs }),
+    },
+  });
+  try {
+    const db = own.container.database.db;
+    const { notifications } = own.container.services;
+    const ids = await inTransaction(db, (trx) => notifications.queueEmails(trx, [11, 12, 13].map(email)));
+    const startedAt = Date.now();
+    await assert.rejects(notifications.deliver(ids, 0), MailServerUnavailableError);
+    // NOTE: the send runs in its row's transaction; on PGlite every other query waits meanwhile.
+    assert.ok(
+      Date.now() - startedAt < 2 * sendMs,
+      `a batch given up after ${String(Date.now() - startedAt)} ms`,
+    );
+    const attempts = async () =>
+      (
+        await sql<{ recipient: string; status: string; attempts: number }>`
+          select recipient, status, attempts from outbox_emails order by recipient`.execute(db)
+      ).rows.map((r) => `${r.recipient} ${r.status} ${String(r.attempts)}`);
+    assert.deepEqual(await attempts(), [
+      'reader11@example.com pending 1',
+      'reader12@example.com pending 0',
+      'reader13@example.com pending 0',
+    ]);
+
+    silent.on = false;
+    await notifications.deliver(ids, 1);
+    assert.deepEqual(hung.received.map((m) => m.to[0]).sort(), [
+      'reader11@example.com',
+      'reader12@example.com',
+      'reader13@example.com',
+    ]);
+    assert.deepEqual(await attempts(), [
+      'reader11@example.com sent 2',
+      'reader12@example.com sent 1',
+      'reader13@example.com sent 1',
+    ]);
+  } finally {
+    await own.close();
+    await hung.close();
+  }
 });

@@ -26,11 +26,18 @@ after(async () => {
 
 /** The CLI as an operator runs it, in a process of its own on the embedded database. */
 function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return cliIn(dataDir, ...args);
+}
+
+function cliIn(
+  directory: string,
+  ...args: string[]
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
       [CLI, ...args],
-      { env: { PATH: process.env['PATH'] ?? '', DATA_DIR: dataDir, ADMIN_API_KEY: TEST_ADMIN_KEY } },
+      { env: { PATH: process.env['PATH'] ?? '', DATA_DIR: directory, ADMIN_API_KEY: TEST_ADMIN_KEY } },
       (error, stdout, stderr) => {
         resolve({ code: error === null ? 0 : Number(error.code ?? 1), stdout, stderr });
       },
@@ -60,6 +67,33 @@ describe('the embedded data directory belongs to one process', () => {
     const listed = await cli('company', 'list');
     assert.equal(listed.code, 0, listed.stderr);
     assert.match(listed.stdout, /Kept/);
+  });
+
+  test('a cluster cut short (a damaged pg_control): one line naming the directory, and nothing in it changed', async () => {
+    const damaged = await fs.mkdtemp(path.join(os.tmpdir(), 'milepost-damaged-'));
+    try {
+      await fs.cp(path.join(dataDir, 'pglite'), path.join(damaged, 'pglite'), { recursive: true });
+      await fs.truncate(path.join(damaged, 'pglite', 'global', 'pg_control'), 0);
+      // PGlite writes its postmaster.pid at every start, whatever it then finds.
+      const files = async () =>
+        (await fs.readdir(damaged, { recursive: true }))
+          .filter((file) => file !== path.join('pglite', 'postmaster.pid'))
+          .sort();
+      const before = await files();
+      const opened = await cliIn(damaged, 'company', 'list');
+      assert.equal(opened.code, 1, opened.stderr);
+      assert.equal(opened.stdout, '');
+      assert.match(
+        opened.stderr,
+        new RegExp(
+          `^milepost: the embedded database in ${path.join(damaged, 'pglite')} could not be opened \\(.+\\): restore the directory from a backup, or move it away to start with an empty one\\n$`,
+        ),
+      );
+      assert.deepEqual(await files(), before, 'no file made or removed (the lock file beside it is gone)');
+      assert.equal((await fs.stat(path.join(damaged, 'pglite', 'global', 'pg_control'))).size, 0);
+    } finally {
+      await fs.rm(damaged, { recursive: true, force: true });
+    }
   });
 
   test('npm run cli -- emails shows the outbox: a temporary password without grepping logs', async () => {

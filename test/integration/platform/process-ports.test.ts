@@ -2,9 +2,11 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import fs from 'node:fs/promises';
+import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
 import type { DatabaseHandle } from '../../../src/platform/db/database.ts';
 import type { Database } from '../../../src/schema.ts';
@@ -91,7 +93,7 @@ async function within<T>(work: Promise<T>, ms: number, what: () => string): Prom
   }
 }
 
-describe('every process serves its health and metrics on PORT', { timeout: 4 * STARTUP_MS }, () => {
+describe('every process serves its health and metrics on PORT', { timeout: 8 * STARTUP_MS }, () => {
   test('a worker (ROLE=worker) answers /healthz, /readyz and /metrics, and 404 for anything else', async () => {
     const port = await freePort();
     const worker = startMain({ ROLE: 'worker', PORT: String(port) });
@@ -151,4 +153,106 @@ describe('every process serves its health and metrics on PORT', { timeout: 4 * S
       }
     });
   }
+
+  test('a HOST that is no address of this machine: one line naming HOST, exit 78, no stack trace', async () => {
+    // 192.0.2.1 is TEST-NET-1 (RFC 5737): never a local address.
+    const service = startMain({ HOST: '192.0.2.1', PORT: String(await freePort()) });
+    try {
+      const code = await within(service.exited, STARTUP_MS, () => `still running: ${service.stderr()}`);
+      assert.equal(code, 78, service.stderr());
+      assert.equal(
+        service.stderr(),
+        'milepost: cannot listen on HOST 192.0.2.1 (EADDRNOTAVAIL): set HOST to an address of this machine\n',
+      );
+    } finally {
+      await service.stop();
+    }
+  });
+
+  test('a DATABASE_URL nothing answers at, or that names no database: one line naming it without its password, exit 69', async () => {
+    const closed = await freePort();
+    const named = new URL(database?.connectionString ?? 'postgres://root@127.0.0.1:5432/test');
+    named.pathname = '/milepost_no_such_database';
+    for (const [url, expected] of [
+      [
+        `postgres://milepost:hunter2@127.0.0.1:${String(closed)}/milepost`,
+        `milepost: cannot use the database at DATABASE_URL (127.0.0.1:${String(closed)}/milepost): connect ECONNREFUSED 127.0.0.1:${String(closed)}\n`,
+      ],
+      ...(onPostgres
+        ? [
+            [
+              named.href,
+              `milepost: cannot use the database at DATABASE_URL (${named.hostname}:${named.port || '5432'}/milepost_no_such_database): database "milepost_no_such_database" does not exist\n`,
+            ],
+          ]
+        : []),
+    ]) {
+      const service = startMain({ DATABASE_URL: url as string, PORT: String(await freePort()) });
+      try {
+        const code = await within(service.exited, STARTUP_MS, () => `still running: ${service.stderr()}`);
+        assert.equal(code, 69, service.stderr());
+        assert.equal(service.stderr(), expected);
+      } finally {
+        await service.stop();
+      }
+    }
+  });
+
+  test('SIGTERM while a request waits on a processor that does not answer: cut at SHUTDOWN_TIMEOUT_MS, and a clean stop', async () => {
+    const calls: string[] = [];
+    const silent = http.createServer((request) => {
+      calls.push(`${String(request.method)} ${String(request.url)}`);
+    });
+    silent.listen(0, '127.0.0.1');
+    await once(silent, 'listening');
+    const processor = `http://127.0.0.1:${String((silent.address() as net.AddressInfo).port)}/sandbox/stripe`;
+    const port = await freePort();
+    const service = startMain({
+      PORT: String(port),
+      SHUTDOWN_TIMEOUT_MS: '2000',
+      SANDBOX_STRIPE_API_BASE: processor,
+    });
+    try {
+      await within(service.started, STARTUP_MS, () => `did not start: ${service.stderr()}`);
+      const base = `http://127.0.0.1:${String(port)}`;
+      const company = (await (
+        await fetch(`${base}/admin/companies`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${TEST_ADMIN_KEY}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ name: 'Acme' }),
+        })
+      ).json()) as { client_id: string; client_secret_sandbox: string };
+      const held = fetch(`${base}/payments`, {
+        method: 'POST',
+        headers: {
+          client_id: company.client_id,
+          client_secret: company.client_secret_sandbox,
+          environment: 'sandbox',
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify({ product_reference: 'ppm-motor', type: 'CREATE_PAYMENT_INTENT', amount: 9550 }),
+      }).then(
+        (response) => `answered ${String(response.status)}`,
+        () => 'cut',
+      );
+      for (let i = 0; i < 200 && calls.length === 0; i++) await sleep(25);
+      assert.equal(calls.length, 1, 'the request waits on the processor');
+
+      const signalledAt = Date.now();
+      const stopped = service.stop();
+      assert.equal(await held, 'cut');
+      const code = await within(service.exited, STARTUP_MS, () => `still running: ${service.stderr()}`);
+      await stopped;
+      // The forced exit, SHUTDOWN_TIMEOUT_MS + 5 s after the signal, exits with 1.
+      assert.equal(code, 0, service.stderr());
+      assert.ok(
+        Date.now() - signalledAt < 2_000 + 4_000,
+        `stopped after ${String(Date.now() - signalledAt)} ms`,
+      );
+    } finally {
+      await service.stop();
+      silent.closeAllConnections();
+      silent.close();
+    }
+  });
 });

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { sql } from 'kysely';
 import { after, before, test } from 'node:test';
+import type { Mailer } from '../../../src/integrations/mail/index.ts';
 import { createWebhookService } from '../../../src/modules/webhooks/index.ts';
 import { claimDueDeliveries } from '../../../src/modules/webhooks/webhook-delivery-repository.ts';
 import { fixedClock } from '../../../src/platform/clock.ts';
@@ -168,4 +170,70 @@ test('two workers racing over the same deliveries send each one once (SKIP LOCKE
   } finally {
     await t.close();
   }
+});
+
+test('a stopping process takes no new job while a webhook attempt holds its stop; the job waits for the next process', async () => {
+  let answer: (status: number) => void = () => undefined;
+  receiver.setResponder((request) =>
+    request.path === '/held' ? new Promise<number>((resolve) => (answer = resolve)) : 200,
+  );
+  const sent: string[] = [];
+  const mailer: Mailer = {
+    kind: 'smtp',
+    send: (message) => {
+      sent.push(message.to);
+      return Promise.resolve();
+    },
+    close: () => undefined,
+  };
+  const shutdownMs = 3_000;
+  const t = await createTestApp({
+    env: { SHUTDOWN_TIMEOUT_MS: String(shutdownMs), WEBHOOKS_POLL_INTERVAL_MS: '25' },
+    overrides: { database: kept, mailer },
+    startJobs: true,
+  });
+  const company = await createCompany(t.app);
+  const created = await t.app.inject({
+    method: 'POST',
+    url: '/webhooks',
+    headers: company.sandbox,
+    payload: { url: `${receiver.base}/held` },
+  });
+  const endpoint = created.json<{ id: string }>();
+  await t.app.inject({ method: 'POST', url: `/webhooks/${endpoint.id}/test`, headers: company.sandbox });
+  await receiver.waitFor('/held');
+
+  const startedAt = Date.now();
+  const closing = t.close();
+  // The webhook attempt holds the stop; jobs (polled every 0.5 s here) are meanwhile enqueued.
+  await sleep(200);
+  const { db } = t.container.database;
+  const [id] = await inTransaction(db, (trx) =>
+    t.container.services.notifications.queueEmails(trx, [
+      {
+        scope: null,
+        template: 'test',
+        to: 'after-sigterm@example.com',
+        email: { subject: 'Hello', text: 'Hello.', html: '<p>Hello.</p>' },
+      },
+    ]),
+  );
+  await closing;
+  const tookMs = Date.now() - startedAt;
+  answer(200);
+
+  assert.deepEqual(sent, [], 'no job taken after the stop began');
+  const [email] = (
+    await sql<{ status: string; attempts: number }>`
+      select status, attempts from outbox_emails where id = ${id}`.execute(db)
+  ).rows;
+  assert.deepEqual(email, { status: 'pending', attempts: 0 });
+  const jobStates = (
+    await sql<{ state: string }>`
+      select state from pgboss.job where name = 'notifications.send-email' and data->'emailIds' ? ${id}`.execute(
+      db,
+    )
+  ).rows.map((r) => r.state);
+  assert.deepEqual(jobStates, ['created'], 'its job waits for the next process');
+  assert.ok(tookMs < shutdownMs + 2_000, `stopped in ${String(tookMs)} ms`);
 });
