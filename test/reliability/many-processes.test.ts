@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, test } from 'node:test';
 import { sql } from 'kysely';
 import { BILLING_RUN_QUEUE } from '../../src/modules/statements/index.ts';
-import { londonDate } from '../../src/modules/statements/rules/statement-period.ts';
+import { londonDate, londonMidnight } from '../../src/modules/statements/rules/statement-period.ts';
 import { mapConcurrent } from '../../src/platform/concurrency.ts';
 import type { DatabaseHandle } from '../../src/platform/db/database.ts';
 import { encodePolyline } from '../../src/platform/geo/index.ts';
@@ -426,11 +426,32 @@ async function loadKillAndCheck(): Promise<void> {
   assert.ok(due >= BILLED_POLICIES * 0.9, `most seeded policies are due today (${String(due)})`);
 
   const db = database.db;
-  // Every due policy billed once for the day.
+  // Every due policy billed once for the day, unless the policyholder's own statement had already
+  // billed it past the day's period (counted as already billed then).
   const day = await sql<{ statements: number; policies: number }>`
     select count(*)::int as statements, count(distinct policy_id)::int as policies
     from statements where billing_date = ${today}`.execute(db);
-  assert.deepEqual(day.rows[0], { statements: due, policies: due });
+  const startOfDay = londonMidnight(today);
+  const periodEnd = new Date(startOfDay.getTime() - 1000);
+  const book = await sql<{ due: number; billed: number; ahead: number }>`
+    select count(*)::int as due,
+      count(*) filter (where exists (
+        select 1 from statements s where s.policy_id = p.id and s.billing_date = ${today}))::int as billed,
+      count(*) filter (where not exists (
+          select 1 from statements s where s.policy_id = p.id and s.billing_date = ${today})
+        and exists (
+          select 1 from statements s where s.policy_id = p.id and s.period_end_at >= ${periodEnd}))::int as ahead
+    from policies p
+    where p.status = 'active' and p.billing_day = ${Number(today.slice(8))} and p.first_start_at < ${startOfDay}`.execute(
+    db,
+  );
+  const { statements, policies } = day.rows[0]!;
+  assert.equal(policies, statements, 'no policy billed twice for the day');
+  assert.deepEqual(
+    { ...book.rows[0]!, statements },
+    { due, billed: statements, ahead: due - statements, statements },
+    'every due policy billed for the day, or billed past it already',
+  );
 
   // Every acknowledged journey stored once, and nothing else of the load's.
   const journeys = await sql<{ provider_reference: string; n: number }>`
