@@ -46,11 +46,19 @@ export interface OwedStatement {
   readonly amountPence: number;
 }
 
+/** Who a policy's Direct Debit emails go to. */
+export interface PolicyContact {
+  readonly userId: string;
+  readonly email: string;
+  readonly firstNames: string;
+  readonly policyReference: string;
+}
+
 /** The policyholders' names, addresses and policy references of these policies, in one query. */
 export async function contactsOf(
   trx: Executor,
   policyIds: readonly string[],
-): Promise<Map<string, { userId: string; email: string; firstNames: string; policyReference: string }>> {
+): Promise<Map<string, PolicyContact>> {
   if (policyIds.length === 0) return new Map();
   const rows = await trx
     .selectFrom(policyReferences(trx).as('p'))

@@ -16,7 +16,7 @@ import { directDebitAdvanceNoticeEmail, directDebitMandateConfirmedEmail } from 
 import type { PolicyRecord } from '../policies/index.ts';
 import { ensureCustomer } from './card-service.ts';
 import { listCollectionsBetween, listCollectionsOfPolicy } from './collection-repository.ts';
-import { contactsOf, noticeSettings } from './direct-debit-collections.ts';
+import { contactsOf, noticeSettings, type PolicyContact } from './direct-debit-collections.ts';
 import {
   insertMandateSetup,
   listMandatesOfPolicy,
@@ -331,7 +331,7 @@ async function collectUnderNewMandate(
     mandateId: string;
     today: string;
     now: Date;
-    person: Awaited<ReturnType<typeof contactsOf>> extends Map<string, infer P> ? P | undefined : never;
+    person: PolicyContact | undefined;
     values: Pick<
       Parameters<typeof directDebitAdvanceNoticeEmail>[0],
       'companyName' | 'noticeWorkingDays' | 'mandateReference' | 'accountLast4'

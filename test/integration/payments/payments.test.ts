@@ -112,6 +112,20 @@ async function waitForPayment(reference: string, predicate: (p: Payment[]) => bo
   throw new Error('payment state not reached');
 }
 
+/** Cancels the policy (DELETE, 200) with `payload`, and waits for its refund to succeed: the payments then. */
+async function cancelAndRefund(reference: string, payload: Record<string, unknown>): Promise<Payment[]> {
+  const cancelled = await t.app.inject({
+    method: 'DELETE',
+    url: `/policys/${reference}`,
+    headers: acme.sandbox,
+    payload,
+  });
+  assert.equal(cancelled.statusCode, 200, cancelled.body);
+  return waitForPayment(reference, (list) =>
+    list.some((p) => p.purpose === 'cancellation' && p.status === 'succeeded'),
+  );
+}
+
 /**
  * A policy paid £100 by card, adjusted from its start down to £60 (a refund of £40); `arrange` readies
  * the processor for that refund first.
@@ -423,16 +437,10 @@ describe('adjustments, cancellations and statement charges', () => {
       ).json<PolicyBody>();
     assert.equal((await read()).payments.find((p) => p.purpose === 'adjustment')?.status, 'succeeded');
 
-    const cancelled = await t.app.inject({
-      method: 'DELETE',
-      url: `/policys/${policy.policy_reference}`,
-      headers: acme.sandbox,
-      payload: { effective_date: input.policy.start_date, reason: 'test' },
+    const afterCancel = await cancelAndRefund(policy.policy_reference, {
+      effective_date: input.policy.start_date,
+      reason: 'test',
     });
-    assert.equal(cancelled.statusCode, 200, cancelled.body);
-    const afterCancel = await waitForPayment(policy.policy_reference, (list) =>
-      list.some((p) => p.purpose === 'cancellation' && p.status === 'succeeded'),
-    );
     const refund = afterCancel.find((p) => p.purpose === 'cancellation')!;
     assert.equal(refund.type, 'refund');
     // Cancelled on the day it was bought, in the cooling-off period: the full term unused is the old
@@ -452,16 +460,10 @@ describe('adjustments, cancellations and statement charges', () => {
       .set({ created_at: new Date(t.container.clock.now().getTime() - 15 * 86_400_000) })
       .where('id', '=', policy.policy_version_reference)
       .execute();
-    const cancelled = await t.app.inject({
-      method: 'DELETE',
-      url: `/policys/${policy.policy_reference}`,
-      headers: acme.sandbox,
-      payload: { effective_date: input.policy.start_date, reason: 'test' },
+    const afterCancel = await cancelAndRefund(policy.policy_reference, {
+      effective_date: input.policy.start_date,
+      reason: 'test',
     });
-    assert.equal(cancelled.statusCode, 200, cancelled.body);
-    const afterCancel = await waitForPayment(policy.policy_reference, (list) =>
-      list.some((p) => p.purpose === 'cancellation' && p.status === 'succeeded'),
-    );
     const refund = afterCancel.find((p) => p.purpose === 'cancellation')!;
     // Full term unused: the upfront (100) − cancel fee − admin fee.
     const fees = (input.pricing.cancel_fee ?? 0) + (input.pricing.admin_fee ?? 0);
@@ -605,16 +607,10 @@ describe('adjustments, cancellations and statement charges', () => {
       },
     });
     try {
-      const cancelled = await t.app.inject({
-        method: 'DELETE',
-        url: `/policys/${policy.policy_reference}`,
-        headers: acme.sandbox,
-        payload: { effective_date: input.policy.start_date, payment_amount: 60 },
+      await cancelAndRefund(policy.policy_reference, {
+        effective_date: input.policy.start_date,
+        payment_amount: 60,
       });
-      assert.equal(cancelled.statusCode, 200, cancelled.body);
-      await waitForPayment(policy.policy_reference, (list) =>
-        list.some((p) => p.purpose === 'cancellation' && p.status === 'succeeded'),
-      );
     } finally {
       held.release();
       await second.close();
