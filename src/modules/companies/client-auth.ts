@@ -36,6 +36,13 @@ const header = (request: FastifyRequest, name: string): string | undefined => {
   return first === undefined || first.trim() === '' ? undefined : first.trim();
 };
 
+/**
+ * Whether the request sends a client secret, by the rule client authentication applies: a blank one
+ * (empty or white space) is none, and the request is the client id's alone.
+ */
+export const sendsClientSecret = (request: FastifyRequest): boolean =>
+  header(request, 'client_secret') !== undefined;
+
 /** Reads the `environment` header; absent means sandbox, as the original service documented. */
 export function environmentOf(request: FastifyRequest): Environment {
   const raw = header(request, 'environment')?.toLowerCase() ?? 'sandbox';

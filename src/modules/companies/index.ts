@@ -11,6 +11,7 @@ export { companyRoutes, currentCompanyRoutes } from './company-routes.ts';
 export {
   createClientAuth,
   environmentOf,
+  sendsClientSecret,
   tenantOf,
   ClientHeadersSchema,
   type ClientAuth,

@@ -5,7 +5,13 @@ import type { Clock } from '../../platform/clock.ts';
 import { AppError } from '../../platform/errors.ts';
 import { problemResponses } from '../../platform/http/problem.ts';
 import '../../platform/http/actor.ts';
-import { ClientHeadersSchema, tenantOf, type ClientAuth, type CompanyService } from '../companies/index.ts';
+import {
+  ClientHeadersSchema,
+  sendsClientSecret,
+  tenantOf,
+  type ClientAuth,
+  type CompanyService,
+} from '../companies/index.ts';
 import {
   BreakdownSchema,
   CompanyParamsSchema,
@@ -49,7 +55,9 @@ const adminSecurity = [{ adminKey: [] }];
  * client id alone is the web app asking for its visitor, who sees what the insurer chose to show.
  */
 function callerOf(request: FastifyRequest): { caller: QuoteCaller; audience: QuoteAudience } {
-  if (request.actor?.kind === 'staff' || request.headers['client_secret'] !== undefined)
+  // NOTE: by client authentication's own rule: a blank client_secret (`' '`) is none, and a request
+  // with one was the client id's alone, not a client's that may read any quote whole without its secret.
+  if (request.actor?.kind === 'staff' || sendsClientSecret(request))
     return { caller: { kind: 'client' }, audience: 'full' };
   return { caller: { kind: 'public', address: request.ip }, audience: 'customer' };
 }

@@ -108,6 +108,41 @@ describe('POST /quotes and GET /quotes/:quote_reference', () => {
     assert.equal(read.statusCode, 404, read.body);
   });
 
+  test('a blank client_secret is the client id alone: the customer’s view, a secret to read back, the throttle', async () => {
+    const lone = await createCompany(t.app, 'Blank Secret');
+    for (const blank of ['', ' ', '\t']) {
+      const headers = { ...publicHeaders(acme), client_secret: blank };
+      const quote = (await postQuote(t, headers, quoteInput())).json<Quote & { purchase_secret?: string }>();
+      assert.ok(
+        quote.breakdown.factors.every((f) => f.customer_visible),
+        'only the factors shown',
+      );
+      assert.equal(quote.input, undefined);
+      assert.ok(quote.purchase_secret !== undefined);
+      // Another visitor's quote, known by its reference only, is not read with a blank secret.
+      const server = await newQuote();
+      const read = await t.app.inject({ method: 'GET', url: `/quotes/${server.quote_reference}`, headers });
+      assert.equal(read.statusCode, 404, read.body);
+      const bought = await t.app.inject({
+        method: 'POST',
+        url: `/quotes/${server.quote_reference}/purchase`,
+        headers,
+        payload: { payment_method_id: 'pm_card_visa' },
+      });
+      assert.equal(bought.statusCode, 404, bought.body);
+      // Nor does it tell whether a policy exists.
+      const unknownPolicy = quoteInput((q) => {
+        (q.policy as { policy_reference: string }).policy_reference = 'no-such-policy';
+      });
+      assert.deepEqual(paths((await postQuote(t, headers, unknownPolicy, 422)).body), [
+        '/body/policy/policy_reference',
+      ]);
+    }
+    for (let i = 0; i < 20; i++)
+      await postQuote(t, { ...publicHeaders(lone), client_secret: ' ' }, quoteInput(), 422);
+    await postQuote(t, { ...publicHeaders(lone), client_secret: ' ' }, quoteInput(), 429);
+  });
+
   test('public quotes are throttled per address as logins are: 20, then 429 with Retry-After', async () => {
     const lone = await createCompany(t.app, 'Lone');
     for (let i = 0; i < 20; i++) {
