@@ -1915,7 +1915,7 @@ export interface paths {
         put?: never;
         /**
          * Report a claim
-         * @description A claim with no crash behind it: when, where (a point picked on a map), what happened, other parties, and the answers on injuries, other vehicles and police. 201, open at once, with the policy version in force at that time; `claim.opened`. 422 for a time in the future or before the policy began. Client credentials, or the policyholder’s own token; another company’s or policyholder’s policy or claim answers 404.
+         * @description A claim with no crash behind it: when, where (a point picked on a map), what happened, other parties, and the answers on injuries, other vehicles and police. 201, open at once, with the policy version in force at that time; `claim.opened`. 422 for a time in the future or before the policy began; with the policyholder’s token, 409 while the policy has 10 reported claims in progress (not closed, rejected or withdrawn). Client credentials, or the policyholder’s own token; another company’s or policyholder’s policy or claim answers 404.
          */
         post: operations["claims.report"];
         delete?: never;
@@ -18313,6 +18313,15 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -7,10 +7,22 @@ import type { Tenant } from '../companies/index.ts';
 import { findPolicy, listVersions, type PolicyRecord } from '../policies/index.ts';
 import type { ClaimServiceDeps } from './claim-context.ts';
 import { changeClaim, moveClaim } from './claim-life-service.ts';
-import { findClaim, findPhoto, insertClaim, listClaims } from './claim-repository.ts';
+import {
+  countReportedInProgress,
+  findClaim,
+  findPhoto,
+  insertClaim,
+  listClaims,
+} from './claim-repository.ts';
 import type { ClaimView, ConfirmClaim, ReportClaim } from './claim-schemas.ts';
 import { claimEventData, claimView } from './claim-views.ts';
-import { checkPhoto, coverSummary, versionInForce } from './rules/index.ts';
+import {
+  checkPhoto,
+  coverSummary,
+  MAX_REPORTED_IN_PROGRESS,
+  mayReportClaim,
+  versionInForce,
+} from './rules/index.ts';
 
 /** Photos a claim may hold. */
 const MAX_PHOTOS_PER_CLAIM = 50;
@@ -26,6 +38,7 @@ async function reportClaim(
   tenant: Tenant,
   policy: PolicyRecord,
   input: ReportClaim,
+  byPolicyholder: boolean,
 ): Promise<ClaimView> {
   const now = deps.clock.now();
   const occurredAt = new Date(input.occurred_at * 1000);
@@ -34,6 +47,11 @@ async function reportClaim(
   return inTransaction(deps.db, async (trx) => {
     const version = versionInForce(await listVersions(trx, policy.id), occurredAt);
     if (version === undefined) throw invalid('/body/occurred_at', 'is before the policy began');
+    if (byPolicyholder && !mayReportClaim(await countReportedInProgress(trx, policy.id)))
+      throw new AppError(
+        'CONFLICT',
+        `A policy has at most ${String(MAX_REPORTED_IN_PROGRESS)} reported claims in progress; another is reported once one has ended`,
+      );
     const claim = await insertClaim(trx, {
       policy_id: policy.id,
       company_id: tenant.companyId,
@@ -159,8 +177,13 @@ export function createClaimHolderService(deps: ClaimServiceDeps) {
      * A claim reported with no crash: when, where, what happened, other parties; open at once, with the
      * policy version in force then. 422 for a time in the future or before the policy began.
      */
-    report: async (tenant: Tenant, reference: string, input: ReportClaim): Promise<ClaimView> =>
-      reportClaim(deps, tenant, await policyOf(tenant, reference), input),
+    report: async (
+      tenant: Tenant,
+      reference: string,
+      input: ReportClaim,
+      by: 'policyholder' | 'client',
+    ): Promise<ClaimView> =>
+      reportClaim(deps, tenant, await policyOf(tenant, reference), input, by === 'policyholder'),
 
     /**
      * A photo stored with the claim: at most 10 MiB, and a JPEG, PNG, HEIC or WebP judged by its bytes

@@ -217,6 +217,22 @@ export async function listClaims(
     .execute()) as ClaimRow[];
 }
 
+/**
+ * How many claims reported on the policy (not opened by a crash) are in progress, counted under a lock
+ * on the policy's reports that its transaction holds, so that reports made at once are counted in turn.
+ */
+export async function countReportedInProgress(trx: Executor, policyId: string): Promise<number> {
+  await sql`select pg_advisory_xact_lock(hashtextextended(${`claims.report:${policyId}`}, 0))`.execute(trx);
+  const row = await trx
+    .selectFrom('claims')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('policy_id', '=', policyId)
+    .where('source', '=', 'reported')
+    .where('state', 'not in', ['closed', 'rejected', 'withdrawn'])
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
 export async function insertClaim(
   db: Executor,
   claim: Omit<ClaimTables['claims'], 'id'>,

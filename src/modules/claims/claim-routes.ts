@@ -29,7 +29,7 @@ import {
   TransitionSchema,
 } from './claim-schemas.ts';
 import type { ClaimService } from './claim-service.ts';
-import { MAX_PHOTO_BYTES, PHOTO_TYPES } from './rules/index.ts';
+import { MAX_PHOTO_BYTES, MAX_REPORTED_IN_PROGRESS, PHOTO_TYPES } from './rules/index.ts';
 
 type App = Parameters<FastifyPluginAsyncTypebox>[0];
 
@@ -101,17 +101,22 @@ function registerPolicyClaims(app: App, deps: ClaimRouteDeps): void {
         operationId: 'claims.report',
         tags,
         summary: 'Report a claim',
-        description: `A claim with no crash behind it: when, where (a point picked on a map), what happened, other parties, and the answers on injuries, other vehicles and police. 201, open at once, with the policy version in force at that time; \`claim.opened\`. 422 for a time in the future or before the policy began.${holderNote}`,
+        description: `A claim with no crash behind it: when, where (a point picked on a map), what happened, other parties, and the answers on injuries, other vehicles and police. 201, open at once, with the policy version in force at that time; \`claim.opened\`. 422 for a time in the future or before the policy began; with the policyholder’s token, 409 while the policy has ${String(MAX_REPORTED_IN_PROGRESS)} reported claims in progress (not closed, rejected or withdrawn).${holderNote}`,
         security: securityEither,
         headers: ClientHeadersSchema,
         params: PolicyClaimParamsSchema,
         body: ReportClaimSchema,
-        response: { 201: claimRef, ...problemResponses(401, 404, 422) },
+        response: { 201: claimRef, ...problemResponses(401, 404, 409, 422) },
       },
     },
     async (request, reply) => {
       await checkOwner(request, request.params.policy_reference);
-      const claim = await claims.report(tenantOf(request), request.params.policy_reference, request.body);
+      const claim = await claims.report(
+        tenantOf(request),
+        request.params.policy_reference,
+        request.body,
+        request.policyholder === null ? 'client' : 'policyholder',
+      );
       return reply.code(201).send(claim);
     },
   );

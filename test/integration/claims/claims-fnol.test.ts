@@ -365,3 +365,40 @@ describe('a claim reported by the policyholder, and its photos', () => {
     assert.deepEqual(read.rawPayload, PNG);
   });
 });
+
+describe('a policy’s reported claims in progress are bounded', () => {
+  test('a policyholder has 10 at once; the 11th answers 409 and stores nothing, until one has ended', async () => {
+    const email = 'many-claims@example.com';
+    const reporter = await signedInPolicyholder(t, acme.sandbox, email, input(email));
+    const headers = await bearerOf(t, acme.client_id, reporter);
+    const report = (as: Headers = headers) =>
+      call('POST', `/policys/${reporter.policyReference}/claims`, as, {
+        occurred_at: nowS() - 3600,
+        lat: 51.5155,
+        lon: -0.1419,
+        description: 'Scraped a wall.',
+        injuries: false,
+        other_vehicles: false,
+        police_attended: false,
+      });
+    // Reported at once, they are counted in turn.
+    const answers = await Promise.all(Array.from({ length: 11 }, () => report()));
+    const statuses = answers.map((a) => a.statusCode).sort();
+    assert.deepEqual(statuses, [...Array<number>(10).fill(201), 409]);
+    const refused = answers.find((a) => a.statusCode === 409)!;
+    assert.match(refused.headers['content-type'] ?? '', /^application\/problem\+json/);
+    assert.match(refused.json<Problem>().detail, /at most 10 reported claims in progress/);
+    const claims = await claimsOf(t, headers, reporter.policyReference);
+    assert.equal(claims.length, 10);
+    assert.equal((await report()).statusCode, 409);
+
+    const ended = await call('POST', `/claims/${claims[0]!.claim_reference}/transitions`, acme.sandbox, {
+      state: 'withdrawn',
+    });
+    assert.equal(ended.statusCode, 200, ended.body);
+    assert.equal((await report()).statusCode, 201);
+    assert.equal((await report()).statusCode, 409);
+    // The company's integration reports for the policy without that bound.
+    assert.equal((await report(acme.sandbox)).statusCode, 201);
+  });
+});

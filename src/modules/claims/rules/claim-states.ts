@@ -33,6 +33,16 @@ export const mayTransition = (from: ClaimState, to: ClaimState): boolean =>
 export const isLive = (state: ClaimState): boolean =>
   state === 'draft' || state === 'open' || state === 'reopened';
 
+/**
+ * Claims reported on a policy (not opened by a crash) that may be in progress (not closed, rejected or
+ * withdrawn) when its policyholder reports another. Each takes up to 50 photos of 10 MiB, so without a
+ * bound one policyholder could store without end; the company's integration is not bounded.
+ */
+export const MAX_REPORTED_IN_PROGRESS = 10;
+
+/** Whether a policy with `inProgress` reported claims in progress may have another reported. */
+export const mayReportClaim = (inProgress: number): boolean => inProgress < MAX_REPORTED_IN_PROGRESS;
+
 export type ExposureKind = 'own_vehicle' | 'other_vehicle' | 'injury' | 'windscreen' | 'theft';
 export const EXPOSURE_KINDS: readonly ExposureKind[] = [
   'own_vehicle',

@@ -5,6 +5,8 @@ export {
   EXPOSURE_KINDS,
   eventOfTransition,
   isLive,
+  MAX_REPORTED_IN_PROGRESS,
+  mayReportClaim,
   mayTransition,
   type ClaimState,
   type ExposureKind,
