@@ -9,7 +9,7 @@ import {
   setPasswordHashingConcurrency,
   type AccountService,
 } from './modules/accounts/index.ts';
-import { createAuthService, createThrottles } from './modules/auth/index.ts';
+import { createAuthService, createThrottles, type AuthService } from './modules/auth/index.ts';
 import { createCompanyService, findCompanyContact, type CompanyService } from './modules/companies/index.ts';
 import { createNotificationService, type NotificationService } from './modules/notifications/index.ts';
 import { createPaymentService, type PaymentService } from './modules/payments/index.ts';
@@ -141,7 +141,7 @@ function buildServices(deps: ServiceDeps) {
   });
   const devicesAndWebhooks = buildDeviceAndWebhookServices(deps, billing.journeys, notifications);
   const access = buildAccessServices(deps, { accounts, companies, notifications, ...policyServices });
-  const dataProtection = buildDataProtectionServices(deps);
+  const dataProtection = buildDataProtectionServices(deps, access.auth);
   return {
     ...access,
     ...dataProtection,
@@ -368,12 +368,13 @@ function buildAccessServices(
 }
 
 /** Erasure of a policyholder, and the retention of detailed routes. */
-function buildDataProtectionServices(deps: ServiceDeps) {
+function buildDataProtectionServices(deps: ServiceDeps, auth: AuthService) {
   const { db } = deps.database;
   const erasure = createErasureService({
     db,
     clock: deps.clock,
     retentionAfterEndDays: deps.config.retentionAfterEndDays,
+    forgetTokenSubjects: auth.forgetTokenSubjects,
   });
   const retention = createRetentionService({ db, routeRetentionDays: deps.config.routeRetentionDays });
   return { erasure, retention };

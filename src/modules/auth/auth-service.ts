@@ -98,6 +98,11 @@ export function createAuthService(deps: AuthDeps) {
 
     jwks: () => keys.jwks(),
 
+    /** An account changed elsewhere (erased): access tokens of its older session generation fail at once here. */
+    forgetTokenSubjects: (): void => {
+      ctx.forgetSubjects();
+    },
+
     async rotateSigningKeys(withdrawPrevious: boolean) {
       const result = await keys.rotate(withdrawPrevious);
       if (withdrawPrevious) accessTokens.forget();

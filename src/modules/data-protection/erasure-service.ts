@@ -49,6 +49,11 @@ export interface ErasureDeps {
   readonly clock: Clock;
   /** RETENTION_AFTER_END_DAYS: days after the last policy end before erasure is allowed unforced. */
   readonly retentionAfterEndDays: number;
+  /**
+   * Forgets the access tokens' subjects this process holds (the auth service's), so that an erased
+   * account's tokens are refused here from the moment the erasure commits (other processes within 5 s).
+   */
+  readonly forgetTokenSubjects?: () => void;
 }
 
 export interface ErasureRequest {
@@ -422,7 +427,7 @@ export function createErasureService(deps: ErasureDeps) {
     // NOTE: without DATABASE_QUERY_TIMEOUT_MS, as migrations: the free-text search reads whole tables
     // (the audit trail), which on a large database rightly takes longer than a request's bound, and a
     // timed-out erasure would have to be sent again to do the same work. It is rare and admin-only.
-    return withoutQueryTimeout(() =>
+    const result = await withoutQueryTimeout(() =>
       db.transaction().execute(async (trx) => {
         await enterErasureMode(trx);
         const subject = await lockedSubject(trx, userReference);
@@ -430,6 +435,8 @@ export function createErasureService(deps: ErasureDeps) {
         return eraseSubject(trx, subject, policies, request, now);
       }),
     );
+    deps.forgetTokenSubjects?.();
+    return result;
   }
 
   return { erase };

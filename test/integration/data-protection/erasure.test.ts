@@ -370,6 +370,17 @@ describe('POST /admin/policyholders/:user_reference/erase', () => {
   });
 
   test('with force (a staff admin): erased in one go, the answer says what', async () => {
+    // Signed in up to the erasure, her access token is refused from the moment it commits.
+    const done = await ok('POST', '/auth/token', zeph.login.headers, {
+      type: 'USER_PASSWORD_AUTH',
+      username: zeph.login.username,
+      password: zeph.login.password,
+    });
+    const bearer = {
+      ...zeph.login.headers,
+      authorization: `Bearer ${String(done.json<Json>()['access_token'])}`,
+    };
+    assert.equal((await inject('GET', '/policys/details', bearer)).statusCode, 200);
     const r = await erase(
       zeph.userReference,
       { reason: 'Court order 2025/77: erase now', force: true },
@@ -387,6 +398,8 @@ describe('POST /admin/policyholders/:user_reference/erase', () => {
     const again = await erase(zeph.userReference, { reason: 'again', force: true });
     assert.equal(again.statusCode, 409, 'erased once only');
     assert.match(again.json<{ detail: string }>().detail, /already erased/);
+    const signedIn = await inject('GET', '/policys/details', bearer);
+    assert.equal(signedIn.statusCode, 401, signedIn.body);
   });
 
   test('none of her values is left in any column of any table; Bob’s all are', async () => {
