@@ -14089,13 +14089,12 @@ export interface operations {
                         user_reference: string;
                         /** @description The first payment, in pounds: the quote’s `upfront_premium`; on the monthly plan, plus its `deposit_fee` and first installment. */
                         amount_paid: number;
-                        /** @description How the buyer signs in: the first-login step of a new account, or the sign-in of one they had. */
+                        /** @description How the buyer signs in: a new account with the temporary password emailed to it, or one they had with its own password. Nothing that signs in is in this answer: only the mailbox proves the email is the buyer’s. */
                         sign_in: {
                             /** @enum {string} */
-                            type: "NEW_PASSWORD_REQUIRED";
+                            type: "TEMPORARY_PASSWORD_SENT";
+                            /** @description A new account: its temporary password is emailed with the welcome, and signing in with it leads to choosing a password. */
                             username: string;
-                            /** @description Single use, as `POST /auth/token` answers it: choose a password with it. */
-                            session: string;
                         } | {
                             /** @enum {string} */
                             type: "SIGN_IN";

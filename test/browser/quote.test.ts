@@ -66,6 +66,26 @@ async function askForQuote(
   await answer(page, ['6000']);
 }
 
+/**
+ * After buying: the sign-in the answer leads to, with the temporary password of the welcome email (only
+ * the mailbox proves the email is the buyer's), then a password of their own, to the policy page.
+ */
+async function signInFromWelcome(page: Page, email: string) {
+  const temporary = (await rig.emails(email))
+    .map((text) => /^Temporary password: (\S+)\r?$/m.exec(text)?.[1])
+    .find((found) => found !== undefined);
+  assert.ok(temporary !== undefined, 'the welcome email carries a temporary password');
+  await page.getByRole('button', { name: 'Sign in' }).focus();
+  await page.keyboard.press('Enter');
+  await page.getByRole('heading', { name: 'Sign in', exact: true }).waitFor();
+  await tabTo(page, 'input[name=username]');
+  await answer(page, [email, temporary]);
+  await page.getByRole('heading', { name: 'Choose a password' }).waitFor();
+  await tabTo(page, 'input[name=new_password]');
+  await answer(page, ['Juniper-Harbour-Lantern-42', 'Juniper-Harbour-Lantern-42']);
+  await page.getByRole('heading', { name: 'My policy' }).waitFor();
+}
+
 async function quoteAndBuy(width: number, tag: string, plan: 'single' | 'monthly' = 'single') {
   const { context, page, problems } = await rig.newPage(width);
   await page.goto(`${rig.baseUrl}/app/sign-in?product=pay-by-mile-car`);
@@ -89,14 +109,12 @@ async function quoteAndBuy(width: number, tag: string, plan: 'single' | 'monthly
   await shoot(page, `quote-${tag}`);
   // The card form takes the keyboard at its card number.
   await answer(page, ['4242 4242 4242 4242', '12/34', '123']);
-  await page.getByRole('heading', { name: 'Choose a password' }).waitFor();
+  await page.getByRole('heading', { name: 'Sign in to your policy' }).waitFor();
   await assertAccessible(page, `quote bought ${tag}`);
-  await tabTo(page, 'input[name=new_password]');
-  await answer(page, ['Juniper-Harbour-Lantern-42', 'Juniper-Harbour-Lantern-42']);
-  await page.getByRole('heading', { name: 'My policy' }).waitFor();
-  assert.equal(new URL(page.url()).pathname, '/app/policy');
   const [welcome = ''] = await rig.emails(email);
   assert.match(welcome, /Volkswagen|policy/i, 'the welcome email is queued');
+  await signInFromWelcome(page, email);
+  assert.equal(new URL(page.url()).pathname, '/app/policy');
   await assertFits(page, width);
   await shoot(page, `quote-policy-${tag}`);
   assert.deepEqual(problems, [], 'no console errors');
@@ -157,10 +175,8 @@ test(
     await page.getByRole('heading', { name: 'Buy your quote' }).waitFor();
     await assertAccessible(page, 'buy approved quote');
     await answer(page, ['4242 4242 4242 4242', '12/34', '123']);
-    await page.getByRole('heading', { name: 'Choose a password' }).waitFor();
-    await tabTo(page, 'input[name=new_password]');
-    await answer(page, ['Juniper-Harbour-Lantern-42', 'Juniper-Harbour-Lantern-42']);
-    await page.getByRole('heading', { name: 'My policy' }).waitFor();
+    await page.getByRole('heading', { name: 'Sign in to your policy' }).waitFor();
+    await signInFromWelcome(page, `referred.${String(process.pid)}@example.com`);
     assert.deepEqual(problems, [], 'no console errors');
     await context.close();
   },

@@ -61,7 +61,6 @@ export function createAuthService(deps: AuthDeps) {
       }
     },
 
-    firstLogin: (tenant: Tenant, userReference: string) => signIn.firstLogin(tenant, userReference),
     revoke: sessions.revoke,
     authenticate: sessions.authenticate,
 

@@ -72,17 +72,6 @@ export function createSignInService(ctx: AuthContext) {
       }
     },
 
-    /**
-     * The NEW_PASSWORD_REQUIRED step for an account a purchase has just made (its temporary password
-     * is in the welcome email): a single-use session to choose a password with, as USER_PASSWORD_AUTH
-     * with the temporary password answers. Undefined for an account that has chosen its own password.
-     */
-    async firstLogin(tenant: Tenant, userReference: string) {
-      const account = await accounts.findByReference(db, tenant, userReference);
-      if (account === undefined || !account.passwordIsTemporary || !account.active) return undefined;
-      return challenge(tenant, account, clock.now());
-    },
-
     /** NEW_PASSWORD_REQUIRED: the session from USER_PASSWORD_AUTH sets the first personal password. */
     async newPasswordRequired(
       tenant: Tenant,

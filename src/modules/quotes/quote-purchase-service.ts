@@ -16,9 +16,15 @@ import { findQuote, type QuoteRecord } from './quote-repository.ts';
 import { secretMatches } from './quote-secrets.ts';
 import { bindability, isPseudonymised, notBindableMessage, quotePricing } from './rules/index.ts';
 
-/** How the buyer signs in after the purchase: the app's first-login step, or its sign-in form. */
+/**
+ * How the buyer signs in after the purchase: a new account with the temporary password its welcome
+ * email carries, or an existing one with its own password.
+ * NOTE: never a session that sets the password: anyone may buy with another's email, and an account
+ * whose password the buyer chose without reading the mailbox would be joined by that person's later
+ * policies (one account per email), handing them to the buyer.
+ */
 export type PurchaseSignIn =
-  | { readonly type: 'NEW_PASSWORD_REQUIRED'; readonly username: string; readonly session: string }
+  | { readonly type: 'TEMPORARY_PASSWORD_SENT'; readonly username: string }
   | { readonly type: 'SIGN_IN'; readonly username: string };
 
 export type PurchaseOutcome =
@@ -47,13 +53,6 @@ export interface PurchaseServiceDeps {
     submit(tenant: Tenant, input: PolicyInput): Promise<{ policy: PolicyResponse }>;
   };
   readonly accounts: { findCredentials(db: Executor, tenant: Tenant, login: string): Promise<unknown> };
-  /** A first-login session for an account made with a temporary password; undefined when it has its own. */
-  readonly auth: {
-    firstLogin(
-      tenant: Tenant,
-      userReference: string,
-    ): Promise<{ type: 'NEW_PASSWORD_REQUIRED'; username: string; session: string } | undefined>;
-  };
 }
 
 export interface PurchaseRequest {
@@ -253,13 +252,15 @@ export function createPurchaseService(deps: PurchaseServiceDeps) {
       const policy = await bind(tenant, quote, purchase, paid.paymentMethodId);
       await setQuotePurchaseStatus(db, quote.id, 'bound', clock.now());
       const userReference = policy.user_reference;
-      const first = isNewAccount ? await deps.auth.firstLogin(tenant, userReference) : undefined;
       return {
         status: 'bound',
         policyReference: policy.policy_reference,
         userReference,
         amountPence,
-        signIn: first ?? { type: 'SIGN_IN', username: quote.input.proposer.email },
+        signIn: {
+          type: isNewAccount ? 'TEMPORARY_PASSWORD_SENT' : 'SIGN_IN',
+          username: quote.input.proposer.email,
+        },
       };
     },
   };

@@ -287,10 +287,10 @@ const SignInSchema = Type.Union(
   [
     Type.Object(
       {
-        type: Type.Literal('NEW_PASSWORD_REQUIRED'),
-        username: Type.String(),
-        session: Type.String({
-          description: 'Single use, as `POST /auth/token` answers it: choose a password with it.',
+        type: Type.Literal('TEMPORARY_PASSWORD_SENT'),
+        username: Type.String({
+          description:
+            'A new account: its temporary password is emailed with the welcome, and signing in with it leads to choosing a password.',
         }),
       },
       { additionalProperties: false },
@@ -305,7 +305,7 @@ const SignInSchema = Type.Union(
   ],
   {
     description:
-      'How the buyer signs in: the first-login step of a new account, or the sign-in of one they had.',
+      'How the buyer signs in: a new account with the temporary password emailed to it, or one they had with its own password. Nothing that signs in is in this answer: only the mailbox proves the email is the buyer’s.',
   },
 );
 

@@ -14,7 +14,7 @@ interface Bound {
   policy_reference: string;
   user_reference: string;
   amount_paid: number;
-  sign_in: { type: string; username: string; session?: string };
+  sign_in: { type: string; username: string };
 }
 interface Action {
   status: 'requires_action';
@@ -130,8 +130,18 @@ test('a bought quote is paid, then bound as POST /policys binds it; the welcome 
   await t.container.services.notifications.deliver([queued.id], 0);
   const [welcome] = await smtp.waitFor(input.proposer.email);
   assert.match(welcome?.text ?? '', new RegExp(bound.policy_reference));
-  // The sign-in is the first-login step of the new account: a password chosen with it signs in.
-  assert.equal(bound.sign_in.type, 'NEW_PASSWORD_REQUIRED');
+  // The buyer signs in as any new policyholder does: with the welcome email's temporary password, then
+  // a password of their own.
+  assert.deepEqual(bound.sign_in, { type: 'TEMPORARY_PASSWORD_SENT', username: input.proposer.email });
+  const temporary = /^Temporary password: (\S+)\r?$/m.exec(welcome?.text ?? '')?.[1];
+  assert.ok(temporary !== undefined);
+  const first = await t.app.inject({
+    method: 'POST',
+    url: '/auth/token',
+    headers: publicHeaders(acme),
+    payload: { type: 'USER_PASSWORD_AUTH', username: bound.sign_in.username, password: temporary },
+  });
+  assert.equal(first.json<{ type: string }>().type, 'NEW_PASSWORD_REQUIRED', first.body);
   const chosen = await t.app.inject({
     method: 'POST',
     url: '/auth/token',
@@ -139,7 +149,7 @@ test('a bought quote is paid, then bound as POST /policys binds it; the welcome 
     payload: {
       type: 'NEW_PASSWORD_REQUIRED',
       username: bound.sign_in.username,
-      session: bound.sign_in.session,
+      session: first.json<{ session: string }>().session,
       new_password: 'Violet-Harbour-Lamp-42',
     },
   });
@@ -155,6 +165,43 @@ test('a bought quote is paid, then bound as POST /policys binds it; the welcome 
     },
   });
   assert.equal(signedIn.json<{ type: string }>().type, 'DONE');
+});
+
+test('bought with another’s email, the answer hands over no way in, so that email’s later policies stay its owner’s', async () => {
+  const owner = `mailbox.owner.${String(process.pid)}@example.com`;
+  // From an address of its own: the file's other purchases have used the throttle of theirs.
+  const remoteAddress = '203.0.113.77';
+  const input = quoteInput((q) => {
+    (q as { installment_plan: string }).installment_plan = 'single';
+    (q.proposer as { email: string }).email = owner;
+  });
+  const asked = await t.app.inject({
+    method: 'POST',
+    url: '/quotes',
+    headers: publicHeaders(acme),
+    payload: input,
+    remoteAddress,
+  });
+  assert.equal(asked.statusCode, 201, asked.body);
+  const quote = asked.json<Quote & { purchase_secret: string }>();
+  const answer = await t.app.inject({
+    method: 'POST',
+    url: `/quotes/${quote.quote_reference}/purchase`,
+    headers: { ...publicHeaders(acme), purchase_secret: quote.purchase_secret },
+    payload: { payment_method_id: 'pm_card_visa' },
+    remoteAddress,
+  });
+  assert.equal(answer.statusCode, 201, answer.body);
+  // Nothing that sets a password: the account is reached only through the mailbox.
+  assert.deepEqual(answer.json<Bound>().sign_in, { type: 'TEMPORARY_PASSWORD_SENT', username: owner });
+  // Another policy for that email later joins this account (one per email): whoever bought never held
+  // its password, so it stays the mailbox's owner's.
+  const account = await t.container.database.db
+    .selectFrom('users')
+    .select(['password_is_temporary'])
+    .where('email', '=', owner)
+    .executeTakeFirstOrThrow();
+  assert.equal(account.password_is_temporary, true);
 });
 
 test('twice: the second purchase answers 409 and charges nothing more', async () => {

@@ -155,14 +155,7 @@ function Signed({ config }: { config: AppConfig }) {
       ) : route === 'quote' ? (
         <Focused key={route}>
           <Suspense fallback={PAGE_LOADING}>
-            <QuotePage
-              config={config}
-              session={session}
-              onSignedIn={() => {
-                setSignedIn(true);
-                navigate('policy');
-              }}
-            />
+            <QuotePage config={config} />
           </Suspense>
         </Focused>
       ) : signedIn && route !== 'sign-in' ? (

@@ -1,26 +1,25 @@
 import { useState } from 'react';
-import { MilepostError, type Session } from '../../../sdk/src/index.ts';
+import { MilepostError } from '../../../sdk/src/index.ts';
 import { formatMoney } from '../../shared/format.ts';
 import { CardForm } from './card-form.tsx';
 import type { AppConfig } from './config.ts';
 import { humanError } from './errors.ts';
 import { authenticate, purchase, secretOf, type Quote } from './quote-api.ts';
-import { NewPasswordForm, Panel } from './sign-in-forms.tsx';
+import { Panel } from './sign-in-forms.tsx';
 import { CardProblem } from './stripe-sandbox.ts';
 import { navigate } from './router.ts';
 
 interface OutcomeProps {
   readonly config: AppConfig;
-  readonly session: Session;
   readonly quote: Quote;
-  readonly onSignedIn: () => void;
   /** Back to the questions, for another quote. */
   readonly onChange: () => void;
 }
 
 type Bought = {
   readonly username: string;
-  readonly session?: string | undefined;
+  /** A new account: its temporary password is in the welcome email. */
+  readonly newAccount: boolean;
   readonly policyReference: string;
 };
 
@@ -90,10 +89,9 @@ function Price({ quote }: { quote: Quote }) {
 }
 
 /** The quote (with buying it), or the referral or decline with its reasons. */
-export function QuoteOutcome({ config, session, quote, onSignedIn, onChange }: OutcomeProps) {
+export function QuoteOutcome({ config, quote, onChange }: OutcomeProps) {
   const [bought, setBought] = useState<Bought | undefined>();
-  if (bought !== undefined)
-    return <SignInAfterPurchase session={session} bought={bought} onSignedIn={onSignedIn} />;
+  if (bought !== undefined) return <SignInAfterPurchase bought={bought} />;
   const reasons = quote.decision.reasons.map((r) => r.reason);
   if (quote.status !== 'bindable')
     return (
@@ -172,7 +170,7 @@ export function BuyForm(props: {
         throw new Error('Your bank did not confirm the payment. Please try again.');
       props.onBought({
         username: answer.sign_in.username,
-        session: 'session' in answer.sign_in ? answer.sign_in.session : undefined,
+        newAccount: answer.sign_in.type === 'TEMPORARY_PASSWORD_SENT',
         policyReference: answer.policy_reference,
       });
     } catch (caught) {
@@ -191,79 +189,43 @@ export function BuyForm(props: {
   return <CardForm config={config} submitLabel={label} onPaymentMethod={buy} />;
 }
 
-/** Bought: a new account chooses its password here and is signed in; one that existed signs in. */
-export function SignInAfterPurchase({
-  session,
-  bought,
-  onSignedIn,
-}: {
-  session: Session;
-  bought: Bought;
-  onSignedIn: () => void;
-}) {
-  const [error, setError] = useState<string | undefined>();
-  const [busy, setBusy] = useState(false);
-  const challenge = bought.session;
+/**
+ * Bought: the buyer signs in. A new account with the temporary password of its welcome email, then
+ * chooses a password (the sign-in's next step); one that existed with its own password.
+ */
+export function SignInAfterPurchase({ bought }: { bought: Bought }) {
   const status = (
-    <>
-      <p className="message notice" role="status">
-        You are insured: policy {bought.policyReference}. We have emailed your welcome pack.
-      </p>
-      {error === undefined ? null : (
-        <p className="message error" role="alert">
-          {error}
-        </p>
-      )}
-    </>
+    <p className="message notice" role="status">
+      You are insured: policy {bought.policyReference}. We have emailed your welcome pack.
+    </p>
   );
-  if (challenge === undefined)
-    return (
-      <Panel title="Sign in to your policy" status={status}>
-        <p>You already have an account with us: sign in with your password to see your new policy.</p>
-        <button
-          type="button"
-          className="primary"
-          onClick={() => {
-            navigate('sign-in');
-          }}
-        >
-          Sign in
-        </button>
-      </Panel>
-    );
   return (
-    <Panel title="Choose a password" status={status}>
-      <p>Choose a password for your account ({bought.username}); you will sign in with it from now on.</p>
-      <NewPasswordForm
-        submit="Save password and sign in"
-        disabled={busy}
-        onError={setError}
-        onSubmit={async (password) => {
-          setBusy(true);
-          try {
-            await session.choosePassword({ username: bought.username, session: challenge }, password);
-            onSignedIn();
-          } catch (caught) {
-            setError(humanError(caught));
-          } finally {
-            setBusy(false);
-          }
+    <Panel title="Sign in to your policy" status={status}>
+      {bought.newAccount ? (
+        <p>
+          We have emailed your username and a temporary password to {bought.username}: sign in with them, then
+          choose your own password.
+        </p>
+      ) : (
+        <p>You already have an account with us: sign in with your password to see your new policy.</p>
+      )}
+      <button
+        type="button"
+        className="primary"
+        onClick={() => {
+          navigate('sign-in');
         }}
-      />
+      >
+        Sign in
+      </button>
     </Panel>
   );
 }
 
-/** Buying a quote by its reference (a referral approved since it was asked): the card, then signed in. */
-export function BuyApprovedQuote(props: {
-  config: AppConfig;
-  session: Session;
-  quoteReference: string;
-  onSignedIn: () => void;
-}) {
+/** Buying a quote by its reference (a referral approved since it was asked): the card, then the sign-in. */
+export function BuyApprovedQuote(props: { config: AppConfig; quoteReference: string }) {
   const [bought, setBought] = useState<Bought | undefined>();
-  if (bought !== undefined)
-    return <SignInAfterPurchase session={props.session} bought={bought} onSignedIn={props.onSignedIn} />;
+  if (bought !== undefined) return <SignInAfterPurchase bought={bought} />;
   return (
     <Panel title="Buy your quote" status={null}>
       <p>

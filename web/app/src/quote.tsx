@@ -1,5 +1,5 @@
 import { useLayoutEffect, useRef, useState, type ReactNode } from 'react';
-import { MilepostError, type Session } from '../../../sdk/src/index.ts';
+import { MilepostError } from '../../../sdk/src/index.ts';
 import type { AppConfig } from './config.ts';
 import { humanError } from './errors.ts';
 import { BuyApprovedQuote, QuoteOutcome } from './quote-outcome.tsx';
@@ -8,9 +8,6 @@ import { Field, Panel } from './sign-in-forms.tsx';
 
 export interface QuotePageProps {
   readonly config: AppConfig;
-  readonly session: Session;
-  /** Called once the buyer is signed in to their new policy. */
-  readonly onSignedIn: () => void;
 }
 
 /** A step of the questions: its title and its fields. */
@@ -226,7 +223,7 @@ const STEPS: readonly Step[] = [
 const productOf = (): string | null => new URLSearchParams(window.location.search).get('product');
 
 /** The public quote page: the questions a step at a time, then the quote and buying it. */
-export function QuotePage({ config, session, onSignedIn }: QuotePageProps) {
+export function QuotePage({ config }: QuotePageProps) {
   const [index, setIndex] = useState(0);
   const [answers, setAnswers] = useState<Answers>({});
   const [quote, setQuote] = useState<Quote | undefined>();
@@ -243,12 +240,7 @@ export function QuotePage({ config, session, onSignedIn }: QuotePageProps) {
   if (approved !== null && quote === undefined)
     return (
       <div className="quote">
-        <BuyApprovedQuote
-          config={config}
-          session={session}
-          quoteReference={approved}
-          onSignedIn={onSignedIn}
-        />
+        <BuyApprovedQuote config={config} quoteReference={approved} />
       </div>
     );
   if (quote !== undefined)
@@ -256,9 +248,7 @@ export function QuotePage({ config, session, onSignedIn }: QuotePageProps) {
       <div className="quote">
         <QuoteOutcome
           config={config}
-          session={session}
           quote={quote}
-          onSignedIn={onSignedIn}
           onChange={() => {
             setQuote(undefined);
             setIndex(0);
