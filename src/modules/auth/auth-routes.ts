@@ -5,7 +5,7 @@ import type { Clock } from '../../platform/clock.ts';
 import { AppError, notFound, type FieldError } from '../../platform/errors.ts';
 import { jsonBodyLimitsOf } from '../../platform/http/body-limits.ts';
 import { parseJsonBody, problemResponses } from '../../platform/http/problem.ts';
-import { ClientHeadersSchema, tenantOf, type ClientAuth } from '../companies/index.ts';
+import { ClientHeadersSchema, sendsClientSecret, tenantOf, type ClientAuth } from '../companies/index.ts';
 import { PolicyResponseSchema } from '../policies/index.ts';
 import {
   AUTH_REQUEST_TYPES,
@@ -182,7 +182,8 @@ function registerPolicyholderReads(app: App, deps: AuthRouteDeps, mock: IsMock):
       // The company's credentials (with the secret) reach any of its users; a policyholder's token
       // reaches only its own user. Which one applies follows from the headers sent.
       onRequest: async function userAuth(request, reply) {
-        const hasSecret = request.headers['client_secret'] !== undefined;
+        // A blank client_secret is none, as client authentication takes it.
+        const hasSecret = sendsClientSecret(request);
         const hasToken = request.headers.authorization !== undefined;
         if (mock(request) || (!hasSecret && hasToken)) await holderAuth.call(this, request, reply);
         else await companyAuth.call(this, request, reply);

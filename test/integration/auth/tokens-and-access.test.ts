@@ -223,6 +223,15 @@ describe('GET /auth/users/:user_reference', () => {
     });
     assert.equal(own.statusCode, 200, own.body);
     assert.equal(own.json<{ idp_status: string }>().idp_status, 'CONFIRMED');
+    // A blank client_secret beside the token is no secret, as on every route that takes either.
+    for (const blank of ['', ' ']) {
+      const withBlank = await client.get(`/auth/users/${holder.userReference}`, {
+        ...bearer(tokens.access_token),
+        client_id: acme.client_id,
+        client_secret: blank,
+      });
+      assert.equal(withBlank.statusCode, 200, withBlank.body);
+    }
     assertProblem(
       await client.get(`/auth/users/${neighbour.userReference}`, bearer(tokens.access_token)),
       404,
