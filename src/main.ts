@@ -21,6 +21,9 @@ class HostUnusableError extends Error {
   }
 }
 
+/** SQLSTATE read_only_sql_transaction: a write to a database that takes none. */
+const READ_ONLY_TRANSACTION = '25006';
+
 /**
  * The PostgreSQL that DATABASE_URL names could not be reached, or refused this service (no such
  * database, role or password), before anything started. Named without its credentials.
@@ -35,8 +38,13 @@ class DatabaseUnreachableError extends Error {
       // loadConfig has parsed it already; the fallback only keeps a password out of the message.
     }
     // A connection refused on every address of a host name is an AggregateError without a message.
-    const reason = error.message === '' ? String((error as { code?: unknown }).code) : error.message;
-    super(`cannot use the database at DATABASE_URL (${where}): ${reason}`);
+    const code = (error as { code?: unknown }).code;
+    const reason = error.message === '' ? String(code) : error.message;
+    const readOnly =
+      code === READ_ONLY_TRANSACTION
+        ? ' (it accepts no writes: a hot standby, or default_transaction_read_only is on)'
+        : '';
+    super(`cannot use the database at DATABASE_URL (${where}): ${reason}${readOnly}`);
     this.name = 'DatabaseUnreachableError';
   }
 }
@@ -46,13 +54,16 @@ const HOST_ERRORS = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EADDRNOTAVAIL', 'EAI_NON
 
 /**
  * PostgreSQL's refusals that a start cannot get past: 28 (the role or its password), 3D000 (no such
- * database). A connection lost or refused counts too (isDatabaseUnavailable).
+ * database), 25006 (a read-only database: a standby, or one set read-only as a full disk's guard). A
+ * connection lost or refused counts too (isDatabaseUnavailable).
  */
 function isDatabaseUnusable(error: unknown): error is Error {
   const code = (error as { code?: unknown } | undefined)?.code;
   return (
     isDatabaseUnavailable(error) ||
-    (error instanceof Error && typeof code === 'string' && (code.startsWith('28') || code === '3D000'))
+    (error instanceof Error &&
+      typeof code === 'string' &&
+      (code.startsWith('28') || code === '3D000' || code === READ_ONLY_TRANSACTION))
   );
 }
 

@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
+import { sql } from 'kysely';
 import type { DatabaseHandle } from '../../../src/platform/db/database.ts';
 import type { Database } from '../../../src/schema.ts';
 import { TEST_ADMIN_KEY } from '../../support/app.ts';
@@ -197,6 +198,29 @@ describe('every process serves its health and metrics on PORT', { timeout: 8 * S
       }
     }
   });
+
+  test(
+    'a DATABASE_URL naming a database that takes no writes (a standby): one line saying so, exit 69',
+    { skip: onPostgres ? false : 'needs PostgreSQL: the embedded database is never read-only' },
+    async () => {
+      const db = database!.db;
+      const { rows } = await sql<{ name: string }>`select current_database() as name`.execute(db);
+      const name = sql.id(rows[0]!.name);
+      await sql`alter database ${name} set default_transaction_read_only = on`.execute(db);
+      const service = startMain({ PORT: String(await freePort()) });
+      try {
+        const code = await within(service.exited, STARTUP_MS, () => `still running: ${service.stderr()}`);
+        assert.equal(code, 69, service.stderr());
+        assert.match(
+          service.stderr(),
+          /^milepost: cannot use the database at DATABASE_URL \([^)]+\): cannot execute .* in a read-only transaction \(it accepts no writes: a hot standby, or default_transaction_read_only is on\)\n$/,
+        );
+      } finally {
+        await service.stop();
+        await sql`alter database ${name} reset default_transaction_read_only`.execute(db);
+      }
+    },
+  );
 
   test('SIGTERM while a request waits on a processor that does not answer: cut at SHUTDOWN_TIMEOUT_MS, and a clean stop', async () => {
     const calls: string[] = [];
