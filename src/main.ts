@@ -2,7 +2,11 @@ import { buildApp, buildWorkerApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { createContainer } from './container.ts';
 import { DataDirInUseError } from './platform/db/data-dir-lock.ts';
-import { EmbeddedDatabaseUnusableError, isDatabaseUnavailable } from './platform/db/database.ts';
+import {
+  EmbeddedDatabaseUnusableError,
+  isDatabaseUnavailable,
+  READ_ONLY_TRANSACTION,
+} from './platform/db/database.ts';
 import { startTracing } from './platform/tracing.ts';
 
 /** Another process listens on PORT (an API and a worker on one host need a PORT each). */
@@ -20,9 +24,6 @@ class HostUnusableError extends Error {
     this.name = 'HostUnusableError';
   }
 }
-
-/** SQLSTATE read_only_sql_transaction: a write to a database that takes none. */
-const READ_ONLY_TRANSACTION = '25006';
 
 /**
  * The PostgreSQL that DATABASE_URL names could not be reached, or refused this service (no such
@@ -54,16 +55,14 @@ const HOST_ERRORS = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EADDRNOTAVAIL', 'EAI_NON
 
 /**
  * PostgreSQL's refusals that a start cannot get past: 28 (the role or its password), 3D000 (no such
- * database), 25006 (a read-only database: a standby, or one set read-only as a full disk's guard). A
- * connection lost or refused counts too (isDatabaseUnavailable).
+ * database). A connection lost or refused, or a database that takes no writes, counts too
+ * (isDatabaseUnavailable).
  */
 function isDatabaseUnusable(error: unknown): error is Error {
   const code = (error as { code?: unknown } | undefined)?.code;
   return (
     isDatabaseUnavailable(error) ||
-    (error instanceof Error &&
-      typeof code === 'string' &&
-      (code.startsWith('28') || code === '3D000' || code === READ_ONLY_TRANSACTION))
+    (error instanceof Error && typeof code === 'string' && (code.startsWith('28') || code === '3D000'))
   );
 }
 

@@ -54,6 +54,8 @@ const CONNECTION_MESSAGES = [
   'Connection terminated due to connection timeout',
   'Query read timeout',
 ];
+/** SQLSTATE read_only_sql_transaction: a write to a database that takes none. */
+export const READ_ONLY_TRANSACTION = '25006';
 const CONNECTION_CODES = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
@@ -66,15 +68,20 @@ const CONNECTION_CODES = new Set([
 /**
  * The database could not be reached or dropped the connection (as opposed to refusing a statement):
  * PostgreSQL's classes 08 (connection exception) and 57P (shut down, terminated by an administrator,
- * starting up), the socket's errors, and pg's own messages for a lost or unobtainable connection. The
- * request that met one is answered 503, to be tried again.
+ * starting up), the socket's errors, and pg's own messages for a lost or unobtainable connection; or
+ * it takes no writes (25006: a failover left the connection on a standby, or the provider set the
+ * database read-only as its disk filled). The request that met one is answered 503, to be tried
+ * again, and its connection is dropped, so the next one is opened afresh.
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: unknown }).code;
   if (
     typeof code === 'string' &&
-    (code.startsWith('08') || code.startsWith('57P') || CONNECTION_CODES.has(code))
+    (code.startsWith('08') ||
+      code.startsWith('57P') ||
+      code === READ_ONLY_TRANSACTION ||
+      CONNECTION_CODES.has(code))
   )
     return true;
   return CONNECTION_MESSAGES.some((text) => error.message.includes(text));
