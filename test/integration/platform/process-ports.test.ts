@@ -9,7 +9,8 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
-import type { DatabaseHandle } from '../../../src/platform/db/database.ts';
+import pg from 'pg';
+import { MIGRATION_LOCK_KEY, type DatabaseHandle } from '../../../src/platform/db/database.ts';
 import type { Database } from '../../../src/schema.ts';
 import { TEST_ADMIN_KEY } from '../../support/app.ts';
 import { createTestDatabase, onPostgres } from '../../support/database.ts';
@@ -68,6 +69,7 @@ function startMain(env: Record<string, string>) {
   return {
     started,
     exited,
+    stdout: () => stdout,
     stderr: () => stderr,
     async stop(): Promise<void> {
       if (child.exitCode !== null || child.signalCode !== null) return;
@@ -218,6 +220,40 @@ describe('every process serves its health and metrics on PORT', { timeout: 8 * S
       } finally {
         await service.stop();
         await sql`alter database ${name} reset default_transaction_read_only`.execute(db);
+      }
+    },
+  );
+
+  test(
+    'a start that finds the migration lock held says so, naming the session that holds it, and goes on once it is released',
+    { skip: onPostgres ? false : 'needs PostgreSQL: the embedded database has one session' },
+    async () => {
+      const holder = new pg.Client({ connectionString: database!.connectionString });
+      await holder.connect();
+      try {
+        await holder.query('begin');
+        await holder.query(`select pg_advisory_xact_lock(${String(MIGRATION_LOCK_KEY)})`);
+        const { rows } = await holder.query<{ pid: number }>('select pg_backend_pid() as pid');
+        const service = startMain({ PORT: String(await freePort()) });
+        try {
+          let line: { holder?: { pid?: number } } | undefined;
+          for (const until = Date.now() + STARTUP_MS; line === undefined && Date.now() < until;) {
+            const found = service
+              .stdout()
+              .split('\n')
+              .find((l) => l.includes('waiting for the migration lock'));
+            if (found === undefined) await sleep(50);
+            else line = JSON.parse(found) as { holder?: { pid?: number } };
+          }
+          assert.ok(line !== undefined, `no line about the migration lock: ${service.stdout().slice(-2000)}`);
+          assert.equal(line.holder?.pid, rows[0]?.pid);
+          await holder.query('commit');
+          await within(service.started, STARTUP_MS, () => `not started: ${service.stderr()}`);
+        } finally {
+          await service.stop();
+        }
+      } finally {
+        await holder.end();
       }
     },
   );
