@@ -3,6 +3,7 @@ import { ConfigError, loadConfig } from './config.ts';
 import { createContainer } from './container.ts';
 import { DataDirInUseError } from './platform/db/data-dir-lock.ts';
 import {
+  DataDirUnwritableError,
   EmbeddedDatabaseUnusableError,
   isDatabaseUnavailable,
   READ_ONLY_TRANSACTION,
@@ -163,6 +164,10 @@ main().catch((error: unknown) => {
   if (error instanceof EmbeddedDatabaseUnusableError) {
     process.stderr.write(`milepost: ${error.message}\n`);
     process.exit(1);
+  }
+  if (error instanceof DataDirUnwritableError) {
+    process.stderr.write(`milepost: ${error.message}\n`);
+    process.exit(73); // EX_CANTCREAT
   }
   if (error instanceof DataDirInUseError) {
     process.stderr.write(`milepost: ${error.message}\n`);

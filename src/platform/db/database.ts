@@ -17,7 +17,7 @@ import {
 } from 'kysely';
 import pg from 'pg';
 import { attributingDialect, auditing } from './audit-context.ts';
-import { lockDataDir } from './data-dir-lock.ts';
+import { lockDataDir, type DataDirLock } from './data-dir-lock.ts';
 import { inStatementSpan } from './statement-names.ts';
 
 export type DatabaseKind = 'pglite' | 'postgres';
@@ -122,6 +122,45 @@ export class EmbeddedDatabaseUnusableError extends Error {
       { cause },
     );
     this.name = 'EmbeddedDatabaseUnusableError';
+  }
+}
+
+/**
+ * The embedded database's directory cannot be made, or its lock file written beside it: DATA_DIR names
+ * a file, a directory this process may not write, or a read-only or full file system.
+ */
+export class DataDirUnwritableError extends Error {
+  constructor(dataDir: string, cause: NodeJS.ErrnoException) {
+    super(
+      `the data directory ${dataDir} cannot be created or written (${cause.message}): set DATA_DIR to a directory this process may write`,
+      { cause },
+    );
+    this.name = 'DataDirUnwritableError';
+  }
+}
+
+/** The file system's refusals to make or write a path (as opposed to a bug, or the directory in use). */
+const UNWRITABLE_PATH_CODES = new Set([
+  'EACCES',
+  'EPERM',
+  'EROFS',
+  'ENOTDIR',
+  'EEXIST',
+  'ENOSPC',
+  'EDQUOT',
+  'ENOENT',
+]);
+
+/** Makes the embedded data directory's parent and takes its lock, refusals named as DataDirUnwritableError. */
+async function takeDataDir(dataDir: string): Promise<DataDirLock> {
+  try {
+    await fs.mkdir(path.dirname(dataDir), { recursive: true });
+    return lockDataDir(dataDir);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (typeof code === 'string' && UNWRITABLE_PATH_CODES.has(code))
+      throw new DataDirUnwritableError(path.dirname(dataDir), error as NodeJS.ErrnoException);
+    throw error;
   }
 }
 
@@ -351,8 +390,7 @@ export async function openDatabase<DB>(options: OpenOptions): Promise<DatabaseHa
       close: () => db.destroy(),
     };
   }
-  if (options.dataDir !== undefined) await fs.mkdir(path.dirname(options.dataDir), { recursive: true });
-  const lock = options.dataDir === undefined ? undefined : lockDataDir(options.dataDir);
+  const lock = options.dataDir === undefined ? undefined : await takeDataDir(options.dataDir);
   // Imported here, not at the top: a process on PostgreSQL never loads PGlite (9 MB of memory).
   const { PGlite, types } = await import('@electric-sql/pglite');
   const timestamp = (oid: number) => {

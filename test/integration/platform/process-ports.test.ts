@@ -258,6 +258,27 @@ describe('every process serves its health and metrics on PORT', { timeout: 8 * S
     },
   );
 
+  test('a DATA_DIR that cannot be made or written (a file, a read-only disk): one line naming it, exit 73', async () => {
+    const file = path.join(dataDir, 'not-a-directory');
+    await fs.writeFile(file, '');
+    for (const given of [file, path.join(file, 'data')]) {
+      // Embedded, whichever database the suite runs on: DATA_DIR is the embedded database's.
+      const service = startMain({ DATABASE_URL: '', DATA_DIR: given, PORT: String(await freePort()) });
+      try {
+        const code = await within(service.exited, STARTUP_MS, () => `still running: ${service.stderr()}`);
+        assert.equal(code, 73, service.stderr());
+        assert.match(
+          service.stderr(),
+          new RegExp(
+            `^milepost: the data directory ${given.replaceAll('.', '\\.')} cannot be created or written \\((EEXIST|ENOTDIR): [^\\n]*\\): set DATA_DIR to a directory this process may write\\n$`,
+          ),
+        );
+      } finally {
+        await service.stop();
+      }
+    }
+  });
+
   test('SIGTERM while a request waits on a processor that does not answer: cut at SHUTDOWN_TIMEOUT_MS, and a clean stop', async () => {
     const calls: string[] = [];
     const silent = http.createServer((request) => {
