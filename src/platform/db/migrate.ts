@@ -75,6 +75,9 @@ async function migrate(
     // snapshot is applied under the same lock and in the same transaction: of processes starting
     // together on one empty database, the first creates it and the others find its tables.
     db.transaction().execute(async (trx) => {
+      // Nor does a statement_timeout the database or role sets (as pg_dump's scripts do, for this
+      // transaction alone): it cut a migration, or the wait for another process's, and stopped the start.
+      await sql`select set_config('statement_timeout', '0', true)`.execute(trx);
       await takeMigrationLock(trx, log);
       const recorded =
         snapshot !== undefined && (await isEmpty(trx)) ? await applySnapshot(trx, snapshot, migrations) : [];

@@ -258,6 +258,38 @@ describe('every process serves its health and metrics on PORT', { timeout: 8 * S
     },
   );
 
+  test(
+    "a statement_timeout the database sets cuts neither the migrations nor a start's wait for their lock",
+    { skip: onPostgres ? false : 'needs PostgreSQL: the embedded database has one session' },
+    async () => {
+      const db = database!.db;
+      const { rows } = await sql<{ name: string }>`select current_database() as name`.execute(db);
+      const name = sql.id(rows[0]!.name);
+      await sql`alter database ${name} set statement_timeout = '1s'`.execute(db);
+      const holder = new pg.Client({ connectionString: database!.connectionString });
+      await holder.connect();
+      try {
+        await holder.query('begin');
+        await holder.query(`select pg_advisory_xact_lock(${String(MIGRATION_LOCK_KEY)})`);
+        const service = startMain({ PORT: String(await freePort()) });
+        try {
+          // Held past the database's statement_timeout, once the start waits for it.
+          const until = Date.now() + STARTUP_MS;
+          while (!service.stdout().includes('waiting for the migration lock') && Date.now() < until)
+            await sleep(50);
+          await sleep(1_500);
+          await holder.query('commit');
+          await within(service.started, STARTUP_MS, () => `not started: ${service.stderr()}`);
+        } finally {
+          await service.stop();
+        }
+      } finally {
+        await holder.end();
+        await sql`alter database ${name} reset statement_timeout`.execute(db);
+      }
+    },
+  );
+
   test('a DATA_DIR that cannot be made or written (a file, a read-only disk): one line naming it, exit 73', async () => {
     const file = path.join(dataDir, 'not-a-directory');
     await fs.writeFile(file, '');
