@@ -281,6 +281,15 @@ main(process.argv.slice(2)).then(
     process.stderr.write(
       `milepost: ${error instanceof ConfigError ? error.message : error instanceof Error ? error.message : String(error)}\n`,
     );
-    process.exit(error instanceof ConfigError ? 78 : error instanceof DataDirInUseError ? 75 : 1);
+    process.exit(
+      error instanceof ConfigError
+        ? 78
+        : error instanceof DataDirInUseError
+          ? 75
+          : // DataDirUnwritableError, by name: database.ts is loaded only once a command needs it.
+            error instanceof Error && error.name === 'DataDirUnwritableError'
+            ? 73 // EX_CANTCREAT
+            : 1,
+    );
   },
 );

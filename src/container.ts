@@ -397,6 +397,7 @@ export async function createContainer(
     database.db as never,
     migrations,
     await readSchemaSnapshot(),
+    logger,
   );
   if (fromSnapshot) logger.info({ migrations: applied }, 'created the schema from its snapshot');
   else if (applied.length > 0) logger.info({ migrations: applied }, 'applied migrations');

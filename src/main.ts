@@ -2,7 +2,12 @@ import { buildApp, buildWorkerApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { createContainer } from './container.ts';
 import { DataDirInUseError } from './platform/db/data-dir-lock.ts';
-import { EmbeddedDatabaseUnusableError, isDatabaseUnavailable } from './platform/db/database.ts';
+import {
+  DataDirUnwritableError,
+  EmbeddedDatabaseUnusableError,
+  isDatabaseUnavailable,
+  READ_ONLY_TRANSACTION,
+} from './platform/db/database.ts';
 import { startTracing } from './platform/tracing.ts';
 
 /** Another process listens on PORT (an API and a worker on one host need a PORT each). */
@@ -35,8 +40,13 @@ class DatabaseUnreachableError extends Error {
       // loadConfig has parsed it already; the fallback only keeps a password out of the message.
     }
     // A connection refused on every address of a host name is an AggregateError without a message.
-    const reason = error.message === '' ? String((error as { code?: unknown }).code) : error.message;
-    super(`cannot use the database at DATABASE_URL (${where}): ${reason}`);
+    const code = (error as { code?: unknown }).code;
+    const reason = error.message === '' ? String(code) : error.message;
+    const readOnly =
+      code === READ_ONLY_TRANSACTION
+        ? ' (it accepts no writes: a hot standby, or default_transaction_read_only is on)'
+        : '';
+    super(`cannot use the database at DATABASE_URL (${where}): ${reason}${readOnly}`);
     this.name = 'DatabaseUnreachableError';
   }
 }
@@ -46,7 +56,8 @@ const HOST_ERRORS = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EADDRNOTAVAIL', 'EAI_NON
 
 /**
  * PostgreSQL's refusals that a start cannot get past: 28 (the role or its password), 3D000 (no such
- * database). A connection lost or refused counts too (isDatabaseUnavailable).
+ * database). A connection lost or refused, or a database that takes no writes, counts too
+ * (isDatabaseUnavailable).
  */
 function isDatabaseUnusable(error: unknown): error is Error {
   const code = (error as { code?: unknown } | undefined)?.code;
@@ -153,6 +164,10 @@ main().catch((error: unknown) => {
   if (error instanceof EmbeddedDatabaseUnusableError) {
     process.stderr.write(`milepost: ${error.message}\n`);
     process.exit(1);
+  }
+  if (error instanceof DataDirUnwritableError) {
+    process.stderr.write(`milepost: ${error.message}\n`);
+    process.exit(73); // EX_CANTCREAT
   }
   if (error instanceof DataDirInUseError) {
     process.stderr.write(`milepost: ${error.message}\n`);

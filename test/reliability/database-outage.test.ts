@@ -20,8 +20,9 @@ import {
  * The database becomes unreachable, twice: first it refuses connections (a restart), then it goes
  * silent with the service's connections open (a failover, a partition). Under load, every request
  * gets an answer within a bound (503 problem+json while the database is away, never 500, never a
- * hang), /readyz says 503 and then 200, and afterwards the pool, pg-boss and the change feed work on
- * fresh connections: a job runs, and a change is read back once the own-write shadow has passed.
+ * hang), /readyz says 503 and then 200, /metrics answers within a scrape's timeout, and afterwards
+ * the pool, pg-boss and the change feed work on fresh connections: a job runs, and a change is read
+ * back once the own-write shadow has passed.
  */
 const skip = !onPostgres && 'PostgreSQL only: it cuts the network between the service and PostgreSQL';
 // The service is started with a short query timeout so that a silent database is noticed quickly.
@@ -136,6 +137,11 @@ test(
         await call(base, 'GET', '/readyz', {}, undefined, ANSWER_BOUND_MS),
         '/readyz while silent',
       );
+      // /metrics answers within a scrape's timeout (Prometheus's default: 10 s), without the job counts.
+      const metrics = await call(base, 'GET', '/metrics', {}, undefined, ANSWER_BOUND_MS);
+      assert.equal(metrics.status, 200);
+      assert.ok(metrics.durationMs < 5_000, `/metrics took ${String(metrics.durationMs)} ms`);
+      assert.match(String(metrics.body['text']), /^http_request_duration_seconds_bucket/m);
       await sleep(QUERY_TIMEOUT_MS * 3);
       assert.equal(service.exited(), false, 'the process died while the database was silent');
       proxy.set('pass');

@@ -17,7 +17,7 @@ import {
 } from 'kysely';
 import pg from 'pg';
 import { attributingDialect, auditing } from './audit-context.ts';
-import { lockDataDir } from './data-dir-lock.ts';
+import { lockDataDir, type DataDirLock } from './data-dir-lock.ts';
 import { inStatementSpan } from './statement-names.ts';
 
 export type DatabaseKind = 'pglite' | 'postgres';
@@ -54,6 +54,8 @@ const CONNECTION_MESSAGES = [
   'Connection terminated due to connection timeout',
   'Query read timeout',
 ];
+/** SQLSTATE read_only_sql_transaction: a write to a database that takes none. */
+export const READ_ONLY_TRANSACTION = '25006';
 const CONNECTION_CODES = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
@@ -66,15 +68,20 @@ const CONNECTION_CODES = new Set([
 /**
  * The database could not be reached or dropped the connection (as opposed to refusing a statement):
  * PostgreSQL's classes 08 (connection exception) and 57P (shut down, terminated by an administrator,
- * starting up), the socket's errors, and pg's own messages for a lost or unobtainable connection. The
- * request that met one is answered 503, to be tried again.
+ * starting up), the socket's errors, and pg's own messages for a lost or unobtainable connection; or
+ * it takes no writes (25006: a failover left the connection on a standby, or the provider set the
+ * database read-only as its disk filled). The request that met one is answered 503, to be tried
+ * again, and its connection is dropped, so the next one is opened afresh.
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: unknown }).code;
   if (
     typeof code === 'string' &&
-    (code.startsWith('08') || code.startsWith('57P') || CONNECTION_CODES.has(code))
+    (code.startsWith('08') ||
+      code.startsWith('57P') ||
+      code === READ_ONLY_TRANSACTION ||
+      CONNECTION_CODES.has(code))
   )
     return true;
   return CONNECTION_MESSAGES.some((text) => error.message.includes(text));
@@ -115,6 +122,45 @@ export class EmbeddedDatabaseUnusableError extends Error {
       { cause },
     );
     this.name = 'EmbeddedDatabaseUnusableError';
+  }
+}
+
+/**
+ * The embedded database's directory cannot be made, or its lock file written beside it: DATA_DIR names
+ * a file, a directory this process may not write, or a read-only or full file system.
+ */
+export class DataDirUnwritableError extends Error {
+  constructor(dataDir: string, cause: NodeJS.ErrnoException) {
+    super(
+      `the data directory ${dataDir} cannot be created or written (${cause.message}): set DATA_DIR to a directory this process may write`,
+      { cause },
+    );
+    this.name = 'DataDirUnwritableError';
+  }
+}
+
+/** The file system's refusals to make or write a path (as opposed to a bug, or the directory in use). */
+const UNWRITABLE_PATH_CODES = new Set([
+  'EACCES',
+  'EPERM',
+  'EROFS',
+  'ENOTDIR',
+  'EEXIST',
+  'ENOSPC',
+  'EDQUOT',
+  'ENOENT',
+]);
+
+/** Makes the embedded data directory's parent and takes its lock, refusals named as DataDirUnwritableError. */
+async function takeDataDir(dataDir: string): Promise<DataDirLock> {
+  try {
+    await fs.mkdir(path.dirname(dataDir), { recursive: true });
+    return lockDataDir(dataDir);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (typeof code === 'string' && UNWRITABLE_PATH_CODES.has(code))
+      throw new DataDirUnwritableError(path.dirname(dataDir), error as NodeJS.ErrnoException);
+    throw error;
   }
 }
 
@@ -344,8 +390,7 @@ export async function openDatabase<DB>(options: OpenOptions): Promise<DatabaseHa
       close: () => db.destroy(),
     };
   }
-  if (options.dataDir !== undefined) await fs.mkdir(path.dirname(options.dataDir), { recursive: true });
-  const lock = options.dataDir === undefined ? undefined : lockDataDir(options.dataDir);
+  const lock = options.dataDir === undefined ? undefined : await takeDataDir(options.dataDir);
   // Imported here, not at the top: a process on PostgreSQL never loads PGlite (9 MB of memory).
   const { PGlite, types } = await import('@electric-sql/pglite');
   const timestamp = (oid: number) => {

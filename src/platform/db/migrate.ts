@@ -24,6 +24,21 @@ export async function migrateToLatest(
   return (await migrate(db, migrations, undefined)).applied;
 }
 
+/** Where a wait for the migration lock is told (the process's logger). */
+export interface MigrationLog {
+  warn(details: object, message: string): void;
+}
+
+/** The session holding the migration lock another process waits for (pg_stat_activity's columns). */
+export interface MigrationLockHolder {
+  readonly pid: number;
+  readonly applicationName: string;
+  readonly clientAddress: string | null;
+  /** When its transaction, which holds the lock until it ends, began. */
+  readonly since: Date | null;
+  readonly state: string | null;
+}
+
 /**
  * As `migrateToLatest`, but an empty database (no table in `public`) is first created in one step from
  * `snapshot` (src/migrations/snapshot.sql, written by `npm run docs:schema`): the schema the migrations
@@ -35,14 +50,20 @@ export function migrateFromSnapshot(
   db: Kysely<unknown>,
   migrations: Record<string, Migration>,
   snapshot: string,
+  /**
+   * Told once, before waiting, when another session holds the migration lock (another process
+   * migrating, or one that stopped mid-migration with its session still open), naming that session.
+   */
+  log?: MigrationLog,
 ): Promise<MigrationOutcome> {
-  return migrate(db, migrations, snapshot);
+  return migrate(db, migrations, snapshot, log);
 }
 
 async function migrate(
   db: Kysely<unknown>,
   migrations: Record<string, Migration>,
   snapshot: string | undefined,
+  log?: MigrationLog,
 ): Promise<MigrationOutcome> {
   const provider: MigrationProvider = { getMigrations: () => Promise.resolve(migrations) };
   // A migration may rightly take minutes on a large table: the query timeout does not apply.
@@ -54,7 +75,10 @@ async function migrate(
     // snapshot is applied under the same lock and in the same transaction: of processes starting
     // together on one empty database, the first creates it and the others find its tables.
     db.transaction().execute(async (trx) => {
-      await sql`select pg_advisory_xact_lock(${sql.lit(MIGRATION_LOCK_KEY)})`.execute(trx);
+      // Nor does a statement_timeout the database or role sets (as pg_dump's scripts do, for this
+      // transaction alone): it cut a migration, or the wait for another process's, and stopped the start.
+      await sql`select set_config('statement_timeout', '0', true)`.execute(trx);
+      await takeMigrationLock(trx, log);
       const recorded =
         snapshot !== undefined && (await isEmpty(trx)) ? await applySnapshot(trx, snapshot, migrations) : [];
       const outcome = await new Migrator({ db: trx, provider }).migrateToLatest();
@@ -67,6 +91,54 @@ async function migrate(
       return { applied: [...recorded, ...ran], fromSnapshot: recorded.length > 0 };
     }),
   );
+}
+
+/**
+ * Takes the migration lock for `trx`, waiting as long as another session holds it (a migration may
+ * rightly take minutes); the wait is logged first. NOTE: every start takes this lock,
+ * migrations pending or not, and a start that waited on it said nothing, for as long as the holder
+ * lived (a process paused mid-migration, a forgotten psql session).
+ */
+async function takeMigrationLock(trx: Transaction<unknown>, log: MigrationLog | undefined): Promise<void> {
+  const key = sql.lit(MIGRATION_LOCK_KEY);
+  const { rows } = await sql<{ taken: boolean }>`select pg_try_advisory_xact_lock(${key}) as taken`.execute(
+    trx,
+  );
+  if (rows[0]?.taken === true) return;
+  if (log !== undefined)
+    log.warn(
+      { holder: await migrationLockHolder(trx) },
+      'waiting for the migration lock: another session holds it (a process migrating, or one stopped mid-migration whose session is still open); the start goes on once it is released',
+    );
+  await sql`select pg_advisory_xact_lock(${key})`.execute(trx);
+}
+
+/** The session holding the migration lock (a 64-bit advisory lock: its key's halves in classid and objid). */
+async function migrationLockHolder(trx: Transaction<unknown>): Promise<MigrationLockHolder | undefined> {
+  const high = MIGRATION_LOCK_KEY >> 32n;
+  const low = MIGRATION_LOCK_KEY & 0xffffffffn;
+  const { rows } = await sql<{
+    pid: number;
+    application_name: string;
+    client_addr: string | null;
+    xact_start: Date | null;
+    state: string | null;
+  }>`
+    select a.pid, a.application_name, host(a.client_addr) as client_addr, a.xact_start, a.state
+    from pg_locks l join pg_stat_activity a on a.pid = l.pid
+    where l.locktype = 'advisory' and l.granted and l.objsubid = 1
+      and l.classid = ${sql.lit(String(high))}::oid and l.objid = ${sql.lit(String(low))}::oid
+      and l.database = (select oid from pg_database where datname = current_database())
+    limit 1`.execute(trx);
+  const [row] = rows;
+  if (row === undefined) return undefined;
+  return {
+    pid: row.pid,
+    applicationName: row.application_name,
+    clientAddress: row.client_addr,
+    since: row.xact_start,
+    state: row.state,
+  };
 }
 
 /** Whether the database has no table, view or sequence of its own yet (the job queue's schema aside). */

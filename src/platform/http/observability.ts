@@ -111,6 +111,27 @@ export function installRequestTracing(app: FastifyInstance): void {
   });
 }
 
+/**
+ * How long `/metrics` waits for the job counts. NOTE: they are read through the job runner's own pool,
+ * which waited 10 s for a connection to a database gone silent (and longer on a connection that went
+ * mute), so a scrape took past Prometheus's default 10 s timeout and every metric of the process was
+ * lost for the length of the outage.
+ */
+const JOB_COUNTS_TIMEOUT_MS = 2_000;
+
+/** The job counts, or none when they fail or take longer than JOB_COUNTS_TIMEOUT_MS: `jobs` is left out. */
+async function withinJobCountsBound<T>(counts: Promise<T[]>): Promise<T[]> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<T[]>((resolve) => {
+    timer = setTimeout(resolve, JOB_COUNTS_TIMEOUT_MS, []);
+  });
+  try {
+    return await Promise.race([counts.catch(() => []), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** `/healthz`, `/readyz` and `/metrics` (request metrics: `installRequestMetrics`). */
 export function installObservability(app: FastifyInstance, deps: ObservabilityDeps): void {
   const { registry } = deps;
@@ -123,7 +144,7 @@ export function installObservability(app: FastifyInstance, deps: ObservabilityDe
       registers: [registry],
       async collect() {
         this.reset();
-        for (const row of await jobCounts().catch(() => []))
+        for (const row of await withinJobCountsBound(jobCounts()))
           this.set({ queue: row.queue, state: row.state }, row.count);
       },
     });

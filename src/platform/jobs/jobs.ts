@@ -47,6 +47,11 @@ export interface JobsOptions {
   readonly pollingIntervalSeconds?: number;
   /** Seconds between cron checks; pg-boss's defaults (30 s / 5 s) are lowered in tests. */
   readonly cronIntervalSeconds?: number;
+  /**
+   * Seconds between the passes that count each queue's jobs for `counts` (pg-boss's default: 60) and
+   * fail jobs whose worker stopped (10); lowered in tests.
+   */
+  readonly monitorIntervalSeconds?: number;
   readonly onError?: (error: Error) => void;
 }
 
@@ -118,7 +123,10 @@ export function createJobs(options: JobsOptions): Jobs {
     supervise: options.runWorkers,
     cronMonitorIntervalSeconds: cronSeconds,
     // How often jobs whose worker stopped sending heartbeats are failed and retried.
-    superviseIntervalSeconds: 10,
+    superviseIntervalSeconds: Math.min(10, options.monitorIntervalSeconds ?? 10),
+    ...(options.monitorIntervalSeconds === undefined
+      ? {}
+      : { monitorIntervalSeconds: options.monitorIntervalSeconds }),
     cronWorkerIntervalSeconds: Math.min(5, cronSeconds),
   };
   const boss =
@@ -173,6 +181,9 @@ export function createJobs(options: JobsOptions): Jobs {
         { queue: q.name, state: 'queued', count: q.queuedCount },
         { queue: q.name, state: 'active', count: q.activeCount },
         { queue: q.name, state: 'deferred', count: q.deferredCount },
+        // Jobs whose attempts are spent (an email given up on, a billing chunk that kept failing),
+        // as long as the queue keeps them.
+        { queue: q.name, state: 'failed', count: q.failedCount },
         { queue: q.name, state: 'total', count: q.totalCount },
       ]);
     },

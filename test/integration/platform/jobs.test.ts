@@ -89,6 +89,31 @@ test('a job enqueued in a rolled-back transaction never runs; a committed one do
   }
 });
 
+test('a job whose attempts are spent is counted as failed, for /metrics', async () => {
+  const { database } = t.container;
+  const runner = createJobs({
+    connectionString: database.connectionString,
+    pglite: database.pglite,
+    runWorkers: true,
+    pollingIntervalSeconds: 0.5,
+    monitorIntervalSeconds: 1,
+  });
+  runner.define({ name: 'test.give-up', options: { retryLimit: 0 } });
+  await runner.start();
+  try {
+    await runner.work('test.give-up', () => Promise.reject(new Error('never works')));
+    await runner.send('test.give-up', {});
+    const failed = await waitFor(async () => {
+      const counts = await runner.counts();
+      const row = counts.find((c) => c.queue === 'test.give-up' && c.state === 'failed');
+      return row !== undefined && row.count > 0 ? row.count : undefined;
+    }, 20_000);
+    assert.equal(failed, 1);
+  } finally {
+    await runner.stop(1_000);
+  }
+});
+
 test('cron: the scheduled housekeeping job runs on this driver', async () => {
   // The container started with a cron check every second; schedule every minute and wait.
   await t.container.jobs.schedule('platform.housekeeping', '* * * * *', {}, 'Europe/London');

@@ -8,7 +8,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
-import type { DatabaseHandle } from '../../../src/platform/db/database.ts';
+import { sql } from 'kysely';
+import pg from 'pg';
+import { MIGRATION_LOCK_KEY, type DatabaseHandle } from '../../../src/platform/db/database.ts';
 import type { Database } from '../../../src/schema.ts';
 import { TEST_ADMIN_KEY } from '../../support/app.ts';
 import { createTestDatabase, onPostgres } from '../../support/database.ts';
@@ -67,6 +69,7 @@ function startMain(env: Record<string, string>) {
   return {
     started,
     exited,
+    stdout: () => stdout,
     stderr: () => stderr,
     async stop(): Promise<void> {
       if (child.exitCode !== null || child.signalCode !== null) return;
@@ -192,6 +195,116 @@ describe('every process serves its health and metrics on PORT', { timeout: 8 * S
         const code = await within(service.exited, STARTUP_MS, () => `still running: ${service.stderr()}`);
         assert.equal(code, 69, service.stderr());
         assert.equal(service.stderr(), expected);
+      } finally {
+        await service.stop();
+      }
+    }
+  });
+
+  test(
+    'a DATABASE_URL naming a database that takes no writes (a standby): one line saying so, exit 69',
+    { skip: onPostgres ? false : 'needs PostgreSQL: the embedded database is never read-only' },
+    async () => {
+      const db = database!.db;
+      const { rows } = await sql<{ name: string }>`select current_database() as name`.execute(db);
+      const name = sql.id(rows[0]!.name);
+      await sql`alter database ${name} set default_transaction_read_only = on`.execute(db);
+      const service = startMain({ PORT: String(await freePort()) });
+      try {
+        const code = await within(service.exited, STARTUP_MS, () => `still running: ${service.stderr()}`);
+        assert.equal(code, 69, service.stderr());
+        assert.match(
+          service.stderr(),
+          /^milepost: cannot use the database at DATABASE_URL \([^)]+\): cannot execute .* in a read-only transaction \(it accepts no writes: a hot standby, or default_transaction_read_only is on\)\n$/,
+        );
+      } finally {
+        await service.stop();
+        await sql`alter database ${name} reset default_transaction_read_only`.execute(db);
+      }
+    },
+  );
+
+  test(
+    'a start that finds the migration lock held says so, naming the session that holds it, and goes on once it is released',
+    { skip: onPostgres ? false : 'needs PostgreSQL: the embedded database has one session' },
+    async () => {
+      const holder = new pg.Client({ connectionString: database!.connectionString });
+      await holder.connect();
+      try {
+        await holder.query('begin');
+        await holder.query(`select pg_advisory_xact_lock(${String(MIGRATION_LOCK_KEY)})`);
+        const { rows } = await holder.query<{ pid: number }>('select pg_backend_pid() as pid');
+        const service = startMain({ PORT: String(await freePort()) });
+        try {
+          let line: { holder?: { pid?: number } } | undefined;
+          for (const until = Date.now() + STARTUP_MS; line === undefined && Date.now() < until;) {
+            const found = service
+              .stdout()
+              .split('\n')
+              .find((l) => l.includes('waiting for the migration lock'));
+            if (found === undefined) await sleep(50);
+            else line = JSON.parse(found) as { holder?: { pid?: number } };
+          }
+          assert.ok(line !== undefined, `no line about the migration lock: ${service.stdout().slice(-2000)}`);
+          assert.equal(line.holder?.pid, rows[0]?.pid);
+          await holder.query('commit');
+          await within(service.started, STARTUP_MS, () => `not started: ${service.stderr()}`);
+        } finally {
+          await service.stop();
+        }
+      } finally {
+        await holder.end();
+      }
+    },
+  );
+
+  test(
+    "a statement_timeout the database sets cuts neither the migrations nor a start's wait for their lock",
+    { skip: onPostgres ? false : 'needs PostgreSQL: the embedded database has one session' },
+    async () => {
+      const db = database!.db;
+      const { rows } = await sql<{ name: string }>`select current_database() as name`.execute(db);
+      const name = sql.id(rows[0]!.name);
+      await sql`alter database ${name} set statement_timeout = '1s'`.execute(db);
+      const holder = new pg.Client({ connectionString: database!.connectionString });
+      await holder.connect();
+      try {
+        await holder.query('begin');
+        await holder.query(`select pg_advisory_xact_lock(${String(MIGRATION_LOCK_KEY)})`);
+        const service = startMain({ PORT: String(await freePort()) });
+        try {
+          // Held past the database's statement_timeout, once the start waits for it.
+          const until = Date.now() + STARTUP_MS;
+          while (!service.stdout().includes('waiting for the migration lock') && Date.now() < until)
+            await sleep(50);
+          await sleep(1_500);
+          await holder.query('commit');
+          await within(service.started, STARTUP_MS, () => `not started: ${service.stderr()}`);
+        } finally {
+          await service.stop();
+        }
+      } finally {
+        await holder.end();
+        await sql`alter database ${name} reset statement_timeout`.execute(db);
+      }
+    },
+  );
+
+  test('a DATA_DIR that cannot be made or written (a file, a read-only disk): one line naming it, exit 73', async () => {
+    const file = path.join(dataDir, 'not-a-directory');
+    await fs.writeFile(file, '');
+    for (const given of [file, path.join(file, 'data')]) {
+      // Embedded, whichever database the suite runs on: DATA_DIR is the embedded database's.
+      const service = startMain({ DATABASE_URL: '', DATA_DIR: given, PORT: String(await freePort()) });
+      try {
+        const code = await within(service.exited, STARTUP_MS, () => `still running: ${service.stderr()}`);
+        assert.equal(code, 73, service.stderr());
+        assert.match(
+          service.stderr(),
+          new RegExp(
+            `^milepost: the data directory ${given.replaceAll('.', '\\.')} cannot be created or written \\((EEXIST|ENOTDIR): [^\\n]*\\): set DATA_DIR to a directory this process may write\\n$`,
+          ),
+        );
       } finally {
         await service.stop();
       }
