@@ -96,6 +96,43 @@ async function within<T>(work: Promise<T>, ms: number, what: () => string): Prom
   }
 }
 
+/**
+ * Runs `work` while another session holds the migration lock in an open transaction, as a process
+ * stopped mid-migration would; `release` commits that transaction.
+ */
+async function withMigrationLockHeld(
+  work: (held: { pid: number; release: () => Promise<void> }) => Promise<void>,
+): Promise<void> {
+  const holder = new pg.Client({ connectionString: database!.connectionString });
+  await holder.connect();
+  try {
+    await holder.query('begin');
+    await holder.query(`select pg_advisory_xact_lock(${String(MIGRATION_LOCK_KEY)})`);
+    const { rows } = await holder.query<{ pid: number }>('select pg_backend_pid() as pid');
+    await work({
+      pid: rows[0]!.pid,
+      release: async () => {
+        await holder.query('commit');
+      },
+    });
+  } finally {
+    await holder.end();
+  }
+}
+
+/** The start's log line saying it waits for the migration lock, once it is written. */
+async function waitingLine(service: ReturnType<typeof startMain>): Promise<string> {
+  for (const until = Date.now() + STARTUP_MS; Date.now() < until;) {
+    const line = service
+      .stdout()
+      .split('\n')
+      .find((l) => l.includes('waiting for the migration lock'));
+    if (line !== undefined) return line;
+    await sleep(50);
+  }
+  assert.fail(`no line about the migration lock: ${service.stdout().slice(-2000)}`);
+}
+
 describe('every process serves its health and metrics on PORT', { timeout: 8 * STARTUP_MS }, () => {
   test('a worker (ROLE=worker) answers /healthz, /readyz and /metrics, and 404 for anything else', async () => {
     const port = await freePort();
@@ -228,33 +265,17 @@ describe('every process serves its health and metrics on PORT', { timeout: 8 * S
     'a start that finds the migration lock held says so, naming the session that holds it, and goes on once it is released',
     { skip: onPostgres ? false : 'needs PostgreSQL: the embedded database has one session' },
     async () => {
-      const holder = new pg.Client({ connectionString: database!.connectionString });
-      await holder.connect();
-      try {
-        await holder.query('begin');
-        await holder.query(`select pg_advisory_xact_lock(${String(MIGRATION_LOCK_KEY)})`);
-        const { rows } = await holder.query<{ pid: number }>('select pg_backend_pid() as pid');
+      await withMigrationLockHeld(async (held) => {
         const service = startMain({ PORT: String(await freePort()) });
         try {
-          let line: { holder?: { pid?: number } } | undefined;
-          for (const until = Date.now() + STARTUP_MS; line === undefined && Date.now() < until;) {
-            const found = service
-              .stdout()
-              .split('\n')
-              .find((l) => l.includes('waiting for the migration lock'));
-            if (found === undefined) await sleep(50);
-            else line = JSON.parse(found) as { holder?: { pid?: number } };
-          }
-          assert.ok(line !== undefined, `no line about the migration lock: ${service.stdout().slice(-2000)}`);
-          assert.equal(line.holder?.pid, rows[0]?.pid);
-          await holder.query('commit');
+          const line = JSON.parse(await waitingLine(service)) as { holder?: { pid?: number } };
+          assert.equal(line.holder?.pid, held.pid);
+          await held.release();
           await within(service.started, STARTUP_MS, () => `not started: ${service.stderr()}`);
         } finally {
           await service.stop();
         }
-      } finally {
-        await holder.end();
-      }
+      });
     },
   );
 
@@ -266,25 +287,20 @@ describe('every process serves its health and metrics on PORT', { timeout: 8 * S
       const { rows } = await sql<{ name: string }>`select current_database() as name`.execute(db);
       const name = sql.id(rows[0]!.name);
       await sql`alter database ${name} set statement_timeout = '1s'`.execute(db);
-      const holder = new pg.Client({ connectionString: database!.connectionString });
-      await holder.connect();
       try {
-        await holder.query('begin');
-        await holder.query(`select pg_advisory_xact_lock(${String(MIGRATION_LOCK_KEY)})`);
-        const service = startMain({ PORT: String(await freePort()) });
-        try {
-          // Held past the database's statement_timeout, once the start waits for it.
-          const until = Date.now() + STARTUP_MS;
-          while (!service.stdout().includes('waiting for the migration lock') && Date.now() < until)
-            await sleep(50);
-          await sleep(1_500);
-          await holder.query('commit');
-          await within(service.started, STARTUP_MS, () => `not started: ${service.stderr()}`);
-        } finally {
-          await service.stop();
-        }
+        await withMigrationLockHeld(async (held) => {
+          const service = startMain({ PORT: String(await freePort()) });
+          try {
+            // Held past the database's statement_timeout, once the start waits for it.
+            await waitingLine(service);
+            await sleep(1_500);
+            await held.release();
+            await within(service.started, STARTUP_MS, () => `not started: ${service.stderr()}`);
+          } finally {
+            await service.stop();
+          }
+        });
       } finally {
-        await holder.end();
         await sql`alter database ${name} reset statement_timeout`.execute(db);
       }
     },
