@@ -95,7 +95,11 @@ export async function eraseClaims(
   return kept;
 }
 
-/** The policies' claims for a subject access export, with exposures, payments, reserve movements, notes and photos' metadata. */
+/**
+ * The policies' claims for a subject access export, with exposures, payments, reserve movements, notes
+ * and photos' metadata: no photo's bytes (up to 50 photos of 10 MiB a claim), which
+ * `findClaimPhotoContent` reads one photo at a time.
+ */
 export async function listClaimsOfPolicies(trx: Executor, policyIds: readonly string[]) {
   if (policyIds.length === 0) return [];
   const claims = await trx
@@ -134,7 +138,7 @@ export async function listClaimsOfPolicies(trx: Executor, policyIds: readonly st
       .execute(),
     trx
       .selectFrom('claim_photos')
-      .select(['id', 'claim_id', 'content_type', 'size_bytes', 'sha256', 'uploaded_at', 'content'])
+      .select(['id', 'claim_id', 'content_type', 'size_bytes', 'sha256', 'uploaded_at'])
       .where('policy_id', 'in', policyIds)
       .where('claim_id', 'in', ids)
       .execute(),
@@ -147,4 +151,18 @@ export async function listClaimsOfPolicies(trx: Executor, policyIds: readonly st
     notes: notes.filter((n) => n.claim_id === c.id),
     photos: photos.filter((p) => p.claim_id === c.id),
   }));
+}
+
+/** One claim photo's bytes, read on its own; undefined once it is gone (erased since it was listed). */
+export async function findClaimPhotoContent(
+  db: Executor,
+  photo: { id: string; policyId: string },
+): Promise<Uint8Array | undefined> {
+  const row = await db
+    .selectFrom('claim_photos')
+    .select('content')
+    .where('policy_id', '=', photo.policyId)
+    .where('id', '=', photo.id)
+    .executeTakeFirst();
+  return row?.content;
 }

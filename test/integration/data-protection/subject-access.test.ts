@@ -1,12 +1,17 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { unzipSync, strFromU8 } from 'fflate';
 import { sql } from 'kysely';
+import { listClaimsOfPolicies } from '../../../src/modules/claims/index.ts';
+import { subjectAccessJson } from '../../../src/modules/data-protection/subject-access-export.ts';
+import { findSubject } from '../../../src/modules/data-protection/subject-access-repository.ts';
 import { fixedClock } from '../../../src/platform/clock.ts';
 import { decodePolyline } from '../../../src/platform/geo/index.ts';
 import { createCompany, createTestApp, type TestApp } from '../../support/app.ts';
 import { make } from '../../support/factories.ts';
 import { examplePolicyInput } from '../../support/policy-arbitraries.ts';
+import { reportClaim } from '../claims/claims-support.ts';
 import { setUpDirectDebit } from '../payments/direct-debit-support.ts';
 import { signInStaff, type SignedInStaff } from '../staff/staff-support.ts';
 
@@ -287,7 +292,7 @@ after(() => t.close());
 const exportUrl = (userReference: string, format?: string) =>
   `/admin/policyholders/${userReference}/export${format === undefined ? '' : `?format=${format}`}`;
 
-async function exportOf(who: Person): Promise<{ text: string; doc: Json }> {
+async function exportOf(who: Pick<Person, 'userReference'>): Promise<{ text: string; doc: Json }> {
   const r = await ok('GET', exportUrl(who.userReference), t.adminHeaders);
   assert.match(String(r.headers['content-type']), /^application\/json/);
   assert.match(String(r.headers['content-disposition']), /^attachment; filename="subject-access-.*\.json"$/);
@@ -793,5 +798,91 @@ describe('GET /admin/policyholders/:user_reference/export', () => {
     assert.deepEqual(emailIds, new Set((await emailsOf(carol)).map((e) => e.id)));
     for (const e of await emailsOf(alice)) assert.ok(!theirs.text.includes(e.id), 'not Alice’s emails');
     assert.ok(!theirs.text.includes('Pemberton'));
+  });
+
+  test('a claim’s photos are written one at a time, in pieces: each decodes to its bytes', async () => {
+    // Sizes of each remainder mod 3 (base64 padding), each over a piece of encoding.
+    const sizesBytes = [2 * 1024 * 1024, 2 * 1024 * 1024 + 1, 2 * 1024 * 1024 + 2, 1.5 * 1024 * 1024 + 1];
+    const policy = await make.policy(
+      t.app,
+      acme,
+      holder('dora.finch@example.com', 'Dora', 'Finch', 'DO11 RAF'),
+    );
+    const doraPolicyId = await policyId(policy.reference);
+    const claim = await reportClaim(t, acme.sandbox, policy.reference, unix('2025-07-19T09:00:00Z'));
+    for (const sizeBytes of sizesBytes) {
+      const bytes = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), randomBytes(sizeBytes - 4)]);
+      const r = await t.app.inject({
+        method: 'POST',
+        url: `/policys/${policy.reference}/claims/${claim.claim_reference}/photos`,
+        headers: { ...acme.sandbox, 'content-type': 'image/jpeg' },
+        payload: bytes,
+      });
+      assert.equal(r.statusCode, 201, r.body);
+    }
+    const stored = await t.container.database.db
+      .selectFrom('claim_photos')
+      .select(['id', 'content'])
+      .where('policy_id', '=', doraPolicyId)
+      .execute();
+    assert.equal(stored.length, sizesBytes.length);
+
+    // The claims the export lists carry their photos' metadata, not their bytes.
+    const [listed] = await listClaimsOfPolicies(t.container.database.db, [doraPolicyId]);
+    for (const photo of listed?.photos ?? [])
+      assert.deepEqual(
+        Object.keys(photo),
+        ['id', 'claim_id', 'content_type', 'size_bytes', 'sha256', 'uploaded_at'],
+        'no photo content in the claims listed',
+      );
+
+    // Every photo whole, in the shape JSON.stringify gives the claim (`photos` last, bytes last).
+    const { text, doc } = await exportOf(policy);
+    const [exported] = list(doc, 'claims');
+    assert.equal(exported?.['id'], claim.claim_reference);
+    assert.ok(text.includes(JSON.stringify(exported)), 'the claim as JSON.stringify writes it');
+    assert.equal(Object.keys(exported).at(-1), 'photos');
+    const photos = exported['photos'] as Json[];
+    assert.deepEqual(photos.map((p) => p['id']).toSorted(), stored.map((p) => p.id).toSorted());
+    for (const photo of photos) {
+      assert.equal(Object.keys(photo).at(-1), 'content_base64');
+      const bytes = stored.find((p) => p.id === photo['id'])?.content ?? new Uint8Array();
+      assert.ok(
+        Buffer.from(String(photo['content_base64']), 'base64').equals(bytes),
+        `photo ${String(photo['id'])} decodes to its bytes`,
+      );
+    }
+
+    // No piece of the text holds a whole photo, and each photo's bytes are read as it is written: a
+    // photo deleted while the first is written is left out.
+    const found = await findSubject(t.container.database.db, policy.userReference);
+    assert.ok(found !== undefined);
+    const pieces: string[] = [];
+    let deleted: string | undefined;
+    for await (const piece of subjectAccessJson(t.container.database.db, found, clock.now())) {
+      pieces.push(piece);
+      assert.ok(
+        piece.length < Math.min(...sizesBytes),
+        `a piece of ${String(piece.length)} characters is shorter than any photo`,
+      );
+      const writing = /\{"id":"([^"]+)","claim_id"[^{}]*"content_base64":"$/.exec(piece)?.[1];
+      if (writing !== undefined && deleted === undefined) {
+        deleted = stored.find((p) => p.id !== writing)?.id ?? '';
+        await t.container.database.db
+          .deleteFrom('claim_photos')
+          .where('policy_id', '=', doraPolicyId)
+          .where('id', '=', deleted)
+          .execute();
+      }
+    }
+    assert.ok(deleted !== undefined, 'a photo was being written');
+    const remaining = list(JSON.parse(pieces.join('')) as Json, 'claims')[0]?.['photos'] as Json[];
+    assert.deepEqual(
+      remaining.map((p) => p['id']).toSorted(),
+      stored
+        .map((p) => p.id)
+        .filter((id) => id !== deleted)
+        .toSorted(),
+    );
   });
 });
