@@ -44,8 +44,8 @@ export async function settleChange(
   const paid = ofPolicy.filter(
     (p) => p.kind === 'charge' && (p.status === 'succeeded' || p.status === 'refunded'),
   );
-  // The card that paid the term changed (its renewal premium, else the new business one) is the
-  // one refunds go to, up to what it paid.
+  // The card payment of the term changed (its renewal premium, else the new business one) is the
+  // first one refunds go to, up to what it paid.
   const ofTerm = paid.filter(
     (p) =>
       (p.purpose === 'new_business' || p.purpose === 'renewal') &&
@@ -54,18 +54,35 @@ export async function settleChange(
   );
   const original = ofTerm.at(-1) ?? paid.find((p) => p.purpose === 'new_business') ?? paid[0];
   if (original === undefined) return undefined; // a policy bound without card payments settles elsewhere
-  // What the card can still take back: refunds recorded but not yet sent (their job has not run, or
-  // the processor was down) count too, or two changes in a row would refund the payment twice over.
-  const unsentRefundsPence = ofPolicy
-    .filter(
-      (p) =>
-        p.kind === 'refund' &&
-        p.refundOf === original.id &&
-        p.status === 'pending' &&
-        p.providerPaymentId === null,
-    )
-    .reduce((sum, p) => sum + p.amountPence, 0);
-  const refundablePence = Math.max(0, original.amountPence - original.refundedPence - unsentRefundsPence);
+  // The adjustments charged on the term paid its premium too: a refund goes back to the term's
+  // payment first, then to those charges, each up to what it has left to give.
+  const adjustmentCharges = paid.filter(
+    (p) =>
+      p.purpose === 'adjustment' &&
+      p.id !== original.id &&
+      p.providerPaymentId !== null &&
+      p.policyVersionId !== null &&
+      change.termVersionIds.includes(p.policyVersionId),
+  );
+  // What each card payment can still take back: refunds recorded but not yet sent (their job has not
+  // run, or the processor was down) count too, or two changes in a row would refund it twice over.
+  const refundableOf = (charge: PaymentRecord): number => {
+    const unsentRefundsPence = ofPolicy
+      .filter(
+        (p) =>
+          p.kind === 'refund' &&
+          p.refundOf === charge.id &&
+          p.status === 'pending' &&
+          p.providerPaymentId === null,
+      )
+      .reduce((sum, p) => sum + p.amountPence, 0);
+    return Math.max(0, charge.amountPence - charge.refundedPence - unsentRefundsPence);
+  };
+  const sources = [original, ...adjustmentCharges].map((charge) => ({
+    charge,
+    refundablePence: refundableOf(charge),
+  }));
+  const refundablePence = sources.reduce((sum, s) => sum + s.refundablePence, 0);
   const before = change.previous.pricing;
   const after = change.next.pricing;
   const amountPence =
@@ -95,24 +112,35 @@ export async function settleChange(
   if (magnitude === 0) return undefined;
   const settledPence = refund ? Math.min(magnitude, refundablePence) : magnitude;
   if (settledPence === 0) return undefined;
-  const payment = await insertPayment(trx, tenant, {
-    policyId: change.policyId,
-    policyVersionId: change.policyVersionId,
-    kind: refund ? 'refund' : 'charge',
-    purpose: change.kind,
-    status: 'pending',
-    amountPence: settledPence,
-    currency: CURRENCY,
-    provider: PROVIDER,
-    providerCustomerId: original.providerCustomerId,
-    refundOf: refund ? original.id : null,
-    at: now,
-  });
-  await ctx.jobs.enqueue(trx, SETTLE_QUEUE, { paymentId: payment.id });
+  const record = async (kind: 'refund' | 'charge', pence: number, refundOf: PaymentRecord | null) => {
+    const payment = await insertPayment(trx, tenant, {
+      policyId: change.policyId,
+      policyVersionId: change.policyVersionId,
+      kind,
+      purpose: change.kind,
+      status: 'pending',
+      amountPence: pence,
+      currency: CURRENCY,
+      provider: PROVIDER,
+      providerCustomerId: original.providerCustomerId,
+      refundOf: refundOf?.id ?? null,
+      at: now,
+    });
+    await ctx.jobs.enqueue(trx, SETTLE_QUEUE, { paymentId: payment.id });
+  };
+  if (!refund) await record('charge', settledPence, null);
+  else {
+    let left = settledPence;
+    for (const source of sources) {
+      const pence = Math.min(left, source.refundablePence);
+      if (pence > 0) await record('refund', pence, source.charge);
+      left -= pence;
+    }
+  }
   return { kind: refund ? ('refund' as const) : ('charge' as const), amountPence: settledPence };
 }
 
-/** Refunds `payment` (a refund record) against the policy's original charge. */
+/** Refunds `payment` (a refund record) against the card payment it names (`refundOf`). */
 export async function executeRefund(ctx: PaymentContext, payment: PaymentRecord): Promise<void> {
   const { db } = ctx;
   const tenant = asTenant(payment.companyId, payment.environment as DataEnvironment);

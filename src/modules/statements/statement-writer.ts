@@ -298,6 +298,7 @@ async function priceStatements(deps: StatementDeps, trx: Executor, planned: read
             },
       periodStartAt: p.start,
       periodEndAt: p.end,
+      endsCover: p.request.final ?? false,
     }),
   }));
   await appendStatementVersions(

@@ -441,14 +441,23 @@ describe('adjustments, cancellations and statement charges', () => {
       effective_date: input.policy.start_date,
       reason: 'test',
     });
-    const refund = afterCancel.find((p) => p.purpose === 'cancellation')!;
-    assert.equal(refund.type, 'refund');
-    // Cancelled on the day it was bought, in the cooling-off period: the full term unused is the old
-    // upfront (120) with no cancel or admin fee, capped at what the original card paid (100).
+    const settled = await waitForPayment(
+      policy.policy_reference,
+      (list) => list.filter((p) => p.purpose === 'cancellation' && p.status === 'succeeded').length === 2,
+    );
+    const refunds = settled.filter((p) => p.purpose === 'cancellation');
+    assert.ok(refunds.every((r) => r.type === 'refund'));
+    assert.ok(afterCancel.some((p) => p.purpose === 'cancellation'));
+    // Cancelled on the day it was bought, in the cooling-off period: the full term unused is the
+    // adjusted upfront (120) with no cancel or admin fee, paid back by the new business payment (100)
+    // and the adjustment's charge (20 of its 20 + MTA fee).
     assert.ok((input.pricing.cancel_fee ?? 0) + (input.pricing.admin_fee ?? 0) > 0);
-    assert.equal(refund.amount, 100);
-    const original = afterCancel.find((p) => p.purpose === 'new_business')!;
-    assert.equal(original.refunded_amount, 100);
+    assert.deepEqual(
+      refunds.map((r) => r.amount).sort((a, b) => b - a),
+      [100, 20],
+    );
+    assert.equal(settled.find((p) => p.purpose === 'new_business')?.refunded_amount, 100);
+    assert.equal(settled.find((p) => p.purpose === 'adjustment' && p.type === 'charge')?.refunded_amount, 20);
   });
 
   test('a cancellation after the 14 days of cooling-off deducts the cancel and admin fees from the refund', async () => {

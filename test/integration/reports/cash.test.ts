@@ -194,7 +194,8 @@ before(async () => {
     .payment_provider_transaction_ref;
 
   // 10 June: p2 adjusted from the start of its term (+20, and the 20 MTA fee); p3 bought, then
-  // cancelled from the start in its cooling-off period (all 80 back: no cancel or admin fee then).
+  // cancelled a second after the start in its cooling-off period (all 80 back: no cancel or admin fee
+  // then; its final statement bills the first installment, due at the start, while cover ran).
   clock.set('2025-06-10T14:00:00Z');
   // The policy as first sent (no payment block), changed from the start of its term.
   await make.adjustment(t.app, acme, p2, {
@@ -210,7 +211,7 @@ before(async () => {
     method: 'DELETE',
     url: `/policys/${policies.p3}`,
     headers: acme.sandbox,
-    payload: { effective_date: TERM_START, reason: 'changed their mind' },
+    payload: { effective_date: TERM_START + 1, reason: 'changed their mind' },
   });
   assert.equal(cancelled.statusCode, 200, cancelled.body);
   // The final statement is charged by a job of its own: it must be asked for on 10 June too, before

@@ -404,6 +404,42 @@ describe('billing runs and final statements', () => {
     assert.equal((await statement(reference)).statusCode, 409, 'nothing more to bill on a cancelled policy');
   });
 
+  test('a final statement does not bill an installment falling due at the instant cover ends', async () => {
+    const finalOf = async (reference: string): Promise<Statement> => {
+      for (let i = 0; i < 100; i++) {
+        const listed = (
+          await t.app.inject({ url: `/statements?policy_reference=${reference}`, headers: acme.sandbox })
+        ).json<{ statements: Statement[] }>().statements;
+        const last = listed.find((s) => s.statement_end_date !== '2025-06-30T22:59:59.000Z');
+        if (last !== undefined) return last;
+        await sleep(100);
+      }
+      throw new Error('no final statement');
+    };
+    const cancel = (reference: string, iso: string) =>
+      t.app.inject({
+        method: 'DELETE',
+        url: `/policys/${reference}`,
+        headers: acme.sandbox,
+        payload: { effective_date: unix(iso) },
+      });
+    // Cancelled from inception: the first installment falls due at the start, when cover ends.
+    const fromStart = await make.policy(t.app, acme);
+    assert.equal((await cancel(fromStart.reference, '2025-05-31T23:00:00Z')).statusCode, 200);
+    const first = await finalOf(fromStart.reference);
+    assert.equal(first.subscription_installments, 0, 'no installment for no cover');
+    assert.equal(first.billed_premium, 0);
+    // Cancelled at 00:00 on the 1 July billing day, after June was billed: July's installment buys nothing.
+    const { reference } = await make.policy(t.app, acme);
+    assert.equal((await statement(reference, '2025-06-30T22:59:59Z')).statusCode, 201);
+    assert.equal((await cancel(reference, '2025-06-30T23:00:00Z')).statusCode, 200);
+    const last = await finalOf(reference);
+    assert.equal(last.statement_end_date, '2025-06-30T23:00:00.000Z');
+    assert.equal(last.subscription_installments, 0, 'the 1 July installment is not billed');
+    assert.equal(last.subscription_premium, 0);
+    assert.equal(last.billed_premium, 0);
+  });
+
   test(
     'concurrent statements for one policy never overlap nor bill a journey twice',
     { skip: !onPostgres && 'row locks are exercised on PostgreSQL' },

@@ -160,6 +160,31 @@ describe('periodSubscription', () => {
     );
   });
 
+  test('a period ending cover bills no installment falling due at its last instant', () => {
+    const period = { currentTerm, previousTerm, periodStartAt: londonMidnight('2025-07-01') };
+    const august = londonMidnight('2025-08-01');
+    assert.deepEqual(periodSubscription({ ...period, periodEndAt: august }), {
+      installments: 2,
+      subscriptionPremiumPence: 2400,
+    });
+    assert.deepEqual(periodSubscription({ ...period, periodEndAt: august, endsCover: true }), {
+      installments: 1,
+      subscriptionPremiumPence: 1200,
+    });
+    // Cancelled from inception: cover ends at the start, when the first installment falls due.
+    const start = currentTerm.startAt;
+    assert.equal(
+      periodSubscription({
+        currentTerm,
+        previousTerm: null,
+        periodStartAt: start,
+        periodEndAt: start,
+        endsCover: true,
+      }).installments,
+      0,
+    );
+  });
+
   test('property: monthly periods across a renewal bill every installment of both terms once', () => {
     fc.assert(
       fc.property(

@@ -56,15 +56,21 @@ export interface PeriodSubscription {
 /**
  * The installments a period [periodStartAt, periodEndAt] bills: the current term's that fall due in it
  * and, when the period starts before the current term (a statement spanning a renewal), the previous
- * term's that fall due before the current one starts, each at its own term's price.
+ * term's that fall due before the current one starts, each at its own term's price. When the period's
+ * end is the end of cover (`endsCover`, a final statement), an installment falling due at that very
+ * instant buys no cover and is not billed.
  */
 export function periodSubscription(input: {
   readonly currentTerm: TermPlan;
   readonly previousTerm: TermPlan | null;
   readonly periodStartAt: Date;
   readonly periodEndAt: Date;
+  readonly endsCover?: boolean;
 }): PeriodSubscription {
-  const { currentTerm, previousTerm, periodStartAt, periodEndAt } = input;
+  const { currentTerm, previousTerm, periodStartAt } = input;
+  // Periods are inclusive at one-second resolution: the last second before cover ends.
+  const periodEndAt =
+    input.endsCover === true ? new Date(input.periodEndAt.getTime() - 1000) : input.periodEndAt;
   const current = termInstallments(currentTerm, currentTerm.startAt, periodStartAt, periodEndAt);
   const earlier =
     previousTerm === null || periodStartAt.getTime() >= currentTerm.startAt.getTime()
