@@ -273,13 +273,27 @@ export async function updatePassword(
   return row === undefined ? undefined : toAccount(row);
 }
 
-export async function recordLogin(db: Executor, tenant: Tenant, id: string, at: Date): Promise<void> {
-  await db
+/**
+ * Records a login checked against the password of session generation `generation`; false (nothing
+ * written) once the generation has moved on. The row stays locked until the caller's transaction ends,
+ * so a password change waits for the login, or the login sees the change.
+ */
+export async function recordLogin(
+  db: Executor,
+  tenant: Tenant,
+  id: string,
+  generation: number,
+  at: Date,
+): Promise<boolean> {
+  const row = await db
     .updateTable('users')
     .set({ last_login_at: at })
     .where(forTenant(tenant))
     .where('id', '=', id)
-    .execute();
+    .where('session_generation', '=', generation)
+    .returning('id')
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 /** A policyholder's address and first names, for the emails other modules send them. */

@@ -113,7 +113,9 @@ export function createAccountService(deps: { db: Executor; clock: Clock }) {
       });
     },
 
-    recordLogin: (db: Executor, tenant: Tenant, id: string) => recordLogin(db, tenant, id, deps.clock.now()),
+    /** See recordLogin in account-repository.ts: false when the password has changed since it was checked. */
+    recordLogin: (db: Executor, tenant: Tenant, id: string, generation: number) =>
+      recordLogin(db, tenant, id, generation, deps.clock.now()),
   };
 }
 

@@ -60,13 +60,17 @@ export function createSignInService(ctx: AuthContext) {
         case 'NEW_PASSWORD_REQUIRED':
           return challenge(tenant, account, now);
         case 'DONE': {
-          // Two independent writes, no transaction: the last-login time is informational.
           const familyId = randomUUID();
           const access = await ctx.signAccess(tenant, account, credentials.sessionGeneration, familyId);
-          const [tokens] = await Promise.all([
-            ctx.storeRefresh(db, tenant, account, familyId, access),
-            accounts.recordLogin(db, tenant, account.id),
-          ]);
+          // NOTE: the password was checked outside any transaction. A change of it committed since (the
+          // generation moved on, every session revoked) would miss a refresh token stored after it, so
+          // the login is refused; a change still running waits for this one, then revokes its token.
+          const tokens = await inTransaction(db, async (trx) =>
+            (await accounts.recordLogin(trx, tenant, account.id, credentials.sessionGeneration))
+              ? ctx.storeRefresh(trx, tenant, account, familyId, access)
+              : undefined,
+          );
+          if (tokens === undefined) throw new AppError('INVALID_CREDENTIALS', INVALID_CREDENTIALS);
           return tokens;
         }
       }

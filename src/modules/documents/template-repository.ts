@@ -150,8 +150,8 @@ export async function saveLogo(
 }
 
 /**
- * Appends a template version numbered one past the tenant's latest. Two racing appends collide on
- * `document_templates_version_key` (the caller retries); the row is never changed afterwards.
+ * Appends a template version numbered one past the tenant's latest, the caller holding the tenant's
+ * versions (`lockTemplates`); the row is never changed afterwards.
  */
 export async function insertTemplate(
   db: Executor,
@@ -205,6 +205,15 @@ export async function findTemplate(
 ): Promise<TemplateRecord | undefined> {
   const row = await tenantTemplates(db, tenant).where('t.version', '=', version).executeTakeFirst();
   return row === undefined ? undefined : toRecord(row);
+}
+
+/**
+ * Holds the tenant's versions for the caller's transaction: versions written at once are numbered and
+ * checked against their scope's latest in turn.
+ */
+export async function lockTemplates(trx: Executor, tenant: Tenant): Promise<void> {
+  const key = `documents.templates:${tenant.companyId}:${tenant.environment}`;
+  await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(trx);
 }
 
 /** The latest `effective_from` among the versions of one scope (a product, or company-wide when null). */

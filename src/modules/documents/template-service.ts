@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Clock } from '../../platform/clock.ts';
 import { inTransaction } from '../../platform/db/database.ts';
-import { AppError, isUniqueViolation, notFound } from '../../platform/errors.ts';
+import { AppError, notFound } from '../../platform/errors.ts';
 import { londonDate } from '../../platform/london-calendar.ts';
 import type { Executor } from '../../schema.ts';
 import { companyLabels, type Tenant } from '../companies/index.ts';
@@ -15,6 +15,7 @@ import {
   insertTemplate,
   latestEffectiveFrom,
   listTemplates,
+  lockTemplates,
   saveLogo,
   type TemplateLogo,
   type TemplateRecord,
@@ -114,9 +115,6 @@ function logoOf(input: NonNullable<CreateDocumentTemplateInput['logo']>) {
   return check.logo;
 }
 
-/** Attempts at numbering a version when another is written at the same moment. */
-const VERSION_ATTEMPTS = 5;
-
 /** Document templates: per company and environment, company-wide or per product, in dated versions. */
 export function createTemplateService(deps: { db: Executor; clock: Clock }) {
   const { db, clock } = deps;
@@ -152,52 +150,45 @@ export function createTemplateService(deps: { db: Executor; clock: Clock }) {
           errors: [{ path: '/body/effective_from', message: 'must be a calendar day (YYYY-MM-DD)' }],
         });
       const logo = input.logo == null ? null : logoOf(input.logo);
-      for (let attempt = 1; ; attempt++) {
-        try {
-          const version = await inTransaction(db, async (trx) => {
-            if (productReference !== null) await requireProduct(trx, tenant, productReference);
-            const latest = await latestEffectiveFrom(trx, tenant, productReference);
-            if (latest !== undefined && effectiveFrom < latest)
-              throw new AppError(
-                'VALIDATION_FAILED',
-                'effective_from is before the latest version of its scope',
+      const version = await inTransaction(db, async (trx) => {
+        await lockTemplates(trx, tenant);
+        if (productReference !== null) await requireProduct(trx, tenant, productReference);
+        const latest = await latestEffectiveFrom(trx, tenant, productReference);
+        if (latest !== undefined && effectiveFrom < latest)
+          throw new AppError(
+            'VALIDATION_FAILED',
+            'effective_from is before the latest version of its scope',
+            {
+              errors: [
                 {
-                  errors: [
-                    {
-                      path: '/body/effective_from',
-                      message: `must not be before ${latest} (the latest version’s)`,
-                    },
-                  ],
+                  path: '/body/effective_from',
+                  message: `must not be before ${latest} (the latest version’s)`,
                 },
-              );
-            const savedLogo =
-              logo === null
-                ? null
-                : await (async () => {
-                    const sha256 = createHash('sha256').update(logo.bytes).digest('hex');
-                    return { id: await saveLogo(trx, tenant, { ...logo, sha256, at: now }), sha256 };
-                  })();
-            return insertTemplate(trx, tenant, {
-              productReference,
-              effectiveFrom,
-              companyName: input.company_name.trim(),
-              insurerName: input.insurer_name.trim(),
-              colourHex: input.colour_hex.toLowerCase(),
-              logo: savedLogo,
-              at: now,
-            });
-          });
-          const created = await findTemplate(db, tenant, version);
-          if (created === undefined)
-            throw new AppError('INTERNAL', `template version ${String(version)} vanished`);
-          const all = await listTemplates(db, tenant);
-          return view(created, inEffectVersions(all, today).has(version));
-        } catch (error) {
-          if (attempt < VERSION_ATTEMPTS && isUniqueViolation(error, 'document_templates_version_key'))
-            continue;
-          throw error;
-        }
-      }
+              ],
+            },
+          );
+        const savedLogo =
+          logo === null
+            ? null
+            : await (async () => {
+                const sha256 = createHash('sha256').update(logo.bytes).digest('hex');
+                return { id: await saveLogo(trx, tenant, { ...logo, sha256, at: now }), sha256 };
+              })();
+        return insertTemplate(trx, tenant, {
+          productReference,
+          effectiveFrom,
+          companyName: input.company_name.trim(),
+          insurerName: input.insurer_name.trim(),
+          colourHex: input.colour_hex.toLowerCase(),
+          logo: savedLogo,
+          at: now,
+        });
+      });
+      const created = await findTemplate(db, tenant, version);
+      if (created === undefined)
+        throw new AppError('INTERNAL', `template version ${String(version)} vanished`);
+      const all = await listTemplates(db, tenant);
+      return view(created, inEffectVersions(all, today).has(version));
     },
 
     /** The logo of one of the tenant's versions; 404 when the version is another's, absent or has none. */

@@ -122,16 +122,20 @@ export async function insertRateBook(
   tenant: Tenant,
   values: { reference: string; productId: string; name: string; at: Date },
 ): Promise<RateBookRecord | 'reference' | 'product'> {
-  const taken = await db
-    .selectFrom('rate_books')
-    .select(['rate_book_reference', 'product_id'])
-    .where(forTenant(tenant))
-    .where((eb) =>
-      eb.or([eb('rate_book_reference', '=', values.reference), eb('product_id', '=', values.productId)]),
-    )
-    .execute();
-  if (taken.some((r) => r.rate_book_reference === values.reference)) return 'reference';
-  if (taken.length > 0) return 'product';
+  const taken = async (): Promise<'reference' | 'product' | undefined> => {
+    const rows = await db
+      .selectFrom('rate_books')
+      .select(['rate_book_reference', 'product_id'])
+      .where(forTenant(tenant))
+      .where((eb) =>
+        eb.or([eb('rate_book_reference', '=', values.reference), eb('product_id', '=', values.productId)]),
+      )
+      .execute();
+    if (rows.some((r) => r.rate_book_reference === values.reference)) return 'reference';
+    return rows.length > 0 ? 'product' : undefined;
+  };
+  const before = await taken();
+  if (before !== undefined) return before;
   const row = await db
     .insertInto('rate_books')
     .values({
@@ -142,11 +146,12 @@ export async function insertRateBook(
       name: values.name,
       created_at: values.at,
     })
-    // A racing insert of the same reference or product loses here rather than with a 500.
+    // A racing insert of the same reference or product loses here rather than with a 500, and is
+    // told which of the two the winner took (committed by then: the insert waited for it).
     .onConflict((oc) => oc.doNothing())
     .returning(RATE_BOOK_COLUMNS)
     .executeTakeFirst();
-  return row === undefined ? 'reference' : toRateBook(row);
+  return row === undefined ? ((await taken()) ?? 'reference') : toRateBook(row);
 }
 
 /** The tenant's rate books, by reference. */

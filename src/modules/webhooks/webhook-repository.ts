@@ -1,4 +1,4 @@
-import type { Generated } from 'kysely';
+import { sql, type Generated } from 'kysely';
 import type { Executor } from '../../schema.ts';
 import { forTenant, type DataEnvironment, type Tenant } from '../companies/index.ts';
 
@@ -179,8 +179,14 @@ export async function insertEndpoint(
   return toEndpoint(row);
 }
 
-export async function countEndpoints(db: Executor, tenant: Tenant): Promise<number> {
-  const row = await db
+/**
+ * How many endpoints the tenant has, counted under a lock on its registrations that the caller's
+ * transaction holds, so that registrations made at once are counted in turn.
+ */
+export async function countEndpoints(trx: Executor, tenant: Tenant): Promise<number> {
+  const key = `webhooks.endpoints:${tenant.companyId}:${tenant.environment}`;
+  await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(trx);
+  const row = await trx
     .selectFrom('webhook_endpoints')
     .select((eb) => eb.fn.countAll<number>().as('count'))
     .where(forTenant(tenant))

@@ -223,6 +223,34 @@ describe('document templates', () => {
     assert.deepEqual([a.json<Template>().version, b.json<Template>().version].sort(), [4, 5]);
   });
 
+  test('versions written at once are numbered in turn, each checked against the ones before it: never a 500, never a later version dated earlier', async () => {
+    const racer = await createCompany(t.app, 'Racing Motor');
+    const days = ['2025-07-04', '2025-07-01', '2025-07-09', '2025-07-02', '2025-07-06', '2025-07-03'];
+    const answers = await Promise.all(
+      [...days, ...days].map((day) =>
+        call('POST', '/document-templates', racer.sandbox, template({ effective_from: day })),
+      ),
+    );
+    assert.deepEqual(
+      answers.filter((a) => a.statusCode !== 201 && a.statusCode !== 422).map((a) => a.body),
+      [],
+    );
+    const listed = (await call('GET', '/document-templates', racer.sandbox)).json<{
+      templates: Template[];
+    }>();
+    const inOrder = listed.templates.toSorted((a, b) => a.version - b.version);
+    assert.deepEqual(
+      inOrder.map((v) => v.version),
+      inOrder.map((_, i) => i + 1),
+    );
+    assert.equal(inOrder.length, answers.filter((a) => a.statusCode === 201).length);
+    for (let i = 1; i < inOrder.length; i++)
+      assert.ok(
+        inOrder[i]!.effective_from >= inOrder[i - 1]!.effective_from,
+        `version ${String(inOrder[i]!.version)} from ${inOrder[i]!.effective_from} follows one from ${inOrder[i - 1]!.effective_from}`,
+      );
+  });
+
   test('422 names what is wrong: fields, colour, day, base64, a PNG that is not one, an unsafe SVG, an oversized logo', async () => {
     const fields = await call('POST', '/document-templates', acme.sandbox, {
       company_name: '',

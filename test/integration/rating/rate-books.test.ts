@@ -123,6 +123,23 @@ describe('rate books', () => {
     assert.equal((await call('GET', '/rate-books', {})).statusCode, 401);
   });
 
+  test('rate books created at once for one product: one 201, and 409s that name the product as what is taken', async () => {
+    await make.product(t, acme.sandbox, 'ppm-race');
+    const answers = await Promise.all(
+      ['rates-race-1', 'rates-race-2', 'rates-race-3', 'rates-race-4'].map((reference) =>
+        call('POST', '/rate-books', acme.sandbox, {
+          rate_book_reference: reference,
+          product_reference: 'ppm-race',
+          name: reference,
+        }),
+      ),
+    );
+    assert.deepEqual(answers.map((a) => a.statusCode).sort(), [201, 409, 409, 409]);
+    assert.deepEqual(
+      answers.filter((a) => a.statusCode === 409).map((a) => a.json<{ detail: string }>().detail),
+      Array(3).fill('The product ppm-race has a rate book already'),
+    );
+  });
   test('a draft: 422 names every bad cell; rewritten while a draft; read with its tables', async () => {
     await make.rateBook(t, acme.sandbox, 'ppm-b', 'rates-b');
     const content = exampleRateBookContent();
