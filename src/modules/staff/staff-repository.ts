@@ -87,6 +87,21 @@ export const findStaffByEmail = (db: Executor, email: string): Promise<StaffRow 
 export const findStaffById = (db: Executor, id: string): Promise<StaffRow | undefined> =>
   db.selectFrom('staff').selectAll().where('id', '=', id).executeTakeFirst();
 
+/**
+ * Locks a staff member's row for the caller's transaction and tells whether it still holds
+ * `passwordHash` and is active: a session started under this lock is one that a credentials reset or a
+ * deactivation either revokes (it waits for the lock) or was never started (it committed first).
+ */
+export async function lockUnchangedStaff(trx: Executor, id: string, passwordHash: string): Promise<boolean> {
+  const row = await trx
+    .selectFrom('staff')
+    .select(['password_hash', 'active'])
+    .where('id', '=', id)
+    .forUpdate()
+    .executeTakeFirst();
+  return row !== undefined && row.active && row.password_hash === passwordHash;
+}
+
 export const listStaff = (db: Executor): Promise<StaffRow[]> =>
   db.selectFrom('staff').selectAll().orderBy('email').execute();
 

@@ -1,4 +1,5 @@
 import { hashToken, randomToken } from '../../platform/crypto.ts';
+import { inTransaction } from '../../platform/db/database.ts';
 import { AppError, notFound } from '../../platform/errors.ts';
 import { hashPassword, verifyPassword } from '../accounts/index.ts';
 import { ACCOUNT_THROTTLE, addressThrottleOf, checkNewPassword, throttleOf } from '../auth/index.ts';
@@ -9,6 +10,7 @@ import {
   findStaffById,
   insertAuditRecord,
   insertSession,
+  lockUnchangedStaff,
   updateSession,
   updateStaff,
 } from './staff-repository.ts';
@@ -87,15 +89,23 @@ export function createStaffSignInService(ctx: StaffContext, totp: StaffTotpServi
       const now = clock.now();
       const token = randomToken('mps_');
       const stage = stageAfterPassword(staff);
-      const row = await insertSession(db, {
-        staff_id: staff.id,
-        token_hash: hashToken(token),
-        csrf_token: randomToken(),
-        stage,
-        created_at: now,
-        last_seen_at: now,
-        expires_at: ctx.expiryFor(stage, now),
-      });
+      // NOTE: the password was checked outside any transaction. A credentials reset or deactivation
+      // committed since then revoked the member's sessions before this one existed, so the session is
+      // started only if the row still holds the password checked, under its lock.
+      const row = await inTransaction(db, async (trx) =>
+        (await lockUnchangedStaff(trx, staff.id, staff.password_hash))
+          ? insertSession(trx, {
+              staff_id: staff.id,
+              token_hash: hashToken(token),
+              csrf_token: randomToken(),
+              stage,
+              created_at: now,
+              last_seen_at: now,
+              expires_at: ctx.expiryFor(stage, now),
+            })
+          : undefined,
+      );
+      if (row === undefined) throw new AppError('INVALID_CREDENTIALS', INVALID_CREDENTIALS);
       const session: StaffSession = {
         sessionId: row.id,
         stage: row.stage,

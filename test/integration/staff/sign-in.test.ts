@@ -33,6 +33,53 @@ async function start(email: string, password: string) {
 }
 
 describe('staff sign-in', () => {
+  test(
+    'a sign-in that checked the old password while the credentials were reset starts no session that outlives the reset',
+    { skip: !onPostgres && 'PostgreSQL only: PGlite runs one transaction at a time' },
+    async () => {
+      // A member without TOTP: the password alone makes the session active.
+      const member = await signInStaff(t, 'race.viewer@insurer.example', 'viewer');
+      const db = t.container.database.db;
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      let changed!: () => void;
+      const changing = new Promise<void>((resolve) => (changed = resolve));
+      // A credentials reset as the service makes one (a new password, every session revoked), held
+      // open while the sign-in runs.
+      const reset = db.transaction().execute(async (trx) => {
+        await trx
+          .updateTable('staff')
+          .set({ password_hash: 'reset', password_is_temporary: true })
+          .where('id', '=', member.staffId)
+          .execute();
+        await trx
+          .updateTable('staff_sessions')
+          .set({ revoked_at: new Date() })
+          .where('staff_id', '=', member.staffId)
+          .where('revoked_at', 'is', null)
+          .execute();
+        changed();
+        await released;
+      });
+      await changing;
+      const signIn = start(member.email, STAFF_PASSWORD);
+      // The sign-in waits for the reset's row lock (without one it finishes at once), then the reset commits.
+      for (let waited = 0; waited < 3_000; waited += 10) {
+        const waiting = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
+          where wait_event_type = 'Lock' and datname = current_database()`.execute(db);
+        if ((waiting.rows[0]?.n ?? 0) > 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      release();
+      await reset;
+      const answer = await signIn;
+      if (answer.statusCode === 401) return;
+      assert.equal(answer.statusCode, 200, answer.body);
+      const read = await t.app.inject({ url: '/staff/session', headers: { cookie: cookieOf(answer) } });
+      assert.equal(read.statusCode, 401, `the sign-in's session outlived the reset: ${read.body}`);
+    },
+  );
+
   test('an admin: one-time password, a new password, TOTP enrolment with a QR code, then active', async () => {
     const created = await createStaff(t, 'Ada.Admin@Insurer.example', 'admin');
     const first = await start('ada.admin@insurer.example', created.one_time_password);
