@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { sql, type QueryExecutorProvider } from 'kysely';
+import { sql, type Kysely, type QueryExecutorProvider, type Transaction } from 'kysely';
 import pg from 'pg';
 import { migrations } from '../../src/migrations/index.ts';
 import { openDatabase, type DatabaseHandle } from '../../src/platform/db/database.ts';
@@ -169,4 +169,41 @@ async function newDatabase<DB>(
 export function lockWaitersOn(table: string): string {
   return `from pg_locks where relation = '${table}'::regclass and not granted
     and database = (select oid from pg_database where datname = current_database())`;
+}
+
+/**
+ * `change` made in a transaction of its own and held open, for a race against a change in flight:
+ * resolves once it has run; `commit` ends the transaction.
+ */
+export async function heldOpen(
+  db: Kysely<Database>,
+  change: (trx: Transaction<Database>) => Promise<void>,
+): Promise<{ commit: () => Promise<void> }> {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let made!: () => void;
+  const ready = new Promise<void>((resolve) => (made = resolve));
+  const done = db.transaction().execute(async (trx) => {
+    await change(trx);
+    made();
+    await released;
+  });
+  await Promise.race([ready, done]);
+  return {
+    commit: async () => {
+      release();
+      await done;
+    },
+  };
+}
+
+/** Whether some session of `db`'s database waits for a lock within `limitMs` (PostgreSQL). */
+export async function someoneWaitsForLock(db: Kysely<Database>, limitMs: number): Promise<boolean> {
+  for (const until = Date.now() + limitMs; Date.now() < until;) {
+    const waiting = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
+      where wait_event_type = 'Lock' and datname = current_database()`.execute(db);
+    if ((waiting.rows[0]?.n ?? 0) > 0) return true;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return false;
 }

@@ -1,10 +1,8 @@
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, test } from 'node:test';
-import { sql } from 'kysely';
 import { fixedClock } from '../../../src/platform/clock.ts';
 import { createCompany, type TestApp } from '../../support/app.ts';
-import { onPostgres } from '../../support/database.ts';
+import { heldOpen, onPostgres, someoneWaitsForLock } from '../../support/database.ts';
 import {
   assertProblem,
   backdateRotation,
@@ -85,13 +83,9 @@ test(
   async () => {
     const { holder, password } = await client.loggedIn(acme.sandbox);
     const db = t.container.database.db;
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    let changed!: () => void;
-    const changing = new Promise<void>((resolve) => (changed = resolve));
     // A password change as the service makes one (the session generation moves on, every refresh
     // token is revoked), held open while the login runs.
-    const change = db.transaction().execute(async (trx) => {
+    const change = await heldOpen(db, async (trx) => {
       const user = await trx
         .updateTable('users')
         .set((eb) => ({ session_generation: eb('session_generation', '+', 1) }))
@@ -104,25 +98,15 @@ test(
         .where('user_id', '=', user.id)
         .where('revoked_at', 'is', null)
         .execute();
-      changed();
-      await released;
     });
-    await changing;
     const login = client.token(acme.sandbox, {
       type: 'USER_PASSWORD_AUTH',
       username: holder.username,
       password,
     });
     // The login waits for the change's row lock; then the change commits.
-    for (let waited = 0; ; waited += 10) {
-      const waiting = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
-        where wait_event_type = 'Lock' and datname = current_database()`.execute(db);
-      if ((waiting.rows[0]?.n ?? 0) > 0) break;
-      assert.ok(waited < 10_000, 'the login never waited for the change');
-      await sleep(10);
-    }
-    release();
-    await change;
+    assert.ok(await someoneWaitsForLock(db, 10_000), 'the login never waited for the change');
+    await change.commit();
     const answer = await login;
     if (answer.statusCode !== 200) {
       assert.equal(answer.statusCode, 401, answer.body);

@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import type { Clock } from '../../../src/platform/clock.ts';
 import { createCompany, createTestApp, type TestApp } from '../../support/app.ts';
-import { onPostgres } from '../../support/database.ts';
+import { heldOpen, onPostgres, someoneWaitsForLock } from '../../support/database.ts';
 import { createStaff, signInStaff, STAFF_PASSWORD, totpCode } from './staff-support.ts';
 
 // A clock the test moves: idle expiry and TOTP steps without waiting.
@@ -40,13 +40,9 @@ describe('staff sign-in', () => {
       // A member without TOTP: the password alone makes the session active.
       const member = await signInStaff(t, 'race.viewer@insurer.example', 'viewer');
       const db = t.container.database.db;
-      let release!: () => void;
-      const released = new Promise<void>((resolve) => (release = resolve));
-      let changed!: () => void;
-      const changing = new Promise<void>((resolve) => (changed = resolve));
       // A credentials reset as the service makes one (a new password, every session revoked), held
       // open while the sign-in runs.
-      const reset = db.transaction().execute(async (trx) => {
+      const reset = await heldOpen(db, async (trx) => {
         await trx
           .updateTable('staff')
           .set({ password_hash: 'reset', password_is_temporary: true })
@@ -58,20 +54,11 @@ describe('staff sign-in', () => {
           .where('staff_id', '=', member.staffId)
           .where('revoked_at', 'is', null)
           .execute();
-        changed();
-        await released;
       });
-      await changing;
       const signIn = start(member.email, STAFF_PASSWORD);
       // The sign-in waits for the reset's row lock (without one it finishes at once), then the reset commits.
-      for (let waited = 0; waited < 3_000; waited += 10) {
-        const waiting = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
-          where wait_event_type = 'Lock' and datname = current_database()`.execute(db);
-        if ((waiting.rows[0]?.n ?? 0) > 0) break;
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
-      release();
-      await reset;
+      await someoneWaitsForLock(db, 3_000);
+      await reset.commit();
       const answer = await signIn;
       if (answer.statusCode === 401) return;
       assert.equal(answer.statusCode, 200, answer.body);
