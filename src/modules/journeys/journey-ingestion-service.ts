@@ -5,6 +5,7 @@
  * from being stored twice (a unique key), so ingestion takes no lock of its own and checks nothing first.
  */
 import { BoundedCache } from '../../platform/bounded-cache.ts';
+import { batchedCalls, type BatchedCall } from '../../platform/db/batched-calls.ts';
 import { AppError, notFound, type ErrorCode, type FieldError } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import type { Tenant } from '../companies/index.ts';
@@ -18,6 +19,7 @@ import {
   findJourneyByProviderReference,
   findOverlappingJourney,
   storeJourney,
+  STORE_JOURNEY_ARITY,
   type JourneyRecord,
   type NewJourney,
   type PlaceRecord,
@@ -59,7 +61,8 @@ export interface BatchOutcome {
 }
 
 /** Ingestion's dependencies and what it keeps of policies between requests. */
-interface Ingestion extends Pick<JourneyServiceDeps, 'db' | 'prepared' | 'clock' | 'geocoder'> {
+interface Ingestion extends Pick<JourneyServiceDeps, 'db' | 'clock' | 'geocoder'> {
+  readonly storeJourney: BatchedCall;
   readonly policies: BoundedCache<string, PolicyIdentity>;
   readonly terms: BoundedCache<string, Omit<Terms, 'fresh'>>;
 }
@@ -179,7 +182,7 @@ async function storeClientJourney(
       gapDistanceMetres: 0,
     };
     const outcome = await storeJourney(
-      { prepared: ctx.prepared },
+      { storeJourney: ctx.storeJourney },
       tenant,
       journey,
       { versionCount: current.versionCount },
@@ -251,7 +254,8 @@ export function createJourneyIngestion(deps: JourneyServiceDeps) {
   // by that count, so a stale entry can never rate a journey: it only costs a re-read and a retry.
   const ctx: Ingestion = {
     db: deps.db,
-    prepared: deps.prepared,
+    // Journeys arriving while others are being stored go together: one statement and one commit.
+    storeJourney: batchedCalls(deps.prepared, { fn: 'store_journey', arity: STORE_JOURNEY_ARITY }),
     clock: deps.clock,
     geocoder: deps.geocoder,
     policies: new BoundedCache<string, PolicyIdentity>(POLICY_CACHE_SIZE),

@@ -1,5 +1,5 @@
 import { sql, type Generated } from 'kysely';
-import type { Prepared } from '../../platform/db/database.ts';
+import type { BatchedCall } from '../../platform/db/batched-calls.ts';
 import type { Executor } from '../../schema.ts';
 import { forTenant, type Tenant } from '../companies/index.ts';
 import type { UsageUnit } from '../policies/index.ts';
@@ -225,20 +225,20 @@ export interface JourneyEvent {
 /** Why a journey was not stored. */
 export type NotStored = 'VERSIONS_CHANGED' | 'TAKEN';
 
-// NOTE: sent unnamed, parsed each time: a named statement would outlive its transaction, and PgBouncer
-// in transaction pooling hands the next one another server session (DatabaseHandle.prepared).
-const STORE_JOURNEY = `select store_journey(${Array.from({ length: 31 }, (_, i) => `$${String(i + 1)}`).join(', ')}) as outcome`;
+/** `store_journey`'s arguments. */
+export const STORE_JOURNEY_ARITY = 31;
 
 /**
  * Stores a journey and its event in one statement through `store_journey` (migrations 0011, 0025, 0066):
- * alone, as its own transaction, for a client's journey (one round trip), or in `trx` for the
+ * as its own transaction, for a client's journey (one round trip, shared with the client journeys
+ * arriving meanwhile: `batchedCalls`), or in `trx` for the
  * service's own (a re-cut voids and stores in one transaction). Not stored when the policy's versions
  * moved on from `versionCount` (VERSIONS_CHANGED: the journey was rated on terms no longer complete), or
  * when the journey overlaps a non-void one of the policy (checked under the policy's row lock) or reuses
  * its `provider_reference` (the unique key of `journey_keys`): TAKEN, and the caller tells which.
  */
 export async function storeJourney(
-  on: { prepared: Prepared } | { trx: Executor },
+  on: { storeJourney: BatchedCall } | { trx: Executor },
   tenant: Tenant,
   journey: NewJourney & { readonly id: string },
   guards: { readonly versionCount: number },
@@ -278,13 +278,15 @@ export async function storeJourney(
     journey.deviceId,
     journey.gapDistanceMetres,
   ];
-  const [row] =
-    'prepared' in on
-      ? await on.prepared<{ outcome: number }>(STORE_JOURNEY, values)
+  // A client's journey goes with others arriving meanwhile (one statement, one commit), locking the
+  // policy's row in the order of policy ids.
+  const outcome =
+    'storeJourney' in on
+      ? await on.storeJourney(values, journey.policyId)
       : (await sql<{ outcome: number }>`select store_journey(${sql.join(values)}) as outcome`.execute(on.trx))
-          .rows;
-  if (row?.outcome === 2) return 'VERSIONS_CHANGED';
-  if (row?.outcome !== 0) return 'TAKEN';
+          .rows[0]?.outcome;
+  if (outcome === 2) return 'VERSIONS_CHANGED';
+  if (outcome !== 0) return 'TAKEN';
   // Every value stored came from here, so the row is not read back (it carries the whole route).
   return { ...journey, isVoid: false, voidedAt: null, voidReason: null, statementVersionId: null };
 }

@@ -1,5 +1,5 @@
 import { sql, type Generated } from 'kysely';
-import type { Prepared } from '../../platform/db/database.ts';
+import type { BatchedCall } from '../../platform/db/batched-calls.ts';
 import type { Executor } from '../../schema.ts';
 import { forTenant, type Tenant } from '../companies/index.ts';
 import type { MatchedRule, QuoteInput, RatedPricing, RatingBreakdown } from '../rating/rules/index.ts';
@@ -240,46 +240,49 @@ export async function insertQuote(db: Executor, tenant: Tenant, quote: NewQuote)
   return storedQuote(row.id, tenant, quote, texts);
 }
 
-// NOTE: sent unnamed (DatabaseHandle.prepared); the function plans its insert once per connection.
-const STORE_QUOTE = `select store_quote(${Array.from({ length: 22 }, (_, i) => `$${String(i + 1)}`).join(', ')}) as id`;
+/** `store_quote`'s arguments. */
+export const STORE_QUOTE_ARITY = 22;
 
 /**
  * Inserts a quote only if `guard` holds, in one statement (`store_quote`, migration 0064): undefined
  * when it does not (nothing is written then).
  */
 export async function storeQuote(
-  prepared: Prepared,
+  storeQuoteCall: BatchedCall,
   tenant: Tenant,
   quote: NewQuote,
   guard: QuoteGuard,
 ): Promise<QuoteRecord | undefined> {
   const texts = storedTextsOf(quote);
-  const [row] = await prepared<{ id: string | null }>(STORE_QUOTE, [
-    tenant.companyId,
-    tenant.environment,
-    quote.reference,
-    quote.versionReference,
-    quote.rateBookVersionId,
-    quote.rateBookReference,
-    quote.rateBookVersion,
-    quote.policyReference,
-    applicantEmailOf(quote),
-    texts.input,
-    JSON.stringify(quote.pricing),
-    texts.breakdown,
-    quote.decision,
-    JSON.stringify(quote.reasons),
-    referralStatusOf(quote),
-    quote.createdAt,
-    quote.expiresAt,
-    quote.purchaseSecretHash ?? null,
-    guard.productId,
-    guard.startAt,
-    guard.validityDays,
-    DEFAULT_QUOTE_SETTINGS.validityDays,
-  ]);
-  const id = row?.id ?? null;
-  return id === null ? undefined : storedQuote(id, tenant, quote, texts);
+  // It takes no lock but the foreign keys' shared ones, so the calls of a statement keep their order.
+  const id = await storeQuoteCall(
+    [
+      tenant.companyId,
+      tenant.environment,
+      quote.reference,
+      quote.versionReference,
+      quote.rateBookVersionId,
+      quote.rateBookReference,
+      quote.rateBookVersion,
+      quote.policyReference,
+      applicantEmailOf(quote),
+      texts.input,
+      JSON.stringify(quote.pricing),
+      texts.breakdown,
+      quote.decision,
+      JSON.stringify(quote.reasons),
+      referralStatusOf(quote),
+      quote.createdAt,
+      quote.expiresAt,
+      quote.purchaseSecretHash ?? null,
+      guard.productId,
+      guard.startAt,
+      guard.validityDays,
+      DEFAULT_QUOTE_SETTINGS.validityDays,
+    ],
+    '',
+  );
+  return typeof id !== 'string' ? undefined : storedQuote(id, tenant, quote, texts);
 }
 
 const quoteWithBinding = (db: Executor) =>

@@ -1,6 +1,7 @@
 import type { Executor } from '../../schema.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { inTransaction, type Prepared } from '../../platform/db/database.ts';
+import { batchedCalls } from '../../platform/db/batched-calls.ts';
 import { AppError, notFound, type FieldError } from '../../platform/errors.ts';
 import type { Jobs } from '../../platform/jobs/jobs.ts';
 import { londonDate } from '../../platform/london-calendar.ts';
@@ -27,6 +28,7 @@ import {
   lockQuotesPastRetention,
   pseudonymiseQuote,
   storeQuote,
+  STORE_QUOTE_ARITY,
   upsertQuoteSettings,
   type QuoteRecord,
   type QuoteSettings,
@@ -228,7 +230,9 @@ async function ensureAdjustable(
 
 /** Quotes: rated from the rate book in force, decided by its underwriting rules, bound once (issue 36). */
 export function createQuoteService(deps: QuoteServiceDeps) {
-  const { db, prepared, clock, jobs, throttles } = deps;
+  const { db, clock, jobs, throttles } = deps;
+  // Quotes arriving while others are being stored go together: one statement and one commit.
+  const storeQuoteCall = batchedCalls(deps.prepared, { fn: 'store_quote', arity: STORE_QUOTE_ARITY });
   const batchSize = deps.retentionBatchSize ?? 500;
   jobs.define({
     name: QUOTE_RETENTION_QUEUE,
@@ -287,7 +291,7 @@ export function createQuoteService(deps: QuoteServiceDeps) {
       const quote = quoteOn(remembered, request);
       if (!Array.isArray(quote)) {
         const guard = terms.stillHold(remembered, startAt);
-        const stored = await storeQuote(prepared, tenant, { ...quote, purchaseSecretHash }, guard);
+        const stored = await storeQuote(storeQuoteCall, tenant, { ...quote, purchaseSecretHash }, guard);
         if (stored !== undefined) return stored;
       }
     }
