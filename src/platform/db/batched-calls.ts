@@ -10,9 +10,16 @@
  * each take a new snapshot), so two calls for one policy are decided one after the other as they would
  * be in two transactions. What changes is that they commit together. The calls of a statement are put in
  * the order of their `lockOrder` key (the row each locks first), so that two statements never lock two
- * rows in opposite orders. A statement that fails (a deadlock with other work, a value one call's
- * insert refuses) is sent again as one statement a call, so that each call gets its own answer or its
- * own error; a lost database fails every call of it at once.
+ * rows in opposite orders. A statement that fails (a value one call's insert refuses, a row held by
+ * other work) is sent again as one statement a call, so that each call gets its own answer or its own
+ * error; a lost database fails every call of it at once.
+ *
+ * NOTE: a statement of several calls waits at most LOCK_WAIT_MS for any row lock (`lock_timeout`, set
+ * for its transaction alone before the first call runs). A policy held by a billing chunk's transaction
+ * for a few hundred milliseconds would otherwise hold up the journeys of every other policy in the
+ * statement, and both statements in flight could stall the process's ingestion behind it; instead the
+ * statement gives up, and its calls go again one by one, so only the held call waits, on its own
+ * connection, as it would have without batching.
  */
 import { auditing } from './audit-context.ts';
 import { isDatabaseUnavailable, type Prepared } from './database.ts';
@@ -37,6 +44,8 @@ export interface BatchedCallsOptions {
 const STATEMENTS_IN_FLIGHT = 2;
 /** 32 calls of `store_journey` are 992 parameters: well within a statement's 65,535. */
 const CALLS_A_STATEMENT = 32;
+/** How long a statement of several calls waits for a row lock before its calls go one by one. */
+const LOCK_WAIT_MS = 50;
 
 /** Calls the function with `values` (in its parameter order) and answers its value. */
 export type BatchedCall = (values: readonly unknown[], lockOrder: string) => Promise<unknown>;
@@ -57,7 +66,13 @@ export function batchedCalls(send: Prepared, options: BatchedCallsOptions): Batc
     if (text === undefined) {
       const call = (k: number) =>
         `${fn}(${Array.from({ length: arity }, (_, i) => `$${String(k * arity + i + 1)}`).join(', ')}) as c${String(k)}`;
-      text = `select ${Array.from({ length: calls }, (_, k) => call(k)).join(', ')}`;
+      // The FROM subquery's one row, with the setting, is made before the select list's calls run
+      // (`offset 0` keeps the planner from folding it away).
+      const lockWait =
+        calls === 1
+          ? ''
+          : ` from (select set_config('lock_timeout', '${String(LOCK_WAIT_MS)}ms', true) offset 0) as lock_wait`;
+      text = `select ${Array.from({ length: calls }, (_, k) => call(k)).join(', ')}${lockWait}`;
       texts.set(calls, text);
     }
     return text;

@@ -1,12 +1,15 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
+import pg from 'pg';
 import { batchedCalls } from '../../../src/platform/db/batched-calls.ts';
 import type { DatabaseHandle } from '../../../src/platform/db/database.ts';
-import { createEmptyDatabase } from '../../support/database.ts';
+import { createEmptyDatabase, onPostgres } from '../../support/database.ts';
 
 interface Slots {
   slots: { seq: number; key: string; lock_order: string };
+  slot_locks: { name: string };
 }
 
 let handle: DatabaseHandle<Slots>;
@@ -16,11 +19,15 @@ before(async () => {
   await sql`create table slots (seq serial primary key, key text not null unique, lock_order text not null)`.execute(
     handle.db,
   );
-  // Takes a key once (0), refuses it taken (1), or fails as an insert refusing a value would.
+  await sql`create table slot_locks (name text primary key)`.execute(handle.db);
+  await sql`insert into slot_locks values ('held')`.execute(handle.db);
+  // Takes a key once (0), refuses it taken (1), or fails as an insert refusing a value would; locks
+  // its lock order's row first when there is one, as store_journey locks its policy's.
   await sql`
     create function take_slot(p_key text, p_lock_order text, p_fail boolean) returns smallint
     language plpgsql as $$
     begin
+      perform 1 from slot_locks where name = p_lock_order for update;
       if p_fail then
         raise exception 'refused %', p_key using errcode = 'check_violation';
       end if;
@@ -124,3 +131,47 @@ test('no more than maxBatch calls go in one statement, and a quiet service sends
   assert.equal(statements.length, 2);
   assert.throws(() => take(['w'], 'w'), /takes 3 arguments/);
 });
+
+test(
+  'a row held by other work holds up only its own call: the statement gives up its wait and its calls go one by one',
+  {
+    skip:
+      !onPostgres && 'PostgreSQL only: the embedded database has one session, so no lock is ever waited for',
+  },
+  async () => {
+    await sql`truncate slots`.execute(handle.db);
+    const { statements, send } = recorded();
+    const take = batchedCalls(send, { fn: 'take_slot', arity: 3, maxInFlight: 1, maxBatch: 32 });
+    // A billing chunk's transaction, say, holding one row for longer than a statement should wait (on
+    // a connection of its own: the handle's pool has two).
+    const billing = new pg.Client({ connectionString: handle.connectionString });
+    await billing.connect();
+    await billing.query('begin');
+    await billing.query(`select 1 from slot_locks where name = 'held' for update`);
+    const first = take(['first', 'a', false], 'a');
+    const [free1, held, free2] = [
+      take(['free-1', 'b', false], 'b'),
+      take(['waits', 'held', false], 'held'),
+      take(['free-2', 'c', false], 'c'),
+    ];
+    let heldAnswered = false;
+    void held.then(() => (heldAnswered = true));
+    try {
+      // The two free calls answer while the row is still held; the held one only after.
+      const free = await Promise.race([
+        Promise.all([first, free1, free2]),
+        sleep(10_000).then(() => 'the free calls waited for the held row'),
+      ]);
+      assert.deepEqual(free, [0, 0, 0]);
+      assert.equal(heldAnswered, false);
+      assert.deepEqual((await keys()).sort(), ['first', 'free-1', 'free-2']);
+    } finally {
+      await billing.query('commit');
+      await billing.end();
+    }
+    assert.equal(await held, 0);
+    assert.match(statements[1]!, /set_config\('lock_timeout', '50ms', true\)/);
+    // One alone, the three together (given up), then each of the three alone.
+    assert.equal(statements.length, 1 + 1 + 3);
+  },
+);
