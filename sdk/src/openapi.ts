@@ -1478,8 +1478,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Failed charges, for follow-up
-         * @description The company’s charges that failed and are not yet collected (dunning retries them on its schedule, or they wait for a new card), the most recently failed first.
+         * Failed charges and refunds, for follow-up
+         * @description The company’s charges that failed and are not yet collected (dunning retries them on its schedule, or they wait for a new card), and its refunds that failed (`type: refund`: the card could not take the money back, so the policyholder is owed it still; `decline_code` is the processor’s reason), the most recently failed first.
          */
         get: operations["payments.failed"];
         put?: never;
@@ -1725,7 +1725,7 @@ export interface paths {
         put?: never;
         /**
          * Stripe webhook receiver
-         * @description Point Stripe’s webhook endpoint here (signing secret in `STRIPE_WEBHOOK_SECRET`). The built-in sandbox posts its events here too. A bad signature answers 401.
+         * @description Point Stripe’s webhook endpoint here (signing secret in `STRIPE_WEBHOOK_SECRET`). The built-in sandbox posts its events here too. A bad signature answers 401; an event about a refund made but not yet on record answers 409, so that the processor delivers it again.
          */
         post: operations["payments.stripeWebhook"];
         delete?: never;
@@ -2990,6 +2990,26 @@ export interface webhooks {
          * @description A refund was made to the original card. Signed as Standard Webhooks; a 2xx answer within 15 seconds acknowledges it, anything else is retried (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h).
          */
         post: operations["webhooks.payment.refunded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment.refund_failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A refund failed after it was sent (the card had expired, was cancelled, lost or stolen, or the issuer declined it): the money was not returned, the charge’s refunded amount no longer counts it, and the policyholder is owed it still.
+         * @description A refund failed after it was sent (the card had expired, was cancelled, lost or stolen, or the issuer declined it): the money was not returned, the charge’s refunded amount no longer counts it, and the policyholder is owed it still. Signed as Standard Webhooks; a 2xx answer within 15 seconds acknowledges it, anything else is retried (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h).
+         */
+        post: operations["webhooks.payment.refund_failed"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6360,7 +6380,7 @@ export interface operations {
                             type: "charge" | "refund";
                             /** @description What the payment is for. */
                             purpose: "new_business" | "renewal" | "adjustment" | "cancellation" | "statement" | "intent";
-                            /** @description `pending` until the processor answers; `refunded` once a charge is refunded in full. A Direct Debit collection is `scheduled` (announced, waiting for its day), then `processing` (submitted to Bacs) until the bank pays it (`succeeded`) or returns it (`failed`). */
+                            /** @description `pending` until the processor answers; `refunded` once a charge is refunded in full. A refund is `failed` when the card could not take the money back, even after it first `succeeded` (`decline_code` is the processor’s reason, e.g. `expired_or_canceled_card`): its amount is then no longer in the charge’s `refunded_amount`. A Direct Debit collection is `scheduled` (announced, waiting for its day), then `processing` (submitted to Bacs) until the bank pays it (`succeeded`) or returns it (`failed`). */
                             status: "pending" | "succeeded" | "failed" | "refunded" | "requires_action" | "canceled" | "scheduled" | "processing";
                             /** @description How it is collected: a card, or Bacs Direct Debit. */
                             method_type?: "card" | "bacs_debit";
@@ -6957,7 +6977,7 @@ export interface operations {
                             type: "charge" | "refund";
                             /** @description What the payment is for. */
                             purpose: "new_business" | "renewal" | "adjustment" | "cancellation" | "statement" | "intent";
-                            /** @description `pending` until the processor answers; `refunded` once a charge is refunded in full. A Direct Debit collection is `scheduled` (announced, waiting for its day), then `processing` (submitted to Bacs) until the bank pays it (`succeeded`) or returns it (`failed`). */
+                            /** @description `pending` until the processor answers; `refunded` once a charge is refunded in full. A refund is `failed` when the card could not take the money back, even after it first `succeeded` (`decline_code` is the processor’s reason, e.g. `expired_or_canceled_card`): its amount is then no longer in the charge’s `refunded_amount`. A Direct Debit collection is `scheduled` (announced, waiting for its day), then `processing` (submitted to Bacs) until the bank pays it (`succeeded`) or returns it (`failed`). */
                             status: "pending" | "succeeded" | "failed" | "refunded" | "requires_action" | "canceled" | "scheduled" | "processing";
                             /** @description How it is collected: a card, or Bacs Direct Debit. */
                             method_type?: "card" | "bacs_debit";
@@ -7614,7 +7634,7 @@ export interface operations {
                             type: "charge" | "refund";
                             /** @description What the payment is for. */
                             purpose: "new_business" | "renewal" | "adjustment" | "cancellation" | "statement" | "intent";
-                            /** @description `pending` until the processor answers; `refunded` once a charge is refunded in full. A Direct Debit collection is `scheduled` (announced, waiting for its day), then `processing` (submitted to Bacs) until the bank pays it (`succeeded`) or returns it (`failed`). */
+                            /** @description `pending` until the processor answers; `refunded` once a charge is refunded in full. A refund is `failed` when the card could not take the money back, even after it first `succeeded` (`decline_code` is the processor’s reason, e.g. `expired_or_canceled_card`): its amount is then no longer in the charge’s `refunded_amount`. A Direct Debit collection is `scheduled` (announced, waiting for its day), then `processing` (submitted to Bacs) until the bank pays it (`succeeded`) or returns it (`failed`). */
                             status: "pending" | "succeeded" | "failed" | "refunded" | "requires_action" | "canceled" | "scheduled" | "processing";
                             /** @description How it is collected: a card, or Bacs Direct Debit. */
                             method_type?: "card" | "bacs_debit";
@@ -8263,7 +8283,7 @@ export interface operations {
                             type: "charge" | "refund";
                             /** @description What the payment is for. */
                             purpose: "new_business" | "renewal" | "adjustment" | "cancellation" | "statement" | "intent";
-                            /** @description `pending` until the processor answers; `refunded` once a charge is refunded in full. A Direct Debit collection is `scheduled` (announced, waiting for its day), then `processing` (submitted to Bacs) until the bank pays it (`succeeded`) or returns it (`failed`). */
+                            /** @description `pending` until the processor answers; `refunded` once a charge is refunded in full. A refund is `failed` when the card could not take the money back, even after it first `succeeded` (`decline_code` is the processor’s reason, e.g. `expired_or_canceled_card`): its amount is then no longer in the charge’s `refunded_amount`. A Direct Debit collection is `scheduled` (announced, waiting for its day), then `processing` (submitted to Bacs) until the bank pays it (`succeeded`) or returns it (`failed`). */
                             status: "pending" | "succeeded" | "failed" | "refunded" | "requires_action" | "canceled" | "scheduled" | "processing";
                             /** @description How it is collected: a card, or Bacs Direct Debit. */
                             method_type?: "card" | "bacs_debit";
@@ -8905,7 +8925,7 @@ export interface operations {
                             type: "charge" | "refund";
                             /** @description What the payment is for. */
                             purpose: "new_business" | "renewal" | "adjustment" | "cancellation" | "statement" | "intent";
-                            /** @description `pending` until the processor answers; `refunded` once a charge is refunded in full. A Direct Debit collection is `scheduled` (announced, waiting for its day), then `processing` (submitted to Bacs) until the bank pays it (`succeeded`) or returns it (`failed`). */
+                            /** @description `pending` until the processor answers; `refunded` once a charge is refunded in full. A refund is `failed` when the card could not take the money back, even after it first `succeeded` (`decline_code` is the processor’s reason, e.g. `expired_or_canceled_card`): its amount is then no longer in the charge’s `refunded_amount`. A Direct Debit collection is `scheduled` (announced, waiting for its day), then `processing` (submitted to Bacs) until the bank pays it (`succeeded`) or returns it (`failed`). */
                             status: "pending" | "succeeded" | "failed" | "refunded" | "requires_action" | "canceled" | "scheduled" | "processing";
                             /** @description How it is collected: a card, or Bacs Direct Debit. */
                             method_type?: "card" | "bacs_debit";
@@ -9959,7 +9979,7 @@ export interface operations {
                             type: "charge" | "refund";
                             /** @description What the payment is for. */
                             purpose: "new_business" | "renewal" | "adjustment" | "cancellation" | "statement" | "intent";
-                            /** @description `pending` until the processor answers; `refunded` once a charge is refunded in full. A Direct Debit collection is `scheduled` (announced, waiting for its day), then `processing` (submitted to Bacs) until the bank pays it (`succeeded`) or returns it (`failed`). */
+                            /** @description `pending` until the processor answers; `refunded` once a charge is refunded in full. A refund is `failed` when the card could not take the money back, even after it first `succeeded` (`decline_code` is the processor’s reason, e.g. `expired_or_canceled_card`): its amount is then no longer in the charge’s `refunded_amount`. A Direct Debit collection is `scheduled` (announced, waiting for its day), then `processing` (submitted to Bacs) until the bank pays it (`succeeded`) or returns it (`failed`). */
                             status: "pending" | "succeeded" | "failed" | "refunded" | "requires_action" | "canceled" | "scheduled" | "processing";
                             /** @description How it is collected: a card, or Bacs Direct Debit. */
                             method_type?: "card" | "bacs_debit";
@@ -10556,7 +10576,7 @@ export interface operations {
                             type: "charge" | "refund";
                             /** @description What the payment is for. */
                             purpose: "new_business" | "renewal" | "adjustment" | "cancellation" | "statement" | "intent";
-                            /** @description `pending` until the processor answers; `refunded` once a charge is refunded in full. A Direct Debit collection is `scheduled` (announced, waiting for its day), then `processing` (submitted to Bacs) until the bank pays it (`succeeded`) or returns it (`failed`). */
+                            /** @description `pending` until the processor answers; `refunded` once a charge is refunded in full. A refund is `failed` when the card could not take the money back, even after it first `succeeded` (`decline_code` is the processor’s reason, e.g. `expired_or_canceled_card`): its amount is then no longer in the charge’s `refunded_amount`. A Direct Debit collection is `scheduled` (announced, waiting for its day), then `processing` (submitted to Bacs) until the bank pays it (`succeeded`) or returns it (`failed`). */
                             status: "pending" | "succeeded" | "failed" | "refunded" | "requires_action" | "canceled" | "scheduled" | "processing";
                             /** @description How it is collected: a card, or Bacs Direct Debit. */
                             method_type?: "card" | "bacs_debit";
@@ -11523,7 +11543,7 @@ export interface operations {
                             type: "charge" | "refund";
                             /** @description What the payment is for. */
                             purpose: "new_business" | "renewal" | "adjustment" | "cancellation" | "statement" | "intent";
-                            /** @description `pending` until the processor answers; `refunded` once a charge is refunded in full. A Direct Debit collection is `scheduled` (announced, waiting for its day), then `processing` (submitted to Bacs) until the bank pays it (`succeeded`) or returns it (`failed`). */
+                            /** @description `pending` until the processor answers; `refunded` once a charge is refunded in full. A refund is `failed` when the card could not take the money back, even after it first `succeeded` (`decline_code` is the processor’s reason, e.g. `expired_or_canceled_card`): its amount is then no longer in the charge’s `refunded_amount`. A Direct Debit collection is `scheduled` (announced, waiting for its day), then `processing` (submitted to Bacs) until the bank pays it (`succeeded`) or returns it (`failed`). */
                             status: "pending" | "succeeded" | "failed" | "refunded" | "requires_action" | "canceled" | "scheduled" | "processing";
                             /** @description How it is collected: a card, or Bacs Direct Debit. */
                             method_type?: "card" | "bacs_debit";
@@ -15923,7 +15943,7 @@ export interface operations {
                             type: "charge" | "refund";
                             /** @description What the payment is for. */
                             purpose: "new_business" | "renewal" | "adjustment" | "cancellation" | "statement" | "intent";
-                            /** @description `pending` until the processor answers; `refunded` once a charge is refunded in full. A Direct Debit collection is `scheduled` (announced, waiting for its day), then `processing` (submitted to Bacs) until the bank pays it (`succeeded`) or returns it (`failed`). */
+                            /** @description `pending` until the processor answers; `refunded` once a charge is refunded in full. A refund is `failed` when the card could not take the money back, even after it first `succeeded` (`decline_code` is the processor’s reason, e.g. `expired_or_canceled_card`): its amount is then no longer in the charge’s `refunded_amount`. A Direct Debit collection is `scheduled` (announced, waiting for its day), then `processing` (submitted to Bacs) until the bank pays it (`succeeded`) or returns it (`failed`). */
                             status: "pending" | "succeeded" | "failed" | "refunded" | "requires_action" | "canceled" | "scheduled" | "processing";
                             /** @description How it is collected: a card, or Bacs Direct Debit. */
                             method_type?: "card" | "bacs_debit";
@@ -16126,7 +16146,7 @@ export interface operations {
                             type: "charge" | "refund";
                             /** @description What the payment is for. */
                             purpose: "new_business" | "renewal" | "adjustment" | "cancellation" | "statement" | "intent";
-                            /** @description `pending` until the processor answers; `refunded` once a charge is refunded in full. A Direct Debit collection is `scheduled` (announced, waiting for its day), then `processing` (submitted to Bacs) until the bank pays it (`succeeded`) or returns it (`failed`). */
+                            /** @description `pending` until the processor answers; `refunded` once a charge is refunded in full. A refund is `failed` when the card could not take the money back, even after it first `succeeded` (`decline_code` is the processor’s reason, e.g. `expired_or_canceled_card`): its amount is then no longer in the charge’s `refunded_amount`. A Direct Debit collection is `scheduled` (announced, waiting for its day), then `processing` (submitted to Bacs) until the bank pays it (`succeeded`) or returns it (`failed`). */
                             status: "pending" | "succeeded" | "failed" | "refunded" | "requires_action" | "canceled" | "scheduled" | "processing";
                             /** @description How it is collected: a card, or Bacs Direct Debit. */
                             method_type?: "card" | "bacs_debit";
@@ -17077,6 +17097,15 @@ export interface operations {
             };
             /** @description Unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -21998,6 +22027,63 @@ export interface operations {
                         currency: string;
                         /** @description The `payment_reference` of the charge refunded. */
                         refund_of: string | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received. Any other answer, or none within 15 seconds, is retried. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhooks.payment.refund_failed": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (also `id` in the body). Stable across retries: deduplicate on it. */
+                "webhook-id": string;
+                /** @description UNIX seconds of this attempt. Refuse messages more than 5 minutes off your clock. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64>` signatures: HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the base64-decoded part of your `whsec_…` secret. Two during the 24 hours after a rotation. Verify with any Standard Webhooks library. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description The event id; the same in every attempt and replay, and equal to the `webhook-id` header. Deduplicate on it.
+                     */
+                    id: string;
+                    /** @constant */
+                    type: "payment.refund_failed";
+                    /** @description When the event happened: UNIX seconds. */
+                    created: number;
+                    environment: "sandbox" | "production";
+                    /** @description The `data` of a `payment.refund_failed` event. */
+                    data: {
+                        /** @description Milepost’s id of the payment record. */
+                        payment_reference: string;
+                        /** @description The policy’s public reference. */
+                        policy_reference: string;
+                        /** @description The version the payment is for (an `st` version for a statement), or null. */
+                        policy_version_reference: string | null;
+                        /** @description The amount that was not refunded. In pounds. */
+                        amount: number;
+                        currency: string;
+                        /** @description The `payment_reference` of the charge it was to refund. */
+                        refund_of: string | null;
+                        /** @description The processor’s reason, e.g. `expired_or_canceled_card`, `lost_or_stolen_card`, `declined`. */
+                        decline_code: string | null;
+                        error_message: string;
                     };
                 };
             };

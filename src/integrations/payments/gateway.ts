@@ -277,6 +277,22 @@ export interface Refund {
   readonly amountPence: number;
 }
 
+/**
+ * A refund as a refund event reports it. Stripe's statuses move `pending` → `succeeded`, `failed` or
+ * `canceled`, and a card refund may go on from `succeeded` to `failed` days later (the issuer could not
+ * credit the card); `failed` and `canceled` are final.
+ */
+export interface RefundUpdate extends Refund {
+  /** The charge's intent the refund is of. */
+  readonly paymentIntentId: string | null;
+  /**
+   * Why it failed, in Stripe's words: `expired_or_canceled_card`, `lost_or_stolen_card`, `declined`,
+   * `insufficient_funds`, `charge_for_pending_refund_disputed`, `merchant_request` or `unknown`.
+   */
+  readonly failureReason: string | null;
+  readonly metadata: PaymentMetadata;
+}
+
 /** A webhook event from the processor, verified and reduced to what we act on. */
 export type PaymentEvent =
   | {
@@ -301,6 +317,14 @@ export type PaymentEvent =
         readonly refunded: boolean;
         readonly metadata: PaymentMetadata;
       };
+    }
+  | {
+      readonly kind: 'refund';
+      readonly id: string;
+      /** `charge.refund.updated`, `refund.updated`, `refund.failed`, `refund.created`. */
+      readonly type: string;
+      readonly createdAt: Date;
+      readonly refund: RefundUpdate;
     }
   | {
       readonly kind: 'setup_intent';

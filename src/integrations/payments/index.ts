@@ -25,6 +25,7 @@ export {
   type Refund,
   type RefundInput,
   type RefundStatus,
+  type RefundUpdate,
   type SetupIntent,
   type SetupIntentStatus,
 } from './gateway.ts';

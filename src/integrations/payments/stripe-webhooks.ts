@@ -1,7 +1,7 @@
 import type Stripe from 'stripe';
 import { systemClock, type Clock } from '../../platform/clock.ts';
 import { AppError } from '../../platform/errors.ts';
-import type { PaymentEvent } from './gateway.ts';
+import type { PaymentEvent, RefundStatus } from './gateway.ts';
 import { toIntent, toMandate, toSetupIntent } from './stripe-objects.ts';
 import { idOf, loadStripe, toAppError } from './stripe-sdk.ts';
 
@@ -75,6 +75,23 @@ export function createWebhookVerifier(options: {
           amountRefundedPence: charge.amount_refunded,
           refunded: charge.refunded,
           metadata: { ...charge.metadata },
+        },
+      };
+    }
+    if (kind === 'refund') {
+      const refund = object as Stripe.Refund;
+      return {
+        kind: 'refund',
+        id: event.id,
+        type: event.type,
+        createdAt,
+        refund: {
+          id: refund.id,
+          status: (refund.status ?? 'pending') as RefundStatus,
+          amountPence: refund.amount,
+          paymentIntentId: idOf(refund.payment_intent),
+          failureReason: refund.failure_reason ?? null,
+          metadata: { ...refund.metadata },
         },
       };
     }

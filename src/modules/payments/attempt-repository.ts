@@ -135,3 +135,49 @@ export async function recordRefundSent(
     update.where('provider_payment_id', 'is', null),
   );
 }
+
+/**
+ * Records that the processor's refund `providerPaymentId`, of the refund `id`, failed after it was sent
+ * (Stripe: `pending` or `succeeded` → `failed`): only from those states and only for that refund, so a
+ * repeated or late event changes nothing. Returns whether this call recorded it (the caller then takes
+ * the amount out of the charge's refunded total, once).
+ */
+export async function recordRefundFailed(
+  db: Executor,
+  id: string,
+  providerPaymentId: string,
+  failure: { readonly reason: string | null; readonly message: string },
+  at: Date,
+): Promise<boolean> {
+  return updatePaymentIf(
+    db,
+    id,
+    columnsOf(
+      { status: 'failed', declineCode: failure.reason, errorMessage: failure.message, nextAttemptAt: null },
+      at,
+    ),
+    (update) =>
+      update
+        .where('kind', '=', 'refund')
+        .where('provider_payment_id', '=', providerPaymentId)
+        .where('status', 'in', ['pending', 'succeeded']),
+  );
+}
+
+/**
+ * Records that a refund left `pending` by the processor succeeded: only while it is still `pending`, so
+ * a `succeeded` arriving after its `failed` (events come in any order) never brings it back.
+ */
+export async function recordRefundSucceeded(
+  db: Executor,
+  id: string,
+  providerPaymentId: string,
+  at: Date,
+): Promise<boolean> {
+  return updatePaymentIf(db, id, columnsOf({ status: 'succeeded' }, at), (update) =>
+    update
+      .where('kind', '=', 'refund')
+      .where('provider_payment_id', '=', providerPaymentId)
+      .where('status', '=', 'pending'),
+  );
+}

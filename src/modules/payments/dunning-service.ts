@@ -19,7 +19,7 @@ import {
 } from './payment-context.ts';
 import { claimForAttempt, lockDuePayments } from './attempt-repository.ts';
 import {
-  listFailedCharges,
+  listFailedPayments,
   listPaymentsOfPolicy,
   updatePayment,
   type PaymentRecord,
@@ -58,9 +58,9 @@ export function createDunningService(ctx: PaymentContext) {
     reconcileCollections: (now: Date = clock.now()): Promise<CollectionSweep> =>
       reconcileStuckCollections(ctx, now),
 
-    /** Failed charges for follow-up (the console's dunning queue), with their policies. */
+    /** Failed charges and refunds for follow-up (the console's failed payments), with their policies. */
     async listFailed(tenant: Tenant, limit: number) {
-      return (await listFailedCharges(db, tenant, limit)).map(({ payment, policyReference }) => ({
+      return (await listFailedPayments(db, tenant, limit)).map(({ payment, policyReference }) => ({
         ...paymentView(payment, payment.policyVersionId),
         policy_reference: policyReference,
         awaiting_new_card: payment.awaitingNewCard,

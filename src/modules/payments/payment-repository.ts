@@ -257,8 +257,11 @@ export async function listPaymentsOfPolicy(
   return rows.map(toRecord);
 }
 
-/** The company's failed charges (in dunning or waiting for a new card), the most recently failed first. */
-export async function listFailedCharges(
+/**
+ * The company's failed payments: charges in dunning or waiting for a new card, and refunds that failed
+ * (owed to the policyholder still), the most recently failed first.
+ */
+export async function listFailedPayments(
   db: Executor,
   tenant: Tenant,
   limit: number,
@@ -269,7 +272,6 @@ export async function listFailedCharges(
     .selectAll('payments')
     .select('policies.policy_reference')
     .where(forTenant(tenant, 'payments'))
-    .where('payments.kind', '=', 'charge')
     .where('payments.status', '=', 'failed')
     .orderBy('payments.updated_at', 'desc')
     .orderBy('payments.id')

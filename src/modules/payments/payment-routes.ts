@@ -136,9 +136,9 @@ function registerPaymentReads(app: App, deps: PaymentRouteDeps): void {
       schema: {
         operationId: 'payments.failed',
         tags: ['payments'],
-        summary: 'Failed charges, for follow-up',
+        summary: 'Failed charges and refunds, for follow-up',
         description:
-          'The company’s charges that failed and are not yet collected (dunning retries them on its schedule, or they wait for a new card), the most recently failed first.',
+          'The company’s charges that failed and are not yet collected (dunning retries them on its schedule, or they wait for a new card), and its refunds that failed (`type: refund`: the card could not take the money back, so the policyholder is owed it still; `decline_code` is the processor’s reason), the most recently failed first.',
         security: [{ clientId: [], clientSecret: [] }],
         headers: ClientHeadersSchema,
         querystring: Type.Object(
@@ -213,11 +213,11 @@ export function stripeWebhookRoutes(deps: { payments: PaymentService }): Fastify
           tags: ['payments'],
           summary: 'Stripe webhook receiver',
           description:
-            'Point Stripe’s webhook endpoint here (signing secret in `STRIPE_WEBHOOK_SECRET`). The built-in sandbox posts its events here too. A bad signature answers 401.',
+            'Point Stripe’s webhook endpoint here (signing secret in `STRIPE_WEBHOOK_SECRET`). The built-in sandbox posts its events here too. A bad signature answers 401; an event about a refund made but not yet on record answers 409, so that the processor delivers it again.',
           body: Type.String(),
           response: {
             200: Type.Object({ received: Type.Boolean(), duplicate: Type.Boolean() }),
-            ...problemResponses(401, 422),
+            ...problemResponses(401, 409, 422),
           },
         },
       },

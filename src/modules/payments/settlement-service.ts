@@ -6,7 +6,7 @@ import { asTenant, type DataEnvironment, type Tenant } from '../companies/index.
 import type { PolicyChange, PolicyPaymentHooks } from '../policies/index.ts';
 import { attemptCharge } from './charge-service.ts';
 import { CURRENCY, eventBase, PROVIDER, SETTLE_QUEUE, type PaymentContext } from './payment-context.ts';
-import { recordRefundSent } from './attempt-repository.ts';
+import { recordRefundSent, recordRefundSucceeded } from './attempt-repository.ts';
 import {
   findPayment,
   findPaymentById,
@@ -176,10 +176,11 @@ export async function executeRefund(ctx: PaymentContext, payment: PaymentRecord)
       },
       now,
     );
-    // Asked again (the same idempotency key, so the same refund): its status may have moved on, but it
-    // is in the refunded total and announced already.
+    // Asked again (the same idempotency key, so the same refund): it is in the refunded total and
+    // announced already; a refund still pending may have succeeded since. Only that: the processor
+    // replays its first answer, which must not undo a failure its webhook has reported meanwhile.
     if (!first) {
-      await updatePayment(trx, payment.id, { status }, now);
+      if (status === 'succeeded') await recordRefundSucceeded(trx, payment.id, refund.id, now);
       return;
     }
     // Read again under its lock, not as it stood before the processor was asked: another refund of

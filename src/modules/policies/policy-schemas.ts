@@ -96,7 +96,7 @@ export const PaymentRecordSchema = Type.Object(
       ],
       {
         description:
-          '`pending` until the processor answers; `refunded` once a charge is refunded in full. A Direct Debit collection is `scheduled` (announced, waiting for its day), then `processing` (submitted to Bacs) until the bank pays it (`succeeded`) or returns it (`failed`).',
+          '`pending` until the processor answers; `refunded` once a charge is refunded in full. A refund is `failed` when the card could not take the money back, even after it first `succeeded` (`decline_code` is the processor’s reason, e.g. `expired_or_canceled_card`): its amount is then no longer in the charge’s `refunded_amount`. A Direct Debit collection is `scheduled` (announced, waiting for its day), then `processing` (submitted to Bacs) until the bank pays it (`succeeded`) or returns it (`failed`).',
       },
     ),
     method_type: Type.Optional(

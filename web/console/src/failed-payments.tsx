@@ -9,7 +9,7 @@ import { ForTenant, Loading } from './ui.tsx';
 
 type FailedPayment = Answer<'payments.failed'>['payments'][number];
 
-/** The company's failed payments in dunning, newest first, each leading to its policy. */
+/** The company's failed payments (charges in dunning, refunds that failed), newest first, each leading to its policy. */
 export function FailedPaymentsPage() {
   return (
     <>
@@ -56,7 +56,8 @@ function FailedPayments({ tenant }: { tenant: Tenant }) {
   const columns: readonly Column<FailedPayment>[] = [
     { header: 'Policy', cell: policyLink },
     { header: 'Created', nowrap: true, cell: (payment) => formatDateTime(payment.created_at) },
-    { header: 'What', cell: (payment) => payment.purpose.replace(/_/g, ' ') },
+    // A failed refund is listed too: money the policyholder is owed still.
+    { header: 'What', cell: (payment) => `${payment.type} for ${payment.purpose.replace(/_/g, ' ')}` },
     { header: 'Amount', number: true, cell: (payment) => formatMoney(payment.amount) },
     { header: 'Attempts', cell: (payment) => payment.attempts },
     {

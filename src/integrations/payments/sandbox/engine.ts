@@ -14,6 +14,7 @@ import {
   retrieveMandate,
   revokeMandate,
   settleDuePayments,
+  settleDueRefunds,
 } from './test-helpers.ts';
 import type { SandboxStore } from './store.ts';
 
@@ -22,7 +23,7 @@ export type { Caller, Emit, RequestInfo } from './engine-context.ts';
 /**
  * The Stripe behaviour of the sandbox, over its store; HTTP concerns live in the plugin. One use case
  * family a file (customers, payment methods, payment intents and their attempts, search, refunds,
- * SetupIntents and Bacs mandates, Bacs payments and their settlement, test clocks), all
+ * SetupIntents and Bacs mandates, Bacs payments and their settlement, refunds settling later, test clocks), all
  * sharing one context, so that the per-object locks are the same for every endpoint.
  */
 export function createSandboxEngine(deps: { store: SandboxStore; clock: Clock; emit: Emit }) {
@@ -55,6 +56,7 @@ export function createSandboxEngine(deps: { store: SandboxStore; clock: Clock; e
     advanceTestClock: (id: string, params: FormObject, request: RequestInfo) =>
       advanceTestClock(ctx, id, params, request),
     settleDuePayments: (params: FormObject) => settleDuePayments(ctx, params),
+    settleDueRefunds: (params: FormObject) => settleDueRefunds(ctx, params),
   };
 }
 

@@ -31,6 +31,13 @@ export type CardBehaviour =
     }
   | { readonly kind: 'authenticate' };
 
+/**
+ * What becomes of a refund to a test card: most succeed at once; Stripe's refund test cards answer
+ * `succeeded` and fail later (`fails_later`, with `expired_or_canceled_card`), or answer `pending` and
+ * succeed later (`succeeds_later`).
+ */
+export type RefundBehaviour = 'succeeds' | 'fails_later' | 'succeeds_later';
+
 export interface TestCard {
   /** The number a browser types for it (`POST /v1/payment_methods` with `card[number]`). */
   readonly number: string;
@@ -39,6 +46,8 @@ export interface TestCard {
   readonly funding: 'credit' | 'debit';
   readonly country: string;
   readonly behaviour: CardBehaviour;
+  /** Absent: `succeeds`. */
+  readonly refund?: RefundBehaviour;
 }
 
 const DECLINED = 'Your card was declined.';
@@ -95,6 +104,24 @@ export const TEST_CARDS: Readonly<Record<string, TestCard>> = {
       message: 'Your card has insufficient funds.',
     },
   },
+  pm_card_refundFail: {
+    number: '4000000000005126',
+    brand: 'visa',
+    last4: '5126',
+    funding: 'credit',
+    country: 'US',
+    behaviour: { kind: 'succeed' },
+    refund: 'fails_later',
+  },
+  pm_card_pendingRefund: {
+    number: '4000000000007726',
+    brand: 'visa',
+    last4: '7726',
+    funding: 'credit',
+    country: 'US',
+    behaviour: { kind: 'succeed' },
+    refund: 'succeeds_later',
+  },
   pm_card_authenticationRequired: {
     number: '4000002760003184',
     brand: 'visa',
@@ -108,6 +135,11 @@ export const TEST_CARDS: Readonly<Record<string, TestCard>> = {
 /** A materialised card keeps its test behaviour through its last four digits (each test card has its own). */
 export function behaviourOfLast4(last4: string): CardBehaviour {
   return Object.values(TEST_CARDS).find((c) => c.last4 === last4)?.behaviour ?? { kind: 'succeed' };
+}
+
+/** What becomes of a refund to a card with these last four digits (see `RefundBehaviour`). */
+export function refundBehaviourOfLast4(last4: string): RefundBehaviour {
+  return Object.values(TEST_CARDS).find((c) => c.last4 === last4)?.refund ?? 'succeeds';
 }
 
 export const TEST_CARD_EXP_MONTH = 12;
@@ -285,8 +317,26 @@ export interface RefundObject extends SandboxObject {
   reason: string | null;
   receipt_number: null;
   source_transfer_reversal: null;
-  status: 'succeeded';
+  status: 'pending' | 'succeeded' | 'failed';
+  /** Once failed: Stripe's reason (`expired_or_canceled_card`, …) and the balance transaction giving it back. */
+  failure_reason?: string;
+  failure_balance_transaction?: string;
   transfer_reversal: null;
+}
+
+/**
+ * The sandbox's own record (never served) of what becomes of a refund later, and when: settled by the
+ * settlement sweep or `settle_due_refunds`, as Stripe's refund test cards settle some time after.
+ */
+export interface RefundOutcomeObject extends SandboxObject {
+  id: string;
+  object: 'sandbox_refund_outcome';
+  created: number;
+  refund: string;
+  outcome: 'failed' | 'succeeded';
+  /** Unix seconds. */
+  settles_at: number;
+  status: 'pending' | 'settled';
 }
 
 export interface EventObject extends SandboxObject {

@@ -23,7 +23,10 @@ export interface StripeSandboxOptions {
   readonly store?: SandboxStore;
   /** Timestamps of objects and webhook signatures, and key expiry (24 h). Defaults to the system clock. */
   readonly clock?: Clock;
-  /** Where `payment_intent.succeeded`, `payment_intent.payment_failed` and `charge.refunded` are posted. */
+  /**
+   * Where its events are posted: `payment_intent.succeeded`, `payment_intent.payment_failed`,
+   * `charge.refunded`, and a refund settling later (`charge.refund.updated`, `refund.updated`, `refund.failed`).
+   */
   readonly webhook?: SandboxWebhookTarget;
   /** Waits before retrying a failed webhook delivery (default 1 s, 5 s, 25 s; then it is dropped). */
   readonly webhookRetryDelaysMs?: readonly number[];
@@ -39,7 +42,8 @@ export interface StripeSandboxOptions {
   readonly random?: () => number;
   /**
    * How often the sandbox settles, by itself, the Bacs payments its clock has passed the settlement
-   * time of (customers on no test clock). Undefined: only when asked (`settle_due_payments`).
+   * time of (customers on no test clock), and refunds to Stripe's refund test cards. Undefined: only
+   * when asked (`settle_due_payments`, `settle_due_refunds`).
    */
   readonly settlementSweepMs?: number;
 }
@@ -85,8 +89,9 @@ export function stripeSandboxPlugin(options: StripeSandboxOptions = {}): Fastify
 }
 
 /**
- * Settles due Bacs payments of every account on an interval, each in its own account's scope (so what
- * it writes stays that account's). One sweep at a time; a failure is logged and retried next time.
+ * Settles due Bacs payments and refunds of every account on an interval, each in its own account's
+ * scope (so what it writes stays that account's). One sweep at a time; a failure is logged and
+ * retried next time.
  */
 function startSettlementSweep(
   app: FastifyInstance,
@@ -106,6 +111,10 @@ function startSettlementSweep(
     );
     const accounts = new Set(pending.map(ownerOf).filter((a): a is string => a !== undefined));
     for (const account of accounts) await deps.owners.run(account, () => deps.engine.settleDuePayments({}));
+    const refunds = await deps.store.find('sandbox_refund_outcome', { status: 'pending' }, 10_000);
+    const refundAccounts = new Set(refunds.map(ownerOf).filter((a): a is string => a !== undefined));
+    for (const account of refundAccounts)
+      await deps.owners.run(account, () => deps.engine.settleDueRefunds({}));
   };
   const timer = setInterval(() => {
     running ??= sweep()
@@ -309,7 +318,8 @@ function registerRefundRoutes(app: FastifyInstance, endpoint: EndpointFactory, e
 
 /**
  * Bacs Direct Debit: SetupIntents (a browser confirms with the client secret, as Stripe.js does),
- * mandates, Stripe's test clocks, and the sandbox's own test helpers (settle now, revoke a mandate).
+ * mandates, Stripe's test clocks, and the sandbox's own test helpers (settle payments or refunds now,
+ * revoke a mandate).
  */
 function registerDirectDebitRoutes(
   app: FastifyInstance,
@@ -357,6 +367,11 @@ function registerDirectDebitRoutes(
     '/v1/test_helpers/sandbox/settle_due_payments',
     hidden,
     endpoint('secret', ({ params }) => engine.settleDuePayments(params)),
+  );
+  app.post(
+    '/v1/test_helpers/sandbox/settle_due_refunds',
+    hidden,
+    endpoint('secret', ({ params }) => engine.settleDueRefunds(params)),
   );
   app.post(
     '/v1/test_helpers/sandbox/mandates/:id/revoke',

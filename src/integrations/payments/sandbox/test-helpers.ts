@@ -1,9 +1,10 @@
 import type { MandateObject, TestClockObject } from './bacs-objects.ts';
 import { revoke, settleDue } from './bacs-payments.ts';
+import { settleDueRefunds as settleRefundsDue } from './refunds.ts';
 import type { EngineContext, RequestInfo } from './engine-context.ts';
 import { invalidRequest } from './errors.ts';
 import { readParams, type FormObject } from './form.ts';
-import { newId, type PaymentIntentObject } from './objects.ts';
+import { newId, type PaymentIntentObject, type RefundObject } from './objects.ts';
 
 const DAY_SECONDS = 86_400;
 /** Stripe deletes a test clock 30 days after it was made. */
@@ -87,6 +88,20 @@ export async function settleDuePayments(
   readParams(params, []);
   const data = await settleDue(ctx, null, ctx.now());
   return { object: 'list', data, has_more: false, url: '/v1/test_helpers/sandbox/settle_due_payments' };
+}
+
+/**
+ * `POST /v1/test_helpers/sandbox/settle_due_refunds` (the sandbox's own, not Stripe's): settles now the
+ * account's refunds to Stripe's refund test cards whose outcome is due (see `settleDueRefunds`). The
+ * sandbox also does this by itself every minute; tests call it to not wait.
+ */
+export async function settleDueRefunds(
+  ctx: EngineContext,
+  params: FormObject,
+): Promise<{ object: 'list'; data: RefundObject[]; has_more: false; url: string }> {
+  readParams(params, []);
+  const data = await settleRefundsDue(ctx, ctx.now());
+  return { object: 'list', data, has_more: false, url: '/v1/test_helpers/sandbox/settle_due_refunds' };
 }
 
 export const retrieveMandate = (ctx: EngineContext, id: string): Promise<MandateObject> =>

@@ -9,3 +9,4 @@ export {
   remainingShare,
 } from './payment-amounts.ts';
 export { DEFAULT_RETRY_DAYS, isHardDecline, nextAttemptAt } from './dunning.ts';
+export { refundFailureMessage } from './refund-failures.ts';

@@ -395,6 +395,22 @@ export const EVENT_CATALOGUE: readonly EventDefinition[] = [
     }),
   }),
   define(
+    'payment.refund_failed',
+    'A refund failed after it was sent (the card had expired, was cancelled, lost or stolen, or the issuer declined it): the money was not returned, the charge’s refunded amount no longer counts it, and the policyholder is owed it still.',
+    {
+      ...payment,
+      amount: pounds('The amount that was not refunded.'),
+      refund_of: Type.Union([Type.String(), Type.Null()], {
+        description: 'The `payment_reference` of the charge it was to refund.',
+      }),
+      decline_code: Type.Union([Type.String(), Type.Null()], {
+        description:
+          'The processor’s reason, e.g. `expired_or_canceled_card`, `lost_or_stolen_card`, `declined`.',
+      }),
+      error_message: Type.String(),
+    },
+  ),
+  define(
     'webhook.test',
     'Sent by `POST /webhooks/{id}/test` to that endpoint only. Cannot be subscribed to.',
     {
