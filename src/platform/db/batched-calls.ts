@@ -21,6 +21,7 @@
  * statement gives up, and its calls go again one by one, so only the held call waits, on its own
  * connection, as it would have without batching.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { auditing } from './audit-context.ts';
 import { isDatabaseUnavailable, type Prepared } from './database.ts';
 
@@ -55,6 +56,8 @@ interface Pending {
   readonly lockOrder: string;
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: unknown) => void;
+  /** Runs in the caller's async context (its trace, its logger): what a statement sent for it belongs to. */
+  readonly inContext: <R>(fn: () => R) => R;
 }
 
 export function batchedCalls(send: Prepared, options: BatchedCallsOptions): BatchedCall {
@@ -87,9 +90,9 @@ export function batchedCalls(send: Prepared, options: BatchedCallsOptions): Batc
   let inFlight = 0;
 
   async function sendBatch(batch: Pending[]): Promise<void> {
+    const alone = (call: Pending) => call.inContext(() => one(call.values)).then(call.resolve, call.reject);
     if (batch.length === 1) {
-      const [call] = batch as [Pending];
-      await one(call.values).then(call.resolve, call.reject);
+      await alone(batch[0] as Pending);
       return;
     }
     batch.sort((a, b) => (a.lockOrder < b.lockOrder ? -1 : a.lockOrder > b.lockOrder ? 1 : 0));
@@ -105,7 +108,7 @@ export function batchedCalls(send: Prepared, options: BatchedCallsOptions): Batc
         return;
       }
       // Nothing of the statement was committed: each call again on its own, for its own answer.
-      await Promise.all(batch.map((call) => one(call.values).then(call.resolve, call.reject)));
+      await Promise.all(batch.map(alone));
       return;
     }
     batch.forEach((call, k) => {
@@ -116,10 +119,15 @@ export function batchedCalls(send: Prepared, options: BatchedCallsOptions): Batc
   function pump(): void {
     while (inFlight < maxInFlight && queue.length > 0) {
       inFlight++;
-      void sendBatch(queue.splice(0, maxBatch)).finally(() => {
-        inFlight--;
-        pump();
-      });
+      const batch = queue.splice(0, maxBatch);
+      // Sent in the context of its first call, which waits for it: not in that of whichever call
+      // happened to end the statement before (its request may be long answered).
+      void (batch[0] as Pending)
+        .inContext(() => sendBatch(batch))
+        .finally(() => {
+          inFlight--;
+          pump();
+        });
     }
   }
 
@@ -130,7 +138,7 @@ export function batchedCalls(send: Prepared, options: BatchedCallsOptions): Batc
     // driver in its context): never mixed with other requests' calls.
     if (auditing()) return one(values);
     return new Promise((resolve, reject) => {
-      queue.push({ values, lockOrder, resolve, reject });
+      queue.push({ values, lockOrder, resolve, reject, inContext: AsyncLocalStorage.snapshot() });
       pump();
     });
   };
