@@ -23,6 +23,8 @@
  *
  * Phase 1 and the baseline also print the CPU a message took in the consumer's process and in its
  * database's backends (Linux, PostgreSQL on this machine): steadier than the rate on a loaded machine.
+ * BENCH_PROFILE=<dir>: the restarted worker (the one killed -9 writes none) and the bare consumer write
+ * a V8 CPU profile there when they stop.
  *
  * Each phase's warm-up and measured messages come after a warm-up (JIT, pooled connections). Message
  * k goes to device k % n with times base + (⌊k / n⌋ · batch + i) s, 20 days before now, on devices bound
@@ -91,7 +93,9 @@ interface Outcome {
 /** The worker (`ROLE=worker`) with the MQTT consumer; its per-message outcomes as they are logged. */
 async function startWorker(env: Record<string, string>, args: readonly string[] = [MAIN]) {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'milepost-bench-mqtt-'));
-  const child: ChildProcess = spawn(process.execPath, args, {
+  const profile = process.env['BENCH_PROFILE'];
+  const flags = profile === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profile}`];
+  const child: ChildProcess = spawn(process.execPath, [...flags, ...args], {
     // PORT 0: the worker's metrics on any free port, beside whatever else listens on this machine.
     env: { ...process.env, ROLE: 'worker', PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'debug', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],

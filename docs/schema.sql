@@ -151,6 +151,19 @@ CREATE FUNCTION public.crash_events_once() RETURNS trigger
     end $$;
 
 --
+-- Name: device_bindings_key(uuid); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.device_bindings_key(p_device_id uuid) RETURNS text
+    LANGUAGE sql STABLE
+    AS $$
+      select coalesce(string_agg(policy_id::text || ' ' || extract(epoch from bound_at)::text || ' '
+          || coalesce(extract(epoch from unbound_at)::text, '-'), ',' order by bound_at, id), '')
+      from device_bindings
+      where device_id = p_device_id
+    $$;
+
+--
 -- Name: documents_immutable(); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -455,6 +468,52 @@ CREATE FUNCTION public.store_journey(p_id uuid, p_company_id uuid, p_environment
       return 0;
     end
     $$;
+
+--
+-- Name: store_positions(uuid, text, timestamp with time zone, timestamp with time zone, bigint[], uuid[], double precision[], double precision[], real[], real[], real[], boolean[], bigint[], text[]); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.store_positions(p_device_id uuid, p_bindings_key text, p_received_at timestamp with time zone, p_latest timestamp with time zone, p_times bigint[], p_policy_ids uuid[], p_lats double precision[], p_lons double precision[], p_speeds real[], p_headings real[], p_accuracies real[], p_ignitions boolean[], p_odometers bigint[], p_attributes text[]) RETURNS json
+    LANGUAGE plpgsql
+    AS $$
+    declare
+      v_accepted integer;
+      v_earliest timestamptz;
+      v_offline_since timestamptz;
+      v_after integer;
+      v_last_seen timestamptz;
+    begin
+      if p_bindings_key is not null and p_bindings_key <> device_bindings_key(p_device_id) then
+        return json_build_object('stale', true);
+      end if;
+      with inserted as (
+        insert into positions (device_id, time, policy_id, lat, lon, speed_kmh, heading, accuracy_m,
+          ignition, odometer_metres, received_at, attributes)
+        select p_device_id, to_timestamp(t), p, la, lo, s, h, a, i, o, p_received_at, x::jsonb
+        from unnest(p_times, p_policy_ids, p_lats, p_lons, p_speeds, p_headings, p_accuracies, p_ignitions,
+          p_odometers, p_attributes) as u (t, p, la, lo, s, h, a, i, o, x)
+        on conflict do nothing
+        returning time
+      )
+      select count(*)::int, min(time) into v_accepted, v_earliest from inserted;
+      if v_accepted = 0 then
+        return json_build_object('accepted', 0);
+      end if;
+      -- What the trip cutting has still to read (from the earliest new time), and that a batch came
+      -- (which a cut running meanwhile sees).
+      update devices set
+        last_seen_at = greatest(last_seen_at, p_latest),
+        trips_pending_from = least(trips_pending_from, v_earliest),
+        position_batches = position_batches + 1
+      where id = p_device_id
+      returning offline_since, offline_after_seconds, last_seen_at
+      into v_offline_since, v_after, v_last_seen;
+      if v_offline_since is null then
+        return json_build_object('accepted', v_accepted);
+      end if;
+      return json_build_object('accepted', v_accepted, 'offline_after_seconds', v_after,
+        'last_seen_ms', extract(epoch from v_last_seen) * 1000);
+    end $$;
 
 --
 -- Name: store_quote(uuid, text, uuid, uuid, uuid, text, integer, text, text, json, json, json, text, json, text, timestamp with time zone, timestamp with time zone, bytea, uuid, timestamp with time zone, integer, integer); Type: FUNCTION; Schema: public; Owner: -

@@ -310,6 +310,7 @@ function buildDeviceAndWebhookServices(
   const { clock, logger, config } = deps;
   const telematics = createTelematicsService({
     db,
+    prepared: (statement, values) => deps.database.prepared(statement, values),
     clock,
     positionRetentionDays: config.positionRetentionDays,
     journeys,

@@ -60,6 +60,7 @@ import * as m0065 from './0065-quote-documents-as-json.ts';
 import * as m0066 from './0066-journey-keys.ts';
 import * as m0067 from './0067-device-offline-after.ts';
 import * as m0068 from './0068-audit-failed-outcome.ts';
+import * as m0069 from './0069-store-positions.ts';
 
 /** Every migration, in order. Forward-only; add new files at the end. */
 export const migrations: Record<string, Migration> = {
@@ -124,4 +125,5 @@ export const migrations: Record<string, Migration> = {
   '0066-journey-keys': m0066,
   '0067-device-offline-after': m0067,
   '0068-audit-failed-outcome': m0068,
+  '0069-store-positions': m0069,
 };

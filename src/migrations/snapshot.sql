@@ -1,6 +1,6 @@
 -- The schema of a freshly migrated database, applied in one step to an empty one (src/platform/db/migrate.ts).
 -- Generated with docs/schema.sql by `npm run docs:schema`; never edited by hand.
--- migrations: 0001-companies 0002-policies 0003-payments 0004-auth 0005-journeys 0006-webhooks 0007-statements 0008-policy-revision 0009-bulk-billing 0010-policy-change-feed 0011-store-journey 0012-event-writes 0013-route-storage 0014-period-membership 0015-billing-writes 0016-journey-overlap 0017-sandbox-accounts 0018-refresh-grace 0019-carried-forward 0020-renewal-terms 0021-products 0022-product-rules 0023-usage-alerts 0024-telematics 0025-device-journeys 0026-odometer 0027-back-office 0028-policy-search-order 0029-erasure 0030-bordereau-order 0031-cash-report-order 0032-distribution-keys 0033-event-partitions 0034-policy-references 0035-journey-partitions 0036-due-pages 0037-policy-audit 0038-position-attributes 0039-policy-feed-sources 0040-outbox-accounts 0041-no-company-currency 0042-documents 0043-document-templates 0044-direct-debit 0046-rate-books 0047-quotes 0049-claims 0050-driving-scores 0053-renewal-prices 0056-position-minimisation 0057-score-disputes 0058-claim-ledger 0059-quote-purchases 0060-score-pricing 0061-claims-owed-notify 0063-prepaid-installments-and-quote-secrets 0064-store-quote 0065-quote-documents-as-json 0066-journey-keys 0067-device-offline-after 0068-audit-failed-outcome
+-- migrations: 0001-companies 0002-policies 0003-payments 0004-auth 0005-journeys 0006-webhooks 0007-statements 0008-policy-revision 0009-bulk-billing 0010-policy-change-feed 0011-store-journey 0012-event-writes 0013-route-storage 0014-period-membership 0015-billing-writes 0016-journey-overlap 0017-sandbox-accounts 0018-refresh-grace 0019-carried-forward 0020-renewal-terms 0021-products 0022-product-rules 0023-usage-alerts 0024-telematics 0025-device-journeys 0026-odometer 0027-back-office 0028-policy-search-order 0029-erasure 0030-bordereau-order 0031-cash-report-order 0032-distribution-keys 0033-event-partitions 0034-policy-references 0035-journey-partitions 0036-due-pages 0037-policy-audit 0038-position-attributes 0039-policy-feed-sources 0040-outbox-accounts 0041-no-company-currency 0042-documents 0043-document-templates 0044-direct-debit 0046-rate-books 0047-quotes 0049-claims 0050-driving-scores 0053-renewal-prices 0056-position-minimisation 0057-score-disputes 0058-claim-ledger 0059-quote-purchases 0060-score-pricing 0061-claims-owed-notify 0063-prepaid-installments-and-quote-secrets 0064-store-quote 0065-quote-documents-as-json 0066-journey-keys 0067-device-offline-after 0068-audit-failed-outcome 0069-store-positions
 
 DO $snapshot$ BEGIN
   IF EXISTS (SELECT 1 FROM pg_catalog.pg_available_extensions WHERE name = 'pg_trgm') THEN
@@ -110,6 +110,15 @@ CREATE FUNCTION public.crash_events_once() RETURNS trigger
       end if;
       return new;
     end $$;
+
+CREATE FUNCTION public.device_bindings_key(p_device_id uuid) RETURNS text
+    LANGUAGE sql STABLE
+    AS $$
+      select coalesce(string_agg(policy_id::text || ' ' || extract(epoch from bound_at)::text || ' '
+          || coalesce(extract(epoch from unbound_at)::text, '-'), ',' order by bound_at, id), '')
+      from device_bindings
+      where device_id = p_device_id
+    $$;
 
 CREATE FUNCTION public.documents_immutable() RETURNS trigger
     LANGUAGE plpgsql
@@ -360,6 +369,48 @@ CREATE FUNCTION public.store_journey(p_id uuid, p_company_id uuid, p_environment
       return 0;
     end
     $$;
+
+CREATE FUNCTION public.store_positions(p_device_id uuid, p_bindings_key text, p_received_at timestamp with time zone, p_latest timestamp with time zone, p_times bigint[], p_policy_ids uuid[], p_lats double precision[], p_lons double precision[], p_speeds real[], p_headings real[], p_accuracies real[], p_ignitions boolean[], p_odometers bigint[], p_attributes text[]) RETURNS json
+    LANGUAGE plpgsql
+    AS $$
+    declare
+      v_accepted integer;
+      v_earliest timestamptz;
+      v_offline_since timestamptz;
+      v_after integer;
+      v_last_seen timestamptz;
+    begin
+      if p_bindings_key is not null and p_bindings_key <> device_bindings_key(p_device_id) then
+        return json_build_object('stale', true);
+      end if;
+      with inserted as (
+        insert into positions (device_id, time, policy_id, lat, lon, speed_kmh, heading, accuracy_m,
+          ignition, odometer_metres, received_at, attributes)
+        select p_device_id, to_timestamp(t), p, la, lo, s, h, a, i, o, p_received_at, x::jsonb
+        from unnest(p_times, p_policy_ids, p_lats, p_lons, p_speeds, p_headings, p_accuracies, p_ignitions,
+          p_odometers, p_attributes) as u (t, p, la, lo, s, h, a, i, o, x)
+        on conflict do nothing
+        returning time
+      )
+      select count(*)::int, min(time) into v_accepted, v_earliest from inserted;
+      if v_accepted = 0 then
+        return json_build_object('accepted', 0);
+      end if;
+      -- What the trip cutting has still to read (from the earliest new time), and that a batch came
+      -- (which a cut running meanwhile sees).
+      update devices set
+        last_seen_at = greatest(last_seen_at, p_latest),
+        trips_pending_from = least(trips_pending_from, v_earliest),
+        position_batches = position_batches + 1
+      where id = p_device_id
+      returning offline_since, offline_after_seconds, last_seen_at
+      into v_offline_since, v_after, v_last_seen;
+      if v_offline_since is null then
+        return json_build_object('accepted', v_accepted);
+      end if;
+      return json_build_object('accepted', v_accepted, 'offline_after_seconds', v_after,
+        'last_seen_ms', extract(epoch from v_last_seen) * 1000);
+    end $$;
 
 CREATE FUNCTION public.store_quote(p_company_id uuid, p_environment text, p_quote_reference uuid, p_quote_version_reference uuid, p_rate_book_version_id uuid, p_rate_book_reference text, p_rate_book_version integer, p_policy_reference text, p_applicant_email text, p_input json, p_pricing json, p_breakdown json, p_decision text, p_reasons json, p_referral_status text, p_created_at timestamp with time zone, p_expires_at timestamp with time zone, p_purchase_secret_hash bytea, p_product_id uuid, p_start_at timestamp with time zone, p_validity_days integer, p_default_validity_days integer) RETURNS uuid
     LANGUAGE plpgsql
@@ -2697,5 +2748,6 @@ FROM unnest(ARRAY[
   '0065-quote-documents-as-json',
   '0066-journey-keys',
   '0067-device-offline-after',
-  '0068-audit-failed-outcome'
+  '0068-audit-failed-outcome',
+  '0069-store-positions'
 ]) AS name;

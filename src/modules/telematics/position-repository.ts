@@ -1,6 +1,7 @@
 /** A device's positions: stored a batch at a time, read back by time. */
 import { sql } from 'kysely';
 import { arrayLiteral } from '../../platform/db/array-literal.ts';
+import type { BatchedCall } from '../../platform/db/batched-calls.ts';
 import type { Executor } from '../../schema.ts';
 import type { PositionAttributes } from './rules/position-attributes.ts';
 import type { PositionRow } from './rules/positions.ts';
@@ -17,62 +18,62 @@ export interface StoredBatch {
 
 const NOTHING_STORED: StoredBatch = { accepted: 0, offline: null };
 
+/** `store_positions`'s arguments (migration 0069). */
+export const STORE_POSITIONS_ARITY = 14;
+
 /**
- * Stores a batch of a device's positions in one statement (array literals through unnest, so a batch binds
- * the same dozen parameters however many rows) and moves the device's `last_seen_at` forward. A position
- * whose device and second are stored already is skipped. Returns how many were new, and whether the
- * device, as its row stood when this statement updated it, was marked offline (only when some were new)
- * with what the caller needs to tell whether the batch ends its silence.
+ * Stores a batch of a device's positions through `store_positions` (migration 0069), one call (array
+ * literals through unnest, so a batch binds the same parameters however many rows), which also moves the
+ * device's `last_seen_at` forward. The call goes with the others arriving meanwhile (`batchedCalls`: one
+ * statement, one commit), locking the device's row in the order of device row ids. A position whose
+ * device and second are stored already is skipped. Returns how many were new, and whether the device, as
+ * its row stood when the call updated it, was marked offline (only when some were new) with what the
+ * caller needs to tell whether the batch ends its silence. With `bindingsKey` (null: no check), the rows
+ * were assigned on bindings remembered with that key: when the device's bindings no longer have it,
+ * nothing is stored and this answers 'STALE'.
  */
 export async function insertPositions(
-  db: Executor,
+  storePositions: BatchedCall,
   deviceRowId: string,
+  bindingsKey: string | null,
   rows: readonly PositionRow[],
   latestTimeS: number,
   receivedAt: Date,
-): Promise<StoredBatch> {
+): Promise<StoredBatch | 'STALE'> {
   if (rows.length === 0) return NOTHING_STORED;
   const column = (value: (row: PositionRow) => string | number | boolean | null) => arrayLiteral(rows, value);
-  const latest = new Date(latestTimeS * 1000);
-  // Data-modifying CTEs run to completion whether or not the outer query reads them: one round trip.
-  // The device row is touched only when something new was stored: it records what the trip cutting has
-  // still to read (from the earliest new time) and that a batch came (which a cut running meanwhile sees).
-  const result = await sql<{
+  const stored = (await storePositions(
+    [
+      deviceRowId,
+      bindingsKey,
+      receivedAt,
+      new Date(latestTimeS * 1000),
+      column((r) => r.timeS),
+      column((r) => r.policyId),
+      column((r) => r.lat),
+      column((r) => r.lon),
+      column((r) => r.speedKmh),
+      column((r) => r.heading),
+      column((r) => r.accuracyM),
+      column((r) => r.ignition),
+      column((r) => r.odometerMetres),
+      column((r) => (r.attributes === null ? null : JSON.stringify(r.attributes))),
+    ],
+    deviceRowId,
+  )) as {
     accepted: number;
-    offline_after_seconds: number | null;
-    last_seen_at: Date | null;
-  }>`
-    with inserted as (
-      insert into positions (device_id, time, policy_id, lat, lon, speed_kmh, heading, accuracy_m, ignition,
-        odometer_metres, received_at, attributes)
-      select ${deviceRowId}::uuid, to_timestamp(t), p, la, lo, s, h, a, i, o, ${receivedAt}::timestamptz,
-        x::jsonb
-      from unnest(${column((r) => r.timeS)}::bigint[], ${column((r) => r.policyId)}::uuid[],
-        ${column((r) => r.lat)}::float8[], ${column((r) => r.lon)}::float8[], ${column((r) => r.speedKmh)}::float4[],
-        ${column((r) => r.heading)}::float4[], ${column((r) => r.accuracyM)}::float4[],
-        ${column((r) => r.ignition)}::boolean[], ${column((r) => r.odometerMetres)}::bigint[],
-        ${column((r) => (r.attributes === null ? null : JSON.stringify(r.attributes)))}::text[])
-        as u (t, p, la, lo, s, h, a, i, o, x)
-      on conflict do nothing
-      returning time
-    ), seen as (
-      update devices set
-        last_seen_at = greatest(last_seen_at, ${latest}::timestamptz),
-        trips_pending_from = least(trips_pending_from, (select min(time) from inserted)),
-        position_batches = position_batches + 1
-      where id = ${deviceRowId}::uuid and exists (select 1 from inserted)
-      returning offline_since, offline_after_seconds, last_seen_at
-    )
-    select (select count(*) from inserted)::int as accepted, seen.offline_after_seconds, seen.last_seen_at
-    from (select 1) as one left join seen on seen.offline_since is not null`.execute(db);
-  const row = result.rows[0];
-  if (row === undefined) return NOTHING_STORED;
+    offline_after_seconds?: number | null;
+    last_seen_ms?: number;
+    stale?: true;
+  } | null;
+  if (stored === null) return NOTHING_STORED;
+  if (stored.stale === true) return 'STALE';
   return {
-    accepted: row.accepted,
+    accepted: stored.accepted,
     offline:
-      row.last_seen_at === null
+      stored.last_seen_ms === undefined
         ? null
-        : { afterSeconds: row.offline_after_seconds, lastSeenAt: row.last_seen_at },
+        : { afterSeconds: stored.offline_after_seconds ?? null, lastSeenAt: new Date(stored.last_seen_ms) },
   };
 }
 

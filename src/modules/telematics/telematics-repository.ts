@@ -177,6 +177,26 @@ export async function findDevice(
   return row === undefined ? undefined : toDevice(row);
 }
 
+/** A device with its bindings and their key (`device_bindings_key`, migration 0069), read together. */
+export interface KeyedDevice {
+  readonly device: DeviceRecord;
+  /** Changes whenever a binding is added or ended: `store_positions` checks it. */
+  readonly bindingsKey: string;
+}
+
+/** The tenant's device with its bindings and their key, for storing positions; undefined when it has none. */
+export async function findDeviceForPositions(
+  db: Executor,
+  tenant: Tenant,
+  deviceId: string,
+): Promise<KeyedDevice | undefined> {
+  const row = await deviceWithBindings(db, tenant)
+    .select(sql<string>`device_bindings_key(devices.id)`.as('bindings_key'))
+    .where('devices.device_id', '=', deviceId)
+    .executeTakeFirst();
+  return row === undefined ? undefined : { device: toDevice(row), bindingsKey: row.bindings_key };
+}
+
 /** The tenant's devices by `device_id`, after `after`; only those ever bound to `policyId` when given. */
 export async function listDevices(
   db: Executor,

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../../platform/clock.ts';
+import type { Prepared } from '../../platform/db/database.ts';
 import type { Jobs } from '../../platform/jobs/jobs.ts';
 import { startPolling, type Poller } from '../../platform/jobs/polling.ts';
 import type { Executor } from '../../schema.ts';
@@ -23,6 +24,8 @@ const DEVICE_POLL_INTERVAL_MS = 5_000;
  */
 export function createTelematicsService(deps: {
   db: Executor;
+  /** The hot statement's way to the database (DatabaseHandle.prepared): positions' `store_positions`. */
+  prepared: Prepared;
   clock: Clock;
   positionRetentionDays: number;
   journeys: Pick<JourneyService, 'replace'>;
@@ -52,7 +55,7 @@ export function createTelematicsService(deps: {
 
   return {
     ...createDeviceService({ db, clock }),
-    ...createPositionService({ db, clock, silent }),
+    ...createPositionService({ db, prepared: deps.prepared, clock, silent }),
     ...createOdometerService({ db, clock }),
     ...createCrashService({ db, clock }),
 

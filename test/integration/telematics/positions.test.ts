@@ -173,6 +173,54 @@ describe('POST /telematics/positions', () => {
     clock.set('2025-06-10T13:00:00Z');
   });
 
+  test('a binding ended or made after a device’s positions were stored governs its next batch', async () => {
+    const { reference: first } = await make.policy(t.app, acme);
+    await make.device(t.app, acme, first, { deviceId: 'car-3' });
+    const post = (positions: ReadonlyArray<{ time: number; lat: number; lon: number }>) =>
+      call('POST', '/telematics/positions', acme.sandbox, { device_id: 'car-3', positions });
+    const at = (iso: string) => ({ time: unix(iso), lat: 51.5, lon: -0.1 });
+    // The service now remembers the device with its open binding.
+    clock.set('2025-06-10T13:20:00Z');
+    assert.deepEqual((await post([at('2025-06-10T13:10:00Z')])).json<BatchResult>(), {
+      accepted: 1,
+      duplicates: 0,
+      rejected: [],
+    });
+
+    clock.set('2025-06-10T14:00:00Z');
+    await call('DELETE', '/devices/car-3', acme.sandbox);
+    clock.set('2025-06-10T15:00:00Z');
+    const afterUnbinding = (
+      await post([at('2025-06-10T13:30:00Z'), at('2025-06-10T14:10:00Z')])
+    ).json<BatchResult>();
+    assert.equal(afterUnbinding.accepted, 1);
+    assert.deepEqual(
+      afterUnbinding.rejected.map((r) => [r.index, r.reason]),
+      [[1, 'outside_binding']],
+    );
+
+    const { reference: second } = await make.policy(t.app, acme);
+    await make.device(t.app, acme, second, { deviceId: 'car-3' });
+    clock.set('2025-06-10T15:30:00Z');
+    assert.deepEqual((await post([at('2025-06-10T15:10:00Z')])).json<BatchResult>(), {
+      accepted: 1,
+      duplicates: 0,
+      rejected: [],
+    });
+    const page = (
+      await call('GET', `/devices/car-3/positions?from=${unix('2025-06-10T13:00:00Z')}`, acme.sandbox)
+    ).json<PositionPage>();
+    assert.deepEqual(
+      page.positions.map((p) => [p.time, p.policy_reference]),
+      [
+        [unix('2025-06-10T13:10:00Z'), first],
+        [unix('2025-06-10T13:30:00Z'), first],
+        [unix('2025-06-10T15:10:00Z'), second],
+      ],
+    );
+    clock.set('2025-06-10T13:00:00Z');
+  });
+
   test('10,000 positions are taken in one request; 10,001 are refused with 422 naming /body/positions', async () => {
     const start = unix('2025-06-09T00:00:00Z');
     await make.device(t.app, acme, (await make.policy(t.app, acme)).reference, { deviceId: 'bulk' });
