@@ -39,8 +39,8 @@ export interface BatchedCallsOptions {
 /**
  * Two statements on their way: one being run while the next gathers the calls that arrive meanwhile.
  * Measured with 1, 2 and 4 (`npm run bench -- journeys` and `quotes`, docs/benchmarks.md): fewer in
- * flight makes larger statements and spends less CPU a call; one alone would leave a process's calls
- * waiting on any statement that stalls.
+ * flight makes larger statements and spends less CPU a call; one alone leaves a process's calls waiting
+ * on any statement that stalls on a row lock (quotes, which wait on none, take one).
  */
 const STATEMENTS_IN_FLIGHT = 2;
 /** 32 calls of `store_journey` are 992 parameters: well within a statement's 65,535. */
