@@ -7,6 +7,7 @@ import { shiftedClock } from '../../../src/platform/clock.ts';
 import { createCompany, createTestApp, type TestApp } from '../../support/app.ts';
 import { make } from '../../support/factories.ts';
 import { examplePolicyInput } from '../../support/policy-arbitraries.ts';
+import { stripeAt } from '../../support/stripe-sdk.ts';
 
 /**
  * Card refunds that fail after they were sent, as Stripe reports them: its test card 4000000000005126
@@ -48,25 +49,9 @@ before(async () => {
 });
 after(() => t.close());
 
-/** The official SDK against the sandbox served under a path, as the gateway reaches it. */
-function stripeAt(key: string): Stripe {
-  const base = new URL(apiBase);
-  return new Stripe(key, {
-    host: base.hostname,
-    port: Number(base.port),
-    protocol: 'http',
-    maxNetworkRetries: 0,
-    httpClient: Stripe.createFetchHttpClient((input, init) => {
-      const url = new URL(input instanceof Request ? input.url : input);
-      url.pathname = `${base.pathname}${url.pathname}`;
-      return fetch(url, init);
-    }),
-  });
-}
-
 /** Some time later at the processor: the sandbox settles the refunds of its refund test cards now. */
 async function settleRefundsAtProcessor(): Promise<Array<{ id: string; status: string }>> {
-  const settled = (await stripeAt(acme.stripe_sandbox_secret_key).rawRequest(
+  const settled = (await stripeAt(apiBase, acme.stripe_sandbox_secret_key).rawRequest(
     'POST',
     '/v1/test_helpers/sandbox/settle_due_refunds',
     {},

@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
-import Stripe from 'stripe';
 import {
   createKyselySandboxStore,
   createStripeGateway,
@@ -20,6 +19,7 @@ import type { DatabaseHandle } from '../../../src/platform/db/database.ts';
 import { AppError } from '../../../src/platform/errors.ts';
 import type { Database } from '../../../src/schema.ts';
 import { createTestDatabase } from '../../support/database.ts';
+import { stripeAt } from '../../support/stripe-sdk.ts';
 
 /**
  * Bacs Direct Debit in the built-in sandbox, through the official `stripe` SDK (the gateway, and the
@@ -103,22 +103,6 @@ function gatewayWith(secretKey: string): PaymentGateway {
   });
 }
 
-/** The official SDK against the sandbox served under its path. */
-function sdk(secretKey: string): Stripe {
-  const base = new URL(sandbox.apiBase);
-  return new Stripe(secretKey, {
-    host: base.hostname,
-    port: Number(base.port),
-    protocol: 'http',
-    maxNetworkRetries: 0,
-    httpClient: Stripe.createFetchHttpClient((input, init) => {
-      const url = new URL(input instanceof Request ? input.url : input);
-      url.pathname = `${base.pathname}${url.pathname}`;
-      return fetch(url, init);
-    }),
-  });
-}
-
 /** A form-encoded call as a browser (publishable key) or a test (secret key) makes it. */
 async function call(path: string, form: Record<string, string>, secretKey?: string) {
   const response = await fetch(`${sandbox.apiBase}${path}`, {
@@ -168,7 +152,12 @@ async function mandated(accountNumber: string, on: PaymentGateway = gateway, tes
             idempotencyKey: key('cus'),
           })
         ).id
-      : (await sdk(KEY_A).customers.create({ email: 'pat@example.com', test_clock: testClock })).id;
+      : (
+          await stripeAt(sandbox.apiBase, KEY_A).customers.create({
+            email: 'pat@example.com',
+            test_clock: testClock,
+          })
+        ).id;
   const setup = await on.createBacsSetupIntent({
     customerId,
     metadata: { policy: 'brave-lime-otter' },
@@ -453,7 +442,7 @@ describe('collections', () => {
 
   test("Stripe's test clocks: a clock's customers settle when it is advanced, not by the sandbox's clock", async () => {
     clock.set(START);
-    const stripe = sdk(KEY_A);
+    const stripe = stripeAt(sandbox.apiBase, KEY_A);
     const testClock = await stripe.testHelpers.testClocks.create({
       frozen_time: Date.parse('2027-03-26T09:00:00Z') / 1000,
     });

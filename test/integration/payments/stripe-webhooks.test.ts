@@ -9,6 +9,7 @@ import {
 import { asTenant } from '../../../src/modules/companies/index.ts';
 import { createCompany, createTestApp, type TestApp } from '../../support/app.ts';
 import { livePolicyInput } from '../../support/policy-arbitraries.ts';
+import { stripeAt } from '../../support/stripe-sdk.ts';
 
 /**
  * Stripe's webhooks as Stripe sends them, to the service in production configuration: Stripe is a
@@ -24,22 +25,6 @@ interface Payment {
   status: string;
   provider_payment_reference: string | null;
   next_attempt_at: string | null;
-}
-
-/** The official SDK against a sandbox served under a path (`…/sandbox/stripe`), as the gateway reaches it. */
-function stripeAt(apiBase: string, key: string): Stripe {
-  const base = new URL(apiBase);
-  return new Stripe(key, {
-    host: base.hostname,
-    port: Number(base.port),
-    protocol: 'http',
-    maxNetworkRetries: 0,
-    httpClient: Stripe.createFetchHttpClient((input, init) => {
-      const url = new URL(input instanceof Request ? input.url : input);
-      url.pathname = `${base.pathname}${url.pathname}`;
-      return fetch(url, init);
-    }),
-  });
 }
 
 /** What Stripe.js does: confirm with the client secret, without a secret key. */
