@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import Stripe from 'stripe';
 import { createCompany, createTestApp, type TestApp } from '../../support/app.ts';
+import { stripeAt } from '../../support/stripe-sdk.ts';
 
 type Company = Awaited<ReturnType<typeof createCompany>>;
 let t: TestApp;
@@ -104,22 +105,8 @@ test('each company has its own sandbox account: another key cannot list, read, c
   assert.equal((await stripe(own, 'GET', `/payment_intents/${pi}`)).body['amount_refunded'] ?? 0, 0);
 });
 
-/** The official SDK against the service's sandboxed Stripe (`…/sandbox/stripe/v1/…`). */
-function sdk(key: string): Stripe {
-  const url = new URL(base);
-  const prefix = url.pathname.replace(/\/v1$/, '');
-  return new Stripe(key, {
-    host: url.hostname,
-    port: Number(url.port),
-    protocol: 'http',
-    maxNetworkRetries: 0,
-    httpClient: Stripe.createFetchHttpClient((input, init) => {
-      const target = new URL(input instanceof Request ? input.url : input);
-      target.pathname = `${prefix}${target.pathname}`;
-      return fetch(target, init);
-    }),
-  });
-}
+/** The official SDK against the service's sandboxed Stripe (`base` is its `…/sandbox/stripe/v1`). */
+const sdk = (key: string) => stripeAt(base.replace(/\/v1$/, ''), key);
 
 const INVALID_KEY = {
   error: {
