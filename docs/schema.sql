@@ -1801,8 +1801,10 @@ CREATE TABLE public.renewal_prices (
     last_year_pricing jsonb,
     reasons jsonb DEFAULT '[]'::jsonb NOT NULL,
     priced_at timestamp with time zone NOT NULL,
+    held_to_notice text[] DEFAULT '{}'::text[] NOT NULL,
     CONSTRAINT renewal_prices_cap_check CHECK (((renewal_yearly_pence IS NULL) OR (new_business_yearly_pence IS NULL) OR (renewal_yearly_pence <= new_business_yearly_pence))),
     CONSTRAINT renewal_prices_environment_check CHECK ((environment = ANY (ARRAY['sandbox'::text, 'production'::text]))),
+    CONSTRAINT renewal_prices_held_to_notice_check CHECK (((held_to_notice <@ ARRAY['fixed'::text, 'per_unit'::text]) AND ((stage = 'renewal'::text) OR (held_to_notice = '{}'::text[])))),
     CONSTRAINT renewal_prices_outcome_check CHECK ((outcome = ANY (ARRAY['priced'::text, 'declined'::text, 'referred'::text, 'unratable'::text]))),
     CONSTRAINT renewal_prices_priced_check CHECK (((outcome = 'priced'::text) = ((renewal_pricing IS NOT NULL) AND (new_business_pricing IS NOT NULL) AND (renewal_yearly_pence IS NOT NULL) AND (new_business_yearly_pence IS NOT NULL) AND (rate_book_version_id IS NOT NULL)))),
     CONSTRAINT renewal_prices_stage_check CHECK ((stage = ANY (ARRAY['notice'::text, 'renewal'::text])))

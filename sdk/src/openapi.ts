@@ -3864,6 +3864,8 @@ export interface components {
             cap_applied: boolean;
             /** @description The parts held down: the fixed premium, the rate per unit. */
             capped: ("fixed" | "per_unit")[];
+            /** @description A renewal made at the term’s end: the parts held to the price its notice stated, because rated again they came higher (an at-fault claim settled after the notice, a version approved since); empty for a notice. */
+            held_to_notice: ("fixed" | "per_unit")[];
             /** @description The `pricing` block the renewal takes. */
             renewal_pricing: {
                 [key: string]: number | string;

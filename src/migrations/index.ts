@@ -61,6 +61,7 @@ import * as m0066 from './0066-journey-keys.ts';
 import * as m0067 from './0067-device-offline-after.ts';
 import * as m0068 from './0068-audit-failed-outcome.ts';
 import * as m0069 from './0069-store-positions.ts';
+import * as m0070 from './0070-renewal-held-to-notice.ts';
 
 /** Every migration, in order. Forward-only; add new files at the end. */
 export const migrations: Record<string, Migration> = {
@@ -126,4 +127,5 @@ export const migrations: Record<string, Migration> = {
   '0067-device-offline-after': m0067,
   '0068-audit-failed-outcome': m0068,
   '0069-store-positions': m0069,
+  '0070-renewal-held-to-notice': m0070,
 };

@@ -77,6 +77,8 @@ export interface RenewalToPrice {
   /** The pricing of the term it follows ("last year's price"). */
   readonly lastYear: Pricing;
   readonly stage: 'notice' | 'renewal';
+  /** At the renewal: the pricing its notice stated (the stored terms'), which it may not exceed. */
+  readonly notice?: Pricing;
   readonly at: Date;
 }
 

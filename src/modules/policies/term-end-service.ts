@@ -115,6 +115,7 @@ async function pricedTerms(
     renewal: renewedSnapshot(lastYear, stepped),
     lastYear: lastYear.pricing,
     stage,
+    ...(stage === 'renewal' ? { notice: terms.pricing } : {}),
     at: now,
   });
   // NOTE: the notice is priced on the years stepped back so far, but the terms it stores keep the years

@@ -20,6 +20,7 @@ export interface RenewalPriceTable {
   rated_on: string | Date;
   cap_applied: boolean;
   capped: Generated<string[]>;
+  held_to_notice: Generated<string[]>;
   renewal_yearly_pence: string | number | null;
   new_business_yearly_pence: string | number | null;
   last_year_yearly_pence: string | number | null;
@@ -46,6 +47,8 @@ export interface RenewalPriceRecord {
   readonly ratedOn: string;
   readonly capApplied: boolean;
   readonly capped: readonly string[];
+  /** The parts held to the notice's price (a renewal that rated higher than its notice said). */
+  readonly heldToNotice: readonly string[];
   readonly renewalYearlyPence: number | null;
   readonly newBusinessYearlyPence: number | null;
   readonly lastYearYearlyPence: number | null;
@@ -70,6 +73,8 @@ export interface NewRenewalPrice {
   readonly ratedOn: string;
   readonly capApplied: boolean;
   readonly capped: readonly string[];
+  /** The parts held to the notice's price (a renewal that rated higher than its notice said). */
+  readonly heldToNotice: readonly string[];
   readonly renewalYearlyPence: number | null;
   readonly newBusinessYearlyPence: number | null;
   readonly lastYearYearlyPence: number | null;
@@ -100,6 +105,7 @@ export async function insertRenewalPrice(db: Executor, tenant: Tenant, row: NewR
       rated_on: row.ratedOn,
       cap_applied: row.capApplied,
       capped: [...row.capped],
+      held_to_notice: [...row.heldToNotice],
       renewal_yearly_pence: row.renewalYearlyPence,
       new_business_yearly_pence: row.newBusinessYearlyPence,
       last_year_yearly_pence: row.lastYearYearlyPence,
@@ -142,6 +148,7 @@ const toRecord = (row: PriceRow): RenewalPriceRecord => ({
   ratedOn: dateText(row.rated_on),
   capApplied: row.cap_applied,
   capped: row.capped,
+  heldToNotice: row.held_to_notice,
   renewalYearlyPence: pence(row.renewal_yearly_pence),
   newBusinessYearlyPence: pence(row.new_business_yearly_pence),
   lastYearYearlyPence: pence(row.last_year_yearly_pence),

@@ -42,6 +42,10 @@ export const RenewalPriceSchema = Type.Object(
     capped: Type.Array(Type.Union([Type.Literal('fixed'), Type.Literal('per_unit')]), {
       description: 'The parts held down: the fixed premium, the rate per unit.',
     }),
+    held_to_notice: Type.Array(Type.Union([Type.Literal('fixed'), Type.Literal('per_unit')]), {
+      description:
+        'A renewal made at the term’s end: the parts held to the price its notice stated, because rated again they came higher (an at-fault claim settled after the notice, a version approved since); empty for a notice.',
+    }),
     renewal_pricing: pricingBlock('The `pricing` block the renewal takes.'),
     new_business_pricing: pricingBlock('The `pricing` block of the equivalent new business.'),
     rated_pricing: pricingBlock('The renewal as rated, before the cap.'),
@@ -61,6 +65,8 @@ const block = (value: object | null): Record<string, number | string> | null =>
         Object.entries(value).filter(([, v]) => typeof v === 'number' || typeof v === 'string'),
       );
 
+const isPart = (part: string): part is 'fixed' | 'per_unit' => part === 'fixed' || part === 'per_unit';
+
 export function renewalPriceView(record: RenewalPriceRecord): RenewalPriceView {
   return {
     policy_reference: record.policyReference,
@@ -75,7 +81,8 @@ export function renewalPriceView(record: RenewalPriceRecord): RenewalPriceView {
     new_business_yearly_premium_estimate: money(record.newBusinessYearlyPence),
     last_year_yearly_premium_estimate: money(record.lastYearYearlyPence),
     cap_applied: record.capApplied,
-    capped: record.capped.filter((c): c is 'fixed' | 'per_unit' => c === 'fixed' || c === 'per_unit'),
+    capped: record.capped.filter(isPart),
+    held_to_notice: record.heldToNotice.filter(isPart),
     renewal_pricing: block(record.renewalPricing),
     new_business_pricing: block(record.newBusinessPricing),
     rated_pricing: block(record.ratedPricing),

@@ -6,7 +6,7 @@ import type { Pricing, RenewalPriceOutcome, RenewalToPrice } from '../policies/i
 import { findProducts } from '../products/index.ts';
 import { findVersionInForce } from './rate-book-repository.ts';
 import { insertRenewalPrice, type NewRenewalPrice } from './renewal-price-repository.ts';
-import { decide, renewalPrice, type QuoteInput, type RateBookContent } from './rules/index.ts';
+import { decide, heldToNotice, renewalPrice, type QuoteInput, type RateBookContent } from './rules/index.ts';
 
 /*
  * Automatic renewals of policies rated by Milepost, priced fairly by rule: FCA ICOBS 6B.2.1R/6B.2.2R
@@ -14,8 +14,9 @@ import { decide, renewalPrice, type QuoteInput, type RateBookContent } from './r
  * policy is rated by Milepost when its current pricing's `quote_model_reference` names a rate book
  * version of the same company. Its renewal is rated on the version of its product's rate book in force
  * at the renewal's start, as it is (its policy year) and as new business (`renewalPrice`), and takes the
- * lower of the two, part by part. A renewal the version declines, refers or cannot rate is refused, so
- * it is never made at a price nobody gave. Every pricing is stored for staff (renewal_prices).
+ * lower of the two, part by part. Made at the term's end, it is also never above what its notice
+ * stated, part by part (`heldToNotice`). A renewal the version declines, refers or cannot rate is
+ * refused, so it is never made at a price nobody gave. Every pricing is stored for staff (renewal_prices).
  */
 
 /** The rate book version a policy's pricing names, when it is one of the tenant's. */
@@ -108,7 +109,12 @@ export async function priceRenewal(
       priced.problems.map((p) => `${p.path} ${p.message}`),
       versionId,
     );
-  const { offered, new_business: newBusiness, renewal: rated } = priced.value;
+  const { new_business: newBusiness, renewal: rated } = priced.value;
+  const { term_days: termDays, year_days: yearDays } = rated.breakdown.fixed;
+  const { pricing: offered, held } =
+    renewal.notice === undefined
+      ? { pricing: priced.value.offered, held: [] }
+      : heldToNotice(priced.value.offered, renewal.notice, { termDays, yearDays });
   const pricing: Pricing = { ...offered, quote_model_reference: versionId };
   const row: NewRenewalPrice = {
     ...base,
@@ -116,6 +122,7 @@ export async function priceRenewal(
     outcome: 'priced',
     capApplied: priced.value.cap_applied,
     capped: priced.value.capped,
+    heldToNotice: held,
     renewalYearlyPence: yearlyPence(offered),
     newBusinessYearlyPence: yearlyPence(newBusiness.pricing),
     renewalPricing: pricing,
@@ -130,6 +137,7 @@ export async function priceRenewal(
 const NOT_PRICED = {
   capApplied: false,
   capped: [],
+  heldToNotice: [],
   renewalYearlyPence: null,
   newBusinessYearlyPence: null,
   renewalPricing: null,

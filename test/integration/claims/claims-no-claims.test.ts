@@ -29,6 +29,8 @@ interface RenewalPrice {
   stage: 'notice' | 'renewal';
   outcome: string;
   rated_pricing: Pricing | null;
+  renewal_pricing: Pricing | null;
+  held_to_notice: string[];
 }
 
 const PRODUCT = 'pay-by-mile-car';
@@ -138,6 +140,16 @@ async function renewedPolicy(reference: string): Promise<PolicyBody> {
   return r.json<PolicyBody>();
 }
 
+async function renewalPriced(reference: string): Promise<RenewalPrice> {
+  const r = await t.app.inject({ url: `/policys/${reference}/renewal-prices`, headers: acme.sandbox });
+  assert.equal(r.statusCode, 200, r.body);
+  const price = r
+    .json<{ renewal_prices: RenewalPrice[] }>()
+    .renewal_prices.find((p) => p.stage === 'renewal');
+  assert.ok(price !== undefined, r.body);
+  return price;
+}
+
 async function ratedAt(reference: string, stage: 'notice' | 'renewal'): Promise<Pricing> {
   const r = await t.app.inject({ url: `/policys/${reference}/renewal-prices`, headers: as(ada) });
   assert.equal(r.statusCode, 200, r.body);
@@ -156,14 +168,17 @@ describe('an at-fault claim settled in the term steps back the no-claims years a
     refs['atFault'] = await create(PRODUCT, v1Id);
     refs['strict'] = await create(STRICT, strictV1Id);
     refs['unrated'] = await create(PRODUCT, undefined);
+    refs['lateClaim'] = await create(PRODUCT, v1Id);
     await settledClaim(refs['notAtFault'], false);
     await settledClaim(refs['atFault'], true);
     await settledClaim(refs['strict'], true);
     await settledClaim(refs['unrated'], true);
-    for (const [name, reference] of Object.entries(refs)) notices[name] = await scheduleRenewal(reference);
-
     const base = async (name: string) => Number((await ratedAt(refs[name]!, 'notice'))['base_premium']);
+    for (const [name, reference] of Object.entries(refs)) notices[name] = await scheduleRenewal(reference);
+    // Settled after its notice was priced on 4 years: the renewal steps back, the price it was told holds.
+    await settledClaim(refs['lateClaim'], true);
     const clean = await base('clean');
+    assert.equal(await base('lateClaim'), clean);
     assert.equal(await base('notAtFault'), clean, 'a claim not at fault steps nothing back');
     // 4 years (0.8) → 2 years (0.9) by the default table; → 0 years (1.0) by the strict product's.
     assert.ok(Math.abs((await base('atFault')) / clean - 0.9 / 0.8) < 0.01, String(await base('atFault')));
@@ -175,7 +190,7 @@ describe('an at-fault claim settled in the term steps back the no-claims years a
 
   test('the renewals are made on the stepped-back years, rated ones and the one rated elsewhere alike', async () => {
     const ended = await t.container.services.policies.endTerms(new Date('2026-06-01T02:00:00Z'));
-    assert.equal(ended.renewed, 5, JSON.stringify(ended));
+    assert.equal(ended.renewed, 6, JSON.stringify(ended));
     clock.set('2026-06-02T12:00:00Z');
     const ncd = async (name: string) => (await renewedPolicy(refs[name]!)).proposer.ncd;
     assert.equal(await ncd('clean'), 4);
@@ -191,6 +206,17 @@ describe('an at-fault claim settled in the term steps back the no-claims years a
     );
     const atFault = await renewedPolicy(refs['atFault']!);
     assert.deepEqual(atFault.pricing, notices['atFault']?.renewal?.pricing, 'at the price of its notice');
+
+    // A claim settled after the notice: the renewal carries the stepped-back years, and rated on them
+    // costs more than the notice said; it is made at the notice's price (ICOBS 6.5, PRIN 2A.5).
+    const late = await renewedPolicy(refs['lateClaim']!);
+    assert.equal(late.proposer.ncd, 2);
+    assert.deepEqual(late.pricing, notices['lateClaim']?.renewal?.pricing, 'at the price of its notice');
+    const made = await renewalPriced(refs['lateClaim']!);
+    assert.deepEqual(made.held_to_notice, ['fixed']);
+    assert.ok(Number(made.rated_pricing?.['base_premium']) > Number(made.renewal_pricing?.['base_premium']));
+    assert.equal(made.renewal_pricing?.['base_premium'], late.pricing['base_premium']);
+    assert.deepEqual((await renewalPriced(refs['clean']!)).held_to_notice, []);
   });
 
   test('fault is a claims handler’s to record: viewers 403, bad body 422, another company’s claim 404', async () => {
@@ -235,7 +261,7 @@ describe('an at-fault claim settled in the term steps back the no-claims years a
     const rows = audit.json<{
       data: Array<{ table: string | null; after: Record<string, unknown> | null }>;
     }>().data;
-    assert.equal(rows.filter((r) => r.table === 'claims' && r.after?.['at_fault'] === true).length, 3);
+    assert.equal(rows.filter((r) => r.table === 'claims' && r.after?.['at_fault'] === true).length, 4);
   });
 
   test('a product’s step-back table that adds years is refused', async () => {

@@ -68,8 +68,10 @@ export {
 } from './underwriting.ts';
 export {
   asNewBusiness,
+  heldToNotice,
   renewalPrice,
   type LastYearPricing,
+  type NoticePart,
   type RenewalPrice,
   type RenewalResult,
 } from './renewal.ts';

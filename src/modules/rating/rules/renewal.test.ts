@@ -5,7 +5,7 @@ import { Decimal } from '../../../platform/money.ts';
 import { EXAMPLE_QUOTE_INPUT, EXAMPLE_RATE_BOOK } from './example-rate-book.ts';
 import type { QuoteInput, RateBookContent, RatingFactor } from './rate-book.ts';
 import { rate } from './rate.ts';
-import { renewalPrice } from './renewal.ts';
+import { heldToNotice, renewalPrice } from './renewal.ts';
 
 const ON = '2026-06-01';
 const renewing = (year: number): QuoteInput => ({
@@ -132,5 +132,62 @@ describe('renewalPrice', () => {
   test('a renewal the version prices beyond what a policy takes is refused, naming the product', () => {
     const result = renewalPrice({ ...EXAMPLE_RATE_BOOK, base_rate_per_unit: '1000' }, renewing(2), ON, null);
     assert.deepEqual(result.ok ? [] : result.problems.map((p) => p.path), ['policy.product_reference']);
+  });
+});
+
+describe('heldToNotice', () => {
+  const days = (result: ReturnType<typeof priced>) => ({
+    termDays: result.renewal.breakdown.fixed.term_days,
+    yearDays: result.renewal.breakdown.fixed.year_days,
+  });
+
+  test('a renewal rated higher than its notice takes the notice’s parts, and so its price', () => {
+    const notice = priced(withTenure('0.9', '0.95'), renewing(3));
+    const atEnd = priced(withTenure('1', '1'), renewing(3));
+    assert.ok(atEnd.offered.subscription_premium > notice.offered.subscription_premium);
+    assert.ok(atEnd.offered.usage_rate > notice.offered.usage_rate);
+    const held = heldToNotice(atEnd.offered, notice.offered, days(atEnd));
+    assert.deepEqual(held.held, ['fixed', 'per_unit']);
+    assert.deepEqual(held.pricing, notice.offered, 'the price its notice stated, to the penny');
+  });
+
+  test('a renewal rated lower keeps its own price; one part may be held alone', () => {
+    const notice = priced(withTenure('1', '1'), renewing(3));
+    const cheaper = priced(withTenure('0.9', '0.95'), renewing(3));
+    assert.deepEqual(heldToNotice(cheaper.offered, notice.offered, days(cheaper)), {
+      pricing: cheaper.offered,
+      held: [],
+    });
+    const mixed = priced(withTenure('0.9', '1'), renewing(3));
+    const lowRate = priced(withTenure('1', '0.95'), renewing(3)).offered;
+    const held = heldToNotice(mixed.offered, lowRate, days(mixed));
+    assert.deepEqual(held.held, ['per_unit']);
+    assert.equal(held.pricing.subscription_premium, mixed.offered.subscription_premium);
+    assert.equal(held.pricing.usage_rate, lowRate.usage_rate);
+    const expected = new Decimal(held.pricing.subscription_premium).times(12).plus(lowRate.usage_premium);
+    assert.equal(held.pricing.yearly_premium_estimate, expected.toNumber());
+  });
+
+  test('the renewal never costs more than its notice, part by part, whatever both were rated on', () => {
+    const factor = fc
+      .integer({ min: 1, max: 3_000_000 })
+      .map((n) => new Decimal(n).dividedBy(1_000_000).toString());
+    fc.assert(
+      fc.property(factor, factor, factor, factor, (fixedThen, unitThen, fixedNow, unitNow) => {
+        const notice = priced(withTenure(fixedThen, unitThen), renewing(3)).offered;
+        const atEnd = priced(withTenure(fixedNow, unitNow), renewing(3));
+        const { pricing } = heldToNotice(atEnd.offered, notice, days(atEnd));
+        for (const field of [
+          'subscription_premium',
+          'usage_rate',
+          'usage_premium',
+          'yearly_premium_estimate',
+        ] as const)
+          assert.ok(
+            pricing[field] <= Math.min(notice[field], atEnd.offered[field]),
+            `${field}: ${pricing[field]} above ${notice[field]} or ${atEnd.offered[field]}`,
+          );
+      }),
+    );
   });
 });

@@ -1,4 +1,4 @@
-import { poundsText } from '../../../platform/money.ts';
+import { poundsText, toPence } from '../../../platform/money.ts';
 import { Exact } from './factor-lookup.ts';
 import type { RatingProblem } from './factor-lookup.ts';
 import type { QuoteInput, RateBookContent } from './rate-book.ts';
@@ -98,5 +98,73 @@ export function renewalPrice(
       cap_applied: capped.length > 0,
       capped,
     },
+  };
+}
+
+/** A part of the price the notice held the renewal to. */
+export type NoticePart = 'fixed' | 'per_unit';
+
+type FixedPayments = Pick<
+  RatedPricing,
+  'upfront_premium' | 'subscription_premium' | 'subscription_installments'
+>;
+
+/** The term's fixed payments, when the pricing states them all. */
+const fixedPaymentsOf = (pricing: LastYearPricing): FixedPayments | null =>
+  pricing.upfront_premium === undefined ||
+  pricing.subscription_premium === undefined ||
+  pricing.subscription_installments === undefined
+    ? null
+    : {
+        upfront_premium: pricing.upfront_premium,
+        subscription_premium: pricing.subscription_premium,
+        subscription_installments: pricing.subscription_installments,
+      };
+
+/** What the term's fixed premium comes to: the upfront payment and every installment (pence). */
+const fixedPaidPence = (p: FixedPayments): number =>
+  toPence(p.upfront_premium) + toPence(p.subscription_premium) * p.subscription_installments;
+
+/**
+ * The renewal made at the term's end, held to the price its notice stated. The notice is priced when
+ * the renewal is stored, weeks before the term ends; rated again at the end, the renewal may cost more
+ * (an at-fault claim settled in between steps the no-claims years back, a version approved since loads a
+ * factor). ICOBS 6.5 wants the renewal premium in the notice and PRIN 2A.5 no price the customer was
+ * not told, so a renewal that rated higher takes, part by part (the fixed premium, the rate per unit,
+ * as the ENBP cap does), the notice's part; one that rated lower keeps its own. `days`: the new term's
+ * and its year's days, for the yearly estimate. Pure.
+ */
+export function heldToNotice(
+  offered: RatedPricing,
+  notice: LastYearPricing,
+  days: { termDays: number; yearDays: number },
+): { pricing: RatedPricing; held: NoticePart[] } {
+  const theirFixed = fixedPaymentsOf(notice);
+  const fixedHeld = theirFixed !== null && fixedPaidPence(theirFixed) < fixedPaidPence(offered);
+  const theirUnit =
+    notice.usage_rate === undefined || notice.usage_premium === undefined
+      ? null
+      : { usage_rate: notice.usage_rate, usage_premium: notice.usage_premium };
+  const unitHeld = theirUnit !== null && new Exact(theirUnit.usage_rate).lessThan(offered.usage_rate);
+  if (!fixedHeld && !unitHeld) return { pricing: offered, held: [] };
+  const fixed: Partial<RatedPricing> = fixedHeld
+    ? {
+        ...theirFixed,
+        upfront_rate: notice.upfront_rate ?? offered.upfront_rate,
+        subscription_rate: notice.subscription_rate ?? offered.subscription_rate,
+        base_premium: notice.base_premium ?? offered.base_premium,
+      }
+    : {};
+  const unit: Partial<RatedPricing> = unitHeld ? theirUnit : {};
+  const pricing: RatedPricing = { ...offered, ...fixed, ...unit };
+  const yearlyPence = yearlyEstimatePence(
+    fixedPaidPence(pricing),
+    toPence(pricing.usage_premium),
+    days.termDays,
+    days.yearDays,
+  );
+  return {
+    pricing: { ...pricing, yearly_premium_estimate: Number(poundsText(yearlyPence)) },
+    held: [...(fixedHeld ? ['fixed' as const] : []), ...(unitHeld ? ['per_unit' as const] : [])],
   };
 }

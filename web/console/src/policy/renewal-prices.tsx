@@ -40,6 +40,10 @@ export function RenewalPricesPanel({ scope }: { readonly scope: PolicyScope }) {
     { header: 'Last year', number: true, cell: (row) => money(row.last_year_yearly_premium_estimate) },
     { header: 'Cap applied', cell: (row) => (row.cap_applied ? `Yes (${row.capped.join(', ')})` : 'No') },
     {
+      header: 'Held to notice',
+      cell: (row) => (row.held_to_notice.length === 0 ? '—' : row.held_to_notice.join(', ')),
+    },
+    {
       header: 'Rate book',
       cell: (row) =>
         row.rate_book_reference === null ? '—' : `${row.rate_book_reference} v${String(row.version_number)}`,
