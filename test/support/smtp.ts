@@ -10,11 +10,12 @@ export interface ReceivedEmail {
 
 /**
  * A real SMTP server on a random local port that keeps what it receives. Addresses in `refused` are
- * refused at RCPT TO (a permanent 550), as a real server refuses a mailbox. While `silent.on`, it
- * takes each message and never answers it, as a server that has hung.
+ * refused at RCPT TO for good (550), as a real server refuses a mailbox that does not exist; those in
+ * `deferred` for now (450, mailbox busy), as a server asks a sender to try again later. While
+ * `silent.on`, it takes each message and never answers it, as a server that has hung.
  */
 export async function startSmtpServer(
-  options: { refused?: ReadonlySet<string>; silent?: { on: boolean } } = {},
+  options: { refused?: ReadonlySet<string>; deferred?: ReadonlySet<string>; silent?: { on: boolean } } = {},
 ): Promise<{
   url: string;
   received: ReceivedEmail[];
@@ -27,8 +28,11 @@ export async function startSmtpServer(
     disabledCommands: ['STARTTLS', 'AUTH'],
     logger: false,
     onRcptTo(address, _session, callback) {
-      if (options.refused?.has(address.address.toLowerCase()) === true)
+      const mailbox = address.address.toLowerCase();
+      if (options.refused?.has(mailbox) === true)
         callback(Object.assign(new Error('mailbox unavailable'), { responseCode: 550 }));
+      else if (options.deferred?.has(mailbox) === true)
+        callback(Object.assign(new Error('mailbox busy, try again later'), { responseCode: 450 }));
       else callback();
     },
     onData(stream, session, callback) {

@@ -1,6 +1,7 @@
 export {
   createLogMailer,
   createSmtpMailer,
+  MailRefusedError,
   MailServerUnavailableError,
   type SmtpTimeouts,
   type EmailAttachment,

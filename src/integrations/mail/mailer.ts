@@ -34,6 +34,35 @@ export class MailServerUnavailableError extends Error {
   }
 }
 
+/**
+ * The SMTP server refused this email for good: a permanent (5yz, RFC 5321 §4.2.1) reply to its
+ * recipient or to its content. Sending it again would be refused again, so it is not retried. A 5yz to
+ * the connection, the sign-in or the sender is not this: it refuses every email alike (a server
+ * misconfigured), and those are retried until an operator puts it right.
+ */
+export class MailRefusedError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'MailRefusedError';
+  }
+}
+
+/** Whether nodemailer's error is a permanent refusal of the email's recipient or content. */
+function refusesTheEmail(error: unknown): boolean {
+  const { code, command, responseCode } = error as {
+    code?: unknown;
+    command?: unknown;
+    responseCode?: unknown;
+  };
+  return (
+    (code === 'EENVELOPE' || code === 'EMESSAGE') &&
+    (command === 'RCPT TO' || command === 'DATA') &&
+    typeof responseCode === 'number' &&
+    responseCode >= 500 &&
+    responseCode < 600
+  );
+}
+
 /** How long an SMTP exchange may take (milliseconds). */
 export interface SmtpTimeouts {
   /** A connection made, or the server's greeting received. */
@@ -108,6 +137,10 @@ export function createSmtpMailer(
               : `the SMTP server is unavailable: ${(error as Error).message}`;
           throw new MailServerUnavailableError(reason, { cause: error });
         }
+        if (refusesTheEmail(error))
+          throw new MailRefusedError(`the SMTP server refused the email: ${(error as Error).message}`, {
+            cause: error,
+          });
         throw error;
       }
     },

@@ -1,5 +1,6 @@
 import type { Executor } from '../../schema.ts';
 import {
+  MailRefusedError,
   MailServerUnavailableError,
   type EmailAttachment,
   type Mailer,
@@ -132,9 +133,11 @@ export function createNotificationService(deps: NotificationServiceDeps) {
     });
     if (failure !== undefined) {
       // Recorded outside the delivery transaction, which has already ended.
-      const final = attempt >= RETRY_LIMIT || failure instanceof UnsendableEmail;
-      await markEmailAttemptFailed(db, emailId, failure.message, final);
-      if (!(failure instanceof UnsendableEmail)) throw failure;
+      // Refused for good (no content to send, or the server's permanent refusal of the recipient or the
+      // message): failed now, not retried for hours.
+      const permanent = failure instanceof UnsendableEmail || failure instanceof MailRefusedError;
+      await markEmailAttemptFailed(db, emailId, failure.message, permanent || attempt >= RETRY_LIMIT);
+      if (!permanent) throw failure;
     }
   };
 

@@ -7,13 +7,14 @@ import { createTestApp, type TestApp } from '../../support/app.ts';
 import { startSmtpServer } from '../../support/smtp.ts';
 
 // The outbox sends emails in batches, a job each: a retry sends only what failed, through a real SMTP
-// server that refuses one mailbox until it is let through.
+// server that defers one mailbox until it is let through, and refuses another for good.
 const refused = new Set<string>();
+const deferred = new Set<string>();
 let smtp: Awaited<ReturnType<typeof startSmtpServer>>;
 let t: TestApp;
 
 before(async () => {
-  smtp = await startSmtpServer({ refused });
+  smtp = await startSmtpServer({ refused, deferred });
   t = await createTestApp({ env: { SMTP_URL: smtp.url } });
 });
 after(async () => {
@@ -32,13 +33,13 @@ test('emails go out in batches; a retry sends only those that failed', async () 
   const db = t.container.database.db;
   const { notifications } = t.container.services;
   const ids = await inTransaction(db, (trx) => notifications.queueEmails(trx, [1, 2, 3].map(email)));
-  refused.add('reader3@example.com');
-  await assert.rejects(notifications.deliver(ids, 0), /mailbox unavailable/);
+  deferred.add('reader3@example.com');
+  await assert.rejects(notifications.deliver(ids, 0), /mailbox busy/);
   assert.deepEqual(smtp.received.map((m) => m.to[0]).sort(), ['reader1@example.com', 'reader2@example.com']);
   const [third] = await notifications.emailsTo('reader3@example.com');
   assert.deepEqual({ status: third?.status, attempts: third?.attempts }, { status: 'pending', attempts: 1 });
 
-  refused.clear();
+  deferred.clear();
   await notifications.deliver(ids, 1);
   assert.deepEqual(
     smtp.received.map((m) => m.to[0]).sort(),
@@ -46,6 +47,29 @@ test('emails go out in batches; a retry sends only those that failed', async () 
     'each sent once',
   );
   assert.equal((await notifications.emailsTo('reader3@example.com'))[0]?.status, 'sent');
+});
+
+test('a mailbox the server refuses for good fails at once and is not retried; the others go', async () => {
+  const db = t.container.database.db;
+  const { notifications } = t.container.services;
+  const ids = await inTransaction(db, (trx) => notifications.queueEmails(trx, [4, 5].map(email)));
+  refused.add('reader4@example.com');
+  try {
+    // The job succeeds: nothing in it would go better at a retry.
+    await notifications.deliver(ids, 0);
+  } finally {
+    refused.clear();
+  }
+  const [fourth] = await notifications.emailsTo('reader4@example.com');
+  assert.deepEqual({ status: fourth?.status, attempts: fourth?.attempts }, { status: 'failed', attempts: 1 });
+  const [row] = (
+    await sql<{ last_error: string }>`select last_error from outbox_emails where id = ${ids[0]}`.execute(db)
+  ).rows;
+  assert.match(row?.last_error ?? '', /refused the email.*550/);
+  assert.equal((await notifications.emailsTo('reader5@example.com'))[0]?.status, 'sent');
+  // A later run of the same job (a redelivery) sends nothing more.
+  await notifications.deliver(ids, 1);
+  assert.equal(smtp.received.filter((m) => m.to[0] === 'reader4@example.com').length, 0);
 });
 
 test('a thousand emails queued together make forty jobs, not a thousand', async () => {
