@@ -281,6 +281,66 @@ describe('a card refund that fails after it was sent', () => {
     assert.equal(still.find((p) => p.purpose === 'new_business')?.refunded_amount, 40);
   });
 
+  test('an event about our refund sent but not yet on the record is refused 409, and taken when redelivered after', async () => {
+    const db = t.container.database.db;
+    // A refund the earlier tests made, put back to the moment between the processor's answer and the
+    // refund job's write of its id.
+    const ours = await db
+      .selectFrom('payments')
+      .select(['id', 'provider_payment_id', 'status'])
+      .where('kind', '=', 'refund')
+      .where('status', '=', 'succeeded')
+      .where('provider_payment_id', 'is not', null)
+      .executeTakeFirstOrThrow();
+    const refundId = ours.provider_payment_id!;
+    await db.updateTable('payments').set({ provider_payment_id: null }).where('id', '=', ours.id).execute();
+    const event = {
+      id: `evt_${Math.random().toString(36).slice(2)}`,
+      object: 'event',
+      api_version: '2026-10-28.endive',
+      created: Math.floor(Date.now() / 1000),
+      type: 'refund.failed',
+      data: {
+        object: {
+          id: refundId,
+          object: 'refund',
+          amount: 1_000,
+          status: 'failed',
+          failure_reason: 'expired_or_canceled_card',
+          payment_intent: 'pi_unknown',
+          metadata: { milepost_payment: ours.id },
+        },
+      },
+    };
+    try {
+      const early = await deliver(event);
+      assert.equal(early.statusCode, 409, early.body);
+      assert.equal(early.json<{ code: string }>().code, 'CONFLICT');
+      const unchanged = await db
+        .selectFrom('payments')
+        .select('status')
+        .where('id', '=', ours.id)
+        .executeTakeFirstOrThrow();
+      assert.equal(unchanged.status, 'succeeded', 'nothing recorded from the refused event');
+    } finally {
+      await db
+        .updateTable('payments')
+        .set({ provider_payment_id: refundId })
+        .where('id', '=', ours.id)
+        .execute();
+    }
+    // The processor delivers the same event again: now on the record, it is taken, once.
+    const later = await deliver(event);
+    assert.equal(later.statusCode, 200, later.body);
+    assert.deepEqual(later.json(), { received: true, duplicate: false });
+    const failed = await db
+      .selectFrom('payments')
+      .select('status')
+      .where('id', '=', ours.id)
+      .executeTakeFirstOrThrow();
+    assert.equal(failed.status, 'failed');
+  });
+
   test('an event about a refund not on our records is acknowledged and changes nothing', async () => {
     const r = await deliver({
       id: `evt_${Math.random().toString(36).slice(2)}`,
