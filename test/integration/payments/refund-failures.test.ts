@@ -143,6 +143,21 @@ function deliver(event: object) {
   });
 }
 
+/** A `refund.failed` event as the processor posts it, about `refund`. */
+const refundFailedEvent = (refund: {
+  id: string;
+  amount: number;
+  failure_reason: string;
+  metadata: object;
+}) => ({
+  id: `evt_${Math.random().toString(36).slice(2)}`,
+  object: 'event',
+  api_version: '2026-10-28.endive',
+  created: Math.floor(Date.now() / 1000),
+  type: 'refund.failed',
+  data: { object: { ...refund, object: 'refund', status: 'failed', payment_intent: 'pi_not_ours' } },
+});
+
 const refundFailedEvents = async (paymentReference: string) =>
   (
     await t.container.database.db
@@ -294,24 +309,12 @@ describe('a card refund that fails after it was sent', () => {
       .executeTakeFirstOrThrow();
     const refundId = ours.provider_payment_id!;
     await db.updateTable('payments').set({ provider_payment_id: null }).where('id', '=', ours.id).execute();
-    const event = {
-      id: `evt_${Math.random().toString(36).slice(2)}`,
-      object: 'event',
-      api_version: '2026-10-28.endive',
-      created: Math.floor(Date.now() / 1000),
-      type: 'refund.failed',
-      data: {
-        object: {
-          id: refundId,
-          object: 'refund',
-          amount: 1_000,
-          status: 'failed',
-          failure_reason: 'expired_or_canceled_card',
-          payment_intent: 'pi_unknown',
-          metadata: { milepost_payment: ours.id },
-        },
-      },
-    };
+    const event = refundFailedEvent({
+      id: refundId,
+      amount: 1_000,
+      failure_reason: 'expired_or_canceled_card',
+      metadata: { milepost_payment: ours.id },
+    });
     try {
       const early = await deliver(event);
       assert.equal(early.statusCode, 409, early.body);
@@ -342,24 +345,14 @@ describe('a card refund that fails after it was sent', () => {
   });
 
   test('an event about a refund not on our records is acknowledged and changes nothing', async () => {
-    const r = await deliver({
-      id: `evt_${Math.random().toString(36).slice(2)}`,
-      object: 'event',
-      api_version: '2026-10-28.endive',
-      created: Math.floor(Date.now() / 1000),
-      type: 'refund.failed',
-      data: {
-        object: {
-          id: 're_not_ours',
-          object: 'refund',
-          amount: 4_000,
-          status: 'failed',
-          failure_reason: 'lost_or_stolen_card',
-          payment_intent: 'pi_not_ours',
-          metadata: { milepost_payment: 'not-a-uuid' },
-        },
-      },
-    });
+    const r = await deliver(
+      refundFailedEvent({
+        id: 're_not_ours',
+        amount: 4_000,
+        failure_reason: 'lost_or_stolen_card',
+        metadata: { milepost_payment: 'not-a-uuid' },
+      }),
+    );
     assert.equal(r.statusCode, 200, r.body);
     assert.deepEqual(r.json(), { received: true, duplicate: false });
   });
