@@ -13,6 +13,12 @@ import type { Database } from '../../src/schema.ts';
 /** PostgreSQL when TEST_DATABASE_URL is set, else PGlite in process. */
 export const TEST_DATABASE_URL = process.env['TEST_DATABASE_URL'];
 export const onPostgres = TEST_DATABASE_URL !== undefined && TEST_DATABASE_URL !== '';
+/**
+ * For `test(…, { skip })` of a test that runs the embedded database (or none) whatever TEST_DATABASE_URL
+ * says: on PostgreSQL it would do the very same work again, so it runs in `npm test` only.
+ */
+export const embeddedOnly: string | false =
+  onPostgres && 'runs the embedded database (or none) whatever TEST_DATABASE_URL says: `npm test` runs it';
 
 /**
  * A key that changes whenever a migration (or the job schema's version) changes. It hashes the

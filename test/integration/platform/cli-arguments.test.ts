@@ -6,6 +6,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { lockDataDir, type DataDirLock } from '../../../src/platform/db/data-dir-lock.ts';
 import { TEST_ADMIN_KEY } from '../../support/app.ts';
+import { embeddedOnly } from '../../support/database.ts';
 
 // `npm run cli -- …` reads its command and flags before it opens any database: a mistake is answered
 // with exit code 2 whatever state the database is in, and leaves the database alone.
@@ -55,7 +56,7 @@ const MISTAKES: Array<[string[], RegExp]> = [
   [[], /^usage: npm run cli -- <command>$/m],
 ];
 
-describe('the CLI checks its command and flags before it opens the database', () => {
+describe('the CLI checks its command and flags before it opens the database', { skip: embeddedOnly }, () => {
   test('on a DATA_DIR that another process holds, a mistake is still named: exit 2, nothing on stdout', async () => {
     for (const [args, message] of MISTAKES) {
       const r = await cli({ DATA_DIR: lockedDir }, ...args);

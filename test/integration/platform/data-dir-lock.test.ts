@@ -12,6 +12,7 @@ import { openDatabase } from '../../../src/platform/db/database.ts';
 import type { Database } from '../../../src/schema.ts';
 import { createLogger } from '../../../src/platform/logging.ts';
 import { TEST_ADMIN_KEY } from '../../support/app.ts';
+import { embeddedOnly } from '../../support/database.ts';
 import { make } from '../../support/factories.ts';
 
 const CLI = path.resolve(import.meta.dirname, '../../../src/cli.ts');
@@ -45,7 +46,7 @@ function cliIn(
   });
 }
 
-describe('the embedded data directory belongs to one process', () => {
+describe('the embedded data directory belongs to one process', { skip: embeddedOnly }, () => {
   test('a second process answers at once with exit code 75, naming the holder', async () => {
     const held = await openDatabase<Database>({ dataDir: path.join(dataDir, 'pglite') });
     try {
