@@ -20,9 +20,12 @@ import { startBillingWorker } from './service-processes.ts';
  * without a payment settled (it takes 35–50 s on an idle two-core machine: a 30 s lease, then 10 s
  * looks; beside the billing race suite's four workers it took over 120 s in all while settling
  * throughout, so the bound is on a stall, not on the total; the time taken is reported).
- * POLICIES and SEEDS (comma-separated) replay a failure; each seed is one billing day of the same book.
+ * The default run is two seeds of a book of 200 policies, each killed at a seeded point of its charge
+ * phase, before 90 % of the charges are made: the kill always leaves charges pending under their lease.
+ * RELIABILITY_POLICIES and RELIABILITY_SEEDS (comma-separated) replay a failure or resize the run; each
+ * seed is one billing day of the same book.
  */
-const POLICIES = Number(process.env['RELIABILITY_POLICIES'] ?? 500);
+const POLICIES = Number(process.env['RELIABILITY_POLICIES'] ?? 200);
 const SEEDS = (process.env['RELIABILITY_SEEDS'] ?? '11,23').split(',').map(Number);
 
 let t: TestApp;

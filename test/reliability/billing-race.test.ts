@@ -24,15 +24,18 @@ import { startBillingWorker } from './service-processes.ts';
  * - at most one successful charge per statement, at the processor too, and every owing one charged;
  * - each statement's usage premium and journey count are those of the journeys it billed;
  * - a journey that missed its statement (uploaded as it was written) is billed by the next one.
- * RELIABILITY_R1_POLICIES, RELIABILITY_R1_SEEDS (how many days), RELIABILITY_R1_SEED (the first
- * seed) replay or resize a run; RELIABILITY_LONG=1 runs 200 days.
+ * The default run is 4 days of a book of 375 policies over 3 billing days (125 a day, one chunk): more
+ * days than billing days, so at least one billing day comes round again and the journeys that missed
+ * its statement are checked on the next. RELIABILITY_R1_POLICIES, RELIABILITY_R1_SEEDS (how many
+ * days), RELIABILITY_R1_SEED (the first seed) replay or resize a run; RELIABILITY_LONG=1 runs 200 days
+ * of a book of 1,000 policies over 28 billing days.
  */
 const LONG = process.env['RELIABILITY_LONG'] === '1';
-const POLICIES = Number(process.env['RELIABILITY_R1_POLICIES'] ?? 1000);
-const SEED_COUNT = Number(process.env['RELIABILITY_R1_SEEDS'] ?? (LONG ? 200 : 10));
-const FIRST_SEED = Number(process.env['RELIABILITY_R1_SEED'] ?? Date.now() % 1_000_000);
 /** Billing days of the book: enough (day, month) pairs in eleven months for every seed. */
-const BILLING_DAYS = LONG ? [...Array.from({ length: 28 }, (_, i) => i + 1)] : [1, 4, 8, 11, 15, 18, 22, 25];
+const BILLING_DAYS = LONG ? [...Array.from({ length: 28 }, (_, i) => i + 1)] : [1, 11, 22];
+const POLICIES = Number(process.env['RELIABILITY_R1_POLICIES'] ?? (LONG ? 1000 : 125 * BILLING_DAYS.length));
+const SEED_COUNT = Number(process.env['RELIABILITY_R1_SEEDS'] ?? (LONG ? 200 : 4));
+const FIRST_SEED = Number(process.env['RELIABILITY_R1_SEED'] ?? Date.now() % 1_000_000);
 const WORKERS = 4;
 const ROUTE = encodePolyline([51.5074, -0.1278, 51.5101, -0.134, 51.5155, -0.1419], 5);
 
