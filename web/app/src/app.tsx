@@ -159,7 +159,7 @@ function Signed({ config }: { config: AppConfig }) {
           </Suspense>
         </Focused>
       ) : signedIn && route !== 'sign-in' ? (
-        <PolicyProvider session={session}>
+        <PolicyProvider session={session} config={config}>
           <ClaimsProvider session={session}>
             <Navigation route={route} />
             <CrashBanner route={route} />

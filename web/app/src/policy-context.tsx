@@ -1,5 +1,17 @@
-import { createContext, useCallback, useContext, useLayoutEffect, useState, type ReactNode } from 'react';
+import {
+  createContext,
+  useCallback,
+  useContext,
+  useEffect,
+  useLayoutEffect,
+  useRef,
+  useState,
+  type ReactNode,
+} from 'react';
 import { unwrap, type PolicyDetails, type Session } from '../../../sdk/src/index.ts';
+import { loadFormattingDataWhenIdle } from '../../shared/format.ts';
+import type { AppConfig } from './config.ts';
+import { takeEarlyPolicy } from './early-request.ts';
 import { humanError } from './errors.ts';
 
 /** The signed-in policyholder's current policy, loaded once for every page (each page loads its own lists). */
@@ -13,14 +25,28 @@ export interface PolicyState {
 
 const PolicyContext = createContext<PolicyState>({ policy: undefined, error: undefined, reload: () => {} });
 
-export function PolicyProvider({ session, children }: { session: Session; children: ReactNode }) {
-  const [policy, setPolicy] = useState<PolicyDetails | undefined>();
+export function PolicyProvider({
+  session,
+  config,
+  children,
+}: {
+  session: Session;
+  config: AppConfig;
+  children: ReactNode;
+}) {
+  // The policy index.html's start script asked for, where it has come: the first render shows it.
+  const [policy, setPolicy] = useState(() => takeEarlyPolicy(config) as PolicyDetails | undefined);
   const [error, setError] = useState<string | undefined>();
   const [generation, setGeneration] = useState(0);
+  const loadedEarly = useRef(policy !== undefined);
   // A layout effect, run before the first paint rather than after it (Preact runs useEffect a frame
-  // later): the policy is usually in already (index.html's start script asked for it), so it renders
-  // as soon as it is read instead of waiting for a frame.
+  // later): where the policy has not come by the first render, it is usually on its way (index.html's
+  // start script asked for it), so it renders as soon as it is read instead of waiting for a frame.
   useLayoutEffect(() => {
+    if (loadedEarly.current) {
+      loadedEarly.current = false;
+      return;
+    }
     let live = true;
     unwrap(session.client.GET('/policys/details')).then(
       (details) => {
@@ -36,6 +62,10 @@ export function PolicyProvider({ session, children }: { session: Session; childr
       live = false;
     };
   }, [session, generation]);
+  // Once the policy is shown, ICU's data loads for the pages whose charts and months use Intl; the
+  // policy page's own formats do without it (shared/format.ts).
+  const shown = policy !== undefined;
+  useEffect(() => (shown ? loadFormattingDataWhenIdle() : undefined), [shown]);
   const reload = useCallback(() => {
     setGeneration((n) => n + 1);
   }, []);

@@ -1,4 +1,3 @@
-import { loadFormattingData } from '../../shared/format.ts';
 import { configInPage } from '../../shared/web-config.ts';
 import { effectiveConfig, type AppConfig } from './config.ts';
 import { startPolicyRequest } from './early-request.ts';
@@ -26,9 +25,6 @@ export function start(): AppConfig | undefined {
   const config = inPage === undefined ? undefined : effectiveConfig(inPage);
   const onSignInPage = /\/sign-in\/?$/.test(window.location.pathname);
   if (config !== undefined) startPolicyRequest(config, onSignInPage);
-  // NOTE: a signed-in page shows the policy's dates and money; the formatting data loads in a task of
-  // its own (the parser goes on first) while the entry script is on its way, not in the first render.
-  if (!onSignInPage) setTimeout(loadFormattingData, 0);
   page[STARTED] = { config };
   return config;
 }

@@ -7,6 +7,7 @@ import type { Company, Environment, StaffSession } from './api-types.ts';
 import { allows, ConsoleContext, useConsole, type ConsoleState } from './console-context.tsx';
 import { followLink, hrefOf, NAV, navigate, routeKey, useRoute, type Route } from './router.ts';
 import { loadConfig, type ConsoleConfig } from './config.ts';
+import { takeEarlySession } from './early-request.ts';
 import { SearchPage } from './search.tsx';
 
 /*
@@ -69,17 +70,19 @@ export function ConsoleApp({ initialConfig }: { initialConfig: ConsoleConfig | u
 
 function Console({ config }: { config: ConsoleConfig }) {
   const route = useRoute();
+  // The session index.html's start script asked for, where it has come: the first render shows it.
+  const [early] = useState(() => takeEarlySession() as StaffSession | undefined);
   // undefined: not known yet (the session is being read); null: signed out.
-  const [session, setSession] = useState<StaffSession | null | undefined>();
+  const [session, setSession] = useState<StaffSession | null | undefined>(early);
   const [notice, setNotice] = useState<string | undefined>();
-  const api = useMemo(
-    () =>
-      createConsoleApi(() => {
-        setSession(null);
-        setNotice('Your session has ended. Please sign in again.');
-      }),
-    [],
-  );
+  const api = useMemo(() => {
+    const made = createConsoleApi(() => {
+      setSession(null);
+      setNotice('Your session has ended. Please sign in again.');
+    });
+    made.setCsrfToken(early?.csrf_token);
+    return made;
+  }, [early]);
   const changeSession = useCallback(
     (next: StaffSession | null) => {
       api.setCsrfToken(next?.csrf_token);
@@ -88,10 +91,11 @@ function Console({ config }: { config: ConsoleConfig }) {
     [api],
   );
   useEffect(() => {
+    if (early !== undefined) return;
     unwrap(api.client.GET('/staff/session')).then(changeSession, () => {
       changeSession(null);
     });
-  }, [api, changeSession]);
+  }, [api, changeSession, early]);
 
   const active = session?.stage === 'active';
   useEffect(() => {
