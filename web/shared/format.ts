@@ -165,26 +165,24 @@ const twoDigits = (n: number): string => String(n).padStart(2, '0');
 
 const asDate = (value: number | string | Date): Date =>
   value instanceof Date ? value : typeof value === 'number' ? new Date(value * 1000) : new Date(value);
+/** `value` as London's wall clock reads it, written by `write`; by Intl's `fallback` outside 1996–2099. */
+const inLondon = (
+  value: number | string | Date,
+  fallback: () => Intl.DateTimeFormat,
+  write: (wall: Date) => string,
+): string => {
+  const at = asDate(value);
+  const wall = londonWallClock(at);
+  return wall === undefined ? fallback().format(at) : write(wall);
+};
 /** UNIX seconds, an ISO string or a date (`YYYY-MM-DD`), as the date in London: 1 June 2025. */
-export const formatDate = (value: number | string | Date): string => {
-  const at = asDate(value);
-  const wall = londonWallClock(at);
-  return wall === undefined ? intl.date().format(at) : dateOf(wall);
-};
+export const formatDate = (value: number | string | Date): string => inLondon(value, intl.date, dateOf);
 /** The same with its weekday, for a day's heading: Sunday, 1 June 2025. */
-export const formatDay = (value: number | string | Date): string => {
-  const at = asDate(value);
-  const wall = londonWallClock(at);
-  return wall === undefined ? intl.day().format(at) : `${WEEKDAYS[wall.getUTCDay()] ?? ''}, ${dateOf(wall)}`;
-};
+export const formatDay = (value: number | string | Date): string =>
+  inLondon(value, intl.day, (wall) => `${WEEKDAYS[wall.getUTCDay()] ?? ''}, ${dateOf(wall)}`);
 /** The time of day in London, 24-hour: 17:05. */
-export const formatTime = (value: number | string | Date): string => {
-  const at = asDate(value);
-  const wall = londonWallClock(at);
-  return wall === undefined
-    ? intl.time().format(at)
-    : `${twoDigits(wall.getUTCHours())}:${twoDigits(wall.getUTCMinutes())}`;
-};
+export const formatTime = (value: number | string | Date): string =>
+  inLondon(value, intl.time, (wall) => `${twoDigits(wall.getUTCHours())}:${twoDigits(wall.getUTCMinutes())}`);
 /** An instant as its London date and time: 1 June 2025 at 17:05. */
 export const formatDateTime = (value: number | string | Date): string =>
   `${formatDate(value)} at ${formatTime(value)}`;
