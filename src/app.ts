@@ -1,12 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import AjvCompiler from '@fastify/ajv-compiler';
-import {
-  SerializerSelector,
-  type Serializer,
-  type SerializerFactory,
-} from '@fastify/fast-json-stringify-compiler';
 import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -15,6 +9,7 @@ import { Type } from 'typebox';
 import type { Container } from './container.ts';
 import { withCurrentExampleDates } from './openapi-examples.ts';
 import { installCors, installRequestIdHeader } from './platform/http/cors.ts';
+import { createSchemaCompilers, type SchemaCompilers } from './platform/http/schema-compilers.ts';
 import { createAdminAuth } from './platform/http/admin-auth.ts';
 import { installDocs } from './platform/http/docs.ts';
 import {
@@ -90,56 +85,16 @@ const EXPOSED_HEADERS = ['x-request-id', 'retry-after', 'location'];
 /** Longer URLs answer 414 (no route of this service needs more than a few hundred characters). */
 const MAX_URL_LENGTH = 8192;
 
-/**
- * Body parts are validated without type coercion (a string is never a number), while query strings,
- * params and headers, which are always text on the wire, are coerced.
- */
-function validatorFactory() {
-  const build = AjvCompiler();
-  return (externalSchemas: unknown, ajvOptions: { customOptions?: Record<string, unknown> }) => {
-    // strictNumbers: NaN and ±Infinity (`1e309` parses as Infinity) are not numbers to a schema.
-    const base = { removeAdditional: false, allErrors: true, useDefaults: true, strictNumbers: true };
-    const strict = build(externalSchemas as never, {
-      ...ajvOptions,
-      customOptions: { ...ajvOptions.customOptions, ...base, coerceTypes: false },
-    });
-    const coercing = build(
-      externalSchemas as never,
-      {
-        ...ajvOptions,
-        customOptions: { ...ajvOptions.customOptions, ...base, coerceTypes: 'array' },
-      } as never,
-    );
-    return (route: { httpPart?: string }) => (route.httpPart === 'body' ? strict(route) : coercing(route));
-  };
-}
+/** Each HTTP app's schema compilers, for `compileValidators`. */
+const schemaCompilers = new WeakMap<FastifyInstance, SchemaCompilers>();
 
 /**
- * Response serializers, one per schema and compiled when a response first needs it. Fastify asks for one
- * per route and status at start (445, over 308 distinct schemas); fast-json-stringify generates a function
- * for each, and compiled then they held 6 MB of an API process's heap (2.5 MB of it generated source, which
- * V8 keeps), while a process answers only some of its routes and routes share schemas (a policy, a
- * problem). The cost: a schema fast-json-stringify cannot compile fails at its route's first response
- * (a 500, logged) instead of at start.
+ * Compiles every route validator of `app` not yet used, and answers how many it compiled; throws what
+ * Ajv throws for a schema it cannot compile. For the test that every schema compiles: the service
+ * itself compiles each on first use.
  */
-function serializerFactory(): SerializerFactory {
-  const build = SerializerSelector();
-  return (externalSchemas, options) => {
-    const compile = build(externalSchemas, options);
-    const compiled = new WeakMap<object, Serializer>();
-    return (route) => {
-      let serialize: Serializer | undefined;
-      return (data: unknown) => {
-        if (serialize === undefined) {
-          const { schema } = route;
-          const key = typeof schema === 'object' && schema !== null ? schema : undefined;
-          serialize = (key && compiled.get(key)) ?? compile(route);
-          if (key) compiled.set(key, serialize);
-        }
-        return serialize(data);
-      };
-    };
-  };
+export function compileValidators(app: FastifyInstance): number {
+  return schemaCompilers.get(app)?.compileValidators() ?? 0;
 }
 
 /**
@@ -230,6 +185,7 @@ function createHttpApp(container: Container) {
   const { config } = container;
   // Typed as Fastify's logger interface, so the instance keeps Fastify's default logger type.
   const logger: FastifyBaseLogger = container.logger;
+  const compilers = createSchemaCompilers();
   const app = Fastify({
     // Fastify's own request logging ('incoming request', 'request completed', route log levels),
     // through the service's logger and its redaction.
@@ -256,8 +212,8 @@ function createHttpApp(container: Container) {
     },
     schemaController: {
       compilersFactory: {
-        buildValidator: validatorFactory() as never,
-        buildSerializer: serializerFactory(),
+        buildValidator: compilers.buildValidator as never,
+        buildSerializer: compilers.buildSerializer,
       },
     },
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: true } },
@@ -270,6 +226,7 @@ function createHttpApp(container: Container) {
   app.decorateRequest('environment', 'sandbox');
   app.decorateRequest('policyholder', null);
   app.decorateRequest('actor', null);
+  schemaCompilers.set(app, compilers);
   return app;
 }
 

@@ -53,18 +53,31 @@ const BATCH_JSON_LIMITS: Partial<JsonBodyLimits> = {
 
 /**
  * Batch items are validated one by one with the same Ajv settings as request bodies (no coercion,
- * defaults applied, every error listed), so a bad item fails alone and reads like a bad POST /journeys.
+ * defaults applied, every error listed, no NaN or ±Infinity), so a bad item fails alone and reads like
+ * a bad POST /journeys. Compiled at the first batch, as the routes' own validators are.
  */
 function itemValidator() {
-  const build = AjvCompiler()(
-    {},
-    { customOptions: { removeAdditional: false, allErrors: true, useDefaults: true, coerceTypes: false } },
-  ) as unknown as (route: { schema: unknown; method: string; url: string; httpPart: string }) => {
-    (data: unknown): boolean;
-    errors?: Parameters<typeof fieldErrors>[0] | null;
-  };
-  const validate = build({ schema: JourneyInputSchema, method: 'POST', url: '/journeys', httpPart: 'body' });
+  const compile = () =>
+    (
+      AjvCompiler()(
+        {},
+        {
+          customOptions: {
+            removeAdditional: false,
+            allErrors: true,
+            useDefaults: true,
+            coerceTypes: false,
+            strictNumbers: true,
+          },
+        },
+      ) as unknown as (route: { schema: unknown; method: string; url: string; httpPart: string }) => {
+        (data: unknown): boolean;
+        errors?: Parameters<typeof fieldErrors>[0] | null;
+      }
+    )({ schema: JourneyInputSchema, method: 'POST', url: '/journeys', httpPart: 'body' });
+  let validate: ReturnType<typeof compile> | undefined;
   return (item: unknown, index: number): BatchItem => {
+    validate ??= compile();
     if (validate(item)) return { ok: true, input: item as JourneyInput };
     const errors = fieldErrors(validate.errors ?? [], `body/journeys/${index}`);
     return {
