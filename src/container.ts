@@ -66,6 +66,8 @@ export interface ContainerOverrides {
   /** Seconds between cron checks (pg-boss); tests lower it to see scheduled work quickly. */
   readonly cronIntervalSeconds?: number;
   readonly jobPollingSeconds?: number;
+  /** `start` loads the geocoder in the background so no first lookup waits (default); false: at the first. */
+  readonly warmGeocoder?: boolean;
 }
 
 export interface Container {
@@ -500,9 +502,10 @@ export async function createContainer(
       // The geocoder loads in the background, so neither the first journey nor the first crash's draft
       // claim (a worker's, 2.4 s under load when it loaded on first use) waits; a failure is logged
       // here, and the next lookup tries again.
-      void geocoder.warm().catch((error: unknown) => {
-        logger.error({ err: error }, 'the reverse geocoder could not load its data');
-      });
+      if (overrides.warmGeocoder !== false)
+        void geocoder.warm().catch((error: unknown) => {
+          logger.error({ err: error }, 'the reverse geocoder could not load its data');
+        });
       if (runWorkers) {
         await housekeeping.register();
         const { notifications, policies, quotes, payments, statements, webhooks } = services;
@@ -537,12 +540,8 @@ function createJobRunner(
     connectionString: database.connectionString,
     pglite: database.pglite,
     runWorkers,
-    ...(overrides.cronIntervalSeconds === undefined
-      ? {}
-      : { cronIntervalSeconds: overrides.cronIntervalSeconds }),
-    ...(overrides.jobPollingSeconds === undefined
-      ? {}
-      : { pollingIntervalSeconds: overrides.jobPollingSeconds }),
+    cronIntervalSeconds: overrides.cronIntervalSeconds,
+    pollingIntervalSeconds: overrides.jobPollingSeconds,
     onError: (error) => {
       logger.error({ err: error }, 'job runner error');
     },

@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
-import { Migrator, type Migration, type MigrationProvider } from 'kysely/migration';
+import { DEFAULT_MIGRATION_TABLE, Migrator, type Migration, type MigrationProvider } from 'kysely/migration';
 import { MIGRATION_LOCK_KEY, withoutQueryTimeout } from './database.ts';
 import { splitSqlStatements } from './sql-script.ts';
 
@@ -81,6 +81,8 @@ async function migrate(
       await takeMigrationLock(trx, log);
       const recorded =
         snapshot !== undefined && (await isEmpty(trx)) ? await applySnapshot(trx, snapshot, migrations) : [];
+      if (recorded.length === 0 && (await isUpToDate(trx, migrations)))
+        return { applied: [], fromSnapshot: false };
       const outcome = await new Migrator({ db: trx, provider }).migrateToLatest();
       if (outcome.error !== undefined) {
         const failed = outcome.results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
@@ -142,6 +144,29 @@ async function migrationLockHolder(trx: Transaction<unknown>): Promise<Migration
 }
 
 /** Whether the database has no table, view or sequence of its own yet (the job queue's schema aside). */
+/**
+ * Whether the migrations recorded as applied are exactly `migrations`: then the migrator has nothing to
+ * do, and is not asked. NOTE: it would first look for its two tables through Kysely's introspection,
+ * which reads every table's columns, twice: 0.4 s of a PGlite start for a schema of 100 tables, where
+ * this is one query. Any other case (a migration pending, or one recorded that this release lacks) is
+ * the migrator's, as before.
+ */
+async function isUpToDate(
+  trx: Transaction<unknown>,
+  migrations: Record<string, Migration>,
+): Promise<boolean> {
+  // Asked first: a query naming a missing table would abort the transaction.
+  const { rows: found } = await sql<{ present: boolean }>`
+    select to_regclass(${sql.lit(DEFAULT_MIGRATION_TABLE)}) is not null as present`.execute(trx);
+  if (found[0]?.present !== true) return false;
+  const { rows } = await sql<{
+    name: string;
+  }>`select name from ${sql.table(DEFAULT_MIGRATION_TABLE)}`.execute(trx);
+  const recorded = new Set(rows.map((row) => row.name));
+  const expected = Object.keys(migrations);
+  return recorded.size === expected.length && expected.every((name) => recorded.has(name));
+}
+
 async function isEmpty(trx: Transaction<unknown>): Promise<boolean> {
   const { rows } = await sql<{ found: boolean }>`
     select exists (

@@ -44,9 +44,9 @@ export interface JobsOptions {
   readonly pglite?: PGlite | undefined;
   /** Run workers and cron here (the worker role). The API role only enqueues. */
   readonly runWorkers: boolean;
-  readonly pollingIntervalSeconds?: number;
+  readonly pollingIntervalSeconds?: number | undefined;
   /** Seconds between cron checks; pg-boss's defaults (30 s / 5 s) are lowered in tests. */
-  readonly cronIntervalSeconds?: number;
+  readonly cronIntervalSeconds?: number | undefined;
   /**
    * Seconds between the passes that count each queue's jobs for `counts` (pg-boss's default: 60) and
    * fail jobs whose worker stopped (10); lowered in tests.
