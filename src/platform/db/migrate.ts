@@ -143,7 +143,6 @@ async function migrationLockHolder(trx: Transaction<unknown>): Promise<Migration
   };
 }
 
-/** Whether the database has no table, view or sequence of its own yet (the job queue's schema aside). */
 /**
  * Whether the migrations recorded as applied are exactly `migrations`: then the migrator has nothing to
  * do, and is not asked. NOTE: it would first look for its two tables through Kysely's introspection,
@@ -167,6 +166,7 @@ async function isUpToDate(
   return recorded.size === expected.length && expected.every((name) => recorded.has(name));
 }
 
+/** Whether the database has no table, view or sequence of its own yet (the job queue's schema aside). */
 async function isEmpty(trx: Transaction<unknown>): Promise<boolean> {
   const { rows } = await sql<{ found: boolean }>`
     select exists (
