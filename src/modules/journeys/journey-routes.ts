@@ -1,9 +1,9 @@
-import AjvCompiler from '@fastify/ajv-compiler';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { AppError } from '../../platform/errors.ts';
 import type { JsonBodyLimits } from '../../platform/http/body-limits.ts';
 import { fieldErrors, problemResponses } from '../../platform/http/problem.ts';
+import { bodyValidator, type BodyValidator } from '../../platform/http/schema-compilers.ts';
 import { ClientHeadersSchema, tenantOf, type ClientAuth, type Tenant } from '../companies/index.ts';
 import { ROUTE_MAX_CHARACTERS } from './rules/index.ts';
 import {
@@ -57,27 +57,9 @@ const BATCH_JSON_LIMITS: Partial<JsonBodyLimits> = {
  * a bad POST /journeys. Compiled at the first batch, as the routes' own validators are.
  */
 function itemValidator() {
-  const compile = () =>
-    (
-      AjvCompiler()(
-        {},
-        {
-          customOptions: {
-            removeAdditional: false,
-            allErrors: true,
-            useDefaults: true,
-            coerceTypes: false,
-            strictNumbers: true,
-          },
-        },
-      ) as unknown as (route: { schema: unknown; method: string; url: string; httpPart: string }) => {
-        (data: unknown): boolean;
-        errors?: Parameters<typeof fieldErrors>[0] | null;
-      }
-    )({ schema: JourneyInputSchema, method: 'POST', url: '/journeys', httpPart: 'body' });
-  let validate: ReturnType<typeof compile> | undefined;
+  let validate: BodyValidator | undefined;
   return (item: unknown, index: number): BatchItem => {
-    validate ??= compile();
+    validate ??= bodyValidator({ schema: JourneyInputSchema, url: '/journeys' });
     if (validate(item)) return { ok: true, input: item as JourneyInput };
     const errors = fieldErrors(validate.errors ?? [], `body/journeys/${index}`);
     return {

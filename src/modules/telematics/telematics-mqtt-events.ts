@@ -1,11 +1,10 @@
 import { DEFAULT_JSON_BODY_LIMITS } from '../../platform/http/body-limits.ts';
+import { bodyValidator, type BodyValidator } from '../../platform/http/schema-compilers.ts';
 import type { DataEnvironment, Tenant } from '../companies/index.ts';
 import { CrashEventSchema, type CrashEventInput, type CrashEventResult } from './crash-schemas.ts';
 import {
-  bodyValidator,
   readDevicePayload,
   refusalOf,
-  type BodyValidator,
   type DeviceTopic,
   type PayloadRefusal,
 } from './telematics-mqtt-payload.ts';

@@ -1,8 +1,8 @@
-import AjvCompiler from '@fastify/ajv-compiler';
 import { AppError } from '../../platform/errors.ts';
 import { findJsonLimitBreach, type JsonBodyLimits } from '../../platform/http/body-limits.ts';
 import { findUnsafeInput } from '../../platform/http/input-safety.ts';
 import { fieldErrors, parseJsonBody } from '../../platform/http/problem.ts';
+import type { BodyValidator } from '../../platform/http/schema-compilers.ts';
 import type { DataEnvironment } from '../companies/index.ts';
 
 /** Where a device's message came from: the levels of its topic. */
@@ -17,28 +17,6 @@ export interface PayloadRefusal {
   readonly outcome: 'bad_payload' | 'bad_topic' | 'unknown_client' | 'unknown_device';
   readonly reason: string;
 }
-
-/** A route body's schema compiled as request bodies are (no coercion, every error). */
-export function bodyValidator(route: { schema: unknown; url: string }, useDefaults: boolean) {
-  const build = AjvCompiler()(
-    {},
-    {
-      customOptions: {
-        removeAdditional: false,
-        allErrors: true,
-        useDefaults,
-        coerceTypes: false,
-        strictNumbers: true,
-      },
-    },
-  ) as unknown as (route: { schema: unknown; method: string; url: string; httpPart: string }) => {
-    (data: unknown): boolean;
-    errors?: Parameters<typeof fieldErrors>[0] | null;
-  };
-  return build({ schema: route.schema, method: 'POST', url: route.url, httpPart: 'body' });
-}
-
-export type BodyValidator = ReturnType<typeof bodyValidator>;
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);

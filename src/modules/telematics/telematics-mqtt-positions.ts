@@ -1,4 +1,5 @@
 import { DEFAULT_JSON_BODY_LIMITS } from '../../platform/http/body-limits.ts';
+import { bodyValidator, type BodyValidator } from '../../platform/http/schema-compilers.ts';
 import type { DataEnvironment, Tenant } from '../companies/index.ts';
 import { attributeFieldError } from './rules/position-attributes.ts';
 import {
@@ -9,10 +10,8 @@ import {
   type PositionBatchResult,
 } from './telematics-schemas.ts';
 import {
-  bodyValidator,
   readDevicePayload,
   refusalOf,
-  type BodyValidator,
   type DeviceTopic,
   type PayloadRefusal,
 } from './telematics-mqtt-payload.ts';
