@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { openAsBlob } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -49,13 +50,14 @@ async function prepare(handle: DatabaseHandle<Database>): Promise<void> {
 
 /**
  * The migrated PGlite data directory every test file starts from, kept on disk between processes. It is
- * stored as a plain tar (63 MB against 6 MB gzipped): each test process loads it at least once, and not
- * unzipping it spares 0.3 s of CPU a load.
+ * stored as a plain tar (46 MB against 6 MB gzipped): each test process loads it at least once, and not
+ * unzipping it spares 0.3 s of CPU a load. PGlite reads it straight from the file (`openAsBlob`), which
+ * spares another 0.3 s of copies.
  */
 async function pgliteTemplate(): Promise<Blob> {
   const file = path.join(os.tmpdir(), `milepost-pglite-template-${await schemaKey()}.tar`);
   try {
-    return new Blob([await fs.readFile(file)]);
+    return await openAsBlob(file);
   } catch {
     const handle = await openDatabase<Database>({});
     await prepare(handle);
@@ -63,7 +65,12 @@ async function pgliteTemplate(): Promise<Blob> {
     await handle.close();
     const temp = `${file}.${process.pid}.tmp`;
     await fs.writeFile(temp, Buffer.from(await dump.arrayBuffer()));
-    await fs.rename(temp, file); // atomic: parallel test processes never read half a file
+    // Linked, not renamed, into place: parallel test processes never read half a file, and a file
+    // another process is reading (its Blob reads the file when PGlite does) is never replaced.
+    await fs.link(temp, file).catch((error: unknown) => {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    });
+    await fs.rm(temp);
     return dump;
   }
 }
@@ -101,7 +108,8 @@ async function postgresTemplate(admin: pg.Client, base: string): Promise<string>
 
 /** A fresh, migrated database (job schema installed) for one test file; `close` drops it. */
 export async function createTestDatabase(): Promise<DatabaseHandle<Database>> {
-  if (!onPostgres) return openDatabase<Database>({ loadDataDir: await pgliteTemplate() });
+  if (!onPostgres)
+    return openDatabase<Database>({ loadDataDir: await pgliteTemplate(), sharedBuffersMb: 16 });
   const base = TEST_DATABASE_URL!;
   const admin = new pg.Client({ connectionString: base });
   await admin.connect();

@@ -169,13 +169,19 @@ export interface OpenOptions {
   readonly connectionString?: string | undefined;
   /** PGlite data directory; undefined keeps it in memory. */
   readonly dataDir?: string | undefined;
-  /** A PGlite dump (`dumpDataDir`) to start from: how tests get a migrated database in ~0.3 s. */
+  /** A PGlite dump (`dumpDataDir`) to start from: how tests get a migrated database without migrating. */
   readonly loadDataDir?: Blob | undefined;
   /**
    * With `dataDir`: the dump a data directory that holds no cluster yet is created from, in place of
    * PGlite's initdb (see `seedDataDir`); undefined from it leaves initdb to PGlite.
    */
   readonly seed?: (() => Promise<Blob | undefined>) | undefined;
+  /**
+   * PGlite only: its shared buffers, PostgreSQL's 128 MB when undefined. PGlite allocates them inside
+   * its WebAssembly memory at every open, which was a quarter of opening a test's database (0.4–0.8 s);
+   * a test's few megabytes of data need 16.
+   */
+  readonly sharedBuffersMb?: number | undefined;
   readonly poolSize?: number;
   /**
    * PostgreSQL only: a statement with no answer after this long fails (503 to a request) and its
@@ -406,6 +412,15 @@ export async function openDatabase<DB>(options: OpenOptions): Promise<DatabaseHa
   const pglite = await PGlite.create({
     ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
     ...(options.loadDataDir === undefined ? {} : { loadDataDir: options.loadDataDir }),
+    ...(options.sharedBuffersMb === undefined
+      ? {}
+      : {
+          startParams: [
+            ...PGlite.defaultStartParams,
+            '-c',
+            `shared_buffers=${String(options.sharedBuffersMb)}MB`,
+          ],
+        }),
     // NOTE: no extensions. PGlite links each as a second WebAssembly module, and with btree_gist loaded
     // every Node process tested ran its JavaScript slower (migration 0016).
     parsers: { [INT8_OID]: parseInt8, [DATE_OID]: keepText },
