@@ -33,6 +33,8 @@ export interface Config {
   readonly sandboxStripeApiBase: string | undefined;
   /** Days after a first failure on which a statement payment is retried. */
   readonly paymentRetryDays: readonly number[];
+  /** How long a charge or collection in progress holds its payment before another process may replay it. */
+  readonly paymentLeaseSeconds: number;
   readonly billingRunAt: string;
   readonly webhooksAllowPrivate: boolean;
   /** Delays between webhook delivery attempts, in milliseconds (`WEBHOOKS_RETRY_SCHEDULE`). */
@@ -356,6 +358,7 @@ function paymentSettings(
   | 'stripeWebhookSecret'
   | 'sandboxStripeApiBase'
   | 'paymentRetryDays'
+  | 'paymentLeaseSeconds'
   | 'billingRunAt'
 > {
   const stripeSecretKey = s.read('STRIPE_SECRET_KEY');
@@ -389,6 +392,7 @@ function paymentSettings(
     stripeWebhookSecret,
     sandboxStripeApiBase: s.url('SANDBOX_STRIPE_API_BASE', ['http:', 'https:']),
     paymentRetryDays,
+    paymentLeaseSeconds: s.integer('PAYMENT_LEASE_SECONDS', 30, 5, 3600),
     billingRunAt,
   };
 }

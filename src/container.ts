@@ -233,6 +233,7 @@ function buildBillingServices(deps: ServiceDeps, notifications: NotificationServ
     notifications,
     logger,
     retryDays: deps.config.paymentRetryDays,
+    leaseMs: deps.config.paymentLeaseSeconds * 1000,
     publishableKey: deps.config.app.stripePublishableKey,
   });
   const usage = createUsageService({ db, clock, notifications, logger });

@@ -290,9 +290,13 @@ export async function startFaultProxy(target: { host: string; port: number }) {
 /**
  * A billing worker (`ROLE=worker`) on `databaseUrl`, charging through the sandbox at `sandboxBase`,
  * resolved once it has started. Its own daily run is set far in the day, so that the test drives the
- * billing days.
+ * billing days. `env` adds to or overrides its settings.
  */
-export async function startBillingWorker(databaseUrl: string, sandboxBase: string): Promise<ChildProcess> {
+export async function startBillingWorker(
+  databaseUrl: string,
+  sandboxBase: string,
+  env: Record<string, string> = {},
+): Promise<ChildProcess> {
   const child = spawn(process.execPath, [MAIN], {
     env: {
       ...BASE_ENV,
@@ -304,6 +308,7 @@ export async function startBillingWorker(databaseUrl: string, sandboxBase: strin
       ADMIN_API_KEY: TEST_ADMIN_KEY,
       LOG_LEVEL: 'info',
       BILLING_RUN_AT: '23:59',
+      ...env,
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

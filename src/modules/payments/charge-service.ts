@@ -15,7 +15,6 @@ import { findPolicyholderId, policyReferences } from '../policies/index.ts';
 import { scheduleStatementCollections } from './direct-debit-collections.ts';
 import { customersOf, usersWithCustomer } from './payment-customer-repository.ts';
 import {
-  CHARGE_LEASE_MS,
   CURRENCY,
   eventBase,
   PROVIDER,
@@ -309,9 +308,9 @@ export function createChargeService(ctx: PaymentContext) {
 
     /**
      * In the statements' own transaction: a pending charge for each owing statement whose policyholder
-     * pays by card here, leased (see CHARGE_LEASE_MS). Because the charge is recorded with its statement,
-     * a process that dies after the commit leaves it to the reconciler: no owing statement is left
-     * uncharged. Returns the payment id of each statement (by version id) that will be charged.
+     * pays by card here, leased (`PaymentContext.leaseUntil`). Because the charge is recorded with its
+     * statement, a process that dies after the commit leaves it to the reconciler: no owing statement is
+     * left uncharged. Returns the payment id of each statement (by version id) that will be charged.
      */
     async recordStatementCharges(
       trx: Executor,
@@ -341,7 +340,7 @@ export function createChargeService(ctx: PaymentContext) {
             : [{ ...item, currency: CURRENCY, provider: PROVIDER, providerCustomerId }];
         }),
         now,
-        new Date(now.getTime() + CHARGE_LEASE_MS),
+        ctx.leaseUntil(now),
       );
       return new Map([...scheduled, ...charged]);
     },
@@ -366,13 +365,7 @@ export function createChargeService(ctx: PaymentContext) {
      */
     async attemptStatementCharge(tenant: Tenant, paymentId: string): Promise<ChargeOutcome | undefined> {
       const now = clock.now();
-      const payment = await claimForAttempt(
-        db,
-        paymentId,
-        ['pending'],
-        now,
-        new Date(now.getTime() + CHARGE_LEASE_MS),
-      );
+      const payment = await claimForAttempt(db, paymentId, ['pending'], now, ctx.leaseUntil(now));
       // Already settled by another process (the reconciler took an expired lease): its outcome stands.
       if (payment === undefined) return service.outcomeOf(tenant, paymentId);
       try {

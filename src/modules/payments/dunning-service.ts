@@ -7,7 +7,6 @@ import { switchCollectionToCard } from './collection-repository.ts';
 import { reconcileStuckCollections, type CollectionSweep } from './collection-reconciler.ts';
 import { attemptCollection } from './direct-debit-collections.ts';
 import {
-  CHARGE_LEASE_MS,
   COLLECT_DUE_QUEUE,
   paymentView,
   policyOf,
@@ -141,7 +140,7 @@ async function retryPayment(
     outstanding.id,
     ['failed', 'requires_action'],
     now,
-    new Date(now.getTime() + CHARGE_LEASE_MS),
+    ctx.leaseUntil(now),
   );
   if (payment === undefined)
     throw new AppError('CONFLICT', 'A payment for that policy version is already being retried');
@@ -149,7 +148,7 @@ async function retryPayment(
 }
 
 async function collectDue(ctx: PaymentContext, now: Date): Promise<number> {
-  const leaseUntil = new Date(now.getTime() + CHARGE_LEASE_MS);
+  const leaseUntil = ctx.leaseUntil(now);
   const claimed = await inTransaction(ctx.db, async (trx) => {
     const due = await lockDuePayments(trx, now, COLLECT_BATCH);
     // NOTE: each lease bumps its policy's revision, so policies are locked in id order: two workers

@@ -24,9 +24,10 @@ export const CURRENCY = 'GBP';
 /** How long after an `unknown` outcome the charge is replayed (same idempotency key) to learn what happened. */
 export const RECONCILE_AFTER_MS = 10 * 60_000;
 /**
- * How long an attempt in progress holds its payment. A process that dies mid-attempt leaves the payment
- * `pending` with this lease, after which the reconciler replays the attempt under the same idempotency
- * key (the processor answers with the original charge, or makes it if it never arrived).
+ * How long an attempt in progress holds its payment, by default. A process that dies mid-attempt leaves
+ * the payment `pending` with this lease, after which the reconciler replays the attempt under the same
+ * idempotency key (the processor answers with the original charge, or makes it if it never arrived), so
+ * a lease shorter than a processor call costs a replay, never a second charge.
  */
 export const CHARGE_LEASE_MS = 30_000;
 
@@ -57,6 +58,8 @@ export interface PaymentDeps {
   readonly notifications: NotificationService;
   readonly logger: FastifyBaseLogger;
   readonly retryDays?: readonly number[];
+  /** How long an attempt in progress holds its payment (PAYMENT_LEASE_SECONDS); CHARGE_LEASE_MS when undefined. */
+  readonly leaseMs?: number;
   /** Stripe's publishable key for production browsers (a SetupIntent's confirmation); none in the sandbox. */
   readonly publishableKey?: string | undefined;
 }
@@ -65,6 +68,8 @@ export interface PaymentDeps {
 export interface PaymentContext extends PaymentDeps {
   /** The processor of the tenant's environment: in the sandbox, the company's own sandbox account. */
   gateway(tenant: Tenant): Promise<PaymentGateway>;
+  /** Until when an attempt starting at `now` holds its payment. */
+  leaseUntil(now: Date): Date;
 }
 
 export function createPaymentContext(deps: PaymentDeps): PaymentContext {
@@ -80,7 +85,8 @@ export function createPaymentContext(deps: PaymentDeps): PaymentContext {
     }
     return deps.gateways.forEnvironment(tenant.environment, key);
   };
-  return { ...deps, gateway };
+  const leaseMs = deps.leaseMs ?? CHARGE_LEASE_MS;
+  return { ...deps, gateway, leaseUntil: (now) => new Date(now.getTime() + leaseMs) };
 }
 
 /** The tenant's policy by reference; 404 when there is none. */
