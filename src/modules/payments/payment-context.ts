@@ -23,13 +23,6 @@ export const PROVIDER = 'stripe';
 export const CURRENCY = 'GBP';
 /** How long after an `unknown` outcome the charge is replayed (same idempotency key) to learn what happened. */
 export const RECONCILE_AFTER_MS = 10 * 60_000;
-/**
- * How long an attempt in progress holds its payment, by default. A process that dies mid-attempt leaves
- * the payment `pending` with this lease, after which the reconciler replays the attempt under the same
- * idempotency key (the processor answers with the original charge, or makes it if it never arrived), so
- * a lease shorter than a processor call costs a replay, never a second charge.
- */
-export const CHARGE_LEASE_MS = 30_000;
 
 /** Resolves the processor per environment: Stripe in production, the built-in sandbox otherwise. */
 export interface PaymentGateways {
@@ -58,8 +51,13 @@ export interface PaymentDeps {
   readonly notifications: NotificationService;
   readonly logger: FastifyBaseLogger;
   readonly retryDays?: readonly number[];
-  /** How long an attempt in progress holds its payment (PAYMENT_LEASE_SECONDS); CHARGE_LEASE_MS when undefined. */
-  readonly leaseMs?: number;
+  /**
+   * How long an attempt in progress holds its payment (PAYMENT_LEASE_SECONDS). A process that dies
+   * mid-attempt leaves the payment `pending` with this lease, after which the reconciler replays the
+   * attempt under the same idempotency key (the processor answers with the original charge, or makes it
+   * if it never arrived), so a lease shorter than a processor call costs a replay, never a second charge.
+   */
+  readonly leaseMs: number;
   /** Stripe's publishable key for production browsers (a SetupIntent's confirmation); none in the sandbox. */
   readonly publishableKey?: string | undefined;
 }
@@ -85,8 +83,7 @@ export function createPaymentContext(deps: PaymentDeps): PaymentContext {
     }
     return deps.gateways.forEnvironment(tenant.environment, key);
   };
-  const leaseMs = deps.leaseMs ?? CHARGE_LEASE_MS;
-  return { ...deps, gateway, leaseUntil: (now) => new Date(now.getTime() + leaseMs) };
+  return { ...deps, gateway, leaseUntil: (now) => new Date(now.getTime() + deps.leaseMs) };
 }
 
 /** The tenant's policy by reference; 404 when there is none. */
