@@ -84,4 +84,6 @@ export function openConfiguredDatabase(config: Config): Promise<DatabaseHandle<D
   );
 }
 
-if (import.meta.main) await writeBlankCluster(await buildBlankCluster());
+// Not awaited: a module others import may not await at its top level (test files are loaded with
+// `require`, test/support/shard.ts). A failure is still the process's: an unhandled rejection ends it.
+if (import.meta.main) void buildBlankCluster().then(writeBlankCluster);

@@ -1,7 +1,5 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
-import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
 import { connectAsync, type MqttClient } from 'mqtt';
@@ -12,6 +10,7 @@ import { createLogger } from '../../../src/platform/logging.ts';
 import { createCompany, createTestApp, type TestApp } from '../../support/app.ts';
 import { lockWaitersOn, onPostgres } from '../../support/database.ts';
 import { make } from '../../support/factories.ts';
+import { MQTT_URL, noMqttBroker } from '../../support/mqtt-broker.ts';
 import { crashBody } from './claims-support.ts';
 
 /**
@@ -19,25 +18,10 @@ import { crashBody } from './claims-support.ts';
  * real broker (Mosquitto on 127.0.0.1:1883, or MQTT_TEST_URL): the consumer stores the crash and
  * acknowledges it, and the worker running beside it opens one draft claim.
  */
-const MQTT_URL = process.env['MQTT_TEST_URL'] ?? 'mqtt://127.0.0.1:1883';
 const run = `${String(process.pid)}-${randomBytes(4).toString('hex')}`;
 const WAIT_MS = 15_000;
 
-async function brokerReachable(): Promise<boolean> {
-  const url = new URL(MQTT_URL);
-  const socket = net.connect(Number(url.port || 1883), url.hostname);
-  socket.setTimeout(1000);
-  const reached = await Promise.race([
-    once(socket, 'connect').then(() => true),
-    once(socket, 'error').then(() => false),
-    once(socket, 'timeout').then(() => false),
-  ]);
-  socket.destroy();
-  return reached;
-}
-// NOTE: CI has the broker; there a missing one is a failure, not a skip.
-const noBroker =
-  (await brokerReachable()) || process.env['CI'] !== undefined ? false : `no MQTT broker at ${MQTT_URL}`;
+const noBroker = noMqttBroker();
 
 async function until<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
   const deadline = Date.now() + WAIT_MS;

@@ -3,7 +3,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import fs from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -18,6 +17,7 @@ import type { Database } from '../../../src/schema.ts';
 import { createCompany, createTestApp, TEST_ADMIN_KEY, type TestApp } from '../../support/app.ts';
 import { createTestDatabase, lockWaitersOn, onPostgres } from '../../support/database.ts';
 import { make } from '../../support/factories.ts';
+import { MQTT_URL, noMqttBroker } from '../../support/mqtt-broker.ts';
 import { caller } from './telematics-support.ts';
 
 /**
@@ -26,27 +26,11 @@ import { caller } from './telematics-support.ts';
  * the end. The consumer runs in process (PGlite or PostgreSQL); the kill and outage cases run it as a
  * worker process of its own (PostgreSQL only).
  */
-const MQTT_URL = process.env['MQTT_TEST_URL'] ?? 'mqtt://127.0.0.1:1883';
 const MAIN = path.resolve(import.meta.dirname, '../../../src/main.ts');
 const run = `${String(process.pid)}-${randomBytes(4).toString('hex')}`;
 const WAIT_MS = 15_000;
 
-async function brokerReachable(): Promise<boolean> {
-  const url = new URL(MQTT_URL);
-  if (url.protocol !== 'mqtt:') return true; // let the tests say what is wrong
-  const socket = net.connect(Number(url.port || 1883), url.hostname);
-  socket.setTimeout(1000);
-  const reached = await Promise.race([
-    once(socket, 'connect').then(() => true),
-    once(socket, 'error').then(() => false),
-    once(socket, 'timeout').then(() => false),
-  ]);
-  socket.destroy();
-  return reached;
-}
-// NOTE: CI has the broker; there a missing one is a failure, not a skip.
-const noBroker =
-  (await brokerReachable()) || process.env['CI'] !== undefined ? false : `no MQTT broker at ${MQTT_URL}`;
+const noBroker = noMqttBroker();
 
 const unix = (iso: string): number => Date.parse(iso) / 1000;
 /** `count` positions a second apart from `startS`. */
