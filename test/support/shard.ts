@@ -1,6 +1,6 @@
 /**
  * Runs many test files in one process, each as a suite of its own: what `npm test` and
- * `npm run test:postgres` start, once per core (`test/shards/*.shard.ts`).
+ * `npm run test:postgres` start, once per core (`test/shards/first.ts`, `second.ts`).
  *
  * A process a file costs about 4 s of CPU before the file's first test: loading the service's modules,
  * and on PGlite compiling its WebAssembly and optimising the hot functions again, work a process does
@@ -8,7 +8,7 @@
  * inside its suite, so the file's top-level `test`, `before` and `after` belong to that suite: its
  * `after` closes its database before the next file starts, as when it runs alone.
  *
- * The processes share the files as they go, heaviest first (by size, which tracks their work): each
+ * The processes share the files as they go, the largest first (size tracks a file's work): each
  * claims the next file by creating a directory named after it, which succeeds for one process only.
  * Every file still runs on its own too: `npx node --test test/integration/x/x.test.ts`.
  */
@@ -75,7 +75,7 @@ for (const file of testFiles()) {
 run.release();
 
 // The files' modules stay loaded to the end, and with them what each kept at its top level (its closed
-// test app): the heap grows with the files a process runs, so its peak is reported.
+// test app): the heap grows with the files a process runs, so what it holds at the end is reported.
 const mb = (bytes: number) => Math.round(bytes / 1024 ** 2);
 const heap = v8.getHeapStatistics();
 console.error(
