@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createLimiter, forEachConcurrent, mapConcurrent } from './concurrency.ts';
+import net from 'node:net';
+import { createLimiter, eventLoopTurns, forEachConcurrent, mapConcurrent } from './concurrency.ts';
 
 describe('createLimiter', () => {
   test('runs at most `limit` calls at once, the rest in the order they came, failures included', async () => {
@@ -86,5 +87,44 @@ describe('forEachConcurrent', () => {
       calls++;
     });
     assert.equal(calls, 0);
+  });
+});
+
+describe('eventLoopTurns', () => {
+  test('a turn lets waiting socket I/O through, which awaiting promises alone never does', async () => {
+    const server = net.createServer();
+    const accepted = new Promise<net.Socket>((resolve) => {
+      server.once('connection', resolve);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as net.AddressInfo;
+    const client = net.connect(port, '127.0.0.1');
+    try {
+      const [peer] = await Promise.all([accepted, new Promise((resolve) => client.once('connect', resolve))]);
+      const reply = { read: false };
+      client.on('data', () => {
+        reply.read = true;
+      });
+      // Written to the kernel at once: the reply waits in the client's socket, as a query's does while
+      // a generator writes rows, and a loop of awaited promises never reads it.
+      peer.write('pong');
+      for (let i = 0; i < 10_000; i++) await Promise.resolve();
+      assert.equal(reply.read, false);
+      const turns = eventLoopTurns(0);
+      for (let i = 0; i < 3; i++) if (turns.due()) await turns.take();
+      assert.equal(reply.read, true);
+      peer.destroy();
+    } finally {
+      client.destroy();
+      server.close();
+    }
+  });
+
+  test('is not due until its interval has passed since the last turn', async () => {
+    const turns = eventLoopTurns(60_000);
+    assert.equal(turns.due(), false);
+    await turns.take();
+    assert.equal(turns.due(), false);
+    assert.equal(eventLoopTurns(0).due(), true);
   });
 });

@@ -1,3 +1,5 @@
+import { setImmediate } from 'node:timers/promises';
+
 /** Runs `work` over `items` with at most `limit` in flight; results keep the items' order. */
 export async function mapConcurrent<T, R>(
   items: readonly T[],
@@ -43,5 +45,30 @@ export function createLimiter(limit: number): <T>(work: () => Promise<T>) => Pro
       if (next === undefined) active--;
       else next();
     }
+  };
+}
+
+/**
+ * Turns of the event loop for a loop that makes a long run of output without waiting on I/O (a report
+ * writing a batch's rows into a stream). Awaiting promises and writing to a stream that has room never
+ * lets the event loop poll, so until such a loop ends or blocks, socket reads wait: the replies that
+ * move the next batch's query along (its transaction's statements one round trip each) and every other
+ * request the process serves. Call `due()` in the loop and, when it says so, await `take()`.
+ */
+export interface EventLoopTurns {
+  /** True once `everyMs` of the loop's own time have passed since it last gave a turn. */
+  due(): boolean;
+  /** Gives the event loop one turn (timers, I/O, then this), and starts the next interval after it. */
+  take(): Promise<void>;
+}
+
+export function eventLoopTurns(everyMs: number): EventLoopTurns {
+  let since = performance.now();
+  return {
+    due: () => performance.now() - since >= everyMs,
+    async take() {
+      await setImmediate();
+      since = performance.now();
+    },
   };
 }

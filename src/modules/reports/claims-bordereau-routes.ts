@@ -4,12 +4,13 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { eventLoopTurns } from '../../platform/concurrency.ts';
 import { problemResponses } from '../../platform/http/problem.ts';
 import { londonDate, londonMidnight } from '../../platform/london-calendar.ts';
 import { poundsText as pounds } from '../../platform/money.ts';
 import type { Executor } from '../../schema.ts';
 import { asTenant } from '../companies/index.ts';
-import { BordereauQuerySchema, sendMonthReport } from './bordereau-routes.ts';
+import { BordereauQuerySchema, REPORT_TURN_MS, sendMonthReport } from './bordereau-routes.ts';
 import { readClaimLedgerBatch, type ClaimLedger } from './claims-bordereau-repository.ts';
 import type { ReportDeps } from './report-routes.ts';
 import { nextMonth } from './rules/bordereau-amounts.ts';
@@ -136,6 +137,7 @@ async function* claimsBordereauChunks(
   yield csv
     ? csvLine(CLAIMS_BORDEREAU_COLUMNS)
     : `{"month":${JSON.stringify(query.month)},"company_reference":${JSON.stringify(query.company_reference)},"environment":${JSON.stringify(query.environment)},"rows":[`;
+  const turns = eventLoopTurns(REPORT_TURN_MS);
   let totals = ZERO_CLAIM_AMOUNTS;
   let first = true;
   let pending: ReturnType<typeof read> | null = read(null);
@@ -153,6 +155,7 @@ async function* claimsBordereauChunks(
         chunk += `${first ? '' : ','}${jsonRow(cells, moneyCells(amounts))}`;
         first = false;
       }
+      if (turns.due()) await turns.take();
     }
     if (chunk !== '') yield chunk;
   }
