@@ -31,13 +31,17 @@ function describe(failure: Failure): string {
 
 export default async function* failuresReporter(source: AsyncIterable<TestEvent>): AsyncGenerator<string> {
   const failures: Failure[] = [];
+  let cancelled = 0;
   for await (const event of source) {
     if (event.type !== 'test:fail' || event.data.todo !== undefined) continue;
-    // A suite fails because a test inside it did: the test itself is listed.
     const error = event.data.details.error as Error & { failureType?: string };
+    // A suite fails because a test inside it did: the test itself is listed.
     if (error.failureType === 'subtestsFailed') continue;
-    failures.push(event.data);
+    // Tests cancelled with their suite (its hook failed, or the run was stopped): the cause is listed.
+    if (error.failureType === 'cancelledByParent') cancelled += 1;
+    else failures.push(event.data);
   }
-  if (failures.length === 0) return;
-  yield `# ${String(failures.length)} failed:\n${failures.map(describe).join('\n')}\n`;
+  if (failures.length === 0 && cancelled === 0) return;
+  const also = cancelled === 0 ? '' : `# and ${String(cancelled)} cancelled with their suite\n`;
+  yield `# ${String(failures.length)} failed:\n${failures.map((f) => `${describe(f)}\n`).join('')}${also}`;
 }
