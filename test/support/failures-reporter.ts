@@ -5,6 +5,7 @@
  */
 import path from 'node:path';
 import type { TestEvent } from 'node:test/reporters';
+import { fileURLToPath } from 'node:url';
 import { inspect } from 'node:util';
 
 type Failure = Extract<TestEvent, { type: 'test:fail' }>['data'];
@@ -13,10 +14,9 @@ const errorLines = 12;
 const root = path.resolve(import.meta.dirname, '../..');
 
 function describe(failure: Failure): string {
+  const file = failure.file?.startsWith('file:') === true ? fileURLToPath(failure.file) : failure.file;
   const where =
-    failure.file === undefined
-      ? '(no file)'
-      : `${path.relative(root, failure.file.replace(/^file:\/\//, ''))}:${String(failure.line ?? '?')}`;
+    file === undefined ? '(no file)' : `${path.relative(root, file)}:${String(failure.line ?? '?')}`;
   // The runner wraps what a test threw (failureType 'testCodeFailure', 'hookFailed'…) in an error of its own.
   const error = failure.details.error as Error & { cause?: unknown };
   const thrown = error.cause ?? error;
