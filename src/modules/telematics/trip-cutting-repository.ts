@@ -18,18 +18,34 @@ export interface PendingDevice {
 /**
  * Leases up to `limit` devices whose trips need cutting to the pass `leaseId` until `leaseUntil`, so that
  * one worker cuts a device at a time (the pass renews its lease while it works; one a killed worker held
- * runs out at its `leaseUntil`): those with new positions, unless they were cut
- * less than `recutS` ago and are still reporting (a device streaming while it drives would otherwise be
- * cut again at every batch, rereading its trip so far each time); and those with a trip in progress whose
- * device has been still for `idleS`.
+ * runs out at its `leaseUntil`): those with new positions, unless they were cut too recently and are
+ * still reporting; and those with a trip in progress whose device has been still for `idleS`.
+ *
+ * Too recently: less than `recutS` ago; or, with a trip in progress, less than `recutShare` of its length
+ * so far (at most `idleS`) unless its latest position has the ignition off. Each cut rereads the trip in
+ * progress from its start, so a device streaming while it drives would otherwise be reread at every
+ * batch, and at a fixed interval the rows read over a drive grow with its square: at a share of its
+ * length, a tenth of them over a two-hour drive at 1 Hz. A trip ended by the ignition is still stored
+ * within `recutS`; one that ends while its device keeps reporting with the ignition on (parked, still
+ * sending) up to `idleS` later than its end shows in the positions.
  */
 export async function leasePendingDevices(
   db: Executor,
   now: Date,
-  options: { idleS: number; recutS: number; leaseId: string; leaseUntil: Date; limit: number },
+  options: {
+    idleS: number;
+    recutS: number;
+    recutShare: number;
+    leaseId: string;
+    leaseUntil: Date;
+    limit: number;
+  },
 ): Promise<PendingDevice[]> {
   const idleBefore = new Date(now.getTime() - options.idleS * 1000);
   const cutBefore = new Date(now.getTime() - options.recutS * 1000);
+  // The trip in progress's share, in seconds (see above).
+  const openTripShareS = sql`least(${options.idleS}::float8,
+    extract(epoch from last_seen_at - open_trip_from)::float8 * ${options.recutShare}::float8)`;
   const result = await sql<{
     id: string;
     company_id: string;
@@ -43,7 +59,14 @@ export async function leasePendingDevices(
     where id in (
       select id from devices
       where ((trips_pending_from is not null
-            and (trips_cut_at is null or trips_cut_at <= ${cutBefore} or last_seen_at <= ${idleBefore}))
+            and (trips_cut_at is null or last_seen_at <= ${idleBefore}
+              or (trips_cut_at <= ${cutBefore}
+                and (open_trip_from is null
+                  or trips_cut_at <= ${now}::timestamptz - ${openTripShareS} * interval '1 second'
+                  -- The latest position (last_seen_at is its time): one probe of the key. A scalar
+                  -- subquery, not exists(), which PostgreSQL may plan as a hash of every such position.
+                  or (select p.ignition from positions p
+                    where p.device_id = devices.id and p.time = devices.last_seen_at) is false))))
           or (open_trip_from is not null and (last_seen_at is null or last_seen_at <= ${idleBefore})))
         and (trips_lease_until is null or trips_lease_until < ${now})
       order by trips_pending_from nulls last

@@ -47,6 +47,11 @@ const DEVICES_PER_PASS = 20;
 /** A device still reporting is cut again at most this often (a trip in progress is reread each time). */
 export const TRIP_RECUT_SECONDS = 30;
 /**
+ * With a trip in progress, at most every this share of its length so far, up to the idle time (see
+ * leasePendingDevices): a two-hour drive streamed at 1 Hz is then cut 32 times, not 240.
+ */
+export const OPEN_TRIP_RECUT_SHARE = 0.25;
+/**
  * How long a pass's lease on its devices lasts past its last heartbeat. The pass renews it every quarter
  * of this while it works, however long a cut takes, so it can be short: the devices of a worker that was
  * killed (or froze) are taken up by another within this, plus up to one poll interval.
@@ -328,6 +333,7 @@ async function cutPendingTrips(deps: TripCuttingDeps, now: Date, signal?: AbortS
   const devices = await leasePendingDevices(db, now, {
     idleS: deps.tripEndIdleMinutes * 60,
     recutS: TRIP_RECUT_SECONDS,
+    recutShare: OPEN_TRIP_RECUT_SHARE,
     leaseId,
     leaseUntil: leaseUntil(),
     limit: DEVICES_PER_PASS,

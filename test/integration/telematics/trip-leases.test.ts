@@ -101,6 +101,7 @@ describe('trip-cutting leases', () => {
     const taken = await leasePendingDevices(db(), t0, {
       idleS: 300,
       recutS: 30,
+      recutShare: 0.25,
       leaseId: randomUUID(),
       leaseUntil: new Date(t0.getTime() + TRIP_LEASE_MS),
       limit: 20,
@@ -131,6 +132,7 @@ describe('trip-cutting leases', () => {
     const [device] = await leasePendingDevices(db(), t0, {
       idleS: 300,
       recutS: 30,
+      recutShare: 0.25,
       leaseId: theirs,
       leaseUntil: new Date(t0.getTime() + TRIP_LEASE_MS),
       limit: 20,
@@ -156,6 +158,7 @@ describe('trip-cutting leases', () => {
     const [again] = await leasePendingDevices(db(), t0, {
       idleS: 300,
       recutS: 30,
+      recutShare: 0.25,
       leaseId: mine,
       leaseUntil: new Date(t0.getTime() + TRIP_LEASE_MS),
       limit: 20,

@@ -249,4 +249,62 @@ describe('trips cut from positions become journeys', () => {
       ['api'],
     );
   });
+
+  test('a long drive streamed live is reread at most every quarter of its length so far, up to the idle time', async () => {
+    const { reference: policy } = await make.policy(t.app, acme);
+    await make.device(t.app, acme, policy, { deviceId: 'trip-7' });
+    const startS = unix('2025-06-13T11:00:00Z');
+    // An hour's drive, its fixes sent every 30 s as they are made, a pass after each batch.
+    const cutAtS: number[] = [];
+    for (let sentS = 30; sentS <= 3600; sentS += 30) {
+      clock.set(new Date((startS + sentS) * 1000));
+      await send('trip-7', drive(startS, sentS - 30, sentS - 1));
+      const pass = await cut();
+      assert.equal(pass.stored, 0, `still driving ${String(sentS)} s in`);
+      if (pass.devices === 1) cutAtS.push(sentS);
+    }
+    // Every 30 s (a pass's rounding) while a quarter of the trip is shorter, then that quarter, then every
+    // 5 minutes (the idle time): 19 cuts reading about 23,000 fixes in all (cut every 30 s: 120 cuts
+    // reading 218,000).
+    const intervals = cutAtS.slice(1).map((s, k) => s - (cutAtS[k] as number));
+    assert.deepEqual(intervals, [30, 30, 30, 60, 60, 90, 120, 150, 210, 270, ...Array<number>(8).fill(300)]);
+    // It parks and keeps reporting, still: the trip is stored by the first cut after the idle time.
+    const stopS = 3600;
+    let storedAfterS: number | undefined;
+    for (let k = 1; k <= 20 && storedAfterS === undefined; k++) {
+      const fix = parked(startS, stopS + 30 * k, 51.5 + (stopS - 1) * 0.00009);
+      clock.set(new Date((fix.time + 1) * 1000));
+      await send('trip-7', [{ ...fix, ignition: true }]);
+      if ((await cut()).stored === 1) storedAfterS = 30 * k;
+    }
+    // Still from 3,599 s: its fixes end it at 3,900 s, which the next cut (at 4,081 s, 300 s after the one
+    // before) sees.
+    assert.equal(storedAfterS, 480);
+    const [journey] = await journeysOf(policy);
+    assert.equal(journey?.start_at, startS);
+    assert.equal(journey.end_at, startS + stopS + 30); // at the first still fix
+  });
+
+  test('a drive streamed live that ends with the ignition off is stored by the next pass 30 s after the last cut', async () => {
+    const { reference: policy } = await make.policy(t.app, acme);
+    await make.device(t.app, acme, policy, { deviceId: 'trip-8' });
+    const startS = unix('2025-06-14T11:00:00Z');
+    const cutsAt: number[] = [];
+    const sendAt = async (sentS: number, fixes: Fix[]) => {
+      clock.set(new Date((startS + sentS) * 1000));
+      await send('trip-8', fixes);
+      const pass = await cut();
+      if (pass.devices === 1) cutsAt.push(sentS);
+      return pass;
+    };
+    for (let sentS = 30; sentS <= 1230; sentS += 30)
+      await sendAt(sentS, drive(startS, sentS - 30, sentS - 1));
+    // 20 minutes in, the trip is read every 5 minutes: its last cut was 150 s ago, the next is not due.
+    assert.equal(cutsAt.at(-1), 1080);
+    const stop = parked(startS, 1259, 51.5 + 1258 * 0.00009);
+    const pass = await sendAt(1260, [...drive(startS, 1230, 1258), stop]);
+    assert.deepEqual([pass.devices, pass.stored], [1, 1]);
+    const [journey] = await journeysOf(policy);
+    assert.deepEqual([journey?.start_at, journey?.end_at], [startS, startS + 1259]);
+  });
 });
