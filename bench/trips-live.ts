@@ -28,11 +28,15 @@ if (!Number.isInteger(devices) || devices < 1 || !(hours > 0)) {
   process.exit(64);
 }
 const STEP_S = 5;
+/** When the drives' last passes run: past the idle time that ends a trip (5 minutes by default). */
+const AFTER_END_S = 600;
 const DAY_S = 86_400;
 const driveS = Math.round(hours * 3600);
 const nowSeconds = Math.floor(Date.now() / 1000);
 const boundFrom = nowSeconds - 3 * DAY_S;
-const tails = drivePositionTails(driveS);
+/** The warm-up's drive, by devices of its own. */
+const WARM_S = 900;
+const tails = drivePositionTails(Math.max(driveS, WARM_S));
 const ADMIN_API_KEY = 'b'.repeat(40);
 
 await withScratchDatabase(BENCH_POSTGRES_URL, async (databaseUrl) => {
@@ -62,11 +66,11 @@ await withScratchDatabase(BENCH_POSTGRES_URL, async (databaseUrl) => {
 
     /** A fix `k` seconds into the drive that starts at `startS`, as a position of the API. */
     const fix = (startS: number, k: number): PositionBatch['positions'][number] =>
-      JSON.parse(`{"time":${String(startS + k)}${tails[k] ?? ''}`) as PositionBatch['positions'][number];
+      JSON.parse(`{"time":${String(startS + k)}${tails[k] as string}`) as PositionBatch['positions'][number];
 
     /**
      * The drives of `deviceIds`, from `startS`, sent a step at a time with the clock at each step's end;
-     * with `passes`, a trip-cutting pass after each step; then, the idle time later, passes until none
+     * with `passes`, a trip-cutting pass after each step; then, AFTER_END_S later, passes until none
      * has anything left to cut. The CPU seconds it took, the devices the passes cut, the trips stored.
      */
     async function stream(deviceIds: readonly string[], startS: number, passes: boolean, forS = driveS) {
@@ -94,7 +98,7 @@ await withScratchDatabase(BENCH_POSTGRES_URL, async (databaseUrl) => {
         );
         if (passes) await pass();
       }
-      clock.set(new Date((startS + forS + 600) * 1000));
+      clock.set(new Date((startS + forS + AFTER_END_S) * 1000));
       await pass();
       const cpu = process.cpuUsage(cpuBefore);
       const cpuS =
@@ -103,7 +107,7 @@ await withScratchDatabase(BENCH_POSTGRES_URL, async (databaseUrl) => {
     }
 
     // Warm: the code of both ways compiled before either is measured.
-    await stream(warm, boundFrom + 600, true, 900);
+    await stream(warm, boundFrom + 600, true, WARM_S);
     const liveStart = boundFrom + 3600;
     const ours = await stream(live, liveStart, true);
     const baseline = await stream(after, liveStart + driveS + 3600, false);
