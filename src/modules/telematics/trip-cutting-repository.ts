@@ -25,9 +25,10 @@ export interface PendingDevice {
  * so far (at most `idleS`) unless its latest position has the ignition off. Each cut rereads the trip in
  * progress from its start, so a device streaming while it drives would otherwise be reread at every
  * batch, and at a fixed interval the rows read over a drive grow with its square: at a share of its
- * length, a tenth of them over a two-hour drive at 1 Hz. A trip ended by the ignition is still stored
- * within `recutS`; one that ends while its device keeps reporting with the ignition on (parked, still
- * sending) up to `idleS` later than its end shows in the positions.
+ * length, a tenth of them over a two-hour drive at 1 Hz. A trip whose end shows in the positions is
+ * cut within `recutS` when the device's latest position has the ignition off (one probe of the
+ * positions' key for each device not yet due); otherwise (still reporting with the ignition on or not
+ * reported: parked, or driving again after a short stop) within `idleS`.
  */
 export async function leasePendingDevices(
   db: Executor,

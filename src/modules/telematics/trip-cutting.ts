@@ -48,7 +48,8 @@ const DEVICES_PER_PASS = 20;
 export const TRIP_RECUT_SECONDS = 30;
 /**
  * With a trip in progress, at most every this share of its length so far, up to the idle time (see
- * leasePendingDevices): a two-hour drive streamed at 1 Hz is then cut 32 times, not 240.
+ * leasePendingDevices): a two-hour drive streamed at 1 Hz is then cut 33 times (the last after it
+ * ends), not 241.
  */
 export const OPEN_TRIP_RECUT_SHARE = 0.25;
 /**
