@@ -14,7 +14,13 @@ import {
 } from './quote-purchase-repository.ts';
 import { findQuote, type QuoteRecord } from './quote-repository.ts';
 import { secretMatches } from './quote-secrets.ts';
-import { bindability, isPseudonymised, notBindableMessage, quotePricing } from './rules/index.ts';
+import {
+  bindability,
+  boundStartSeconds,
+  isPseudonymised,
+  notBindableMessage,
+  quotePricing,
+} from './rules/index.ts';
 
 /**
  * How the buyer signs in after the purchase: a new account with the temporary password its welcome
@@ -124,6 +130,40 @@ async function purchasable(
   return { quote: quote as QuoteRecord & { input: PolicyInput }, amountPence };
 }
 
+/**
+ * The policy that binds the paid `quote` at `now`, as POST /policys takes it: the quote's input and
+ * pricing, the intent as its payment block.
+ */
+function bindingInput(
+  quote: QuoteRecord & { input: PolicyInput },
+  purchase: { intentId: string; customerId: string; amountPence: number },
+  paymentMethodId: string | null,
+  now: Date,
+): PolicyInput {
+  const { installment_plan: _plan, ...policy } = quote.input as PolicyInput & {
+    installment_plan?: unknown;
+  };
+  return {
+    ...policy,
+    // Cover bought on its start day starts when it is bought, never before (`startHasPassed`).
+    policy: { ...policy.policy, start_date: boundStartSeconds(policy.policy.start_date, now) },
+    pricing: quotePricing(quote.pricing, {
+      quote: quote.reference,
+      version: quote.versionReference,
+      model: quote.rateBookVersionId,
+    }),
+    payment: {
+      payment_provider: 'stripe',
+      provider_payment_reference: purchase.intentId,
+      provider_customer_reference: purchase.customerId,
+      // What was paid: beyond the upfront premium and deposit, the monthly plan's first installment.
+      payment_amount: fromPence(purchase.amountPence),
+      // The card the intent was paid with, as the processor names it once attached.
+      ...(paymentMethodId === null ? {} : { payment_method_id: paymentMethodId }),
+    },
+  };
+}
+
 /** Buying a quote in the web app: the first payment, then the policy bound exactly as POST /policys binds. */
 export function createPurchaseService(deps: PurchaseServiceDeps) {
   const { db, clock } = deps;
@@ -179,26 +219,7 @@ export function createPurchaseService(deps: PurchaseServiceDeps) {
     purchase: { intentId: string; customerId: string; amountPence: number },
     paymentMethodId: string | null,
   ) {
-    const { installment_plan: _plan, ...policy } = quote.input as PolicyInput & {
-      installment_plan?: unknown;
-    };
-    const input: PolicyInput = {
-      ...policy,
-      pricing: quotePricing(quote.pricing, {
-        quote: quote.reference,
-        version: quote.versionReference,
-        model: quote.rateBookVersionId,
-      }),
-      payment: {
-        payment_provider: 'stripe',
-        provider_payment_reference: purchase.intentId,
-        provider_customer_reference: purchase.customerId,
-        // What was paid: beyond the upfront premium and deposit, the monthly plan's first installment.
-        payment_amount: fromPence(purchase.amountPence),
-        // The card the intent was paid with, as the processor names it once attached.
-        ...(paymentMethodId === null ? {} : { payment_method_id: paymentMethodId }),
-      },
-    };
+    const input = bindingInput(quote, purchase, paymentMethodId, clock.now());
     try {
       return (await deps.policies.submit(tenant, input)).policy;
     } catch (error) {

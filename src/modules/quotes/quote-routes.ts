@@ -89,6 +89,7 @@ function registerQuotes(app: App, deps: QuoteRouteDeps): void {
         description: [
           'Rates the policy object (without `pricing`) on the approved rate book version in force on `policy.start_date` for `policy.product_reference`, applies its underwriting rules, and stores the quote with its breakdown. Each request is a new quote.',
           'With client credentials the answer shows every factor and the quote as asked; with the client id alone (the web app) it shows the factors the rate book marks `customer_visible`, and each such request counts against the caller’s address as failed logins do (429 with Retry-After past 20 an hour).',
+          'New cover is never backdated: a new-business `policy.start_date` on a day (London) that has passed answers 422 naming it, and a quote for today sells cover from when it is bought.',
           '422 names every invalid or missing field (including values a factor needs); 422 `UNKNOWN_PRODUCT` for a product the company does not have; 422 `NO_RATE_BOOK` when the product has no approved version in force at the start; 404 when `policy.policy_reference` names no policy of the company, 409 `POLICY_NOT_ACTIVE` when it names a cancelled or lapsed one.',
         ].join(' '),
         security: [{ clientId: [], clientSecret: [] }, { clientId: [] }],
@@ -153,7 +154,7 @@ function registerPurchase(app: App, deps: QuoteRouteDeps): void {
         summary: 'Buy a quote: the first payment, then the policy',
         description: [
           'The web app’s quote and buy, with the client id alone (throttled per address as `POST /quotes` is). Confirms the quote’s payment intent (one per quote) with the card, for the first payment its plan owes (the `upfront_premium`; on the monthly plan, with the `deposit_fee` and the first installment, which statements then do not bill); only once the payment has succeeded is the policy created, binding the quote exactly as `POST /policys` does, with the welcome email.',
-          '201 `bound` with the policy and how to sign in; 202 `requires_action` when the card needs 3-D Secure (complete it with `client_secret`, then send the same request again); 402 `PAYMENT_DECLINED` (no policy; another card may be sent); 409 `QUOTE_NOT_BINDABLE` (declined, referred and not approved, expired, bound already); 422 for a plan other than the quote’s; 404 for another company’s quote.',
+          '201 `bound` with the policy and how to sign in; 202 `requires_action` when the card needs 3-D Secure (complete it with `client_secret`, then send the same request again); 402 `PAYMENT_DECLINED` (no policy; another card may be sent); 409 `QUOTE_NOT_BINDABLE` (declined, referred and not approved, expired, its start day passed, bound already; nothing charged); cover bought for today starts when it is bought; 422 for a plan other than the quote’s; 404 for another company’s quote.',
         ].join(' '),
         security: [{ clientId: [] }, { clientId: [], clientSecret: [] }],
         headers: QuoteSecretHeadersSchema,

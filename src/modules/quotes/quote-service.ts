@@ -36,11 +36,13 @@ import {
 import {
   bindability,
   isPseudonymised,
+  newBusinessRiskDifferences,
   notBindableMessage,
   pricingDifferences,
   pseudonymisedInput,
   quotePricing,
   riskDifferences,
+  startHasPassed,
 } from './rules/index.ts';
 import { createQuoteTerms, invalid, quoteOn, type QuoteRequest } from './quote-terms.ts';
 
@@ -74,6 +76,34 @@ const NO_PRICING = { usage_rate: 0, upfront_premium: 0, subscription_premium: 0 
 const describe = (errors: readonly FieldError[]): string =>
   errors.map((e) => `${e.path} ${e.message}`).join('; ');
 
+/**
+ * What rating a quote needs from its input at `now`, once the input is a valid policy without pricing:
+ * 422 naming every invalid field, and a new-business start on a day that has passed (never backdated).
+ */
+function quoteRequest(input: QuoteInput, now: Date): QuoteRequest {
+  const policyErrors = validatePolicyInput({ ...input, pricing: NO_PRICING }).filter(
+    (e) => !e.path.startsWith('/body/pricing'),
+  );
+  if (policyErrors.length > 0) throw invalid('The quote is invalid', policyErrors);
+  const policyReference = input.policy.policy_reference ?? null;
+  if (policyReference === null && startHasPassed(input.policy.start_date, now))
+    throw invalid('The quote is invalid', [
+      {
+        path: '/body/policy/start_date',
+        message: 'is on a day that has passed: new cover starts today at the earliest',
+      },
+    ]);
+  const quotedStart = new Date(input.policy.start_date * 1000);
+  return {
+    input,
+    now,
+    // New cover starts when it is bought at the earliest (`boundStartSeconds`): a quote for today is
+    // rated on the rate book in force now, not at the day's start.
+    startAt: policyReference === null && quotedStart < now ? now : quotedStart,
+    policyReference,
+  };
+}
+
 /** The binding rules as the policies module asks them (see PolicyQuoteHooks). */
 export const bindingHooks: PolicyQuoteHooks = {
   async priceFor(executor, tenant, input, policyReference, now): Promise<QuotedPricing | undefined> {
@@ -88,7 +118,10 @@ export const bindingHooks: PolicyQuoteHooks = {
     if (isPseudonymised(quote.input)) throw new AppError('QUOTE_NOT_BINDABLE', notBindableMessage('EXPIRED'));
     // NOTE: the quote's price holds only for the risk, term and product it rated; binding it to
     // another (a longer term, a driver with a ban, another product) would sell that at this price.
-    const risk = riskDifferences(quote.input, input);
+    const risk =
+      quote.policyReference === null
+        ? newBusinessRiskDifferences(quote.input, input, now)
+        : riskDifferences(quote.input, input);
     if (risk.length > 0)
       throw new AppError(
         'QUOTE_RISK_MISMATCH',
@@ -279,16 +312,7 @@ export function createQuoteService(deps: QuoteServiceDeps) {
     caller: QuoteCaller,
     purchaseSecretHash: Buffer | undefined,
   ): Promise<QuoteRecord> {
-    const policyErrors = validatePolicyInput({ ...input, pricing: NO_PRICING }).filter(
-      (e) => !e.path.startsWith('/body/pricing'),
-    );
-    if (policyErrors.length > 0) throw invalid('The quote is invalid', policyErrors);
-    const request: QuoteRequest = {
-      input,
-      now: clock.now(),
-      startAt: new Date(input.policy.start_date * 1000),
-      policyReference: input.policy.policy_reference ?? null,
-    };
+    const request = quoteRequest(input, clock.now());
     const { policyReference, startAt } = request;
     if (policyReference !== null) await ensureAdjustable(db, tenant, policyReference, caller);
     // NOTE: a quote on remembered terms is stored only if they still hold (one statement in all);

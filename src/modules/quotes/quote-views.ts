@@ -1,7 +1,7 @@
 import { customerBreakdown } from '../rating/rules/index.ts';
 import type { QuoteRecord } from './quote-repository.ts';
 import type { QuoteView } from './quote-schemas.ts';
-import { quotePricing } from './rules/index.ts';
+import { quotePricing, startHasPassed } from './rules/index.ts';
 
 /** Who reads a quote: staff and the company's integration see all; the applicant what the insurer shows. */
 export type QuoteAudience = 'full' | 'customer';
@@ -12,6 +12,8 @@ export function quoteStatus(quote: QuoteRecord, now: Date): QuoteView['status'] 
   if (quote.decision === 'decline' || quote.referralStatus === 'declined') return 'declined';
   if (quote.referralStatus === 'pending') return 'referred';
   if (now.getTime() >= quote.expiresAt.getTime() || quote.pseudonymisedAt !== null) return 'expired';
+  // New cover whose start day has passed is no longer sold (bindability: START_PASSED).
+  if (quote.policyReference === null && startHasPassed(quote.input.policy.start_date, now)) return 'expired';
   return 'bindable';
 }
 

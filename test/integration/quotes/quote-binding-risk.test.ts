@@ -204,3 +204,47 @@ describe('a quote for a policy that cannot be adjusted', () => {
     assert.match(problem.detail ?? '', /cancelled/);
   });
 });
+
+describe('new cover from a quote is never backdated', () => {
+  // NOW is 13:00 on 20 May 2025 in London, whose day began at 23:00 UTC on the 19th.
+  const today = Date.parse('2025-05-19T23:00:00Z') / 1000;
+  const nowSeconds = Date.parse(NOW) / 1000;
+  const termFrom = (start: number) => (q: Mutable) => {
+    Object.assign(q.policy, { start_date: start, end_date: today + 365 * DAY_SECONDS - 1 });
+  };
+
+  test('a quote for a day that has passed answers 422 naming policy.start_date', async () => {
+    const answer = await postQuote(t, acme.sandbox, quoteInput(termFrom(today - DAY_SECONDS)), 422);
+    assert.deepEqual(paths(answer.body), ['/body/policy/start_date']);
+    assert.match(answer.body, /day that has passed/);
+  });
+
+  test('a quote for today binds from the time of binding: the day’s start is refused, now binds', async () => {
+    const input = quoteInput(termFrom(today));
+    const quote = await newQuote(input);
+    assert.equal(quote.status, 'bindable');
+    await refused(bindingPolicy(input, quote, quote.pricing), quote, ['/body/policy/start_date']);
+    // Another day is another term, whenever it is bought.
+    await refused(changed(input, quote, termFrom(today + DAY_SECONDS)), quote, ['/body/policy/start_date']);
+    const bound = await bind(changed(input, quote, termFrom(nowSeconds)));
+    assert.equal(bound.statusCode, 201, bound.body);
+    // The policy object as sent: the start in Unix seconds.
+    assert.equal(bound.json<{ policy: { start_date: number } }>().policy.start_date, nowSeconds);
+  });
+
+  test('a quote whose start day passes unbound is expired and binds no more', async () => {
+    const tomorrow = today + DAY_SECONDS;
+    const input = quoteInput(termFrom(tomorrow));
+    const quote = await newQuote(input);
+    clock.set('2025-05-22T09:00:00Z');
+    try {
+      assert.equal((await getQuote(quote.quote_reference)).json<Quote>().status, 'expired');
+      const answer = await bind(bindingPolicy(input, quote, quote.pricing));
+      assert.equal(answer.statusCode, 409, answer.body);
+      assert.equal(problemOf(answer.body).code, 'QUOTE_NOT_BINDABLE');
+      assert.match(problemOf(answer.body).detail ?? '', /day that has passed/);
+    } finally {
+      clock.set(NOW);
+    }
+  });
+});

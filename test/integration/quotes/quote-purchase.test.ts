@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { fixedClock } from '../../../src/platform/clock.ts';
 import { createCompany, createTestApp, type TestApp } from '../../support/app.ts';
@@ -424,6 +424,66 @@ test('the purchase secret: without it, or with another quote’s, a quote is not
   assert.equal(byServer.statusCode, 201, byServer.body);
   // Its quote cannot be read or bought with the client id alone: it has no secret to present.
   assert.equal((await read(serverQuote.quote_reference, publicHeaders(acme))).statusCode, 404);
+});
+
+describe('new cover is never backdated', () => {
+  // The clock is 13:00 on 20 May 2025 in London; the day began at 23:00 UTC on the 19th.
+  const midnightOf = (day: string) => Date.parse(`${day}T23:00:00Z`) / 1000;
+  const yearFrom = (start: number) => (q: { policy: object }) => {
+    Object.assign(q.policy, { start_date: start, end_date: start + 365 * 86_400 - 1 });
+  };
+
+  // From an address of its own: the file's other purchases have used the throttle of theirs.
+  const buy = (reference: string) =>
+    t.app.inject({
+      method: 'POST',
+      url: `/quotes/${reference}/purchase`,
+      headers: { ...publicHeaders(acme), purchase_secret: secrets.get(reference) ?? '' },
+      payload: { payment_method_id: 'pm_card_visa' },
+      remoteAddress: '203.0.113.78',
+    });
+
+  test('a quote for today is bought from the moment it is paid, not from the day’s start', async () => {
+    const { quote } = await singleQuote(yearFrom(midnightOf('2025-05-19')));
+    const answer = await buy(quote.quote_reference);
+    assert.equal(answer.statusCode, 201, answer.body);
+    const { policy } = (await policyOf(answer.json<Bound>().policy_reference)).json<{
+      policy: { start_date: number; end_date: number };
+    }>();
+    assert.equal(policy.start_date, clock.now().getTime() / 1000);
+    assert.equal(policy.end_date, midnightOf('2026-05-19') - 1);
+  });
+
+  test('a quote for a day that has passed answers 422; one whose start day passed unbought is not sold', async () => {
+    const yesterday = await postQuote(
+      t,
+      publicHeaders(acme),
+      quoteInput(yearFrom(midnightOf('2025-05-18'))),
+      422,
+    );
+    assert.deepEqual(
+      yesterday.json<Problem>().errors?.map((e) => e.path),
+      ['/body/policy/start_date'],
+    );
+    const { quote } = await singleQuote(yearFrom(midnightOf('2025-05-20')));
+    const intents = await sandboxCount('payment_intent');
+    clock.set('2025-05-22T09:00:00Z');
+    try {
+      const answer = await buy(quote.quote_reference);
+      assert.equal(answer.statusCode, 409, answer.body);
+      assert.equal(codeOf(answer.body), 'QUOTE_NOT_BINDABLE');
+      assert.match(answer.body, /start on a day that has passed/);
+      assert.equal(await sandboxCount('payment_intent'), intents, 'nothing is charged');
+      const shown = await t.app.inject({
+        method: 'GET',
+        url: `/quotes/${quote.quote_reference}`,
+        headers: acme.sandbox,
+      });
+      assert.equal(shown.json<Quote>().status, 'expired');
+    } finally {
+      clock.set('2025-05-20T12:00:00Z');
+    }
+  });
 });
 
 test('purchases are throttled per address as POST /quotes is: 20, then 429 with Retry-After', async () => {

@@ -195,7 +195,7 @@ const STEPS: readonly Step[] = [
         <Field
           name="start_on"
           label="Cover starts on"
-          hint="As DD/MM/YYYY."
+          hint="Today or a later day, as DD/MM/YYYY. Cover bought for today starts when it is paid."
           pattern={DAY}
           defaultValue={tomorrow()}
         />

@@ -3,6 +3,7 @@ import { describe, test } from 'node:test';
 import { EXAMPLE_QUOTE_INPUT } from '../../rating/rules/index.ts';
 import {
   bindability,
+  boundStartSeconds,
   isPseudonymised,
   pricingDifferences,
   pseudonymisedInput,
@@ -17,8 +18,10 @@ const quote = (overrides: Partial<BindableQuote> = {}): BindableQuote => ({
   boundAt: null,
   pseudonymisedAt: null,
   policyReference: null,
+  input: { policy: { start_date: EXAMPLE_QUOTE_INPUT.policy.start_date } },
   ...overrides,
 });
+const startingAt = (at: string) => ({ input: { policy: { start_date: Date.parse(at) / 1000 } } });
 
 describe('bindability', () => {
   test('each state of a quote, for new business', () => {
@@ -32,6 +35,10 @@ describe('bindability', () => {
       [{ pseudonymisedAt: NOW }, 'EXPIRED'],
       [{ boundAt: NOW }, 'BOUND'],
       [{ policyReference: 'amber-falcon-river' }, 'WRONG_POLICY'],
+      // NOW is 13:00 on 20 May in London: cover from that day's midnight still sells, from the day before not.
+      [startingAt('2025-05-19T23:00:00Z'), 'ok'],
+      [startingAt('2025-05-19T22:59:59Z'), 'START_PASSED'],
+      [{ ...startingAt('2025-05-01T00:00:00Z'), expiresAt: NOW }, 'EXPIRED'],
     ];
     for (const [overrides, expected] of cases) {
       const result = bindability(quote(overrides), NOW, undefined);
@@ -43,8 +50,23 @@ describe('bindability', () => {
     const adjustment = quote({ policyReference: 'amber-falcon-river' });
     assert.equal(bindability(adjustment, NOW, 'amber-falcon-river').ok, true);
     assert.deepEqual(bindability(adjustment, NOW, 'quiet-otter-lane'), { ok: false, reason: 'WRONG_POLICY' });
-    const justBefore = new Date(quote().expiresAt.getTime() - 1);
-    assert.equal(bindability(quote(), justBefore, undefined).ok, true);
+    const startingLater = quote(startingAt('2025-07-01T00:00:00Z'));
+    const justBefore = new Date(startingLater.expiresAt.getTime() - 1);
+    assert.equal(bindability(startingLater, justBefore, undefined).ok, true);
+    // An adjustment's term began before it: its start is the policy's, not a sale of new cover.
+    const adjusting = quote({ policyReference: 'amber-falcon-river', ...startingAt('2025-01-01T00:00:00Z') });
+    assert.equal(bindability(adjusting, NOW, 'amber-falcon-river').ok, true);
+  });
+
+  test('cover bought on its start day starts when it is bought, to the second; a later start is kept', () => {
+    const midnight = Date.parse('2025-05-19T23:00:00Z') / 1000;
+    assert.equal(
+      boundStartSeconds(midnight, new Date('2025-05-20T12:00:00.001Z')),
+      Date.parse(NOW.toISOString()) / 1000 + 1,
+    );
+    assert.equal(boundStartSeconds(midnight, new Date('2025-05-19T23:00:00Z')), midnight);
+    const tomorrow = midnight + 86_400;
+    assert.equal(boundStartSeconds(tomorrow, NOW), tomorrow);
   });
 });
 

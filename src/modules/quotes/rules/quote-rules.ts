@@ -1,3 +1,4 @@
+import { londonDate } from '../../../platform/london-calendar.ts';
 import type { FieldError, PolicyInput } from '../../policies/rules/index.ts';
 import type { QuoteInput, RatedPricing } from '../../rating/rules/index.ts';
 
@@ -38,16 +39,25 @@ export interface BindableQuote {
   readonly pseudonymisedAt: Date | null;
   /** The policy an adjustment quote rates; null for new business. */
   readonly policyReference: string | null;
+  /** The term it rates (Unix seconds). */
+  readonly input: { readonly policy: { readonly start_date: number } };
 }
 
 export type NotBindable =
-  'DECLINED' | 'REFERRAL_PENDING' | 'REFERRAL_DECLINED' | 'EXPIRED' | 'BOUND' | 'WRONG_POLICY';
+  | 'DECLINED'
+  | 'REFERRAL_PENDING'
+  | 'REFERRAL_DECLINED'
+  | 'EXPIRED'
+  | 'START_PASSED'
+  | 'BOUND'
+  | 'WRONG_POLICY';
 
 const NOT_BINDABLE_MESSAGES: Readonly<Record<NotBindable, string>> = {
   DECLINED: 'The quote was declined by underwriting and cannot be bound',
   REFERRAL_PENDING: 'The quote is referred to an underwriter and cannot be bound until it is approved',
   REFERRAL_DECLINED: 'The quote’s referral was declined by an underwriter and cannot be bound',
   EXPIRED: 'The quote has expired: ask for a new one',
+  START_PASSED: 'The cover the quote prices was to start on a day that has passed: ask for a new quote',
   BOUND: 'The quote is bound already: a quote binds once',
   WRONG_POLICY: 'The quote rates a different policy (or new business): bind it where it applies',
 };
@@ -55,8 +65,24 @@ const NOT_BINDABLE_MESSAGES: Readonly<Record<NotBindable, string>> = {
 export const notBindableMessage = (reason: NotBindable): string => NOT_BINDABLE_MESSAGES[reason];
 
 /**
+ * Whether new cover starting at `startSeconds` may still be sold at `now`: not on a day (London) that
+ * has passed. Cover bought on its start day starts when it is bought (`boundStartSeconds`).
+ *
+ * NOTE: cover is never sold for a time already past: a buyer could otherwise insure a loss that has
+ * happened (an accident this morning, or any day since a quote made for it). A quote stays bindable for
+ * `validity_days`, so a quote for today bought next week would have backdated its cover by a week.
+ */
+export const startHasPassed = (startSeconds: number, now: Date): boolean =>
+  londonDate(new Date(startSeconds * 1000)) < londonDate(now);
+
+/** When cover bought at `now` from a quote for `quotedStartSeconds` starts: its start, or now if later. */
+export const boundStartSeconds = (quotedStartSeconds: number, now: Date): number =>
+  Math.max(quotedStartSeconds, Math.ceil(now.getTime() / 1000));
+
+/**
  * Whether `quote` may be bound at `now`, for the policy `policyReference` (undefined: new business):
- * accepted, or referred and approved; not expired (`expires_at` is exclusive); never bound before.
+ * accepted, or referred and approved; not expired (`expires_at` is exclusive); for new business, its
+ * start not on a day that has passed; never bound before.
  */
 export function bindability(
   quote: BindableQuote,
@@ -73,6 +99,8 @@ export function bindability(
   // A pseudonymised quote has expired (retention runs only on expired quotes); the check is the same.
   if (now.getTime() >= quote.expiresAt.getTime() || quote.pseudonymisedAt !== null)
     return { ok: false, reason: 'EXPIRED' };
+  if (quote.policyReference === null && startHasPassed(quote.input.policy.start_date, now))
+    return { ok: false, reason: 'START_PASSED' };
   return { ok: true };
 }
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { PolicyInput } from '../../policies/rules/index.ts';
 import { EXAMPLE_QUOTE_INPUT, type QuoteInput } from '../../rating/rules/index.ts';
-import { riskDifferences } from './risk-differences.ts';
+import { newBusinessRiskDifferences, riskDifferences } from './risk-differences.ts';
 
 type Loose = Record<string, unknown> & {
   policy: Record<string, unknown> & { address: Record<string, unknown> };
@@ -91,5 +91,34 @@ describe('riskDifferences', () => {
       '/body/proposer/last_names',
       '/body/vehicle/reg',
     ]);
+  });
+});
+
+describe('newBusinessRiskDifferences', () => {
+  // The example's cover starts at London midnight on 1 June 2025.
+  const start = EXAMPLE_QUOTE_INPUT.policy.start_date;
+  const startingAt = (seconds: number) => policy((p) => (p.policy['start_date'] = seconds));
+  const at = (seconds: number) => new Date(seconds * 1000);
+  const startPaths = (sent: PolicyInput, now: Date) =>
+    newBusinessRiskDifferences(EXAMPLE_QUOTE_INPUT, sent, now).map((e) => e.path);
+
+  test('bought before its start day: the quote’s start; on it: any time of that day from the purchase', () => {
+    assert.deepEqual(startPaths(startingAt(start), at(start - 86_400)), []);
+    assert.deepEqual(startPaths(startingAt(start + 9 * 3_600), at(start + 9 * 3_600)), []);
+    // The request's time in flight and the sender's clock: five minutes.
+    assert.deepEqual(startPaths(startingAt(start + 9 * 3_600), at(start + 9 * 3_600 + 300)), []);
+  });
+
+  test('never backdated: not before the purchase, the quote’s start, or on another day', () => {
+    const path = ['/body/policy/start_date'];
+    assert.deepEqual(startPaths(startingAt(start), at(start + 9 * 3_600)), path);
+    assert.deepEqual(startPaths(startingAt(start - 1), at(start - 86_400)), path);
+    assert.deepEqual(startPaths(startingAt(start + 86_400), at(start)), path);
+    // Every other rated field is still compared.
+    const other = policy((p) => {
+      p.policy['start_date'] = start + 3_600;
+      p.vehicle['reg'] = 'ZZ99 ZZZ';
+    });
+    assert.deepEqual(startPaths(other, at(start + 3_600)), ['/body/vehicle/reg']);
   });
 });

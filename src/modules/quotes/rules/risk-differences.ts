@@ -1,3 +1,4 @@
+import { londonDate } from '../../../platform/london-calendar.ts';
 import { normalisePolicyInput, type FieldError, type PolicyInput } from '../../policies/rules/index.ts';
 import type { QuoteInput } from '../../rating/rules/index.ts';
 
@@ -104,5 +105,37 @@ function collect(quoted: unknown, sent: unknown, path: readonly string[], out: F
 export function riskDifferences(quoted: QuoteInput, sent: PolicyInput): FieldError[] {
   const errors: FieldError[] = [];
   collect(comparable(quoted), comparable(sent), [], errors);
+  return errors;
+}
+
+/**
+ * How long before its binding a new-business policy from a quote may say its cover starts: the
+ * request's time in flight and the sender's clock, not a backdating.
+ */
+export const BINDING_START_TOLERANCE_S = 300;
+
+const dayOf = (seconds: number): string => londonDate(new Date(seconds * 1000));
+
+/**
+ * `riskDifferences` for new business bound at `now`. Its start may be later than the quote's on the
+ * same day (London), since cover bought on its start day starts when it is bought, but never on
+ * another day, before the quote's start, or before the binding itself (less
+ * `BINDING_START_TOLERANCE_S`): cover from a quote is never backdated (see `startHasPassed`).
+ */
+export function newBusinessRiskDifferences(quoted: QuoteInput, sent: PolicyInput, now: Date): FieldError[] {
+  const quotedStart = quoted.policy.start_date;
+  const sentStart = sent.policy.start_date;
+  const errors = riskDifferences(quoted, { ...sent, policy: { ...sent.policy, start_date: quotedStart } });
+  const path = '/body/policy/start_date';
+  if (sentStart < quotedStart || dayOf(sentStart) !== dayOf(quotedStart))
+    errors.push({
+      path,
+      message: `is ${String(sentStart)}; the quote’s is ${String(quotedStart)} (cover may start later on the quote’s start day, when it is bought)`,
+    });
+  else if (sentStart < now.getTime() / 1000 - BINDING_START_TOLERANCE_S)
+    errors.push({
+      path,
+      message: 'is before the time of binding: cover bought from a quote starts no earlier than it is bought',
+    });
   return errors;
 }
