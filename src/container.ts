@@ -144,6 +144,7 @@ function buildServices(deps: ServiceDeps) {
   const devicesAndWebhooks = buildDeviceAndWebhookServices(deps, billing.journeys, notifications);
   const access = buildAccessServices(deps, { accounts, companies, notifications, ...policyServices });
   const dataProtection = buildDataProtectionServices(deps, access.auth);
+  const purchaseDeps = { ...deps, db, accounts, ...access, ...billing, ...policyServices };
   return {
     ...access,
     ...dataProtection,
@@ -152,7 +153,7 @@ function buildServices(deps: ServiceDeps) {
     accounts,
     payments: billing.payments,
     ...policyServices,
-    quotePurchases: createPurchaseService({ db, clock, accounts, ...access, ...billing, ...policyServices }),
+    quotePurchases: createPurchaseService(purchaseDeps),
     rateBooks: createRateBookService({ db, clock }),
     impact: createImpactService({ db, clock }),
     journeys: billing.journeys,
@@ -509,9 +510,9 @@ export async function createContainer(
         });
       if (runWorkers) {
         await housekeeping.register();
-        const { notifications, policies, quotes, payments, statements, webhooks } = services;
-        for (const module of [notifications, policies, quotes, payments, statements, webhooks])
-          await module.registerWorkers();
+        const { notifications, policies, quotes, quotePurchases, payments, statements, webhooks } = services;
+        const first = [notifications, policies, quotes, quotePurchases, payments, statements, webhooks];
+        for (const module of first) await module.registerWorkers();
         await positionsOverMqtt?.start();
         const { telematics, documents, claims, scores } = services;
         for (const module of [telematics, documents, claims, scores]) await module.registerWorkers();

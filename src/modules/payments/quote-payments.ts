@@ -66,6 +66,18 @@ export function createQuotePayments(ctx: PaymentContext) {
         idempotencyKey: `quote:${quoteId}:confirm:${paymentMethodId}`,
       }),
 
+    /** Whether a policy's binding recorded the intent as its payment (`POST /policys` with it). */
+    async boundWith(tenant: Tenant, intentId: string): Promise<boolean> {
+      const row = await ctx.db
+        .selectFrom('payments')
+        .select('id')
+        .where('company_id', '=', tenant.companyId)
+        .where('environment', '=', tenant.environment)
+        .where('provider_payment_id', '=', intentId)
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+
     /** Gives back the whole payment of a quote that could not be bound after it was paid; once per quote. */
     async refund(tenant: Tenant, quoteId: string, intentId: string): Promise<void> {
       await (

@@ -65,3 +65,60 @@ export async function setQuotePurchaseStatus(
     .where('status', '=', 'paying')
     .execute();
 }
+
+/** A purchase still `paying`, with its quote's company and reference. */
+export interface OpenPurchase extends QuotePurchase {
+  readonly companyId: string;
+  readonly environment: string;
+  readonly quoteReference: string;
+}
+
+/**
+ * Purchases still `paying` that nobody has moved on since `before`, of quotes that expired after
+ * `expiredAfter` (or not yet), the longest left first.
+ */
+export async function openPurchasesLeftSince(
+  db: Executor,
+  before: Date,
+  expiredAfter: Date,
+  limit: number,
+): Promise<OpenPurchase[]> {
+  const rows = await db
+    .selectFrom('quote_purchases as p')
+    .innerJoin('quotes as q', 'q.id', 'p.quote_id')
+    .select([
+      'p.quote_id',
+      'p.provider_payment_id',
+      'p.provider_customer_id',
+      'p.amount_pence',
+      'q.company_id',
+      'q.environment',
+      'q.quote_reference',
+    ])
+    .where('p.status', '=', 'paying')
+    .where('p.updated_at', '<', before)
+    .where('q.expires_at', '>', expiredAfter)
+    .orderBy('p.updated_at')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => ({
+    quoteId: row.quote_id,
+    intentId: row.provider_payment_id,
+    customerId: row.provider_customer_id,
+    amountPence: row.amount_pence,
+    status: 'paying',
+    companyId: row.company_id,
+    environment: row.environment,
+    quoteReference: row.quote_reference,
+  }));
+}
+
+/** Notes that a `paying` purchase was looked at (its intent not yet paid), so the next look waits. */
+export async function touchQuotePurchase(db: Executor, quoteId: string, at: Date): Promise<void> {
+  await db
+    .updateTable('quote_purchases')
+    .set({ updated_at: at })
+    .where('quote_id', '=', quoteId)
+    .where('status', '=', 'paying')
+    .execute();
+}

@@ -1,26 +1,25 @@
+import type { Logger } from 'pino';
 import type { Clock } from '../../platform/clock.ts';
 import { AppError, notFound } from '../../platform/errors.ts';
-import { fromPence, poundsText } from '../../platform/money.ts';
+import type { Jobs } from '../../platform/jobs/jobs.ts';
+import { poundsText } from '../../platform/money.ts';
 import type { Executor } from '../../schema.ts';
 import { addressThrottleOf, createThrottles } from '../auth/index.ts';
 import type { Tenant } from '../companies/index.ts';
 import type { QuotePayments } from '../payments/index.ts';
 import type { PolicyInput, PolicyResponse } from '../policies/index.ts';
 import { firstPaymentPence } from '../policies/rules/index.ts';
+import { findQuotePurchase, insertQuotePurchase } from './quote-purchase-repository.ts';
 import {
-  findQuotePurchase,
-  insertQuotePurchase,
-  setQuotePurchaseStatus,
-} from './quote-purchase-repository.ts';
+  bindPaid,
+  QUOTE_PURCHASE_SETTLE_QUEUE,
+  settleLeftPurchases,
+  settlePaid,
+  type SettlementDeps,
+} from './quote-purchase-settlement.ts';
 import { findQuote, type QuoteRecord } from './quote-repository.ts';
 import { secretMatches } from './quote-secrets.ts';
-import {
-  bindability,
-  boundStartSeconds,
-  isPseudonymised,
-  notBindableMessage,
-  quotePricing,
-} from './rules/index.ts';
+import { bindability, isPseudonymised, notBindableMessage } from './rules/index.ts';
 
 /**
  * How the buyer signs in after the purchase: a new account with the temporary password its welcome
@@ -59,6 +58,9 @@ export interface PurchaseServiceDeps {
     submit(tenant: Tenant, input: PolicyInput): Promise<{ policy: PolicyResponse }>;
   };
   readonly accounts: { findCredentials(db: Executor, tenant: Tenant, login: string): Promise<unknown> };
+  /** For the job that settles purchases whose buyer did not come back (`settleLeftPurchases`). */
+  readonly jobs: Jobs;
+  readonly logger?: Pick<Logger, 'error'>;
 }
 
 export interface PurchaseRequest {
@@ -71,16 +73,6 @@ export interface PurchaseRequest {
   readonly caller:
     { readonly kind: 'client' } | { readonly kind: 'public'; readonly secret?: string | undefined };
 }
-
-// Only these refusals of the binding service are final for this quote: the money then goes back.
-// Anything else (the database or the processor unavailable) leaves the paid intent for a retry.
-const FINAL_REFUSALS = new Set([
-  'QUOTE_NOT_BINDABLE',
-  'QUOTE_PRICING_MISMATCH',
-  'QUOTE_RISK_MISMATCH',
-  'VALIDATION_FAILED',
-  'POLICY_TERM_ENDED',
-]);
 
 const field = (path: string, message: string) => ({ errors: [{ path, message }] });
 
@@ -131,37 +123,33 @@ async function purchasable(
 }
 
 /**
- * The policy that binds the paid `quote` at `now`, as POST /policys takes it: the quote's input and
- * pricing, the intent as its payment block.
+ * Takes the payment: confirms the intent with the card unless it is paid already, or is waiting for
+ * the customer's 3-D Secure (confirming it again from here would not be the customer authenticating:
+ * the customer completes it, or the issuer fails it and the intent takes a card again).
  */
-function bindingInput(
-  quote: QuoteRecord & { input: PolicyInput },
-  purchase: { intentId: string; customerId: string; amountPence: number },
-  paymentMethodId: string | null,
-  now: Date,
-): PolicyInput {
-  const { installment_plan: _plan, ...policy } = quote.input as PolicyInput & {
-    installment_plan?: unknown;
-  };
-  return {
-    ...policy,
-    // Cover bought on its start day starts when it is bought, never before (`startHasPassed`).
-    policy: { ...policy.policy, start_date: boundStartSeconds(policy.policy.start_date, now) },
-    pricing: quotePricing(quote.pricing, {
-      quote: quote.reference,
-      version: quote.versionReference,
-      model: quote.rateBookVersionId,
-    }),
-    payment: {
-      payment_provider: 'stripe',
-      provider_payment_reference: purchase.intentId,
-      provider_customer_reference: purchase.customerId,
-      // What was paid: beyond the upfront premium and deposit, the monthly plan's first installment.
-      payment_amount: fromPence(purchase.amountPence),
-      // The card the intent was paid with, as the processor names it once attached.
-      ...(paymentMethodId === null ? {} : { payment_method_id: paymentMethodId }),
-    },
-  };
+async function pay(
+  payments: QuotePayments,
+  tenant: Tenant,
+  quoteId: string,
+  intentId: string,
+  paymentMethodId: string,
+) {
+  const intent = await payments.intent(tenant, intentId);
+  if (intent.status === 'succeeded' || intent.status === 'requires_action') return intent;
+  const confirmed = await payments
+    .confirm(tenant, quoteId, intentId, paymentMethodId)
+    .catch(async (error: unknown) => {
+      // Refused because another purchase of this quote confirmed the intent first, with its own card:
+      // the intent is paid (or waits for that card's 3-D Secure) and is not charged again.
+      const now = await payments.intent(tenant, intentId);
+      if (now.status === 'succeeded' || now.status === 'requires_action') return now;
+      throw error;
+    });
+  if (confirmed.status === 'succeeded' || confirmed.status === 'requires_action') return confirmed;
+  throw new AppError(
+    'PAYMENT_DECLINED',
+    confirmed.lastPaymentError?.message ?? `The payment did not go through (${confirmed.status})`,
+  );
 }
 
 /** Buying a quote in the web app: the first payment, then the policy bound exactly as POST /policys binds. */
@@ -169,6 +157,21 @@ export function createPurchaseService(deps: PurchaseServiceDeps) {
   const { db, clock } = deps;
   const payments = deps.payments.quotePayments;
   const throttles = createThrottles(db, clock);
+  const settlement: SettlementDeps = { db, clock, payments, policies: deps.policies };
+  deps.jobs.define({
+    name: QUOTE_PURCHASE_SETTLE_QUEUE,
+    options: { retryLimit: 1, expireInSeconds: 900 },
+  });
+
+  /** Settles the purchase of a quote refused as not bindable, if it was paid (see `settlePaid`). */
+  async function settleRefused(tenant: Tenant, reference: string): Promise<void> {
+    const quote = await findQuote(db, tenant, reference);
+    const purchase = quote === undefined ? undefined : await findQuotePurchase(db, quote.id);
+    if (quote === undefined || purchase === undefined) return;
+    // NOTE: the refusal is the answer; a processor that cannot be reached now leaves the purchase for
+    // the settling job, which looks at it again within PURCHASE_LEFT_AFTER_MS.
+    await settlePaid(settlement, tenant, quote, purchase).catch(() => undefined);
+  }
 
   /** The quote's intent: made once per quote (its keys are the quote's), recorded, then read back. */
   async function intentOf(tenant: Tenant, quote: QuoteRecord & { input: PolicyInput }, amountPence: number) {
@@ -188,53 +191,6 @@ export function createPurchaseService(deps: PurchaseServiceDeps) {
     return stored;
   }
 
-  /**
-   * Takes the payment: confirms the intent with the card unless it is paid already, or is waiting for
-   * the customer's 3-D Secure (confirming it again from here would not be the customer authenticating:
-   * the customer completes it, or the issuer fails it and the intent takes a card again).
-   */
-  async function pay(tenant: Tenant, quoteId: string, intentId: string, paymentMethodId: string) {
-    const intent = await payments.intent(tenant, intentId);
-    if (intent.status === 'succeeded' || intent.status === 'requires_action') return intent;
-    const confirmed = await payments
-      .confirm(tenant, quoteId, intentId, paymentMethodId)
-      .catch(async (error: unknown) => {
-        // Refused because another purchase of this quote confirmed the intent first, with its own card:
-        // the intent is paid (or waits for that card's 3-D Secure) and is not charged again.
-        const now = await payments.intent(tenant, intentId);
-        if (now.status === 'succeeded' || now.status === 'requires_action') return now;
-        throw error;
-      });
-    if (confirmed.status === 'succeeded' || confirmed.status === 'requires_action') return confirmed;
-    throw new AppError(
-      'PAYMENT_DECLINED',
-      confirmed.lastPaymentError?.message ?? `The payment did not go through (${confirmed.status})`,
-    );
-  }
-
-  /** Binds the paid quote through POST /policys; a final refusal refunds the payment and is rethrown. */
-  async function bind(
-    tenant: Tenant,
-    quote: QuoteRecord & { input: PolicyInput },
-    purchase: { intentId: string; customerId: string; amountPence: number },
-    paymentMethodId: string | null,
-  ) {
-    const input = bindingInput(quote, purchase, paymentMethodId, clock.now());
-    try {
-      return (await deps.policies.submit(tenant, input)).policy;
-    } catch (error) {
-      if (!(error instanceof AppError) || !FINAL_REFUSALS.has(error.code)) throw error;
-      const now = clock.now();
-      const after = await findQuote(db, tenant, quote.reference);
-      // Another request for the same quote bound it with this very payment: nothing to give back.
-      if (after?.boundAt == null) {
-        await payments.refund(tenant, quote.id, purchase.intentId);
-        await setQuotePurchaseStatus(db, quote.id, 'refunded', now);
-      }
-      throw error;
-    }
-  }
-
   return {
     /**
      * POST /quotes/:quote_reference/purchase. Pays first, binds after: the policy is created only once
@@ -249,14 +205,26 @@ export function createPurchaseService(deps: PurchaseServiceDeps) {
       const perAddress = addressThrottleOf(['quote-purchase', tenant.companyId], address);
       await throttles.ensureNotThrottled(perAddress);
       await throttles.countAgainst(perAddress);
-      const { quote, amountPence } = await purchasable(db, tenant, reference, request, clock.now(), payments);
+      const { quote, amountPence } = await purchasable(
+        db,
+        tenant,
+        reference,
+        request,
+        clock.now(),
+        payments,
+      ).catch(async (error: unknown) => {
+        // A paid quote that no longer binds (its buyer back after it expired) is refunded now.
+        if (error instanceof AppError && error.code === 'QUOTE_NOT_BINDABLE')
+          await settleRefused(tenant, reference);
+        throw error;
+      });
       const purchase = await intentOf(tenant, quote, amountPence);
       if (purchase.status === 'refunded')
         throw new AppError(
           'QUOTE_NOT_BINDABLE',
           'The quote could not be bound after it was paid, and the payment was refunded',
         );
-      const paid = await pay(tenant, quote.id, purchase.intentId, request.paymentMethodId);
+      const paid = await pay(payments, tenant, quote.id, purchase.intentId, request.paymentMethodId);
       if (paid.status === 'requires_action') {
         if (paid.clientSecret === null)
           throw new AppError('UPSTREAM_UNAVAILABLE', 'The processor gave no client secret for 3-D Secure');
@@ -270,8 +238,7 @@ export function createPurchaseService(deps: PurchaseServiceDeps) {
       }
       const isNewAccount =
         (await deps.accounts.findCredentials(db, tenant, quote.input.proposer.email)) === undefined;
-      const policy = await bind(tenant, quote, purchase, paid.paymentMethodId);
-      await setQuotePurchaseStatus(db, quote.id, 'bound', clock.now());
+      const policy = await bindPaid(settlement, tenant, quote, purchase, paid.paymentMethodId);
       const userReference = policy.user_reference;
       return {
         status: 'bound',
@@ -283,6 +250,21 @@ export function createPurchaseService(deps: PurchaseServiceDeps) {
           username: quote.input.proposer.email,
         },
       };
+    },
+
+    /** The settling job's pass (see `settleLeftPurchases`); also for tests and operators. */
+    settleLeft: (limit = 100) =>
+      settleLeftPurchases(settlement, {
+        limit,
+        onError: (error, quoteId) =>
+          deps.logger?.error({ err: error, quoteId }, 'a quote purchase was not settled'),
+      }),
+
+    async registerWorkers(): Promise<void> {
+      await deps.jobs.work(QUOTE_PURCHASE_SETTLE_QUEUE, async () => {
+        await this.settleLeft();
+      });
+      await deps.jobs.schedule(QUOTE_PURCHASE_SETTLE_QUEUE, '*/10 * * * *', {}, 'Europe/London');
     },
   };
 }

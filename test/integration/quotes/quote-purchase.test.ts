@@ -258,6 +258,17 @@ test('a declined card answers 402 and makes no policy; another card then buys th
   );
 });
 
+/** The browser completes 3-D Secure with the client secret and no key, as Stripe.js does. */
+async function completeThreeDSecure(action: Action): Promise<void> {
+  const confirmed = await t.app.inject({
+    method: 'POST',
+    url: `/sandbox/stripe/v1/payment_intents/${action.payment_intent}/confirm`,
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    payload: `client_secret=${encodeURIComponent(action.client_secret)}&payment_method=${action.payment_method}`,
+  });
+  assert.equal(confirmed.statusCode, 200, confirmed.body);
+}
+
 test('3-D Secure: 202 with the client secret; once the customer authenticates, the same request binds', async () => {
   const { quote } = await singleQuote();
   const asked = await purchase(quote.quote_reference, 'pm_card_authenticationRequired');
@@ -267,14 +278,7 @@ test('3-D Secure: 202 with the client secret; once the customer authenticates, t
   // Sent again before authenticating, it still waits: the server never authenticates for the customer.
   const again = await purchase(quote.quote_reference, 'pm_card_authenticationRequired');
   assert.equal(again.statusCode, 202, again.body);
-  // The browser completes 3-D Secure with the client secret and no key, as Stripe.js does.
-  const confirmed = await t.app.inject({
-    method: 'POST',
-    url: `/sandbox/stripe/v1/payment_intents/${action.payment_intent}/confirm`,
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    payload: `client_secret=${encodeURIComponent(action.client_secret)}&payment_method=${action.payment_method}`,
-  });
-  assert.equal(confirmed.statusCode, 200, confirmed.body);
+  await completeThreeDSecure(action);
   const bound = await purchase(quote.quote_reference, 'pm_card_authenticationRequired');
   assert.equal(bound.statusCode, 201, bound.body);
 });
@@ -483,6 +487,93 @@ describe('new cover is never backdated', () => {
     } finally {
       clock.set('2025-05-20T12:00:00Z');
     }
+  });
+});
+
+describe('a buyer who paid and never came back', () => {
+  // From an address of its own: the file's other purchases have used the throttle of theirs.
+  const buy = (reference: string, paymentMethodId: string) =>
+    t.app.inject({
+      method: 'POST',
+      url: `/quotes/${reference}/purchase`,
+      headers: { ...publicHeaders(acme), purchase_secret: secrets.get(reference) ?? '' },
+      payload: { payment_method_id: paymentMethodId },
+      remoteAddress: '203.0.113.79',
+    });
+
+  /** A quote paid through 3-D Secure in the browser, the purchase never sent again: its reference. */
+  async function paidAndLeft(): Promise<Quote> {
+    const { quote } = await singleQuote();
+    const asked = await buy(quote.quote_reference, 'pm_card_authenticationRequired');
+    assert.equal(asked.statusCode, 202, asked.body);
+    const action = asked.json<Action>();
+    await completeThreeDSecure(action);
+    return quote;
+  }
+
+  const purchaseStatus = async (quote: Quote) =>
+    (
+      await sql<{ status: string }>`select p.status from quote_purchases p join quotes q on q.id = p.quote_id
+        where q.quote_reference = ${quote.quote_reference}`.execute(t.container.database.db)
+    ).rows[0]?.status;
+  const settle = () => t.container.services.quotePurchases.settleLeft();
+  const at = async (time: string, run: () => Promise<void>) => {
+    clock.set(time);
+    try {
+      await run();
+    } finally {
+      clock.set('2025-05-20T12:00:00Z');
+    }
+  };
+
+  test('the settling job binds the paid quote after 15 minutes: the policy and its welcome email', async () => {
+    const quote = await paidAndLeft();
+    await at('2025-05-20T12:14:00Z', async () => {
+      assert.deepEqual(await settle(), { bound: 0, refunded: 0 }, 'not before 15 minutes');
+    });
+    await at('2025-05-20T12:16:00Z', async () => {
+      assert.deepEqual(await settle(), { bound: 1, refunded: 0 });
+    });
+    assert.equal(await purchaseStatus(quote), 'bound');
+    const shown = await t.app.inject({
+      method: 'GET',
+      url: `/quotes/${quote.quote_reference}`,
+      headers: acme.sandbox,
+    });
+    assert.equal(shown.json<Quote>().status, 'bound');
+    const emails = await t.container.services.notifications.emailsTo(
+      shown.json<Quote & { input: { proposer: { email: string } } }>().input.proposer.email,
+    );
+    assert.ok(emails.length > 0, 'the buyer is told how to sign in');
+    // Its buyer back later is told it is bound, and nothing more is charged.
+    assert.equal((await buy(quote.quote_reference, 'pm_card_visa')).statusCode, 409);
+    assert.deepEqual(await settle(), { bound: 0, refunded: 0 });
+  });
+
+  test('a paid quote that no longer binds is refunded: by the job, or at once when its buyer comes back', async () => {
+    const refunds = await sandboxCount('refund');
+    const left = await paidAndLeft();
+    const back = await paidAndLeft();
+    // A month on: both quotes have expired (and their start day passed).
+    await at('2025-06-21T12:00:00Z', async () => {
+      const answer = await buy(back.quote_reference, 'pm_card_visa');
+      assert.equal(answer.statusCode, 409, answer.body);
+      assert.equal(codeOf(answer.body), 'QUOTE_NOT_BINDABLE');
+      assert.equal(await purchaseStatus(back), 'refunded');
+      assert.deepEqual(await settle(), { bound: 0, refunded: 1 });
+      assert.equal(await purchaseStatus(left), 'refunded');
+      assert.deepEqual(await settle(), { bound: 0, refunded: 0 }, 'each refunded once');
+    });
+    assert.equal(await sandboxCount('refund'), refunds + 2);
+  });
+
+  test('an intent never paid is left as it is and looked at again', async () => {
+    const { quote } = await singleQuote();
+    assert.equal((await buy(quote.quote_reference, 'pm_card_authenticationRequired')).statusCode, 202);
+    await at('2025-05-20T12:30:00Z', async () => {
+      assert.deepEqual(await settle(), { bound: 0, refunded: 0 });
+    });
+    assert.equal(await purchaseStatus(quote), 'paying');
   });
 });
 
