@@ -119,7 +119,7 @@ function registerActions(app: TypedApp, deps: DocumentRouteDeps): void {
         tags: ['documents'],
         summary: 'Reissue a document',
         description:
-          'Issues a new document with the same subject (the same policy version, statement, refund or void) rendered now with the current template; the original stays as issued, and the new one names it in `reissue_of`. Audited with its `reason`. Client credentials, or a staff session of `operations` or `admin`. 404 when the policy or document is not the company’s, or the document is not the policy’s; 409 for a renewal notice of terms stored for automatic renewal once those terms are gone (the renewal withdrawn).',
+          'Issues a new document with the same subject (the same policy version, statement, refund or void) rendered now with the current template; the original stays as issued, and the new one names it in `reissue_of`. Audited with its `reason`. Client credentials, or a staff session of `operations` or `admin`. 404 when the policy or document is not the company’s, or the document is not the policy’s; 409 for a renewal notice of terms stored for automatic renewal once those terms are gone (the renewal withdrawn), and for a certificate that is not the policy’s current one (superseded by an adjustment or renewal, or the policy cancelled, lapsed or past its term: a certificate issued again certifies cover now).',
         security,
         headers: ClientHeadersSchema,
         params: ReissueParamsSchema,

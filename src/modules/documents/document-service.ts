@@ -160,6 +160,16 @@ export function createDocumentService(deps: DocumentServiceDeps) {
       const original = await findDocument(db, tenant, documentId);
       if (original?.policyId !== policy.id) throw notFound('Document');
       const issuedAt = clock.now();
+      // NOTE: a certificate issued again certifies cover now: only the current one is, never one of a
+      // policy cancelled, lapsed or past its term, nor one an adjustment or renewal has superseded.
+      if (
+        original.kind === 'certificate' &&
+        (await documentsOf(db, policy, issuedAt)).current !== original.id
+      )
+        throw new AppError(
+          'CONFLICT',
+          'Only the current certificate is issued again: this one was superseded, or the policy is no longer in cover',
+        );
       const rendered = await deps.render(db, { ...original, issuedAt }).catch((error: unknown) => {
         if (error instanceof DocumentWithdrawn)
           throw new AppError('CONFLICT', `The document cannot be issued again: ${error.message}`);

@@ -131,6 +131,18 @@ describe('documents each change owes, made by the worker', () => {
       'no current certificate once cancelled',
     );
     assert.match((await fetchDocument(t, acme.sandbox, notice)).text, /sold the car/);
+    // Its certificate is not issued again: that would certify cover the policy no longer has.
+    const certificate = documents.find((d) => d.kind === 'certificate');
+    assert.ok(certificate !== undefined);
+    const reissue = await t.app.inject({
+      method: 'POST',
+      url: `/policys/${reference}/documents/${certificate.id}/reissue`,
+      headers: acme.sandbox,
+      payload: { reason: 'lost it' },
+    });
+    assert.equal(reissue.statusCode, 409, reissue.body);
+    assert.match(reissue.body, /no longer in cover/);
+    assert.equal((await listDocuments(t, acme.sandbox, reference)).length, documents.length);
   });
 
   test('renewal written early: its notice now, certificate and schedule at the new term’s start', async () => {
