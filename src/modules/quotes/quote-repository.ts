@@ -349,6 +349,8 @@ export async function decideReferral(
     decidedBy: string;
     staffId: string;
     at: Date;
+    /** When the quote stops being bindable from now on. */
+    expiresAt: Date;
   },
 ): Promise<boolean> {
   const updated = await db
@@ -359,6 +361,7 @@ export async function decideReferral(
       referral_decided_by: decision.decidedBy,
       referral_staff_id: decision.staffId,
       referral_decided_at: decision.at,
+      expires_at: decision.expiresAt,
     })
     .where('id', '=', quoteId)
     .where('referral_status', '=', 'pending')

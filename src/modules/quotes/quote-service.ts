@@ -35,6 +35,7 @@ import {
 } from './quote-repository.ts';
 import {
   bindability,
+  expiryOf,
   isPseudonymised,
   newBusinessRiskDifferences,
   notBindableMessage,
@@ -171,12 +172,19 @@ async function decideReferralOf(
           : `The referral was ${quote.referralStatus} already`,
       );
     const status = decision.outcome === 'approve' ? 'approved' : 'declined';
+    // NOTE: a referred quote cannot be bound while it waits, so an approval gives the applicant the
+    // company's whole validity from the decision (an approval after the quote's expiry still binds).
+    const { validityDays } = await findQuoteSettings(trx, tenant.companyId);
+    const approvedUntil = expiryOf(now, validityDays);
+    const expiresAt =
+      status === 'approved' && approvedUntil > quote.expiresAt ? approvedUntil : quote.expiresAt;
     await decideReferral(trx, quote.id, {
       status,
       reason: decision.reason,
       decidedBy: `staff:${decider.email}`,
       staffId: decider.staffId,
       at: now,
+      expiresAt,
     });
     if (!isPseudonymised(quote.input)) {
       const scope = { companyId: tenant.companyId, environment: tenant.environment };
@@ -191,7 +199,7 @@ async function decideReferralOf(
           outcome: status,
           reason: decision.reason,
           // The last whole day before it expires (expires_at is exclusive).
-          bindableUntil: londonDate(new Date(quote.expiresAt.getTime() - 1)),
+          bindableUntil: londonDate(new Date(expiresAt.getTime() - 1)),
         }),
       );
     }

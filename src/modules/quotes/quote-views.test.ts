@@ -97,3 +97,21 @@ describe('quoteJson', () => {
     assert.ok(!customer.includes('"input"'));
   });
 });
+
+describe('quoteView', () => {
+  test('the applicant is not told which staff member decided a referral', () => {
+    const referred = quoteRecord({
+      decision: 'refer',
+      referralStatus: 'approved',
+      referralReason: 'Checked the import papers',
+      referralDecidedBy: 'staff:underwriter@example.com',
+      referralDecidedAt: NOW,
+    });
+    assert.equal(quoteView(referred, NOW, 'full').referral?.decided_by, 'staff:underwriter@example.com');
+    const shown = quoteView(referred, NOW, 'customer').referral;
+    assert.deepEqual(
+      { reason: shown?.reason, decided_by: shown?.decided_by },
+      { reason: 'Checked the import papers', decided_by: null },
+    );
+  });
+});

@@ -40,7 +40,8 @@ export function quoteView(quote: QuoteRecord, now: Date, audience: QuoteAudience
         : {
             status: quote.referralStatus,
             reason: quote.referralReason,
-            decided_by: quote.referralDecidedBy,
+            // Which staff member decided is the insurer's to know, not the applicant's.
+            decided_by: audience === 'full' ? quote.referralDecidedBy : null,
             decided_at: quote.referralDecidedAt?.toISOString() ?? null,
           },
     expires_at: quote.expiresAt.toISOString(),

@@ -455,6 +455,30 @@ describe('referrals', () => {
     assert.equal(bound.statusCode, 201, bound.body);
   });
 
+  test('an approval gives the applicant the whole validity from the decision, even past the quote’s expiry', async () => {
+    // Cover from 1 August: the quote's 30 days run out while it waits, its start day still ahead.
+    const start = Date.parse('2025-07-31T23:00:00Z') / 1000;
+    const referred = await newQuote(
+      quoteInput((q) => {
+        (q.vehicle as { is_import: boolean }).is_import = true;
+        Object.assign(q.policy, { start_date: start, end_date: start + 365 * 86_400 - 1 });
+      }),
+    );
+    const decidedAt = Date.parse(referred.expires_at) + DAY_MS;
+    clock.set(new Date(decidedAt));
+    try {
+      // Signed in then: a session of a month ago has ended.
+      const underwriter = await signInStaff(t, 'uma@insurer.example', 'operations');
+      const approved = await decide(staffHeaders(underwriter), referred.quote_reference, 'approve');
+      assert.equal(approved.statusCode, 200, approved.body);
+      const view = approved.json<Quote>();
+      assert.equal(view.status, 'bindable');
+      assert.equal(Date.parse(view.expires_at), decidedAt + 30 * DAY_MS);
+    } finally {
+      clock.set(NOW);
+    }
+  });
+
   test('a declined referral is emailed with its reason and never binds; another company’s is not found', async () => {
     const input = quoteInput((q) => {
       (q.vehicle as { is_import: boolean }).is_import = true;
