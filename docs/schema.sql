@@ -762,7 +762,9 @@ CREATE TABLE public.claim_payments (
     final boolean NOT NULL,
     payee text NOT NULL,
     paid_at timestamp with time zone NOT NULL,
-    CONSTRAINT claim_payments_amount_positive CHECK ((amount_pence > 0))
+    payment_reference text,
+    CONSTRAINT claim_payments_amount_positive CHECK ((amount_pence > 0)),
+    CONSTRAINT claim_payments_reference_length CHECK (((char_length(payment_reference) >= 1) AND (char_length(payment_reference) <= 100)))
 );
 
 --
@@ -3079,6 +3081,12 @@ CREATE INDEX claim_notes_by_claim ON public.claim_notes USING btree (policy_id, 
 --
 
 CREATE INDEX claim_payments_by_claim ON public.claim_payments USING btree (policy_id, claim_id, paid_at);
+
+--
+-- Name: claim_payments_reference_key; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE UNIQUE INDEX claim_payments_reference_key ON public.claim_payments USING btree (exposure_id, policy_id, payment_reference) WHERE (payment_reference IS NOT NULL);
 
 --
 -- Name: claim_photos_by_claim; Type: INDEX; Schema: public; Owner: -

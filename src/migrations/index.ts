@@ -62,6 +62,7 @@ import * as m0067 from './0067-device-offline-after.ts';
 import * as m0068 from './0068-audit-failed-outcome.ts';
 import * as m0069 from './0069-store-positions.ts';
 import * as m0070 from './0070-renewal-held-to-notice.ts';
+import * as m0071 from './0071-claim-payment-references.ts';
 
 /** Every migration, in order. Forward-only; add new files at the end. */
 export const migrations: Record<string, Migration> = {
@@ -128,4 +129,5 @@ export const migrations: Record<string, Migration> = {
   '0068-audit-failed-outcome': m0068,
   '0069-store-positions': m0069,
   '0070-renewal-held-to-notice': m0070,
+  '0071-claim-payment-references': m0071,
 };

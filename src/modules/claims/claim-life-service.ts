@@ -165,6 +165,100 @@ async function checkHandler(trx: Executor, staffId: string): Promise<void> {
     );
 }
 
+/** Thrown inside a payment's transaction when it is one already recorded: the transaction rolls back. */
+class PaymentReplayed extends Error {}
+
+/**
+ * The payment `reference` names on the exposure, if any: the same payment sent again (PaymentReplayed),
+ * or another one (409).
+ */
+async function refuseOrReplay(
+  trx: Executor,
+  claim: ClaimRow,
+  exposureId: string,
+  payment: { reference: string; amountPence: number; final: boolean; payee: string },
+): Promise<void> {
+  const stored = await trx
+    .selectFrom('claim_payments')
+    .select(['amount_pence', 'final', 'payee'])
+    .where('exposure_id', '=', exposureId)
+    .where('policy_id', '=', claim.policy_id)
+    .where('payment_reference', '=', payment.reference)
+    .executeTakeFirst();
+  if (stored === undefined) return;
+  if (
+    stored.amount_pence === payment.amountPence &&
+    stored.final === payment.final &&
+    stored.payee === payment.payee
+  )
+    throw new PaymentReplayed();
+  throw conflict(
+    `payment_reference ${payment.reference} names another payment on this exposure (£${String(stored.amount_pence / 100)} to ${stored.payee}): send a new reference for a new payment`,
+  );
+}
+
+type PayArguments = [
+  tenant: Tenant,
+  claimId: string,
+  exposureId: string,
+  payment: { amount: number; final: boolean; payee: string; payment_reference?: string | undefined },
+];
+
+/**
+ * A partial or final payment on an exposure of an open claim: never above what its reserve leaves (409:
+ * raise the reserve first; the database's check holds it too), never after the final one. A payment
+ * with the `reference` of one already on the exposure is that payment sent again (its answer lost):
+ * nothing is recorded and `replayed` says so; with another amount, finality or payee, 409.
+ */
+async function payExposure(
+  deps: ClaimServiceDeps,
+  ...[tenant, claimId, exposureId, payment]: PayArguments
+): Promise<{ claim: ClaimView; replayed: boolean }> {
+  try {
+    const claim = await changeClaim(deps, tenant, claimId, 'payment', async (trx, claim, now) => {
+      const exposure = await exposureOf(trx, claim, exposureId);
+      const amountPence = toPence(payment.amount);
+      if (payment.payment_reference !== undefined)
+        await refuseOrReplay(trx, claim, exposure.id, {
+          ...payment,
+          reference: payment.payment_reference,
+          amountPence,
+        });
+      if (claim.state !== 'open' && claim.state !== 'reopened')
+        throw conflict(`A payment needs an open or reopened claim; this one is ${claim.state}`);
+      if (exposure.settled_at !== null)
+        throw conflict('The exposure is settled: no payment after its final one');
+      if (exposure.paid_pence + amountPence > exposure.reserve_pence)
+        throw conflict(
+          `The payment would take the exposure above its reserve (£${String(exposure.reserve_pence / 100)}, £${String(exposure.paid_pence / 100)} paid): raise the reserve first`,
+        );
+      await trx
+        .insertInto('claim_payments')
+        .values({
+          policy_id: claim.policy_id,
+          claim_id: claim.id,
+          exposure_id: exposure.id,
+          company_id: claim.company_id,
+          environment: claim.environment,
+          amount_pence: amountPence,
+          final: payment.final,
+          payee: payment.payee,
+          paid_at: now,
+          payment_reference: payment.payment_reference ?? null,
+        })
+        .execute();
+      return undefined;
+    });
+    return { claim, replayed: false };
+  } catch (error) {
+    // The transaction rolled back: no event, no letter, nothing recorded twice.
+    if (!(error instanceof PaymentReplayed)) throw error;
+    const row = await findClaim(deps.db, tenant, claimId);
+    if (row === undefined) throw notFound('claim');
+    return { claim: await claimView(deps.db, row, true), replayed: true };
+  }
+}
+
 export function createClaimLifeService(deps: ClaimServiceDeps) {
   const change = (
     tenant: Tenant,
@@ -240,43 +334,7 @@ export function createClaimLifeService(deps: ClaimServiceDeps) {
         return undefined;
       }),
 
-    /**
-     * A partial or final payment on an exposure of an open claim: never above what its reserve leaves (409:
-     * raise the reserve first; the database's check holds it too), never after the final one.
-     */
-    pay: (
-      tenant: Tenant,
-      claimId: string,
-      exposureId: string,
-      payment: { amount: number; final: boolean; payee: string },
-    ) =>
-      change(tenant, claimId, 'payment', async (trx, claim, now) => {
-        if (claim.state !== 'open' && claim.state !== 'reopened')
-          throw conflict(`A payment needs an open or reopened claim; this one is ${claim.state}`);
-        const exposure = await exposureOf(trx, claim, exposureId);
-        const amountPence = toPence(payment.amount);
-        if (exposure.settled_at !== null)
-          throw conflict('The exposure is settled: no payment after its final one');
-        if (exposure.paid_pence + amountPence > exposure.reserve_pence)
-          throw conflict(
-            `The payment would take the exposure above its reserve (£${String(exposure.reserve_pence / 100)}, £${String(exposure.paid_pence / 100)} paid): raise the reserve first`,
-          );
-        await trx
-          .insertInto('claim_payments')
-          .values({
-            policy_id: claim.policy_id,
-            claim_id: claim.id,
-            exposure_id: exposure.id,
-            company_id: claim.company_id,
-            environment: claim.environment,
-            amount_pence: amountPence,
-            final: payment.final,
-            payee: payment.payee,
-            paid_at: now,
-          })
-          .execute();
-        return undefined;
-      }),
+    pay: (...args: PayArguments) => payExposure(deps, ...args),
 
     /** A note on the claim. */
     addNote: (tenant: Tenant, claimId: string, text: string, by: ClaimAuthor) =>

@@ -92,6 +92,7 @@ export interface ClaimTables {
     final: boolean;
     payee: string;
     paid_at: Date;
+    payment_reference: string | null;
   };
   claim_notes: {
     id: Generated<string>;

@@ -434,19 +434,18 @@ function registerClaimWork(app: App, deps: ClaimRouteDeps): void {
         operationId: 'claims.pay',
         summary: 'Pay on an exposure',
         description:
-          'A partial or final payment on an open or reopened claim. Never above what the reserve leaves (409: raise the reserve first); none after the final one, which settles the exposure. Staff role `claims`.',
+          'A partial or final payment on an open or reopened claim. Never above what the reserve leaves (409: raise the reserve first); none after the final one, which settles the exposure. With `payment_reference`, the same payment sent again (its answer lost) records nothing more: 200 with the claim. Staff role `claims`.',
         params: ExposureParamsSchema,
         body: NewPaymentSchema,
-        response: { 201: claimRef, ...problemResponses(401, 403, 404, 409, 422) },
+        response: { 200: claimRef, 201: claimRef, ...problemResponses(401, 403, 404, 409, 422) },
       },
     },
-    async (request, reply) =>
-      reply.code(201).send(
-        await claims.pay(tenantOf(request), request.params.claim_reference, request.params.exposure_id, {
-          ...request.body,
-          amount: requireWholePence(request.body.amount, '/body/amount'),
-        }),
-      ),
+    async (request, reply) => {
+      const { claim_reference: claim, exposure_id: exposure } = request.params;
+      const amount = requireWholePence(request.body.amount, '/body/amount');
+      const paid = await claims.pay(tenantOf(request), claim, exposure, { ...request.body, amount });
+      return reply.code(paid.replayed ? 200 : 201).send(paid.claim);
+    },
   );
 
   app.post(

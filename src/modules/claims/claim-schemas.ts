@@ -54,6 +54,9 @@ const PaymentSchema = Type.Object({
   final: Type.Boolean({ description: 'The exposure’s last payment: it is settled.' }),
   payee: Type.String(),
   paid_at: iso('When it was paid.'),
+  payment_reference: Type.Union([Type.String(), Type.Null()], {
+    description: 'The sender’s own id for the payment, if it gave one.',
+  }),
 });
 
 const NoteSchema = Type.Object({
@@ -254,6 +257,16 @@ export const NewPaymentSchema = Type.Object(
     }),
     final: Type.Boolean({ description: 'The last payment of the exposure: it is settled after it.' }),
     payee: freeText(200, 'Who is paid (the policyholder, a repairer, a third party).'),
+    payment_reference: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 100,
+        pattern: '^[\\x21-\\x7e]+$',
+        description:
+          'The sender’s own id for the payment (printable ASCII, no spaces): the idempotency key. The same one sent again for the exposure, with the same amount, finality and payee, records nothing more and answers 200 with the claim; with another payment, 409.',
+        examples: ['ledger-2025-000123'],
+      }),
+    ),
   },
   { additionalProperties: false },
 );

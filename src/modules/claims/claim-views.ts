@@ -70,6 +70,7 @@ export async function claimView(db: Executor, row: ClaimRow, withNotes: boolean)
       final: p.final,
       payee: p.payee,
       paid_at: p.paid_at.toISOString(),
+      payment_reference: p.payment_reference,
     })),
     photos: photos.map((p) => ({
       photo_id: p.id,

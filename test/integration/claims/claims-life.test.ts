@@ -207,6 +207,33 @@ describe('exposures, reserves and payments', () => {
     );
   });
 
+  test('a payment sent again with its payment_reference is recorded once, even after it settled the exposure', async () => {
+    const claim = await reportClaim(t, acme.sandbox, policyReference, nowS() - 60);
+    const id = claim.claim_reference;
+    const added = await act(id, '/exposures', { kind: 'other_vehicle', reserve: 2000 });
+    const exposure = added.json<Claim>().exposures[0]!;
+    const pay = (body: object) => act(id, `/exposures/${exposure.exposure_id}/payments`, body);
+    const first = { amount: 1500, final: false, payee: 'Repairer', payment_reference: 'ledger-1' };
+    assert.equal((await pay(first)).statusCode, 201);
+    const again = await pay(first);
+    assert.equal(again.statusCode, 200, again.body);
+    assert.deepEqual(
+      again.json<Claim>().payments.map((p) => [p.amount, p.payment_reference]),
+      [[1500, 'ledger-1']],
+    );
+    assert.equal(again.json<Claim>().exposures[0]!.paid, 1500, 'paid once');
+    // The same reference for another payment is refused; a new reference is a new payment.
+    const other = await pay({ ...first, amount: 1000 });
+    assert.equal(other.statusCode, 409, other.body);
+    assert.match(other.json<Problem>().detail, /names another payment/);
+    const final = { amount: 500, final: true, payee: 'Repairer', payment_reference: 'ledger-2' };
+    assert.equal((await pay(final)).statusCode, 201);
+    const finalAgain = await pay(final);
+    assert.equal(finalAgain.statusCode, 200, finalAgain.body);
+    assert.equal(finalAgain.json<Claim>().payments.length, 2);
+    assert.equal((await pay({ ...final, payment_reference: 'has space' })).statusCode, 422);
+  });
+
   test('pounds with at most 2 decimals, read as decimals: 1.15 and 0.07 are pence, 1.155 is not', async () => {
     const claim = await reportClaim(t, acme.sandbox, policyReference, nowS() - 60);
     const id = claim.claim_reference;
