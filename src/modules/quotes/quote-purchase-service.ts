@@ -163,6 +163,13 @@ export function createPurchaseService(deps: PurchaseServiceDeps) {
     options: { retryLimit: 1, expireInSeconds: 900 },
   });
 
+  const settleLeft = (limit = 100) =>
+    settleLeftPurchases(settlement, {
+      limit,
+      onError: (error, quoteId) =>
+        deps.logger?.error({ err: error, quoteId }, 'a quote purchase was not settled'),
+    });
+
   /** Settles the purchase of a quote refused as not bindable, if it was paid (see `settlePaid`). */
   async function settleRefused(tenant: Tenant, reference: string): Promise<void> {
     const quote = await findQuote(db, tenant, reference);
@@ -253,16 +260,11 @@ export function createPurchaseService(deps: PurchaseServiceDeps) {
     },
 
     /** The settling job's pass (see `settleLeftPurchases`); also for tests and operators. */
-    settleLeft: (limit = 100) =>
-      settleLeftPurchases(settlement, {
-        limit,
-        onError: (error, quoteId) =>
-          deps.logger?.error({ err: error, quoteId }, 'a quote purchase was not settled'),
-      }),
+    settleLeft,
 
     async registerWorkers(): Promise<void> {
       await deps.jobs.work(QUOTE_PURCHASE_SETTLE_QUEUE, async () => {
-        await this.settleLeft();
+        await settleLeft();
       });
       await deps.jobs.schedule(QUOTE_PURCHASE_SETTLE_QUEUE, '*/10 * * * *', {}, 'Europe/London');
     },

@@ -6,6 +6,7 @@ import { asTenant, type DataEnvironment, type Tenant } from '../companies/index.
 import type { QuotePayments } from '../payments/index.ts';
 import type { PolicyInput, PolicyResponse } from '../policies/index.ts';
 import {
+  findQuotePurchase,
   openPurchasesLeftSince,
   setQuotePurchaseStatus,
   touchQuotePurchase,
@@ -157,8 +158,9 @@ export async function settlePaid(
     );
     return 'bound';
   } catch (error) {
-    if (error instanceof AppError && FINAL_REFUSALS.has(error.code)) return 'refunded';
-    throw error;
+    if (!(error instanceof AppError && FINAL_REFUSALS.has(error.code))) throw error;
+    // Refunded, or bound meanwhile by its buyer's own request with this payment.
+    return (await findQuotePurchase(deps.db, quote.id))?.status ?? 'paying';
   }
 }
 
