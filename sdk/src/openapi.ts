@@ -1007,7 +1007,7 @@ export interface paths {
         put?: never;
         /**
          * Rate a quote
-         * @description Rates the policy object (without `pricing`) on the approved rate book version in force on `policy.start_date` for `policy.product_reference`, applies its underwriting rules, and stores the quote with its breakdown. Each request is a new quote. With client credentials the answer shows every factor and the quote as asked; with the client id alone (the web app) it shows the factors the rate book marks `customer_visible`, and each such request counts against the caller’s address as failed logins do (429 with Retry-After past 20 an hour). 422 names every invalid or missing field (including values a factor needs); 422 `UNKNOWN_PRODUCT` for a product the company does not have; 422 `NO_RATE_BOOK` when the product has no approved version in force at the start; 404 when `policy.policy_reference` names no policy of the company, 409 `POLICY_NOT_ACTIVE` when it names a cancelled or lapsed one.
+         * @description Rates the policy object (without `pricing`) on the approved rate book version in force on `policy.start_date` for `policy.product_reference`, applies its underwriting rules, and stores the quote with its breakdown. Each request is a new quote. With client credentials the answer shows every factor and the quote as asked; with the client id alone (the web app) it shows the factors the rate book marks `customer_visible`, and each such request counts against the caller’s address as failed logins do (429 with Retry-After past 20 an hour). New cover is never backdated: a new-business `policy.start_date` on a day (London) that has passed answers 422 naming it, and a quote for today sells cover from when it is bought. 422 names every invalid or missing field (including values a factor needs); 422 `UNKNOWN_PRODUCT` for a product the company does not have; 422 `NO_RATE_BOOK` when the product has no approved version in force at the start; 404 when `policy.policy_reference` names no policy of the company, 409 `POLICY_NOT_ACTIVE` when it names a cancelled or lapsed one.
          */
         post: operations["quotes.create"];
         delete?: never;
@@ -1067,7 +1067,7 @@ export interface paths {
         put?: never;
         /**
          * Buy a quote: the first payment, then the policy
-         * @description The web app’s quote and buy, with the client id alone (throttled per address as `POST /quotes` is). Confirms the quote’s payment intent (one per quote) with the card, for the first payment its plan owes (the `upfront_premium`; on the monthly plan, with the `deposit_fee` and the first installment, which statements then do not bill); only once the payment has succeeded is the policy created, binding the quote exactly as `POST /policys` does, with the welcome email. 201 `bound` with the policy and how to sign in; 202 `requires_action` when the card needs 3-D Secure (complete it with `client_secret`, then send the same request again); 402 `PAYMENT_DECLINED` (no policy; another card may be sent); 409 `QUOTE_NOT_BINDABLE` (declined, referred and not approved, expired, bound already); 422 for a plan other than the quote’s; 404 for another company’s quote.
+         * @description The web app’s quote and buy, with the client id alone (throttled per address as `POST /quotes` is). Confirms the quote’s payment intent (one per quote) with the card, for the first payment its plan owes (the `upfront_premium`; on the monthly plan, with the `deposit_fee` and the first installment, which statements then do not bill); only once the payment has succeeded is the policy created, binding the quote exactly as `POST /policys` does, with the welcome email. 201 `bound` with the policy and how to sign in; 202 `requires_action` when the card needs 3-D Secure (complete it with `client_secret`, then send the same request again); 402 `PAYMENT_DECLINED` (no policy; another card may be sent); 409 `QUOTE_NOT_BINDABLE` (declined, referred and not approved, expired, its start day passed, bound already; nothing charged); cover bought for today starts when it is bought; 422 for a plan other than the quote’s; 404 for another company’s quote.
          */
         post: operations["quotes.purchase"];
         delete?: never;
@@ -1830,7 +1830,7 @@ export interface paths {
         put?: never;
         /**
          * Reissue a document
-         * @description Issues a new document with the same subject (the same policy version, statement, refund or void) rendered now with the current template; the original stays as issued, and the new one names it in `reissue_of`. Audited with its `reason`. Client credentials, or a staff session of `operations` or `admin`. 404 when the policy or document is not the company’s, or the document is not the policy’s; 409 for a renewal notice of terms stored for automatic renewal once those terms are gone (the renewal withdrawn).
+         * @description Issues a new document with the same subject (the same policy version, statement, refund or void) rendered now with the current template; the original stays as issued, and the new one names it in `reissue_of`. Audited with its `reason`. Client credentials, or a staff session of `operations` or `admin`. 404 when the policy or document is not the company’s, or the document is not the policy’s; 409 for a renewal notice of terms stored for automatic renewal once those terms are gone (the renewal withdrawn), and for a certificate that is not the policy’s current one (superseded by an adjustment or renewal, or the policy cancelled, lapsed or past its term: a certificate issued again certifies cover now).
          */
         post: operations["documents.reissue"];
         delete?: never;
@@ -2175,7 +2175,7 @@ export interface paths {
         put?: never;
         /**
          * Pay on an exposure
-         * @description A partial or final payment on an open or reopened claim. Never above what the reserve leaves (409: raise the reserve first); none after the final one, which settles the exposure. Staff role `claims`.
+         * @description A partial or final payment on an open or reopened claim. Never above what the reserve leaves (409: raise the reserve first); none after the final one, which settles the exposure. With `payment_reference`, the same payment sent again (its answer lost) records nothing more: 200 with the claim. Staff role `claims`.
          */
         post: operations["claims.pay"];
         delete?: never;
@@ -4216,6 +4216,8 @@ export interface components {
                  * @description When it was paid.
                  */
                 paid_at: string;
+                /** @description The sender’s own id for the payment, if it gave one. */
+                payment_reference: string | null;
             }[];
             photos: {
                 /** Format: uuid */
@@ -19198,10 +19200,21 @@ export interface operations {
                     final: boolean;
                     /** @description Who is paid (the policyholder, a repairer, a third party). */
                     payee: string;
+                    /** @description The sender’s own id for the payment (printable ASCII, no spaces): the idempotency key. The same one sent again for the exposure, with the same amount, finality and payee, records nothing more and answers 200 with the claim; with another payment, 409. */
+                    payment_reference?: string;
                 };
             };
         };
         responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Claim"];
+                };
+            };
             /** @description Default Response */
             201: {
                 headers: {
