@@ -218,6 +218,19 @@ test(
       .filter({ hasText: /Reserved £1,200\.00 · paid £1,200\.00 · outstanding £0\.00/ })
       .waitFor();
     assert.equal((await page.getByTestId('claim-payments').getByRole('row').count()) - 1, 2);
+    // Each dialog sent its payment with a reference of its own, so a resend could not pay twice.
+    const paid = await rig.t.app.inject({
+      url: `/claims/${claim.claim_reference}`,
+      headers: rig.acme.sandbox,
+    });
+    const references = paid
+      .json<{ payments: Array<{ payment_reference: string | null }> }>()
+      .payments.map((p) => p.payment_reference ?? '');
+    assert.ok(
+      references.every((r) => r.startsWith('console-')),
+      references.join(),
+    );
+    assert.equal(new Set(references).size, 2);
 
     await page.getByRole('button', { name: 'Mark settled' }).click();
     await confirm(page, 'Mark settled?', 'Mark settled', 'The claim is settled.');

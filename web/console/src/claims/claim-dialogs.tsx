@@ -1,4 +1,4 @@
-import { useId } from 'react';
+import { useId, useState } from 'react';
 import { unwrap } from '../../../../sdk/src/client.ts';
 import { formatMoney } from '../../../shared/format.ts';
 import type { Answer, Claim, ClaimExposure, ClaimState, Tenant } from '../api-types.ts';
@@ -191,6 +191,11 @@ function ReserveDialog({
 function PayDialog({ tenant, claim, onClose, onDone, exposure }: DialogProps & { exposure: ClaimExposure }) {
   const { api } = useConsole();
   const id = useId();
+  // One payment per dialog: pressed again after an answer was lost, it is sent again, not paid twice.
+  const [paymentReference] = useState(
+    () =>
+      `console-${Array.from(crypto.getRandomValues(new Uint8Array(12)), (b) => b.toString(16).padStart(2, '0')).join('')}`,
+  );
   const name = EXPOSURE_NAMES[exposure.kind].toLowerCase();
   return (
     <ConfirmDialog
@@ -203,7 +208,7 @@ function PayDialog({ tenant, claim, onClose, onDone, exposure }: DialogProps & {
         await unwrap(
           api.forTenant(tenant).POST('/claims/{claim_reference}/exposures/{exposure_id}/payments', {
             params: { path: { claim_reference: claim.claim_reference, exposure_id: exposure.exposure_id } },
-            body: { amount, final, payee: textOf(fields, 'payee') },
+            body: { amount, final, payee: textOf(fields, 'payee'), payment_reference: paymentReference },
           }),
         );
         onDone(
