@@ -165,6 +165,13 @@ async function checkHandler(trx: Executor, staffId: string): Promise<void> {
     );
 }
 
+/** A claim with everything staff see (notes included); 404 when not the tenant's. */
+async function claimOf(deps: ClaimServiceDeps, tenant: Tenant, claimId: string): Promise<ClaimView> {
+  const row = await findClaim(deps.db, tenant, claimId);
+  if (row === undefined) throw notFound('claim');
+  return claimView(deps.db, row, true);
+}
+
 /** Thrown inside a payment's transaction when it is one already recorded: the transaction rolls back. */
 class PaymentReplayed extends Error {}
 
@@ -253,9 +260,7 @@ async function payExposure(
   } catch (error) {
     // The transaction rolled back: no event, no letter, nothing recorded twice.
     if (!(error instanceof PaymentReplayed)) throw error;
-    const row = await findClaim(deps.db, tenant, claimId);
-    if (row === undefined) throw notFound('claim');
-    return { claim: await claimView(deps.db, row, true), replayed: true };
+    return { claim: await claimOf(deps, tenant, claimId), replayed: true };
   }
 }
 
@@ -278,12 +283,8 @@ export function createClaimLifeService(deps: ClaimServiceDeps) {
       return { claims: await Promise.all(rows.map((r) => claimView(deps.db, r, true))) };
     },
 
-    /** A claim with everything staff see (notes included); 404 when not the tenant's. */
-    async get(tenant: Tenant, claimId: string): Promise<ClaimView> {
-      const row = await findClaim(deps.db, tenant, claimId);
-      if (row === undefined) throw notFound('claim');
-      return claimView(deps.db, row, true);
-    },
+    /** See `claimOf`. */
+    get: (tenant: Tenant, claimId: string): Promise<ClaimView> => claimOf(deps, tenant, claimId),
 
     /** A change of state the table allows (409 otherwise, naming the states allowed); a reason becomes a note. */
     transition: (tenant: Tenant, claimId: string, body: Transition, by: ClaimAuthor) =>

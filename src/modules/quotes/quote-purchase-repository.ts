@@ -10,22 +10,36 @@ export interface QuotePurchase {
   readonly status: QuotePurchaseStatus;
 }
 
+const PURCHASE_COLUMNS = [
+  'quote_id',
+  'provider_payment_id',
+  'provider_customer_id',
+  'amount_pence',
+  'status',
+] as const;
+
+const toPurchase = (row: {
+  quote_id: string;
+  provider_payment_id: string;
+  provider_customer_id: string;
+  amount_pence: number;
+  status: QuotePurchaseStatus;
+}): QuotePurchase => ({
+  quoteId: row.quote_id,
+  intentId: row.provider_payment_id,
+  customerId: row.provider_customer_id,
+  amountPence: row.amount_pence,
+  status: row.status,
+});
+
 /** The quote's purchase, or undefined when nobody has tried to buy it. */
 export async function findQuotePurchase(db: Executor, quoteId: string): Promise<QuotePurchase | undefined> {
   const row = await db
     .selectFrom('quote_purchases')
-    .select(['quote_id', 'provider_payment_id', 'provider_customer_id', 'amount_pence', 'status'])
+    .select(PURCHASE_COLUMNS)
     .where('quote_id', '=', quoteId)
     .executeTakeFirst();
-  return row === undefined
-    ? undefined
-    : {
-        quoteId: row.quote_id,
-        intentId: row.provider_payment_id,
-        customerId: row.provider_customer_id,
-        amountPence: row.amount_pence,
-        status: row.status,
-      };
+  return row === undefined ? undefined : toPurchase(row);
 }
 
 /**
@@ -86,15 +100,8 @@ export async function openPurchasesLeftSince(
   const rows = await db
     .selectFrom('quote_purchases as p')
     .innerJoin('quotes as q', 'q.id', 'p.quote_id')
-    .select([
-      'p.quote_id',
-      'p.provider_payment_id',
-      'p.provider_customer_id',
-      'p.amount_pence',
-      'q.company_id',
-      'q.environment',
-      'q.quote_reference',
-    ])
+    .select(PURCHASE_COLUMNS.map((column) => `p.${column}` as const))
+    .select(['q.company_id', 'q.environment', 'q.quote_reference'])
     .where('p.status', '=', 'paying')
     .where('p.updated_at', '<', before)
     .where('q.expires_at', '>', expiredAfter)
@@ -102,11 +109,7 @@ export async function openPurchasesLeftSince(
     .limit(limit)
     .execute();
   return rows.map((row) => ({
-    quoteId: row.quote_id,
-    intentId: row.provider_payment_id,
-    customerId: row.provider_customer_id,
-    amountPence: row.amount_pence,
-    status: 'paying',
+    ...toPurchase(row),
     companyId: row.company_id,
     environment: row.environment,
     quoteReference: row.quote_reference,
