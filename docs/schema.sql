@@ -858,7 +858,11 @@ CREATE TABLE public.claims (
     at_fault boolean,
     settled_at timestamp with time zone,
     ended_at timestamp with time zone,
+    report_reference text,
+    report_digest text,
     CONSTRAINT claims_crash_source CHECK (((source = 'crash'::text) = (crash_event_id IS NOT NULL))),
+    CONSTRAINT claims_report_reference_digest CHECK (((report_reference IS NULL) = (report_digest IS NULL))),
+    CONSTRAINT claims_report_reference_length CHECK (((char_length(report_reference) >= 1) AND (char_length(report_reference) <= 100))),
     CONSTRAINT claims_source_known CHECK ((source = ANY (ARRAY['crash'::text, 'reported'::text]))),
     CONSTRAINT claims_state_known CHECK ((state = ANY (ARRAY['draft'::text, 'open'::text, 'settled'::text, 'closed'::text, 'rejected'::text, 'withdrawn'::text, 'reopened'::text])))
 );
@@ -3123,6 +3127,12 @@ CREATE INDEX claims_by_tenant ON public.claims USING btree (company_id, environm
 --
 
 CREATE INDEX claims_ended ON public.claims USING btree (ended_at) WHERE (erased_at IS NULL);
+
+--
+-- Name: claims_report_reference_key; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE UNIQUE INDEX claims_report_reference_key ON public.claims USING btree (policy_id, report_reference) WHERE (report_reference IS NOT NULL);
 
 --
 -- Name: claims_settled; Type: INDEX; Schema: public; Owner: -

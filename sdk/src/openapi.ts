@@ -1915,7 +1915,7 @@ export interface paths {
         put?: never;
         /**
          * Report a claim
-         * @description A claim with no crash behind it: when, where (a point picked on a map), what happened, other parties, and the answers on injuries, other vehicles and police. 201, open at once, with the policy version in force at that time; `claim.opened`. 422 for a time in the future or before the policy began; with the policyholder’s token, 409 while the policy has 10 reported claims in progress (not closed, rejected or withdrawn). Client credentials, or the policyholder’s own token; another company’s or policyholder’s policy or claim answers 404.
+         * @description A claim with no crash behind it: when, where (a point picked on a map), what happened, other parties, and the answers on injuries, other vehicles and police. 201, open at once, with the policy version in force at that time; `claim.opened`. 422 for a time in the future or before the policy began; with the policyholder’s token, 409 while the policy has 10 reported claims in progress (not closed, rejected or withdrawn). With `report_reference`, the same report sent again (its answer lost, or sent twice) opens nothing more: 200 with the claim it opened. Client credentials, or the policyholder’s own token; another company’s or policyholder’s policy or claim answers 404.
          */
         post: operations["claims.report"];
         delete?: never;
@@ -18321,10 +18321,21 @@ export interface operations {
                     injuries: boolean;
                     other_vehicles: boolean;
                     police_attended: boolean;
+                    /** @description The sender’s own id for the report (printable ASCII, no spaces): the idempotency key. The same report sent again under it opens nothing more and answers 200 with the claim it opened; another report under it, 409. */
+                    report_reference?: string;
                 };
             };
         };
         responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Claim"];
+                };
+            };
             /** @description Default Response */
             201: {
                 headers: {

@@ -1,6 +1,6 @@
 -- The schema of a freshly migrated database, applied in one step to an empty one (src/platform/db/migrate.ts).
 -- Generated with docs/schema.sql by `npm run docs:schema`; never edited by hand.
--- migrations: 0001-companies 0002-policies 0003-payments 0004-auth 0005-journeys 0006-webhooks 0007-statements 0008-policy-revision 0009-bulk-billing 0010-policy-change-feed 0011-store-journey 0012-event-writes 0013-route-storage 0014-period-membership 0015-billing-writes 0016-journey-overlap 0017-sandbox-accounts 0018-refresh-grace 0019-carried-forward 0020-renewal-terms 0021-products 0022-product-rules 0023-usage-alerts 0024-telematics 0025-device-journeys 0026-odometer 0027-back-office 0028-policy-search-order 0029-erasure 0030-bordereau-order 0031-cash-report-order 0032-distribution-keys 0033-event-partitions 0034-policy-references 0035-journey-partitions 0036-due-pages 0037-policy-audit 0038-position-attributes 0039-policy-feed-sources 0040-outbox-accounts 0041-no-company-currency 0042-documents 0043-document-templates 0044-direct-debit 0046-rate-books 0047-quotes 0049-claims 0050-driving-scores 0053-renewal-prices 0056-position-minimisation 0057-score-disputes 0058-claim-ledger 0059-quote-purchases 0060-score-pricing 0061-claims-owed-notify 0063-prepaid-installments-and-quote-secrets 0064-store-quote 0065-quote-documents-as-json 0066-journey-keys 0067-device-offline-after 0068-audit-failed-outcome 0069-store-positions 0070-renewal-held-to-notice 0071-claim-payment-references
+-- migrations: 0001-companies 0002-policies 0003-payments 0004-auth 0005-journeys 0006-webhooks 0007-statements 0008-policy-revision 0009-bulk-billing 0010-policy-change-feed 0011-store-journey 0012-event-writes 0013-route-storage 0014-period-membership 0015-billing-writes 0016-journey-overlap 0017-sandbox-accounts 0018-refresh-grace 0019-carried-forward 0020-renewal-terms 0021-products 0022-product-rules 0023-usage-alerts 0024-telematics 0025-device-journeys 0026-odometer 0027-back-office 0028-policy-search-order 0029-erasure 0030-bordereau-order 0031-cash-report-order 0032-distribution-keys 0033-event-partitions 0034-policy-references 0035-journey-partitions 0036-due-pages 0037-policy-audit 0038-position-attributes 0039-policy-feed-sources 0040-outbox-accounts 0041-no-company-currency 0042-documents 0043-document-templates 0044-direct-debit 0046-rate-books 0047-quotes 0049-claims 0050-driving-scores 0053-renewal-prices 0056-position-minimisation 0057-score-disputes 0058-claim-ledger 0059-quote-purchases 0060-score-pricing 0061-claims-owed-notify 0063-prepaid-installments-and-quote-secrets 0064-store-quote 0065-quote-documents-as-json 0066-journey-keys 0067-device-offline-after 0068-audit-failed-outcome 0069-store-positions 0070-renewal-held-to-notice 0071-claim-payment-references 0072-claim-report-references
 
 DO $snapshot$ BEGIN
   IF EXISTS (SELECT 1 FROM pg_catalog.pg_available_extensions WHERE name = 'pg_trgm') THEN
@@ -683,7 +683,11 @@ CREATE TABLE public.claims (
     at_fault boolean,
     settled_at timestamp with time zone,
     ended_at timestamp with time zone,
+    report_reference text,
+    report_digest text,
     CONSTRAINT claims_crash_source CHECK (((source = 'crash'::text) = (crash_event_id IS NOT NULL))),
+    CONSTRAINT claims_report_reference_digest CHECK (((report_reference IS NULL) = (report_digest IS NULL))),
+    CONSTRAINT claims_report_reference_length CHECK (((char_length(report_reference) >= 1) AND (char_length(report_reference) <= 100))),
     CONSTRAINT claims_source_known CHECK ((source = ANY (ARRAY['crash'::text, 'reported'::text]))),
     CONSTRAINT claims_state_known CHECK ((state = ANY (ARRAY['draft'::text, 'open'::text, 'settled'::text, 'closed'::text, 'rejected'::text, 'withdrawn'::text, 'reopened'::text])))
 );
@@ -2121,6 +2125,8 @@ CREATE INDEX claims_by_tenant ON public.claims USING btree (company_id, environm
 
 CREATE INDEX claims_ended ON public.claims USING btree (ended_at) WHERE (erased_at IS NULL);
 
+CREATE UNIQUE INDEX claims_report_reference_key ON public.claims USING btree (policy_id, report_reference) WHERE (report_reference IS NOT NULL);
+
 CREATE INDEX claims_settled ON public.claims USING btree (policy_id, settled_at);
 
 CREATE INDEX crash_events_device_time ON public.crash_events USING btree (device_id, occurred_at);
@@ -2757,5 +2763,6 @@ FROM unnest(ARRAY[
   '0068-audit-failed-outcome',
   '0069-store-positions',
   '0070-renewal-held-to-notice',
-  '0071-claim-payment-references'
+  '0071-claim-payment-references',
+  '0072-claim-report-references'
 ]) AS name;

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { inTransaction } from '../../platform/db/database.ts';
 import { AppError, notFound } from '../../platform/errors.ts';
 import { recordEvent } from '../../platform/events.ts';
+import type { Executor } from '../../schema.ts';
 import type { Tenant } from '../companies/index.ts';
 import { findPolicy, listVersions, type PolicyRecord } from '../policies/index.ts';
 import type { ClaimServiceDeps } from './claim-context.ts';
@@ -11,8 +12,11 @@ import {
   countReportedInProgress,
   findClaim,
   findPhoto,
+  findReported,
   insertClaim,
   listClaims,
+  lockReports,
+  type ClaimRow,
 } from './claim-repository.ts';
 import type { ClaimView, ConfirmClaim, ReportClaim } from './claim-schemas.ts';
 import { claimEventData, claimView } from './claim-views.ts';
@@ -32,6 +36,43 @@ const invalid = (path: string, message: string) =>
     errors: [{ path, message }],
   });
 
+/** The report as sent, every field in a fixed order, hashed: equal for the same report sent again. */
+function reportDigest(input: ReportClaim): string {
+  const fields = [
+    input.occurred_at,
+    input.lat,
+    input.lon,
+    input.description,
+    input.other_parties ?? null,
+    input.injuries,
+    input.other_vehicles,
+    input.police_attended,
+  ];
+  return createHash('sha256').update(JSON.stringify(fields)).digest('hex');
+}
+
+/**
+ * The claim already reported under the report's `report_reference`, when this is that report sent again;
+ * 409 when the reference names another report. Called under `lockReports`.
+ */
+async function reportedBefore(
+  trx: Executor,
+  tenant: Tenant,
+  policy: PolicyRecord,
+  input: ReportClaim,
+  digest: string,
+): Promise<ClaimRow | undefined> {
+  if (input.report_reference === undefined) return undefined;
+  const stored = await findReported(trx, policy.id, input.report_reference);
+  if (stored === undefined) return undefined;
+  if (stored.report_digest !== digest)
+    throw new AppError(
+      'CONFLICT',
+      `report_reference ${input.report_reference} names another report on this policy: send a new reference for a new report`,
+    );
+  return findClaim(trx, tenant, stored.id);
+}
+
 /** See ClaimHolderService.report. */
 async function reportClaim(
   deps: ClaimServiceDeps,
@@ -39,12 +80,16 @@ async function reportClaim(
   policy: PolicyRecord,
   input: ReportClaim,
   byPolicyholder: boolean,
-): Promise<ClaimView> {
+): Promise<{ claim: ClaimView; replayed: boolean }> {
   const now = deps.clock.now();
   const occurredAt = new Date(input.occurred_at * 1000);
   if (occurredAt.getTime() > now.getTime()) throw invalid('/body/occurred_at', 'is in the future');
   const place = await deps.geocoder.lookup(input.lat, input.lon);
+  const digest = reportDigest(input);
   return inTransaction(deps.db, async (trx) => {
+    await lockReports(trx, policy.id);
+    const before = await reportedBefore(trx, tenant, policy, input, digest);
+    if (before !== undefined) return { claim: await claimView(trx, before, false), replayed: true };
     const version = versionInForce(await listVersions(trx, policy.id), occurredAt);
     if (version === undefined) throw invalid('/body/occurred_at', 'is before the policy began');
     if (byPolicyholder && !mayReportClaim(await countReportedInProgress(trx, policy.id)))
@@ -84,6 +129,8 @@ async function reportClaim(
       at_fault: null,
       settled_at: null,
       ended_at: null,
+      report_reference: input.report_reference ?? null,
+      report_digest: input.report_reference === undefined ? null : digest,
       created_at: now,
       updated_at: now,
     });
@@ -95,7 +142,7 @@ async function reportClaim(
       claimEventData(claim, policy.policyReference, 'reported'),
       now,
     );
-    return claimView(trx, claim, false);
+    return { claim: await claimView(trx, claim, false), replayed: false };
   });
 }
 
@@ -175,14 +222,15 @@ export function createClaimHolderService(deps: ClaimServiceDeps) {
 
     /**
      * A claim reported with no crash: when, where, what happened, other parties; open at once, with the
-     * policy version in force then. 422 for a time in the future or before the policy began.
+     * policy version in force then. 422 for a time in the future or before the policy began. Sent again
+     * under its `report_reference`, the claim it opened, `replayed`.
      */
     report: async (
       tenant: Tenant,
       reference: string,
       input: ReportClaim,
       by: 'policyholder' | 'client',
-    ): Promise<ClaimView> =>
+    ): Promise<{ claim: ClaimView; replayed: boolean }> =>
       reportClaim(deps, tenant, await policyOf(tenant, reference), input, by === 'policyholder'),
 
     /**

@@ -67,6 +67,10 @@ export interface ClaimTables {
     settled_at: Date | null;
     /** When it last ended: closed, rejected or withdrawn; null while live (migration 0058). */
     ended_at: Date | null;
+    /** A reported claim's sender's own id, unique per policy where given (migration 0072). */
+    report_reference: string | null;
+    /** SHA-256 (hex) of the report sent under `report_reference`: the same report sent again, or another. */
+    report_digest: string | null;
   };
   claim_exposures: {
     id: Generated<string>;
@@ -222,8 +226,30 @@ export async function listClaims(
  * How many claims reported on the policy (not opened by a crash) are in progress, counted under a lock
  * on the policy's reports that its transaction holds, so that reports made at once are counted in turn.
  */
-export async function countReportedInProgress(trx: Executor, policyId: string): Promise<number> {
+/**
+ * Reports on the policy wait for one another until `trx` ends: each then counts the claims in progress,
+ * and finds a report sent again, with what the one before it committed.
+ */
+export async function lockReports(trx: Executor, policyId: string): Promise<void> {
   await sql`select pg_advisory_xact_lock(hashtextextended(${`claims.report:${policyId}`}, 0))`.execute(trx);
+}
+
+/** The claim reported under `reference` on the policy, with the digest of its report. */
+export async function findReported(
+  trx: Executor,
+  policyId: string,
+  reference: string,
+): Promise<{ id: string; report_digest: string | null } | undefined> {
+  return trx
+    .selectFrom('claims')
+    .select(['id', 'report_digest'])
+    .where('policy_id', '=', policyId)
+    .where('report_reference', '=', reference)
+    .executeTakeFirst();
+}
+
+/** Reported claims in progress on the policy; call `lockReports` first in the same transaction. */
+export async function countReportedInProgress(trx: Executor, policyId: string): Promise<number> {
   const row = await trx
     .selectFrom('claims')
     .select((eb) => eb.fn.countAll<string>().as('n'))

@@ -101,23 +101,23 @@ function registerPolicyClaims(app: App, deps: ClaimRouteDeps): void {
         operationId: 'claims.report',
         tags,
         summary: 'Report a claim',
-        description: `A claim with no crash behind it: when, where (a point picked on a map), what happened, other parties, and the answers on injuries, other vehicles and police. 201, open at once, with the policy version in force at that time; \`claim.opened\`. 422 for a time in the future or before the policy began; with the policyholder’s token, 409 while the policy has ${String(MAX_REPORTED_IN_PROGRESS)} reported claims in progress (not closed, rejected or withdrawn).${holderNote}`,
+        description: `A claim with no crash behind it: when, where (a point picked on a map), what happened, other parties, and the answers on injuries, other vehicles and police. 201, open at once, with the policy version in force at that time; \`claim.opened\`. 422 for a time in the future or before the policy began; with the policyholder’s token, 409 while the policy has ${String(MAX_REPORTED_IN_PROGRESS)} reported claims in progress (not closed, rejected or withdrawn). With \`report_reference\`, the same report sent again (its answer lost, or sent twice) opens nothing more: 200 with the claim it opened.${holderNote}`,
         security: securityEither,
         headers: ClientHeadersSchema,
         params: PolicyClaimParamsSchema,
         body: ReportClaimSchema,
-        response: { 201: claimRef, ...problemResponses(401, 404, 409, 422) },
+        response: { 200: claimRef, 201: claimRef, ...problemResponses(401, 404, 409, 422) },
       },
     },
     async (request, reply) => {
       await checkOwner(request, request.params.policy_reference);
-      const claim = await claims.report(
+      const { claim, replayed } = await claims.report(
         tenantOf(request),
         request.params.policy_reference,
         request.body,
         request.policyholder === null ? 'client' : 'policyholder',
       );
-      return reply.code(201).send(claim);
+      return reply.code(replayed ? 200 : 201).send(claim);
     },
   );
 

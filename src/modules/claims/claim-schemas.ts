@@ -182,6 +182,15 @@ export const ExposureParamsSchema = Type.Object({
   exposure_id: Type.String({ format: 'uuid' }),
 });
 
+/** A sender's own id for a request: the idempotency key of a report or a payment. */
+const reference = (description: string, example: string) =>
+  Type.String({
+    minLength: 1,
+    maxLength: 100,
+    pattern: '^[\\x21-\\x7e]+$',
+    description,
+    examples: [example],
+  });
 const freeText = (max: number, description: string) =>
   Type.String({ minLength: 1, maxLength: max, description });
 
@@ -217,6 +226,12 @@ export const ReportClaimSchema = Type.Object(
     injuries: Type.Boolean(),
     other_vehicles: Type.Boolean(),
     police_attended: Type.Boolean(),
+    report_reference: Type.Optional(
+      reference(
+        'The sender’s own id for the report (printable ASCII, no spaces): the idempotency key. The same report sent again under it opens nothing more and answers 200 with the claim it opened; another report under it, 409.',
+        'app-7f3c9a1e52d04b8c',
+      ),
+    ),
   },
   { additionalProperties: false },
 );
@@ -258,14 +273,10 @@ export const NewPaymentSchema = Type.Object(
     final: Type.Boolean({ description: 'The last payment of the exposure: it is settled after it.' }),
     payee: freeText(200, 'Who is paid (the policyholder, a repairer, a third party).'),
     payment_reference: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: 100,
-        pattern: '^[\\x21-\\x7e]+$',
-        description:
-          'The sender’s own id for the payment (printable ASCII, no spaces): the idempotency key. The same one sent again for the exposure, with the same amount, finality and payee, records nothing more and answers 200 with the claim; with another payment, 409.',
-        examples: ['ledger-2025-000123'],
-      }),
+      reference(
+        'The sender’s own id for the payment (printable ASCII, no spaces): the idempotency key. The same one sent again for the exposure, with the same amount, finality and payee, records nothing more and answers 200 with the claim; with another payment, 409.',
+        'ledger-2025-000123',
+      ),
     ),
   },
   { additionalProperties: false },

@@ -116,6 +116,8 @@ async function openDraft(
     at_fault: null,
     settled_at: null,
     ended_at: null,
+    report_reference: null,
+    report_digest: null,
     created_at: now,
     updated_at: now,
   });

@@ -402,3 +402,41 @@ describe('a policy’s reported claims in progress are bounded', () => {
     assert.equal((await report(acme.sandbox)).statusCode, 201);
   });
 });
+
+describe('a report sent again under its report_reference', () => {
+  test('opens one claim: sent twice at once, 201 and 200 with the same claim; another report 409', async () => {
+    const email = 'report-again@example.com';
+    const reporter = await signedInPolicyholder(t, acme.sandbox, email, input(email));
+    const headers = await bearerOf(t, acme.client_id, reporter);
+    const body = {
+      occurred_at: nowS() - 1800,
+      lat: 51.5155,
+      lon: -0.1419,
+      description: 'Reversed into a bollard.',
+      injuries: false,
+      other_vehicles: false,
+      police_attended: false,
+      report_reference: 'app-0f1e2d3c4b5a6978',
+    };
+    const report = (sent: object) =>
+      call('POST', `/policys/${reporter.policyReference}/claims`, headers, sent);
+    const both = await Promise.all([report(body), report(body)]);
+    assert.deepEqual(both.map((a) => a.statusCode).sort(), [200, 201], both.map((a) => a.body).join('\n'));
+    const [first, second] = both.map((a) => a.json<Claim>());
+    assert.equal(first!.claim_reference, second!.claim_reference);
+    assert.equal((await claimsOf(t, headers, reporter.policyReference)).length, 1);
+
+    const other = await report({ ...body, description: 'Reversed into a wall.' });
+    assert.equal(other.statusCode, 409, other.body);
+    assert.match(other.json<Problem>().detail, /report_reference app-0f1e2d3c4b5a6978 names another report/);
+    // A new reference is a new report; the same reference on another policy is that policy's own.
+    const next = await report({ ...body, report_reference: 'app-1' });
+    assert.equal(next.statusCode, 201, next.body);
+    assert.notEqual(next.json<Claim>().claim_reference, first!.claim_reference);
+    assert.equal((await claimsOf(t, headers, reporter.policyReference)).length, 2);
+    const elsewhere = await call('POST', `/policys/${holder.policyReference}/claims`, bearer, body);
+    assert.equal(elsewhere.statusCode, 201, elsewhere.body);
+    const spaced = await report({ ...body, report_reference: 'has space' });
+    assert.equal(spaced.statusCode, 422, spaced.body);
+  });
+});

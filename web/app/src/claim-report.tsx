@@ -3,6 +3,7 @@ import { unwrap } from '../../../sdk/src/index.ts';
 import { formatDate } from '../../shared/format.ts';
 import { PlacePicker, type PickedPoint } from '../../shared/map/place-picker.tsx';
 import { loadPlaces } from '../../shared/map/places.ts';
+import { newRequestReference } from '../../shared/request-reference.ts';
 import { PhotoPicker, sendPhotos } from './claim-photos.tsx';
 import { AccidentQuestions, checkAnswers, NO_ANSWERS, settle, type Answers } from './claim-questions.tsx';
 import { AnswerOutcome, type Outcome } from './claim-outcome.tsx';
@@ -108,6 +109,9 @@ export function ClaimReportPage({ session }: PageProps) {
   const [error, setError] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
   const [outcome, setOutcome] = useState<Outcome | undefined>();
+  // The report last sent and its reference: sent again unchanged (its answer lost), it keeps the
+  // reference and opens one claim; changed, it is a new report.
+  const sent = useRef<{ body: string; reference: string } | undefined>(undefined);
   const alert = useRef<HTMLParagraphElement>(null);
   useLayoutEffect(() => {
     if (error !== undefined) alert.current?.focus();
@@ -124,11 +128,13 @@ export function ClaimReportPage({ session }: PageProps) {
     }
     setError(undefined);
     setBusy(true);
+    const body = JSON.stringify(checked.body);
+    if (sent.current?.body !== body) sent.current = { body, reference: newRequestReference('app') };
     try {
       const reported = await unwrap(
         session.client.POST('/policys/{policy_reference}/claims', {
           params: { path: { policy_reference: policy.policy_reference } },
-          body: checked.body,
+          body: { ...checked.body, report_reference: sent.current.reference },
         }),
       );
       setOutcome(await sendPhotos(session, reported, files));

@@ -1,6 +1,7 @@
 import { useId, useState } from 'react';
 import { unwrap } from '../../../../sdk/src/client.ts';
 import { formatMoney } from '../../../shared/format.ts';
+import { newRequestReference } from '../../../shared/request-reference.ts';
 import type { Answer, Claim, ClaimExposure, ClaimState, Tenant } from '../api-types.ts';
 import { useConsole } from '../console-context.tsx';
 import { ConfirmDialog, Field, textOf } from '../ui.tsx';
@@ -192,10 +193,7 @@ function PayDialog({ tenant, claim, onClose, onDone, exposure }: DialogProps & {
   const { api } = useConsole();
   const id = useId();
   // One payment per dialog: pressed again after an answer was lost, it is sent again, not paid twice.
-  const [paymentReference] = useState(
-    () =>
-      `console-${Array.from(crypto.getRandomValues(new Uint8Array(12)), (b) => b.toString(16).padStart(2, '0')).join('')}`,
-  );
+  const [paymentReference] = useState(() => newRequestReference('console'));
   const name = EXPOSURE_NAMES[exposure.kind].toLowerCase();
   return (
     <ConfirmDialog
