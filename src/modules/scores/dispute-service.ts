@@ -26,7 +26,7 @@ import { rescoreTrip } from './dispute-recut.ts';
 import type { DisputeState } from './score-repository.ts';
 import type { DisputeDecision, DisputeView, NewDispute } from './score-schemas.ts';
 import { monthFigures, readablePolicy, scoringRulesOf, type ScoreReader } from './score-figures.ts';
-import { listMonthTrips } from './score-repository.ts';
+import { listMonthTrips, lockMonthScores } from './score-repository.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** The staff queue's page: the oldest first, and a queue longer than this is worked from its head. */
@@ -67,6 +67,7 @@ async function policyReferenceOf(db: Executor, policyId: string): Promise<string
 
 /** The accepted event stops counting: its trip's score, and its month's (when closed), rewritten. */
 async function rescore(trx: Executor, d: DisputeRecord): Promise<number | null> {
+  await lockMonthScores(trx, d.policyId);
   const tenant = asTenant(d.companyId, d.environment as DataEnvironment);
   const rulesAt = await scoringRulesOf(trx, tenant, d.policyId);
   if (rulesAt !== undefined) await rescoreTrip(trx, d.policyId, d.journeyId, rulesAt);

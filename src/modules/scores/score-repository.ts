@@ -246,6 +246,15 @@ export async function listMonthTrips(
   return rows.map((r) => ({ month: r.month, score: Number(r.score), distanceMetres: r.distance_metres }));
 }
 
+/**
+ * A policy's month scores are written one transaction at a time until `trx` ends: a month closing and
+ * disputes accepted on its trips at once each read the trips' scores after the others committed, so
+ * none writes a month score that misses another's rescore.
+ */
+export async function lockMonthScores(trx: Executor, policyId: string): Promise<void> {
+  await sql`select pg_advisory_xact_lock(hashtextextended(${`scores.months:${policyId}`}, 0))`.execute(trx);
+}
+
 /** Closed months of a policy in [fromMonth, toMonth]. */
 export async function listClosedMonths(
   db: Executor,

@@ -21,6 +21,7 @@ import {
   listClosedMonths,
   listMonthsToClose,
   listMonthTrips,
+  lockMonthScores,
   type NewTripScore,
 } from './score-repository.ts';
 import { listDisputedMonths } from './dispute-repository.ts';
@@ -145,6 +146,7 @@ export function createScoreService(deps: {
       const page = await listMonthsToClose(db, current, CLOSE_PAGE);
       for (const m of page) {
         const done = await inTransaction(db, async (trx) => {
+          await lockMonthScores(trx, m.policyId);
           const figures = monthFigures(await listMonthTrips(trx, m.policyId, m.month, m.month));
           const tenant = { companyId: m.companyId, environment: m.environment };
           const first = await insertScoreMonth(trx, {

@@ -382,6 +382,56 @@ describe('disputing a driving event', () => {
     });
     assert.equal(mine.json<{ disputes: Dispute[] }>().disputes.length, 1);
   });
+
+  test('disputes on trips of one closed month accepted at once: each rescore sees the others', async () => {
+    const { reference: policy } = await scoredTrip(acme, 'dispute-5', '2025-08-12T07:00:00Z', 2);
+    clock.set('2025-08-13T09:00:00Z');
+    const r = await call('POST', '/telematics/positions', acme.sandbox, {
+      device_id: 'dispute-5',
+      positions: trace('2025-08-13T07:00:00Z', 2, 11),
+    });
+    assert.equal(r.statusCode, 202, r.body);
+    await cut();
+    const trips = await journeysOf(acme, policy);
+    assert.equal(trips.length, 2);
+    const disputes = await Promise.all(
+      trips.flatMap((trip) =>
+        trip.events.map(async (e) => {
+          const opened = await dispute(acme.sandbox, policy, e.event_reference, { reason: 'gps_error' });
+          assert.equal(opened.statusCode, 201, opened.body);
+          return opened.json<Dispute>().dispute_reference;
+        }),
+      ),
+    );
+    clock.set('2025-09-01T00:30:00Z');
+    await t.container.services.scores.closeMonths(clock.now());
+    const { olly } = await staff();
+    const answers = await Promise.all(
+      disputes.map((d) => decide(olly.headers, d, { decision: 'accept', reason: 'A pothole' })),
+    );
+    assert.deepEqual(
+      answers.map((a) => a.statusCode),
+      disputes.map(() => 200),
+    );
+    // Every event accepted: each trip scores as if driven without them, and so does their closed month.
+    const weights = scoringRules(undefined).weights;
+    const rescored = await journeysOf(acme, policy);
+    const expected = trips.map((trip) => ({
+      score: tripScore([], 0, trip.distance_in_metres, weights) ?? 0,
+      distanceMetres: trip.distance_in_metres,
+    }));
+    assert.deepEqual(
+      rescored.map((j) => j.score),
+      expected.map((e) => e.score),
+    );
+    const closed = await t.container.database.db
+      .selectFrom('score_months')
+      .select('score')
+      .where('month', '=', '2025-08')
+      .where('policy_id', '=', (await policyIdOf(policy)) ?? '')
+      .executeTakeFirstOrThrow();
+    assert.equal(Number(closed.score), monthScore(expected));
+  });
 });
 
 async function policyIdOf(reference: string): Promise<string | undefined> {
