@@ -1683,7 +1683,7 @@ CREATE TABLE public.quote_purchases (
     created_at timestamp with time zone NOT NULL,
     updated_at timestamp with time zone NOT NULL,
     CONSTRAINT quote_purchases_amount_check CHECK ((amount_pence > 0)),
-    CONSTRAINT quote_purchases_status_check CHECK ((status = ANY (ARRAY['paying'::text, 'bound'::text, 'refunded'::text])))
+    CONSTRAINT quote_purchases_status_check CHECK ((status = ANY (ARRAY['paying'::text, 'bound'::text, 'refunded'::text, 'cancelled'::text])))
 );
 
 --

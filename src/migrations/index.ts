@@ -64,6 +64,7 @@ import * as m0069 from './0069-store-positions.ts';
 import * as m0070 from './0070-renewal-held-to-notice.ts';
 import * as m0071 from './0071-claim-payment-references.ts';
 import * as m0072 from './0072-claim-report-references.ts';
+import * as m0073 from './0073-quote-purchases-cancelled.ts';
 
 /** Every migration, in order. Forward-only; add new files at the end. */
 export const migrations: Record<string, Migration> = {
@@ -132,4 +133,5 @@ export const migrations: Record<string, Migration> = {
   '0070-renewal-held-to-notice': m0070,
   '0071-claim-payment-references': m0071,
   '0072-claim-report-references': m0072,
+  '0073-quote-purchases-cancelled': m0073,
 };

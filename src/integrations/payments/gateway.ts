@@ -55,6 +55,11 @@ export interface ConfirmPaymentIntentInput {
   readonly idempotencyKey: string;
 }
 
+export interface CancelPaymentIntentInput {
+  readonly paymentIntentId: string;
+  readonly idempotencyKey: string;
+}
+
 /** An on-session intent: the client confirms it with `clientSecret` and a card; the card is saved for off-session use. */
 export interface CreatedPaymentIntent {
   readonly id: string;
@@ -380,6 +385,12 @@ export interface PaymentGateway {
    * `PAYMENT_DECLINED`, and the intent goes back to `requires_payment_method` for another card.
    */
   confirmPaymentIntent(input: ConfirmPaymentIntentInput): Promise<PaymentIntent>;
+  /**
+   * Cancels an on-session intent nobody will pay (`abandoned`), so that its client secret can no
+   * longer complete it: one waiting for a card, a confirmation or 3-D Secure. An intent in another
+   * state (paid meanwhile) throws `VALIDATION_FAILED`, and the intent is as it was.
+   */
+  cancelPaymentIntent(input: CancelPaymentIntentInput): Promise<PaymentIntent>;
   /**
    * Finds the intent that `chargeOffSession` created with this idempotency key (kept in its metadata),
    * through the processor's search. Search is eventually consistent (Stripe: usually under a minute),

@@ -334,6 +334,53 @@ describe('Stripe gateway against the sandbox, through the stripe SDK', () => {
     );
     assert.equal(await gateway.findPaymentIntentByKey('never-used'), undefined);
   });
+
+  test('an intent waiting for 3-D Secure is canceled and completes no more; a paid one is not canceled', async () => {
+    const customer = await gateway.createCustomer({
+      email: 'left@example.com',
+      name: 'Left Tab',
+      idempotencyKey: key('cus'),
+    });
+    const intent = () =>
+      gateway.createPaymentIntent({
+        amountPence: 4_599,
+        currency: 'GBP',
+        customerId: customer.id,
+        metadata: {},
+        idempotencyKey: key('pi'),
+      });
+    const waiting = await intent();
+    const asked = await confirmAsBrowser(
+      sandbox.apiBase,
+      waiting.id,
+      waiting.clientSecret,
+      'pm_card_authenticationRequired',
+    );
+    assert.equal(asked.body['status'], 'requires_action');
+    const cancelKey = key('cancel');
+    const canceled = await gateway.cancelPaymentIntent({
+      paymentIntentId: waiting.id,
+      idempotencyKey: cancelKey,
+    });
+    assert.equal(canceled.status, 'canceled');
+    assert.deepEqual(
+      await gateway.cancelPaymentIntent({ paymentIntentId: waiting.id, idempotencyKey: cancelKey }),
+      canceled,
+      'the same key answers as before',
+    );
+    const late = await confirmAsBrowser(sandbox.apiBase, waiting.id, waiting.clientSecret, 'pm_card_visa');
+    assert.equal(late.status, 400);
+    assert.equal((await gateway.retrievePaymentIntent(waiting.id)).status, 'canceled');
+
+    const paid = await intent();
+    await confirmAsBrowser(sandbox.apiBase, paid.id, paid.clientSecret, 'pm_card_visa');
+    await rejectsWith(
+      gateway.cancelPaymentIntent({ paymentIntentId: paid.id, idempotencyKey: key('cancel') }),
+      'VALIDATION_FAILED',
+      false,
+    );
+    assert.equal((await gateway.retrievePaymentIntent(paid.id)).status, 'succeeded');
+  });
 });
 
 describe('ambiguous failures: timeouts, 5xx, rate limits', () => {

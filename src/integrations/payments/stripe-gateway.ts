@@ -131,6 +131,7 @@ function paymentIntentCalls(
   | 'createPaymentIntent'
   | 'retrievePaymentIntent'
   | 'confirmPaymentIntent'
+  | 'cancelPaymentIntent'
   | 'findPaymentIntentByKey'
   | 'chargeOffSession'
 > {
@@ -174,6 +175,17 @@ function paymentIntentCalls(
           await sdk().paymentIntents.confirm(
             input.paymentIntentId,
             { payment_method: input.paymentMethodId },
+            { idempotencyKey: input.idempotencyKey },
+          ),
+        ),
+      ),
+
+    cancelPaymentIntent: (input) =>
+      call('cancel payment intent', async () =>
+        toIntent(
+          await sdk().paymentIntents.cancel(
+            input.paymentIntentId,
+            { cancellation_reason: 'abandoned' },
             { idempotencyKey: input.idempotencyKey },
           ),
         ),

@@ -78,6 +78,16 @@ export function createQuotePayments(ctx: PaymentContext) {
       return row !== undefined;
     },
 
+    /**
+     * Cancels the quote's intent, never paid, once its quote no longer binds: its client secret pays
+     * no more. `VALIDATION_FAILED` when it was paid meanwhile (then it is refunded instead).
+     */
+    cancel: async (tenant: Tenant, quoteId: string, intentId: string): Promise<PaymentIntent> =>
+      (await ctx.gateway(tenant)).cancelPaymentIntent({
+        paymentIntentId: intentId,
+        idempotencyKey: `quote:${quoteId}:cancel`,
+      }),
+
     /** Gives back the whole payment of a quote that could not be bound after it was paid; once per quote. */
     async refund(tenant: Tenant, quoteId: string, intentId: string): Promise<void> {
       await (

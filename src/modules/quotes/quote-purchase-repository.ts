@@ -65,7 +65,7 @@ export async function insertQuotePurchase(
     .execute();
 }
 
-/** Moves a purchase on from `paying` (to `bound` or `refunded`). */
+/** Moves a purchase on from `paying` (to `bound`, `refunded` or `cancelled`). */
 export async function setQuotePurchaseStatus(
   db: Executor,
   quoteId: string,

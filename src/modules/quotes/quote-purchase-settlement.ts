@@ -13,7 +13,7 @@ import {
   type QuotePurchase,
 } from './quote-purchase-repository.ts';
 import { findQuote, type QuoteRecord } from './quote-repository.ts';
-import { boundStartSeconds, isPseudonymised, quotePricing } from './rules/index.ts';
+import { bindability, boundStartSeconds, isPseudonymised, quotePricing } from './rules/index.ts';
 
 /*
  * A quote's payment once taken: the policy bound with it, or the money given back. The buyer's own
@@ -29,7 +29,8 @@ export const PURCHASE_LEFT_AFTER_MS = 15 * 60_000;
 
 /**
  * How long after its quote expired a purchase is still watched: its intent, waiting for 3-D Secure or
- * another card, is paid later only by a buyer who kept its client secret.
+ * another card, is cancelled at the first look after the quote no longer binds, and a processor that
+ * could not be reached then is asked again for this long.
  */
 export const PURCHASE_WATCHED_AFTER_EXPIRY_MS = 7 * 86_400_000;
 
@@ -90,6 +91,39 @@ function bindingInput(
   };
 }
 
+/** The statuses of an intent nobody has paid, which the processor cancels. */
+const UNPAID = new Set(['requires_payment_method', 'requires_confirmation', 'requires_action']);
+
+/** Whether `quote` will never bind again: bound, expired, its start day passed, declined. */
+function noLongerBinds(quote: QuoteRecord, now: Date): boolean {
+  if (quote.boundAt !== null || isPseudonymised(quote.input)) return true;
+  const bindable = bindability(quote, now, undefined);
+  return !bindable.ok && bindable.reason !== 'REFERRAL_PENDING';
+}
+
+/**
+ * An intent never paid, of a quote that no longer binds, cancelled at the processor: a buyer who kept
+ * its client secret (3-D Secure left open in a tab) can no longer pay for a policy that cannot be
+ * bound. One paid meanwhile stays `paying`, and the next look refunds it.
+ */
+async function cancelUnpaid(
+  deps: SettlementDeps,
+  tenant: Tenant,
+  quote: QuoteRecord,
+  purchase: QuotePurchase,
+  intentStatus: string,
+): Promise<QuotePurchase['status']> {
+  if (!UNPAID.has(intentStatus) || !noLongerBinds(quote, deps.clock.now())) return 'paying';
+  try {
+    await deps.payments.cancel(tenant, quote.id, purchase.intentId);
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'VALIDATION_FAILED') return 'paying';
+    throw error;
+  }
+  await setQuotePurchaseStatus(deps.db, quote.id, 'cancelled', deps.clock.now());
+  return 'cancelled';
+}
+
 /** Gives the whole payment back and records it: once per quote (the refund's key is the quote's). */
 async function refund(deps: SettlementDeps, tenant: Tenant, quoteId: string, intentId: string) {
   await deps.payments.refund(tenant, quoteId, intentId);
@@ -125,7 +159,8 @@ export async function bindPaid(
  * Settles the `paying` purchase of `quote` when its intent has been paid: binds the quote, which
  * refunds when it no longer binds (expired, its start day passed); refunds when the quote was bound by
  * another payment; records it bound when its policy was bound with this one (and the record was
- * missed). An intent not paid is left as it is. Returns what the purchase is now.
+ * missed). An intent not paid is left as it is while its quote may bind, and cancelled once it never
+ * will. Returns what the purchase is now.
  */
 export async function settlePaid(
   deps: SettlementDeps,
@@ -135,7 +170,7 @@ export async function settlePaid(
 ): Promise<QuotePurchase['status']> {
   if (purchase.status !== 'paying') return purchase.status;
   const intent = await deps.payments.intent(tenant, purchase.intentId);
-  if (intent.status !== 'succeeded') return 'paying';
+  if (intent.status !== 'succeeded') return cancelUnpaid(deps, tenant, quote, purchase, intent.status);
   if (quote.boundAt !== null) {
     if (await deps.payments.boundWith(tenant, purchase.intentId)) {
       await setQuotePurchaseStatus(deps.db, quote.id, 'bound', deps.clock.now());
@@ -167,12 +202,12 @@ export async function settlePaid(
 /**
  * The job's pass: each purchase left `paying` for `PURCHASE_LEFT_AFTER_MS`, while its quote is
  * watched, settled as `settlePaid` says (one that fails is logged and looked at again next time).
- * Returns how many were bound and refunded.
+ * Returns how many were bound, refunded and cancelled.
  */
 export async function settleLeftPurchases(
   deps: SettlementDeps,
   options: { limit: number; onError: (error: unknown, quoteId: string) => void },
-): Promise<{ bound: number; refunded: number }> {
+): Promise<{ bound: number; refunded: number; cancelled: number }> {
   const now = deps.clock.now();
   const left = await openPurchasesLeftSince(
     deps.db,
@@ -180,7 +215,7 @@ export async function settleLeftPurchases(
     new Date(now.getTime() - PURCHASE_WATCHED_AFTER_EXPIRY_MS),
     options.limit,
   );
-  const settled = { bound: 0, refunded: 0 };
+  const settled = { bound: 0, refunded: 0, cancelled: 0 };
   for (const purchase of left) {
     const tenant = asTenant(purchase.companyId, purchase.environment as DataEnvironment);
     try {
@@ -188,8 +223,7 @@ export async function settleLeftPurchases(
       if (quote === undefined) continue;
       const status = await settlePaid(deps, tenant, quote, purchase);
       if (status === 'paying') await touchQuotePurchase(deps.db, purchase.quoteId, now);
-      else if (status === 'bound') settled.bound += 1;
-      else settled.refunded += 1;
+      else settled[status] += 1;
     } catch (error) {
       options.onError(error, purchase.quoteId);
       await touchQuotePurchase(deps.db, purchase.quoteId, now);

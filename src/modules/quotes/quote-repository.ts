@@ -58,8 +58,11 @@ export interface QuoteTables {
   };
 }
 
-/** `paying` until the policy took the payment; `refunded` when a paid quote could not be bound. */
-export type QuotePurchaseStatus = 'paying' | 'bound' | 'refunded';
+/**
+ * `paying` until the policy took the payment; `refunded` when a paid quote could not be bound;
+ * `cancelled` when an intent never paid was cancelled at the processor once its quote no longer bound.
+ */
+export type QuotePurchaseStatus = 'paying' | 'bound' | 'refunded' | 'cancelled';
 
 /** A stored quote, as the service reads it. */
 export interface QuoteRecord {

@@ -529,10 +529,10 @@ describe('a buyer who paid and never came back', () => {
   test('the settling job binds the paid quote after 15 minutes: the policy and its welcome email', async () => {
     const quote = await paidAndLeft();
     await at('2025-05-20T12:14:00Z', async () => {
-      assert.deepEqual(await settle(), { bound: 0, refunded: 0 }, 'not before 15 minutes');
+      assert.deepEqual(await settle(), { bound: 0, refunded: 0, cancelled: 0 }, 'not before 15 minutes');
     });
     await at('2025-05-20T12:16:00Z', async () => {
-      assert.deepEqual(await settle(), { bound: 1, refunded: 0 });
+      assert.deepEqual(await settle(), { bound: 1, refunded: 0, cancelled: 0 });
     });
     assert.equal(await purchaseStatus(quote), 'bound');
     const shown = await t.app.inject({
@@ -547,7 +547,7 @@ describe('a buyer who paid and never came back', () => {
     assert.ok(emails.length > 0, 'the buyer is told how to sign in');
     // Its buyer back later is told it is bound, and nothing more is charged.
     assert.equal((await buy(quote.quote_reference, 'pm_card_visa')).statusCode, 409);
-    assert.deepEqual(await settle(), { bound: 0, refunded: 0 });
+    assert.deepEqual(await settle(), { bound: 0, refunded: 0, cancelled: 0 });
   });
 
   test('a paid quote that no longer binds is refunded: by the job, or at once when its buyer comes back', async () => {
@@ -560,20 +560,38 @@ describe('a buyer who paid and never came back', () => {
       assert.equal(answer.statusCode, 409, answer.body);
       assert.equal(codeOf(answer.body), 'QUOTE_NOT_BINDABLE');
       assert.equal(await purchaseStatus(back), 'refunded');
-      assert.deepEqual(await settle(), { bound: 0, refunded: 1 });
+      assert.deepEqual(await settle(), { bound: 0, refunded: 1, cancelled: 0 });
       assert.equal(await purchaseStatus(left), 'refunded');
-      assert.deepEqual(await settle(), { bound: 0, refunded: 0 }, 'each refunded once');
+      assert.deepEqual(await settle(), { bound: 0, refunded: 0, cancelled: 0 }, 'each refunded once');
     });
     assert.equal(await sandboxCount('refund'), refunds + 2);
   });
 
-  test('an intent never paid is left as it is and looked at again', async () => {
+  test('an intent never paid is looked at again while its quote binds, then cancelled: it pays no more', async () => {
     const { quote } = await singleQuote();
-    assert.equal((await buy(quote.quote_reference, 'pm_card_authenticationRequired')).statusCode, 202);
+    const asked = await buy(quote.quote_reference, 'pm_card_authenticationRequired');
+    assert.equal(asked.statusCode, 202);
     await at('2025-05-20T12:30:00Z', async () => {
-      assert.deepEqual(await settle(), { bound: 0, refunded: 0 });
+      assert.deepEqual(await settle(), { bound: 0, refunded: 0, cancelled: 0 });
     });
     assert.equal(await purchaseStatus(quote), 'paying');
+    // A month on the quote has expired: the intent is cancelled at the processor, and the buyer's tab,
+    // still open on 3-D Secure, can no longer pay for a policy that cannot be bound.
+    await at('2025-06-21T12:00:00Z', async () => {
+      assert.deepEqual(await settle(), { bound: 0, refunded: 0, cancelled: 1 });
+      assert.equal(await purchaseStatus(quote), 'cancelled');
+      const action = asked.json<Action>();
+      const late = await t.app.inject({
+        method: 'POST',
+        url: `/sandbox/stripe/v1/payment_intents/${action.payment_intent}/confirm`,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: `client_secret=${encodeURIComponent(action.client_secret)}&payment_method=${action.payment_method}`,
+      });
+      assert.equal(late.statusCode, 400, late.body);
+      assert.deepEqual(await settle(), { bound: 0, refunded: 0, cancelled: 0 }, 'cancelled once');
+      const back = await buy(quote.quote_reference, 'pm_card_visa');
+      assert.equal(codeOf(back.body), 'QUOTE_NOT_BINDABLE');
+    });
   });
 });
 

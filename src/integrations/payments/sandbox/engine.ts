@@ -3,7 +3,12 @@ import { createCustomer, updateCustomer } from './customers.ts';
 import { createEngineContext, type Caller, type Emit, type RequestInfo } from './engine-context.ts';
 import type { FormObject } from './form.ts';
 import { searchPaymentIntents } from './payment-intent-search.ts';
-import { confirmPaymentIntent, createPaymentIntent, retrievePaymentIntent } from './payment-intents.ts';
+import {
+  cancelPaymentIntent,
+  confirmPaymentIntent,
+  createPaymentIntent,
+  retrievePaymentIntent,
+} from './payment-intents.ts';
 import { attachPaymentMethod, createPaymentMethod, retrievePaymentMethod } from './payment-methods.ts';
 import { createRefund } from './refunds.ts';
 import { confirmSetupIntent, createSetupIntent, retrieveSetupIntent } from './setup-intents.ts';
@@ -41,6 +46,8 @@ export function createSandboxEngine(deps: { store: SandboxStore; clock: Clock; e
       retrievePaymentIntent(ctx, id, params, caller),
     confirmPaymentIntent: (id: string, params: FormObject, caller: Caller, request: RequestInfo) =>
       confirmPaymentIntent(ctx, id, params, caller, request),
+    cancelPaymentIntent: (id: string, params: FormObject, request: RequestInfo) =>
+      cancelPaymentIntent(ctx, id, params, request),
     searchPaymentIntents: (params: FormObject) => searchPaymentIntents(ctx, params),
     createRefund: (params: FormObject, request: RequestInfo) => createRefund(ctx, params, request),
     createSetupIntent: (params: FormObject) => createSetupIntent(ctx, params),

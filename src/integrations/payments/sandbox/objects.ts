@@ -232,8 +232,9 @@ export interface PaymentIntentObject extends SandboxObject {
   application: null;
   application_fee_amount: null;
   automatic_payment_methods: null;
-  canceled_at: null;
-  cancellation_reason: null;
+  /** Once canceled: when (UNIX seconds) and why (`abandoned`, `requested_by_customer`, …). */
+  canceled_at: number | null;
+  cancellation_reason: string | null;
   capture_method: 'automatic';
   client_secret: string;
   confirmation_method: 'automatic';

@@ -21,6 +21,10 @@ const MINIMUM_AMOUNT: Readonly<Record<string, number>> = {
 };
 const MAXIMUM_AMOUNT = 99_999_999;
 const CONFIRMABLE = new Set(['requires_payment_method', 'requires_confirmation', 'requires_action']);
+// A card intent that is not paid yet; Stripe also cancels `requires_capture` and some `processing`
+// intents, which the sandbox's automatically captured card intents never are.
+const CANCELABLE = CONFIRMABLE;
+const CANCELLATION_REASONS = new Set(['duplicate', 'fraudulent', 'requested_by_customer', 'abandoned']);
 
 const INTENT_PARAMS = [
   'amount',
@@ -327,5 +331,45 @@ export async function confirmPaymentIntent(
       return submitBacsPayment(ctx, updated, pm, mandate, request);
     }
     return attemptPayment(ctx, updated, pm, offSession, request);
+  });
+}
+
+/**
+ * `POST /v1/payment_intents/:id/cancel`, by the secret key: an intent not yet paid becomes `canceled`
+ * (its client secret completes it no more) and `payment_intent.canceled` is sent; in another state, 400
+ * `payment_intent_unexpected_state` and the intent is as it was.
+ */
+export async function cancelPaymentIntent(
+  ctx: EngineContext,
+  id: string,
+  params: FormObject,
+  request: RequestInfo,
+): Promise<PaymentIntentObject> {
+  const p = readParams(params, ['cancellation_reason', 'expand']);
+  const reason = p.string('cancellation_reason') ?? null;
+  if (reason !== null && !CANCELLATION_REASONS.has(reason))
+    throw invalidRequest(
+      `Invalid cancellation_reason: must be one of ${[...CANCELLATION_REASONS].join(', ')}`,
+      {
+        param: 'cancellation_reason',
+      },
+    );
+  return ctx.withLock(id, async () => {
+    const intent = await ctx.loadIntent(id);
+    if (!CANCELABLE.has(intent.status))
+      throw invalidRequest(
+        `You cannot cancel this PaymentIntent because it has a status of ${intent.status}. Only a PaymentIntent with one of the following statuses may be canceled: requires_payment_method, requires_capture, requires_confirmation, requires_action, processing.`,
+        { code: 'payment_intent_unexpected_state' },
+      );
+    const canceled: PaymentIntentObject = {
+      ...intent,
+      status: 'canceled',
+      canceled_at: ctx.now(),
+      cancellation_reason: reason,
+      next_action: null,
+    };
+    await ctx.store.put(canceled);
+    await ctx.emit('payment_intent.canceled', canceled, request);
+    return canceled;
   });
 }

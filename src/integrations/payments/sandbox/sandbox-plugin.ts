@@ -306,6 +306,11 @@ function registerPaymentIntentRoutes(
       engine.confirmPaymentIntent(id, params, caller, request),
     ),
   );
+  app.post(
+    '/v1/payment_intents/:id/cancel',
+    hidden,
+    endpoint('secret', ({ id, params, request }) => engine.cancelPaymentIntent(id, params, request)),
+  );
 }
 
 function registerRefundRoutes(app: FastifyInstance, endpoint: EndpointFactory, engine: SandboxEngine): void {
