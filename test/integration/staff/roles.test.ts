@@ -62,6 +62,7 @@ const EXPECTED: ReadonlyArray<[string, StaffRole | 'integration', object?]> = [
   ['emails.list', 'admin'],
   ['reports.bordereau', 'operations'],
   ['reports.cash', 'operations'],
+  ['reports.renewalsAtCap', 'operations'],
   ['policyholders.export', 'operations'],
   ['policyholders.erase', 'admin'],
   ['products.create', 'admin'],
@@ -152,6 +153,13 @@ describe('staff roles on every route', () => {
       [],
       'add each to STAFF_ACTIONS or to INTEGRATION_ONLY',
     );
+  });
+
+  test('every report is a finance read: operations or above', () => {
+    const reports = operations.filter((op) => op.path.startsWith('/admin/reports/'));
+    assert.ok(reports.length >= 4, reports.map((op) => op.operationId).join());
+    for (const op of reports)
+      assert.equal(staffMay('viewer', op).allowed, false, `${op.operationId} is refused to viewers`);
   });
 
   test('the role table decides as written', () => {

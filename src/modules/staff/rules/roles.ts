@@ -78,6 +78,7 @@ const OPERATIONS_READS: ReadonlySet<string> = new Set([
   'reports.bordereau',
   'reports.claimsBordereau',
   'reports.cash',
+  'reports.renewalsAtCap',
   'policyholders.export',
 ]);
 
