@@ -1455,7 +1455,7 @@ export interface paths {
         put?: never;
         /**
          * Card payments: intents, cards, retries
-         * @description `CREATE_PAYMENT_INTENT` {product_reference, amount (pence)} → a processor customer and an intent; confirm it on the client with `payment_temporary_token` as the client secret (future usage off-session), then send the result in the policy’s `payment` block. In the sandbox environment: `POST /sandbox/stripe/v1/payment_intents/{id}/confirm` with form fields `client_secret` and `payment_method` (e.g. `pm_card_visa`), as Stripe.js does.
+         * @description `CREATE_PAYMENT_INTENT` {product_reference, amount (pence)} → a processor customer and an intent (client credentials only: a policyholder’s token is 403); confirm it on the client with `payment_temporary_token` as the client secret (future usage off-session), then send the result in the policy’s `payment` block. In the sandbox environment: `POST /sandbox/stripe/v1/payment_intents/{id}/confirm` with form fields `client_secret` and `payment_method` (e.g. `pm_card_visa`), as Stripe.js does.
          *
          *     `ADD_NEW_PAYMENT_METHOD` {policy_reference, payment_method_id} → 200 `{type, payment_method_id}`; the card becomes the default (for a policy bound without a card payment, the processor’s customer is made first), and payments waiting for a new card are retried.
          *
@@ -16078,6 +16078,15 @@ export interface operations {
             };
             /** @description Unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

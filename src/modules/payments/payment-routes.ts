@@ -75,7 +75,7 @@ function registerPaymentActions(app: App, deps: PaymentRouteDeps): void {
         tags: ['payments'],
         summary: 'Card payments: intents, cards, retries',
         description: [
-          '`CREATE_PAYMENT_INTENT` {product_reference, amount (pence)} → a processor customer and an intent; confirm it on the client with `payment_temporary_token` as the client secret (future usage off-session), then send the result in the policy’s `payment` block. In the sandbox environment: `POST /sandbox/stripe/v1/payment_intents/{id}/confirm` with form fields `client_secret` and `payment_method` (e.g. `pm_card_visa`), as Stripe.js does.',
+          '`CREATE_PAYMENT_INTENT` {product_reference, amount (pence)} → a processor customer and an intent (client credentials only: a policyholder’s token is 403); confirm it on the client with `payment_temporary_token` as the client secret (future usage off-session), then send the result in the policy’s `payment` block. In the sandbox environment: `POST /sandbox/stripe/v1/payment_intents/{id}/confirm` with form fields `client_secret` and `payment_method` (e.g. `pm_card_visa`), as Stripe.js does.',
           '`ADD_NEW_PAYMENT_METHOD` {policy_reference, payment_method_id} → 200 `{type, payment_method_id}`; the card becomes the default (for a policy bound without a card payment, the processor’s customer is made first), and payments waiting for a new card are retried.',
           '`GET_PAYMENT_METHOD` {policy_reference, refund?} → the default card, or with `refund: true` the card that paid first.',
           '`RETRY_PAYMENT` {policy_reference, policy_version_reference} → charges that version’s failed payment now: `payment_amount` on success, `payment_amount: null` and `error_message` on failure; 409 when it is already paid.',
@@ -83,7 +83,7 @@ function registerPaymentActions(app: App, deps: PaymentRouteDeps): void {
         security: securityEither,
         headers: ClientHeadersSchema,
         body: PaymentRequestSchema,
-        response: { 200: PaymentResponseSchema, ...problemResponses(401, 404, 409, 422, 503) },
+        response: { 200: PaymentResponseSchema, ...problemResponses(401, 403, 404, 409, 422, 503) },
       },
     },
     async (request) => {
@@ -92,6 +92,14 @@ function registerPaymentActions(app: App, deps: PaymentRouteDeps): void {
       await checkOwner(request, body.policy_reference);
       switch (body.type) {
         case 'CREATE_PAYMENT_INTENT':
+          // A new policy's first payment is the integration's step (client credentials): with a
+          // policyholder's token it would be an endpoint for trying cards on the insurer's account.
+          // A policyholder buys cover through a quote, whose intent is made for its price alone.
+          if (request.policyholder !== null)
+            throw new AppError(
+              'FORBIDDEN',
+              'A payment intent for a new policy is made with client credentials, not a policyholder’s token',
+            );
           need(body, ['amount'], body.type);
           return payments.createIntent(tenant, {
             amountPence: body.amount ?? 0,

@@ -82,6 +82,16 @@ test('policyholder tokens read their own statements and payments; another’s an
     },
   });
   assert.equal(card.statusCode, 404);
+  // A new policy's payment intent is the insurer's integration's step: a policyholder's token makes none
+  // (it would be an endpoint for trying cards against the insurer's processor account).
+  const intent = await t.app.inject({
+    method: 'POST',
+    url: '/payments',
+    headers: asAlice,
+    payload: { type: 'CREATE_PAYMENT_INTENT', product_reference: 'ppm', amount: 100 },
+  });
+  assert.equal(intent.statusCode, 403, intent.body);
+  assert.equal(intent.json<{ code: string }>().code, 'FORBIDDEN');
   assert.equal(
     (
       await t.app.inject({
