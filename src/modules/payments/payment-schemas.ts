@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { processorId } from '../policies/index.ts';
 
 const PAYMENT_TYPES = [
   'CREATE_PAYMENT_INTENT',
@@ -32,11 +33,7 @@ export const PaymentRequestSchema = Type.Object(
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     policy_reference: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
     payment_method_id: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: 255,
-        description: 'ADD_NEW_PAYMENT_METHOD: a payment method created with the processor’s client SDK.',
-      }),
+      processorId('ADD_NEW_PAYMENT_METHOD: a payment method created with the processor’s client SDK.'),
     ),
     refund: Type.Optional(
       Type.Boolean({

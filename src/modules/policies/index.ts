@@ -3,7 +3,14 @@ export { notePolicyWrites } from './policy-row-cache.ts';
 export { createPolicyService, type PolicyService, END_TERMS_QUEUE } from './policy-service.ts';
 export type { RenewalPriceOutcome, RenewalToPrice } from './policy-context.ts';
 export { policyRoutes } from './policy-routes.ts';
-export { setsTerm, termsAt, type PolicySnapshot, type Term, type VersionRecord } from './rules/index.ts';
+export {
+  processorId,
+  setsTerm,
+  termsAt,
+  type PolicySnapshot,
+  type Term,
+  type VersionRecord,
+} from './rules/index.ts';
 export {
   noPaymentHooks,
   type PolicyPaymentHooks,

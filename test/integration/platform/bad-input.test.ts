@@ -191,6 +191,32 @@ describe('text and numbers that cannot be stored answer 422 naming the field', (
         path: `/body/custom/${bad}`,
       },
     ]),
+    // A processor's id goes into a header (the idempotency key) and a URL path: one that could not
+    // be sent there, or that is longer than any of the processor's, names nothing.
+    ...['pm_\u4e2d', 'pm_a\nb', 'pm_a\u0001b', `pm_${'a'.repeat(120)}`].flatMap((bad) => [
+      {
+        name: `card ${JSON.stringify(bad).slice(0, 12)}`,
+        method: 'POST',
+        url: '/payments',
+        payload: {
+          type: 'ADD_NEW_PAYMENT_METHOD',
+          product_reference: 'p',
+          policy_reference: 'x',
+          payment_method_id: bad,
+        },
+        path: '/body/payment_method_id',
+      },
+      {
+        name: `policy payment ${JSON.stringify(bad).slice(0, 12)}`,
+        method: 'POST',
+        url: '/policys',
+        payload: {
+          ...examplePolicyInput(),
+          payment: { payment_provider: 'stripe', provider_payment_reference: bad, payment_amount: 1 },
+        },
+        path: '/body/payment/provider_payment_reference',
+      },
+    ]),
     // A URL carries no lone surrogate (UTF-8 decoding replaces it), but it can carry NUL.
     {
       name: 'query',

@@ -3,6 +3,7 @@ export {
   ESTIMATED_DISTANCE_MAX,
   MONEY_MAX,
   PricingSchema,
+  processorId,
   USAGE_RATE_MAX,
   USAGE_UNITS,
   VERSION_TYPES,

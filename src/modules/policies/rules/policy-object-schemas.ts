@@ -73,6 +73,14 @@ const text = (maxLength: number, description: string) => Type.String({ maxLength
 export const requiredText = (maxLength: number, description: string) =>
   Type.String({ minLength: 1, maxLength, description });
 
+/**
+ * An id the payment processor made (`pi_…`, `pm_…`, `cus_…`): letters, digits and underscores, as
+ * Stripe's are (about 30 characters). Anything else names nothing there, and a control character
+ * would not even make a request (ids go into idempotency-key headers and URL paths).
+ */
+export const processorId = (description: string) =>
+  Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_]+$', description });
+
 const count = (maximum: number, description: string) => Type.Integer({ minimum: 0, maximum, description });
 
 const email = (description: string) =>
@@ -412,13 +420,13 @@ export const CustomSchema = Type.Unsafe<Custom>({
 export const PaymentBlockSchema = Type.Object(
   {
     provider_payment_reference: Type.Optional(
-      requiredText(255, 'Id of the confirmed payment, from the client-side confirmation result.'),
+      processorId('Id of the confirmed payment, from the client-side confirmation result.'),
     ),
     payment_method_id: Type.Optional(
-      requiredText(255, 'Payment method of the confirmed payment, from the same result.'),
+      processorId('Payment method of the confirmed payment, from the same result.'),
     ),
     provider_customer_reference: Type.Optional(
-      requiredText(255, '`payment_provider_customer_ref` from the CREATE_PAYMENT_INTENT response.'),
+      processorId('`payment_provider_customer_ref` from the CREATE_PAYMENT_INTENT response.'),
     ),
     payment_provider: Type.Optional(
       Type.String({
