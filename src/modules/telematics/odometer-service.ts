@@ -13,7 +13,13 @@ import {
   readingsNear,
   type OdometerReadingRecord,
 } from './odometer-repository.ts';
-import { bindingAt, monotonicAmong, parseReading } from './rules/odometer-readings.ts';
+import {
+  bindingAt,
+  MAX_AVERAGE_SPEED_KMH,
+  monotonicAmong,
+  parseReading,
+  unreachableFrom,
+} from './rules/odometer-readings.ts';
 import type {
   ListOdometerQuery,
   OdometerReadingInput,
@@ -96,6 +102,26 @@ async function recordOdometer(
         }`,
         {
           errors: [{ path: '/body', message: 'is not between the policy’s readings before and after it' }],
+        },
+      );
+    const timed = (r: OdometerReadingRecord | undefined) =>
+      r === undefined ? undefined : { readingMetres: r.readingMetres, timeS: r.time.getTime() / 1000 };
+    const far = unreachableFrom(
+      { readingMetres: parsed.readingMetres, timeS: parsed.timeS },
+      { before: timed(near.before), after: timed(near.after) },
+    );
+    const neighbour = far === undefined ? undefined : near[far];
+    if (neighbour !== undefined)
+      throw new AppError(
+        'ODOMETER_IMPLAUSIBLE',
+        `${String(parsed.readingMetres)} m at ${time.toISOString()} is further from ${String(neighbour.readingMetres)} m read at ${neighbour.time.toISOString()} than a car drives at ${String(MAX_AVERAGE_SPEED_KMH)} km/h`,
+        {
+          errors: [
+            {
+              path: input.reading_metres === undefined ? '/body/reading_miles' : '/body/reading_metres',
+              message: 'is further from the policy’s reading next to it in time than a car can drive',
+            },
+          ],
         },
       );
     const stored = await insertOdometerReading(trx, tenant, {

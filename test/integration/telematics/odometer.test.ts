@@ -206,6 +206,31 @@ describe('POST /telematics/odometer', () => {
     await read(reference, '2025-08-01T00:00:00Z', 30_000);
   });
 
+  test('a reading farther from its neighbour than a car drives at 300 km/h is 422 and stores nothing', async () => {
+    const { reference } = await make.policy(t.app, acme);
+    await read(reference, '2025-07-01T00:00:00Z', 10_000);
+    await read(reference, '2025-07-03T00:00:00Z', 900_000);
+    for (const body of [
+      // Ten million kilometres a day later, or a reading in miles far beyond a day's drive: a typo.
+      { reading_metres: 10_000_000_000, time: '2025-07-04T00:00:00Z', path: '/body/reading_metres' },
+      { reading_miles: 40_000, time: '2025-07-04T00:00:00Z', path: '/body/reading_miles' },
+      // An hour after the first reading: 302 km away is within reach (300 km/h, and 2 km), 303 km is not.
+      { reading_metres: 10_000 + 303_000, time: '2025-07-01T01:00:00Z', path: '/body/reading_metres' },
+    ]) {
+      const { path, ...sent } = body;
+      const r = await send({ policy_reference: reference, ...sent });
+      assert.equal(r.statusCode, 422, r.body);
+      assert.equal(r.json<Problem>().code, 'ODOMETER_IMPLAUSIBLE');
+      assert.equal(r.json<Problem>().errors?.[0]?.path, path);
+    }
+    await read(reference, '2025-07-01T01:00:00Z', 10_000 + 302_000);
+    const listed = await t.app.inject({
+      url: `/telematics/odometer?policy_reference=${reference}`,
+      headers: acme.sandbox,
+    });
+    assert.equal(listed.json<{ readings: unknown[] }>().readings.length, 3);
+  });
+
   test('validation: exactly one of each pair, a readable time not in the future', async () => {
     const { reference } = await make.policy(t.app, acme);
     const cases: Array<Record<string, unknown>> = [

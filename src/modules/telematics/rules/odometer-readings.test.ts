@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { bindingAt, milesToMetres, monotonicAmong, parseReading } from './odometer-readings.ts';
+import {
+  bindingAt,
+  milesToMetres,
+  monotonicAmong,
+  parseReading,
+  unreachableFrom,
+} from './odometer-readings.ts';
 
 const NOW = new Date('2025-11-20T12:00:00Z');
 const NOW_S = NOW.getTime() / 1000;
@@ -60,4 +66,22 @@ test('the binding holding a time: half-open periods', () => {
   assert.equal(at('2025-06-01T00:00:00Z'), 'a');
   assert.equal(at('2025-07-01T00:00:00Z'), 'b');
   assert.equal(at('2030-01-01T00:00:00Z'), 'b');
+});
+
+test('a reading farther from its neighbour than 300 km/h (and 2 km of a dashboard’s rounding) is unreachable', () => {
+  const before = { readingMetres: 10_000_000, timeS: NOW_S - 3600 };
+  const after = { readingMetres: 10_400_000, timeS: NOW_S + 3600 };
+  // An hour: 300 km, and 2 km on top for a reading in whole miles.
+  assert.equal(unreachableFrom({ readingMetres: 10_302_000, timeS: NOW_S }, { before }), undefined);
+  assert.equal(unreachableFrom({ readingMetres: 10_302_001, timeS: NOW_S }, { before }), 'before');
+  assert.equal(unreachableFrom({ readingMetres: 10_098_000, timeS: NOW_S }, { after }), undefined);
+  assert.equal(unreachableFrom({ readingMetres: 10_097_999, timeS: NOW_S }, { after }), 'after');
+  // A mile rounded up ten seconds later is a dashboard, not a drive.
+  assert.equal(unreachableFrom({ readingMetres: 10_001_609, timeS: NOW_S - 3590 }, { before }), undefined);
+  // Ten million kilometres in a day is a typo, whatever the unit.
+  assert.equal(
+    unreachableFrom({ readingMetres: 10_000_000_000, timeS: NOW_S + 86_400 }, { before }),
+    'before',
+  );
+  assert.equal(unreachableFrom({ readingMetres: 5, timeS: NOW_S }, {}), undefined);
 });

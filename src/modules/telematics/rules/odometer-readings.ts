@@ -80,6 +80,41 @@ export function monotonicAmong(
   );
 }
 
+/**
+ * No car averages more than this between two readings (the fastest a position may imply, trips'
+ * `DEFAULT_MAX_SPEED_KMH`): a reading that would is a typo or a unit mistake, and billed on an
+ * odometer-billed product it would charge for miles never driven.
+ */
+export const MAX_AVERAGE_SPEED_KMH = 300;
+/** What two readings may be out on top of that: a dashboard shows whole miles (1,609 m). */
+const READING_RESOLUTION_METRES = 2_000;
+
+interface TimedReading {
+  readonly readingMetres: number;
+  readonly timeS: number;
+}
+
+/** Whether `later` is within reach of `earlier` at MAX_AVERAGE_SPEED_KMH (integers: no rounding). */
+function withinReach(earlier: TimedReading, later: TimedReading): boolean {
+  const metres = later.readingMetres - earlier.readingMetres - READING_RESOLUTION_METRES;
+  const seconds = later.timeS - earlier.timeS;
+  // metres / seconds ≤ km/h × 1,000 / 3,600, multiplied out
+  return metres * 36 <= seconds * MAX_AVERAGE_SPEED_KMH * 10;
+}
+
+/**
+ * Which neighbour in time the reading is too far from to have been driven at MAX_AVERAGE_SPEED_KMH
+ * (call after `monotonicAmong`), or undefined when it fits.
+ */
+export function unreachableFrom(
+  reading: TimedReading,
+  neighbours: { readonly before?: TimedReading | undefined; readonly after?: TimedReading | undefined },
+): 'before' | 'after' | undefined {
+  if (neighbours.before !== undefined && !withinReach(neighbours.before, reading)) return 'before';
+  if (neighbours.after !== undefined && !withinReach(reading, neighbours.after)) return 'after';
+  return undefined;
+}
+
 /** The binding of a device holding `timeS` in its half-open period [boundAt, unboundAt), if any. */
 export function bindingAt<B extends { readonly boundAt: Date; readonly unboundAt: Date | null }>(
   bindings: readonly B[],
