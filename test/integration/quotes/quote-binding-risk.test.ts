@@ -67,6 +67,8 @@ describe('binding a quote binds only the risk, term and product it rated', () =>
     const input = quoteInput((q) => {
       const policy = q.policy as { start_date: number; end_date: number };
       policy.end_date = policy.start_date + DAY_SECONDS;
+      // A day has one billing date: no monthly plan.
+      q['installment_plan'] = 'single';
     });
     const quote = await newQuote(input);
     assert.equal(quote.status, 'bindable');

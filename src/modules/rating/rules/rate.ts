@@ -1,6 +1,7 @@
 import { poundsText, toPence } from '../../../platform/money.ts';
 import { londonDate } from '../../../platform/london-calendar.ts';
 import { ESTIMATED_DISTANCE_MAX, MONEY_MAX, USAGE_RATE_MAX } from '../../policies/rules/index.ts';
+import { installmentsDue } from '../../statements/rules/index.ts';
 import { installmentPlanApr, installmentsApr } from './apr.ts';
 import { deriveValues, type DerivedValues } from './derived-values.ts';
 import {
@@ -172,17 +173,46 @@ function yearlyExact(
   return round(termPence.times(days.yearDays).dividedBy(days.termDays));
 }
 
-function planOf(
-  content: RateBookContent,
-  asked: InstallmentPlanKind | undefined,
-): InstallmentPlan | RatingProblem {
+/**
+ * The billing dates of the term a monthly plan's installments can fall on, up to `most`: statements
+ * bill an installment on each billing date from the start (`installmentsDue`), so a term shorter than
+ * the plan has fewer, and installments beyond them would never be billed.
+ */
+function installmentsInTerm(input: QuoteInput, most: number): number {
+  const start = new Date(input.policy.start_date * 1000);
+  return installmentsDue({
+    policyStart: start,
+    billingDay: input.policy.billing_day_date ?? Number(londonDate(start).slice(8)),
+    count: most,
+    periodStart: start,
+    periodEnd: new Date(input.policy.end_date * 1000),
+  }).length;
+}
+
+/**
+ * The plan asked for (default: the rate book's first), a monthly one with no more installments than the
+ * term has billing dates. A term with one billing date has no monthly plan: paid at once, the default
+ * falls to a single payment when the rate book offers one.
+ */
+function planOf(content: RateBookContent, input: QuoteInput): InstallmentPlan | RatingProblem {
+  const asked: InstallmentPlanKind | undefined = input.installment_plan;
   const plan =
     asked === undefined
       ? content.installment_plans[0]
       : content.installment_plans.find((p) => p.kind === asked);
-  if (plan !== undefined) return plan;
-  const offered = content.installment_plans.map((p) => p.kind).join(', ');
-  return { path: 'installment_plan', message: `must be one this rate book offers: ${offered}` };
+  if (plan === undefined) {
+    const offered = content.installment_plans.map((p) => p.kind).join(', ');
+    return { path: 'installment_plan', message: `must be one this rate book offers: ${offered}` };
+  }
+  if (plan.kind === 'single') return plan;
+  const installments = installmentsInTerm(input, plan.installments);
+  if (installments >= 2) return { ...plan, installments };
+  const single = content.installment_plans.find((p) => p.kind === 'single');
+  if (asked === undefined && single !== undefined) return single;
+  return {
+    path: 'installment_plan',
+    message: 'cannot be monthly: the term has one billing date, so it is paid at once (single)',
+  };
 }
 
 const RULE =
@@ -440,7 +470,7 @@ export function ratePremiums(
   input: QuoteInput,
   values: DerivedValues,
 ): { readonly basePence: number; readonly usageRate: number } | null {
-  const plan = planOf(content, input.installment_plan);
+  const plan = planOf(content, input);
   if ('path' in plan || values.estimatedAnnualDistance === null) return null;
   const products = factorProducts(content, values);
   if (products === null) return null;
@@ -461,7 +491,7 @@ export function rate(
   onDate: string,
   values: DerivedValues = deriveValues(input, onDate),
 ): RateResult {
-  const plan = planOf(content, input.installment_plan);
+  const plan = planOf(content, input);
   const applied = applyFactors(content, values);
   const problems: RatingProblem[] = [];
   if ('path' in plan) problems.push(plan);
