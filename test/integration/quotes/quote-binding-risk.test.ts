@@ -68,7 +68,7 @@ describe('binding a quote binds only the risk, term and product it rated', () =>
       const policy = q.policy as { start_date: number; end_date: number };
       policy.end_date = policy.start_date + DAY_SECONDS;
       // A day has one billing date: no monthly plan.
-      q['installment_plan'] = 'single';
+      (q as { installment_plan?: string }).installment_plan = 'single';
     });
     const quote = await newQuote(input);
     assert.equal(quote.status, 'bindable');
