@@ -65,6 +65,7 @@ import * as m0070 from './0070-renewal-held-to-notice.ts';
 import * as m0071 from './0071-claim-payment-references.ts';
 import * as m0072 from './0072-claim-report-references.ts';
 import * as m0073 from './0073-quote-purchases-cancelled.ts';
+import * as m0074 from './0074-payment-attempt-pins.ts';
 
 /** Every migration, in order. Forward-only; add new files at the end. */
 export const migrations: Record<string, Migration> = {
@@ -134,4 +135,5 @@ export const migrations: Record<string, Migration> = {
   '0071-claim-payment-references': m0071,
   '0072-claim-report-references': m0072,
   '0073-quote-purchases-cancelled': m0073,
+  '0074-payment-attempt-pins': m0074,
 };

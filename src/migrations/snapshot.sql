@@ -1,6 +1,6 @@
 -- The schema of a freshly migrated database, applied in one step to an empty one (src/platform/db/migrate.ts).
 -- Generated with docs/schema.sql by `npm run docs:schema`; never edited by hand.
--- migrations: 0001-companies 0002-policies 0003-payments 0004-auth 0005-journeys 0006-webhooks 0007-statements 0008-policy-revision 0009-bulk-billing 0010-policy-change-feed 0011-store-journey 0012-event-writes 0013-route-storage 0014-period-membership 0015-billing-writes 0016-journey-overlap 0017-sandbox-accounts 0018-refresh-grace 0019-carried-forward 0020-renewal-terms 0021-products 0022-product-rules 0023-usage-alerts 0024-telematics 0025-device-journeys 0026-odometer 0027-back-office 0028-policy-search-order 0029-erasure 0030-bordereau-order 0031-cash-report-order 0032-distribution-keys 0033-event-partitions 0034-policy-references 0035-journey-partitions 0036-due-pages 0037-policy-audit 0038-position-attributes 0039-policy-feed-sources 0040-outbox-accounts 0041-no-company-currency 0042-documents 0043-document-templates 0044-direct-debit 0046-rate-books 0047-quotes 0049-claims 0050-driving-scores 0053-renewal-prices 0056-position-minimisation 0057-score-disputes 0058-claim-ledger 0059-quote-purchases 0060-score-pricing 0061-claims-owed-notify 0063-prepaid-installments-and-quote-secrets 0064-store-quote 0065-quote-documents-as-json 0066-journey-keys 0067-device-offline-after 0068-audit-failed-outcome 0069-store-positions 0070-renewal-held-to-notice 0071-claim-payment-references 0072-claim-report-references 0073-quote-purchases-cancelled
+-- migrations: 0001-companies 0002-policies 0003-payments 0004-auth 0005-journeys 0006-webhooks 0007-statements 0008-policy-revision 0009-bulk-billing 0010-policy-change-feed 0011-store-journey 0012-event-writes 0013-route-storage 0014-period-membership 0015-billing-writes 0016-journey-overlap 0017-sandbox-accounts 0018-refresh-grace 0019-carried-forward 0020-renewal-terms 0021-products 0022-product-rules 0023-usage-alerts 0024-telematics 0025-device-journeys 0026-odometer 0027-back-office 0028-policy-search-order 0029-erasure 0030-bordereau-order 0031-cash-report-order 0032-distribution-keys 0033-event-partitions 0034-policy-references 0035-journey-partitions 0036-due-pages 0037-policy-audit 0038-position-attributes 0039-policy-feed-sources 0040-outbox-accounts 0041-no-company-currency 0042-documents 0043-document-templates 0044-direct-debit 0046-rate-books 0047-quotes 0049-claims 0050-driving-scores 0053-renewal-prices 0056-position-minimisation 0057-score-disputes 0058-claim-ledger 0059-quote-purchases 0060-score-pricing 0061-claims-owed-notify 0063-prepaid-installments-and-quote-secrets 0064-store-quote 0065-quote-documents-as-json 0066-journey-keys 0067-device-offline-after 0068-audit-failed-outcome 0069-store-positions 0070-renewal-held-to-notice 0071-claim-payment-references 0072-claim-report-references 0073-quote-purchases-cancelled 0074-payment-attempt-pins
 
 DO $snapshot$ BEGIN
   IF EXISTS (SELECT 1 FROM pg_catalog.pg_available_extensions WHERE name = 'pg_trgm') THEN
@@ -1177,6 +1177,9 @@ CREATE TABLE public.payments (
     collect_on date,
     notice_sent_at timestamp with time zone,
     settled_at timestamp with time zone,
+    attempt_pinned integer,
+    attempt_payment_method_id text,
+    attempt_mandate_id uuid,
     CONSTRAINT payments_amount_pence_check CHECK ((amount_pence >= 0)),
     CONSTRAINT payments_collection_check CHECK (((method_type = 'card'::text) OR (collect_on IS NOT NULL))),
     CONSTRAINT payments_environment_check CHECK ((environment = ANY (ARRAY['sandbox'::text, 'production'::text]))),
@@ -2765,5 +2768,6 @@ FROM unnest(ARRAY[
   '0070-renewal-held-to-notice',
   '0071-claim-payment-references',
   '0072-claim-report-references',
-  '0073-quote-purchases-cancelled'
+  '0073-quote-purchases-cancelled',
+  '0074-payment-attempt-pins'
 ]) AS name;

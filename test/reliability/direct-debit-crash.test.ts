@@ -51,71 +51,108 @@ async function intentsOf(id: string): Promise<string[]> {
   return rows.rows.map((r) => r.id);
 }
 
+/** A policy paying by Direct Debit, its collection due today, asked for by a worker whose answers are lost, then killed. */
+async function collectionAskedThenKilled(name: string, context: { diagnostic: (message: string) => void }) {
+  const company = await createCompany(t.app, name);
+  const setNotice = await t.app.inject({
+    method: 'PUT',
+    url: `/admin/companies/${company.company_reference}/direct-debit`,
+    headers: t.adminHeaders,
+    payload: { notice_working_days: 3 },
+  });
+  assert.equal(setNotice.statusCode, 200, setNotice.body);
+  const start = Math.floor(londonMidnight(addDays(statementOn, -40)).getTime() / 1000);
+  const end = Math.floor(londonMidnight(addDays(statementOn, 320)).getTime() / 1000) - 1;
+  const policy = await make.cardPaidPolicy(t, company, {
+    policy: { start_date: start, end_date: end, inception_date: start },
+    pricing: { upfront_premium: 95.5, subscription_premium: 29.99, subscription_installments: 12 },
+  });
+  await setUpDirectDebit(t, company.sandbox, policy.reference);
+  await statement(t, company.sandbox, policy.reference, `${statementOn}T08:00:00Z`);
+  const [collection] = (
+    await sql<{ id: string; collect_on: string }>`
+      select p.id, p.collect_on from payments p join policies q on q.id = p.policy_id
+      where p.method_type = 'bacs_debit' and q.policy_reference = ${policy.reference}`.execute(
+      t.container.database.db,
+    )
+  ).rows;
+  assert.ok(collection !== undefined && collection.collect_on <= today, 'a collection due today');
+  context.diagnostic(`statement ${statementOn}, collection ${collection.collect_on}`);
+
+  // The worker reaches the sandbox through a hop that loses every answer.
+  const url = new URL(t.container.gateways.sandboxBaseUrl() ?? '');
+  const proxy = await startFaultProxy({ host: url.hostname, port: Number(url.port) });
+  proxy.set('mute');
+  const databaseUrl = t.container.database.connectionString ?? '';
+  const first = await startBillingWorker(databaseUrl, `http://127.0.0.1:${String(proxy.port)}`);
+  workers.push(first);
+  for (let waited = 0; (await intentsOf(collection.id)).length === 0; waited += 50) {
+    assert.ok(waited < 60_000, 'the worker never asked for the collection');
+    await sleep(50);
+  }
+  first.kill('SIGKILL');
+  const made = await intentsOf(collection.id);
+  assert.equal(made.length, 1);
+  assert.equal((await paymentRow(collection.id))?.provider_payment_id, null, 'not recorded before the kill');
+  proxy.set('pass');
+  return { company, policy, collection, made, proxy, databaseUrl };
+}
+
+/** Starts a worker and waits until the collection is recorded `processing` under `intent`. */
+async function recordedAfterRestart(
+  asked: Awaited<ReturnType<typeof collectionAskedThenKilled>>,
+  context: { diagnostic: (message: string) => void },
+) {
+  const startedAt = Date.now();
+  workers.push(await startBillingWorker(asked.databaseUrl, `http://127.0.0.1:${String(asked.proxy.port)}`));
+  for (;;) {
+    const row = await paymentRow(asked.collection.id);
+    if (row?.status === 'processing') {
+      assert.equal(row.provider_payment_id, asked.made[0]);
+      assert.equal(row.attempts, 1);
+      break;
+    }
+    assert.ok(
+      Date.now() - startedAt < 120_000,
+      `not recorded 120 s after the restart: ${JSON.stringify(row)}`,
+    );
+    await sleep(200);
+  }
+  context.diagnostic(`recorded ${String(Date.now() - startedAt)} ms after the restart`);
+  assert.deepEqual(await intentsOf(asked.collection.id), asked.made, 'one collection at the processor');
+  // The next test's collection is this worker's to take otherwise, through a hop that is closed.
+  for (const worker of workers.splice(0)) worker.kill('SIGKILL');
+  await asked.proxy.close();
+}
+
 test(
   'kill -9 between a collection’s creation and its record: one collection after the restart',
   { skip: !onPostgres && 'PostgreSQL only: the worker runs in processes of its own' },
   async (context) => {
-    const company = await createCompany(t.app, 'Crash Mutual');
-    const setNotice = await t.app.inject({
-      method: 'PUT',
-      url: `/admin/companies/${company.company_reference}/direct-debit`,
-      headers: t.adminHeaders,
-      payload: { notice_working_days: 3 },
-    });
-    assert.equal(setNotice.statusCode, 200, setNotice.body);
-    const start = Math.floor(londonMidnight(addDays(statementOn, -40)).getTime() / 1000);
-    const end = Math.floor(londonMidnight(addDays(statementOn, 320)).getTime() / 1000) - 1;
-    const policy = await make.cardPaidPolicy(t, company, {
-      policy: { start_date: start, end_date: end, inception_date: start },
-      pricing: { upfront_premium: 95.5, subscription_premium: 29.99, subscription_installments: 12 },
-    });
-    await setUpDirectDebit(t, company.sandbox, policy.reference);
-    await statement(t, company.sandbox, policy.reference, `${statementOn}T08:00:00Z`);
-    const [collection] = (
-      await sql<{ id: string; collect_on: string }>`
-        select id, collect_on from payments where method_type = 'bacs_debit'`.execute(t.container.database.db)
-    ).rows;
-    assert.ok(collection !== undefined && collection.collect_on <= today, 'a collection due today');
-    context.diagnostic(`statement ${statementOn}, collection ${collection.collect_on}`);
+    const asked = await collectionAskedThenKilled('Crash Mutual', context);
+    await recordedAfterRestart(asked, context);
+  },
+);
 
-    // The worker reaches the sandbox through a hop that loses every answer.
-    const url = new URL(t.container.gateways.sandboxBaseUrl() ?? '');
-    const proxy = await startFaultProxy({ host: url.hostname, port: Number(url.port) });
-    proxy.set('mute');
-    const databaseUrl = t.container.database.connectionString ?? '';
-    const first = await startBillingWorker(databaseUrl, `http://127.0.0.1:${String(proxy.port)}`);
-    workers.push(first);
-    for (let waited = 0; (await intentsOf(collection.id)).length === 0; waited += 50) {
-      assert.ok(waited < 60_000, 'the worker never asked for the collection');
-      await sleep(50);
-    }
-    first.kill('SIGKILL');
-    const made = await intentsOf(collection.id);
-    assert.equal(made.length, 1);
-    assert.equal(
-      (await paymentRow(collection.id))?.provider_payment_id,
-      null,
-      'not recorded before the kill',
-    );
-
-    proxy.set('pass');
-    const startedAt = Date.now();
-    workers.push(await startBillingWorker(databaseUrl, `http://127.0.0.1:${String(proxy.port)}`));
-    for (;;) {
-      const row = await paymentRow(collection.id);
-      if (row?.status === 'processing') {
-        assert.equal(row.provider_payment_id, made[0]);
-        assert.equal(row.attempts, 1);
-        break;
-      }
-      assert.ok(
-        Date.now() - startedAt < 120_000,
-        `not recorded 120 s after the restart: ${JSON.stringify(row)}`,
-      );
-      await sleep(200);
-    }
-    context.diagnostic(`recorded ${String(Date.now() - startedAt)} ms after the restart`);
-    assert.deepEqual(await intentsOf(collection.id), made, 'one collection at the processor');
-    await proxy.close();
+test(
+  'a card chosen while the collection’s outcome is unknown: the replay asks under the same mandate, once',
+  { skip: !onPostgres && 'PostgreSQL only: the worker runs in processes of its own' },
+  async (context) => {
+    const asked = await collectionAskedThenKilled('Card Since Mutual', context);
+    // The policyholder pays by card from now on: the mandate is no longer the policy's method. The
+    // collection asked for before is still the same request, and is not charged again to the card.
+    const card = await t.app.inject({
+      method: 'POST',
+      url: '/payments',
+      headers: asked.company.sandbox,
+      payload: {
+        type: 'ADD_NEW_PAYMENT_METHOD',
+        product_reference: 'ppm',
+        policy_reference: asked.policy.reference,
+        payment_method_id: 'pm_card_visa',
+      },
+    });
+    assert.equal(card.statusCode, 200, card.body);
+    await recordedAfterRestart(asked, context);
   },
 );

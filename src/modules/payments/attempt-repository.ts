@@ -5,6 +5,7 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../schema.ts';
 import {
+  type AttemptPin,
   bumpRevisionOfPayment,
   columnsOf,
   toRecord,
@@ -62,6 +63,36 @@ export async function claimForAttempt(
   await bumpRevisionOfPayment(db, id);
   return toRecord(row);
 }
+
+/**
+ * The card or mandate `attempt` asks the processor with, written before it asks: a replay of the
+ * attempt (its outcome unknown, or its process killed mid-call) reads it back (`pinOf`) and asks with
+ * the same under the same idempotency key, which the processor answers with the first charge. A card or
+ * mandate chosen since would make it another request: refused under that key for a day, then a second
+ * charge once the key expired.
+ */
+export async function pinAttempt(db: Executor, id: string, pin: AttemptPin): Promise<void> {
+  await db
+    .updateTable('payments')
+    .set({
+      attempt_pinned: pin.attempt,
+      attempt_payment_method_id: pin.paymentMethodId,
+      attempt_mandate_id: pin.mandateId,
+    })
+    .where('id', '=', id)
+    .execute();
+}
+
+/** The method `attempt` was asked with before, when this is a replay of it. */
+export const pinOf = (payment: PaymentRecord, attempt: number): AttemptPin | undefined =>
+  payment.pin?.attempt === attempt ? payment.pin : undefined;
+
+/**
+ * Whether the payment's latest attempt was asked for and its outcome is not yet known: it is replayed
+ * with its pinned method, and nothing else may move it to another mandate or day meanwhile.
+ */
+export const hasUnresolvedAttempt = (payment: PaymentRecord): boolean =>
+  payment.pin?.attempt === payment.attempts + 1;
 
 /**
  * Records an attempt's outcome once: the row changes only while it is not yet succeeded and this

@@ -22,13 +22,21 @@ import {
   type ChargeOutcome,
   type PaymentContext,
 } from './payment-context.ts';
-import { bringForwardFailed, claimForAttempt, recordAttemptOutcome } from './attempt-repository.ts';
+import {
+  bringForwardFailed,
+  claimForAttempt,
+  pinAttempt,
+  pinOf,
+  recordAttemptOutcome,
+} from './attempt-repository.ts';
 import { findPayment, insertPendingCharges, type PaymentRecord } from './payment-repository.ts';
 import { isHardDecline, nextAttemptAt } from './rules/index.ts';
 
 /**
  * One attempt at an off-session charge of `payment` (a statement or adjustment charge), keyed by
- * payment id and attempt number, then recorded. Outside any transaction.
+ * payment id and attempt number, then recorded. Outside any transaction. The customer's default card,
+ * pinned to the attempt before the processor is asked; a replay of the attempt charges that card again
+ * (the same request under the same key), whatever card is the default since.
  */
 export async function attemptCharge(
   ctx: PaymentContext,
@@ -38,11 +46,16 @@ export async function attemptCharge(
   const tenant = asTenant(payment.companyId, payment.environment as DataEnvironment);
   const now = ctx.clock.now();
   const customerId = payment.providerCustomerId;
+  const pinned = pinOf(payment, attempt);
   const methodId =
-    customerId === null
-      ? null
-      : (await (await ctx.gateway(tenant)).retrieveCustomer(customerId)).defaultPaymentMethodId;
+    pinned?.mandateId === null
+      ? pinned.paymentMethodId
+      : customerId === null
+        ? null
+        : (await (await ctx.gateway(tenant)).retrieveCustomer(customerId)).defaultPaymentMethodId;
   if (customerId === null || methodId === null) return recordNoCard(ctx, payment, attempt, now);
+  if (pinned === undefined)
+    await pinAttempt(ctx.db, payment.id, { attempt, paymentMethodId: methodId, mandateId: null });
   const result = await (
     await ctx.gateway(tenant)
   ).chargeOffSession({

@@ -33,7 +33,7 @@ import {
   type ChargeOutcome,
   type PaymentContext,
 } from './payment-context.ts';
-import { recordAttemptOutcome } from './attempt-repository.ts';
+import { pinAttempt, pinOf, recordAttemptOutcome } from './attempt-repository.ts';
 import { findPaymentById, updatePayment, type PaymentRecord } from './payment-repository.ts';
 import { collectionDay, DEFAULT_NOTICE_WORKING_DAYS, returnedCollection } from './rules/direct-debit.ts';
 
@@ -173,22 +173,31 @@ export async function scheduleStatementCollections(
 const tenantOfPayment = (payment: PaymentRecord): Tenant =>
   asTenant(payment.companyId, payment.environment as DataEnvironment);
 
+type AskableMandate = MandateRecord & { providerMandateId: string; paymentMethodId: string };
+
+const askable = (m: MandateRecord | undefined): m is AskableMandate =>
+  m?.providerMandateId != null && m.paymentMethodId !== null;
+
 /**
  * On its day (the worker, outside any transaction): asks the processor for the collection under its
  * mandate, keyed by payment id and attempt, and records it `processing`. Should the mandate no longer
  * be usable (ended, or no longer the policy's method), the amount is charged to the card on file instead.
+ * A replay of an attempt (its outcome unknown) asks as the attempt did, with the mandate or card pinned
+ * to it, whatever the policy's method is since: the same request, under the same key.
  */
 export async function attemptCollection(
   ctx: PaymentContext,
   payment: PaymentRecord,
   attempt: number,
 ): Promise<ChargeOutcome> {
-  const tenant = tenantOfPayment(payment);
   const now = ctx.clock.now();
-  const usable = (
-    m: MandateRecord | undefined,
-  ): m is MandateRecord & { providerMandateId: string; paymentMethodId: string } =>
-    m?.providerMandateId != null && m.paymentMethodId !== null && m.status !== 'inactive' && m.isDefault;
+  const pinned = pinOf(payment, attempt);
+  if (pinned?.mandateId === null) return attemptCharge(ctx, payment, attempt);
+  const pinnedMandate =
+    pinned?.mandateId == null ? undefined : await findMandateById(ctx.db, pinned.mandateId);
+  if (askable(pinnedMandate)) return collectUnder(ctx, payment, pinnedMandate, attempt, now);
+  const usable = (m: MandateRecord | undefined): m is AskableMandate =>
+    askable(m) && m.status !== 'inactive' && m.isDefault;
   let mandate = payment.mandateId === null ? undefined : await findMandateById(ctx.db, payment.mandateId);
   if (!usable(mandate) && payment.policyId !== null) {
     // NOTE: the policyholder replaced the mandate since the notice: the policy's mandate now collects it.
@@ -201,8 +210,24 @@ export async function attemptCollection(
     const asCard = await findPaymentById(ctx.db, payment.id);
     return attemptCharge(ctx, asCard ?? payment, attempt);
   }
+  await pinAttempt(ctx.db, payment.id, {
+    attempt,
+    paymentMethodId: mandate.paymentMethodId,
+    mandateId: mandate.id,
+  });
+  return collectUnder(ctx, payment, mandate, attempt, now);
+}
+
+/** Asks the processor for the collection under `mandate`, keyed by payment id and attempt; records it. */
+async function collectUnder(
+  ctx: PaymentContext,
+  payment: PaymentRecord,
+  mandate: AskableMandate,
+  attempt: number,
+  now: Date,
+): Promise<ChargeOutcome> {
   const result = await (
-    await ctx.gateway(tenant)
+    await ctx.gateway(tenantOfPayment(payment))
   ).collectDirectDebit({
     customerId: mandate.providerCustomerId,
     paymentMethodId: mandate.paymentMethodId,

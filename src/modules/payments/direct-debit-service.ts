@@ -16,6 +16,7 @@ import { directDebitAdvanceNoticeEmail, directDebitMandateConfirmedEmail } from 
 import type { PolicyRecord } from '../policies/index.ts';
 import { ensureCustomer } from './card-service.ts';
 import { listCollectionsBetween, listCollectionsOfPolicy } from './collection-repository.ts';
+import { hasUnresolvedAttempt } from './attempt-repository.ts';
 import { contactsOf, noticeSettings, type PolicyContact } from './direct-debit-collections.ts';
 import {
   insertMandateSetup,
@@ -345,10 +346,13 @@ async function collectUnderNewMandate(
       payment.status === 'failed' &&
       payment.awaitingNewCard &&
       payment.purpose === 'statement';
+    // NOTE: a collection already asked for, its outcome not yet known, is left to be asked again as it
+    // was (under its pinned mandate and key): moved, it could be collected twice.
     const announced =
       payment.status === 'scheduled' &&
       payment.methodType === 'bacs_debit' &&
-      payment.mandateId !== to.mandateId;
+      payment.mandateId !== to.mandateId &&
+      !hasUnresolvedAttempt(payment);
     if (!waiting && !announced) continue;
     const collectOn = waiting
       ? collectionDay(to.today, noticeWorkingDays)

@@ -62,6 +62,10 @@ export interface PaymentTables extends MandateTables {
     collect_on: string | null;
     notice_sent_at: Date | null;
     settled_at: Date | null;
+    /** The attempt whose card or mandate is pinned (migration 0074); see `pinAttempt`. */
+    attempt_pinned: number | null;
+    attempt_payment_method_id: string | null;
+    attempt_mandate_id: string | null;
   };
   processed_payment_events: { provider: string; event_id: string; type: string; processed_at: Date };
 }
@@ -98,6 +102,15 @@ export interface PaymentRecord {
   readonly noticeSentAt: Date | null;
   /** When the money arrived (a Direct Debit's settlement): the cash report's day for it. */
   readonly settledAt: Date | null;
+  /** The card (`mandateId` null) or mandate an attempt asked with; see `pinAttempt`. */
+  readonly pin: AttemptPin | null;
+}
+
+/** The method an attempt asks the processor with: a card, or a Direct Debit mandate and its method. */
+export interface AttemptPin {
+  readonly attempt: number;
+  readonly paymentMethodId: string;
+  readonly mandateId: string | null;
 }
 
 type Row = Selectable<PaymentTables['payments']>;
@@ -132,6 +145,14 @@ export const toRecord = (r: Row): PaymentRecord => ({
   collectOn: r.collect_on,
   noticeSentAt: r.notice_sent_at,
   settledAt: r.settled_at,
+  pin:
+    r.attempt_pinned === null || r.attempt_payment_method_id === null
+      ? null
+      : {
+          attempt: r.attempt_pinned,
+          paymentMethodId: r.attempt_payment_method_id,
+          mandateId: r.attempt_mandate_id,
+        },
 });
 
 export interface NewPayment {
