@@ -258,14 +258,18 @@ test('a declined card answers 402 and makes no policy; another card then buys th
   );
 });
 
-/** The browser completes 3-D Secure with the client secret and no key, as Stripe.js does. */
-async function completeThreeDSecure(action: Action): Promise<void> {
-  const confirmed = await t.app.inject({
+/** The browser confirms the intent after 3-D Secure with the client secret and no key, as Stripe.js does. */
+const confirmAsBrowser = (action: Action) =>
+  t.app.inject({
     method: 'POST',
     url: `/sandbox/stripe/v1/payment_intents/${action.payment_intent}/confirm`,
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     payload: `client_secret=${encodeURIComponent(action.client_secret)}&payment_method=${action.payment_method}`,
   });
+
+/** The browser completes 3-D Secure: the intent is paid. */
+async function completeThreeDSecure(action: Action): Promise<void> {
+  const confirmed = await confirmAsBrowser(action);
   assert.equal(confirmed.statusCode, 200, confirmed.body);
 }
 
@@ -580,13 +584,7 @@ describe('a buyer who paid and never came back', () => {
     await at('2025-06-21T12:00:00Z', async () => {
       assert.deepEqual(await settle(), { bound: 0, refunded: 0, cancelled: 1 });
       assert.equal(await purchaseStatus(quote), 'cancelled');
-      const action = asked.json<Action>();
-      const late = await t.app.inject({
-        method: 'POST',
-        url: `/sandbox/stripe/v1/payment_intents/${action.payment_intent}/confirm`,
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        payload: `client_secret=${encodeURIComponent(action.client_secret)}&payment_method=${action.payment_method}`,
-      });
+      const late = await confirmAsBrowser(asked.json<Action>());
       assert.equal(late.statusCode, 400, late.body);
       assert.deepEqual(await settle(), { bound: 0, refunded: 0, cancelled: 0 }, 'cancelled once');
       const back = await buy(quote.quote_reference, 'pm_card_visa');

@@ -221,13 +221,7 @@ describe('disputing a driving event', () => {
     const june = await month(acme, policy, '2025-06');
     assert.equal(june.disputed, false);
     assert.equal(june.score, monthScore([{ score: expected, distanceMetres: journey.distance_in_metres }]));
-    const closed = await t.container.database.db
-      .selectFrom('score_months')
-      .select('score')
-      .where('month', '=', '2025-06')
-      .where('policy_id', '=', (await policyIdOf(policy)) ?? '')
-      .executeTakeFirst();
-    assert.equal(Number(closed?.score), june.score);
+    assert.equal(await closedScore(policy, '2025-06'), june.score);
 
     const [decided] = (await eventsOfType(t, 'score.dispute_decided')).filter(
       (e) => (e.data as { dispute_reference: string }).dispute_reference === body.dispute_reference,
@@ -424,15 +418,20 @@ describe('disputing a driving event', () => {
       rescored.map((j) => j.score),
       expected.map((e) => e.score),
     );
-    const closed = await t.container.database.db
-      .selectFrom('score_months')
-      .select('score')
-      .where('month', '=', '2025-08')
-      .where('policy_id', '=', (await policyIdOf(policy)) ?? '')
-      .executeTakeFirstOrThrow();
-    assert.equal(Number(closed.score), monthScore(expected));
+    assert.equal(await closedScore(policy, '2025-08'), monthScore(expected));
   });
 });
+
+/** The score stored for a closed month of the policy, as pricing reads it. */
+async function closedScore(policy: string, month: string): Promise<number> {
+  const closed = await t.container.database.db
+    .selectFrom('score_months')
+    .select('score')
+    .where('month', '=', month)
+    .where('policy_id', '=', (await policyIdOf(policy)) ?? '')
+    .executeTakeFirst();
+  return Number(closed?.score);
+}
 
 async function policyIdOf(reference: string): Promise<string | undefined> {
   const row = await t.container.database.db
